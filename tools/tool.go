@@ -1,0 +1,103 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// Permission classes of tools, as the permission pipeline sees them.
+const (
+	PermRead    = "read"
+	PermWrite   = "write"
+	PermExecute = "execute"
+)
+
+// Tool is one tool the model can call.
+type Tool interface {
+	// Decl is the declaration sent to the model (name, description, JSON
+	// Schema of the arguments).
+	Decl() llm.ToolDecl
+	// Permission is read, write or execute. Tools with read permission run
+	// in parallel with each other; a batch containing any other tool runs in
+	// order.
+	Permission() string
+	// Execute runs the tool. Arguments were already validated against the
+	// schema. A failure the model should see is returned as a Result with
+	// IsError set; an error return is reserved for aborts (ctx) and bugs and
+	// is turned into an error result by the caller.
+	Execute(ctx context.Context, call *Call) (*Result, error)
+}
+
+// Previewer is implemented by tools that can describe what a call will do
+// before it runs (for approval dialogs). Preview must be read-only and
+// bounded; it returns nil when no preview can be computed.
+type Previewer interface {
+	Preview(ctx context.Context, call *Call) *Preview
+}
+
+// Call is one invocation.
+type Call struct {
+	ID   string
+	Args json.RawMessage
+	Env  *Env
+	// Update reports streamed output (the whole output so far). May be nil.
+	Update func(partial string)
+}
+
+// Result is what a tool produced.
+type Result struct {
+	Content []llm.Content
+	IsError bool
+	// Details is extra structured data for hosts (not sent to the model).
+	Details any
+}
+
+// ErrorResult returns an error result with one text block.
+func ErrorResult(text string) *Result {
+	return &Result{Content: []llm.Content{llm.Text(text)}, IsError: true}
+}
+
+// TextResult returns a successful result with one text block.
+func TextResult(text string) *Result {
+	return &Result{Content: []llm.Content{llm.Text(text)}}
+}
+
+// Preview describes a pending call for an approval dialog.
+type Preview struct {
+	Kind     string     `json:"kind"` // bash, write, edit, other
+	Lines    []string   `json:"lines"`
+	Severity string     `json:"severity"` // info, warn, danger
+	Affected []Affected `json:"affected,omitempty"`
+}
+
+// Affected is a path a call would touch.
+type Affected struct {
+	Path   string `json:"path"`
+	Exists bool   `json:"exists"`
+	Bytes  *int64 `json:"bytes,omitempty"`
+	Files  *int   `json:"files,omitempty"`
+}
+
+// Env is the session context tools run in. Its fields are set by the
+// session; tools must treat them as read-only and the pointed-to helpers are
+// safe for concurrent use.
+type Env struct {
+	// Cwd is the session working directory (the project root).
+	Cwd string
+	// OutputDir is where tools save full outputs that were cut.
+	OutputDir string
+	// Reads records files the session has read (write and edit require a
+	// prior read of an existing file).
+	Reads *ReadTracker
+	// Jobs holds background bash jobs; nil disables background:true.
+	Jobs *Jobs
+	// BeforeChange is called with the absolute path of each file a tool is
+	// about to create, modify or delete (checkpoints). May be nil.
+	BeforeChange func(path string)
+	// Shell is the shell used by bash (default "bash", falling back to sh).
+	Shell string
+	// ExtraEnv is added to the environment of commands (KEY=VALUE).
+	ExtraEnv []string
+}
