@@ -1,0 +1,159 @@
+// Package config locates ama's directories and reads its configuration
+// files (JSON with comments and trailing commas): the user file
+// <configDir>/config.json and the project file <cwd>/.ama/config.json.
+//
+// Trust boundaries are applied by the consumers (the permission layer
+// ignores what a project file may not loosen); this package only parses.
+// Concurrency: values are plain data; functions keep no state.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tailscale/hujson"
+)
+
+// ErrInvalid wraps every configuration error (CLI exit code 3).
+var ErrInvalid = errors.New("invalid configuration")
+
+// Config is the content of a config file. Absent fields keep defaults.
+type Config struct {
+	Model         string                     `json:"model,omitempty"`
+	ThinkingLevel string                     `json:"thinkingLevel,omitempty"`
+	FallbackModel string                     `json:"fallbackModel,omitempty"`
+	SessionDir    string                     `json:"sessionDir,omitempty"`
+	Permission    Permission                 `json:"permission"`
+	Plan          Plan                       `json:"plan"`
+	Retry         Retry                      `json:"retry"`
+	Compaction    Compaction                 `json:"compaction"`
+	Checkpoints   Checkpoints                `json:"checkpoints"`
+	Approvals     Approvals                  `json:"approvals"`
+	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
+}
+
+// Permission configures the permission pipeline.
+type Permission struct {
+	Mode               string   `json:"mode,omitempty"`
+	Allow              []string `json:"allow,omitempty"`
+	Deny               []string `json:"deny,omitempty"`
+	AutoSafeCommands   []string `json:"autoSafeCommands,omitempty"`
+	DisableBuiltinDeny []string `json:"disableBuiltinDeny,omitempty"`
+	// AutoModel is the classifier model of auto mode (provider/id).
+	AutoModel string `json:"autoModel,omitempty"`
+	// Classifier is "single" (default) or "two-stage".
+	Classifier string `json:"classifier,omitempty"`
+	// ClassifierTimeoutMs bounds one classifier request (default 10000).
+	ClassifierTimeoutMs int `json:"classifierTimeoutMs,omitempty"`
+}
+
+// Plan configures plan mode.
+type Plan struct {
+	// Unattended is what happens to a proposed plan nobody can answer:
+	// "stop" (default) or "approve".
+	Unattended string `json:"unattended,omitempty"`
+	// Bash is readonly (default), ask or deny.
+	Bash string `json:"bash,omitempty"`
+	// Directory receives plan files when inside the project.
+	Directory string `json:"directory,omitempty"`
+}
+
+// Retry configures automatic retries of transient model failures.
+type Retry struct {
+	Enabled     *bool `json:"enabled,omitempty"`
+	MaxAttempts int   `json:"maxAttempts,omitempty"`
+	BaseDelayMs int   `json:"baseDelayMs,omitempty"`
+}
+
+// Compaction configures context compaction.
+type Compaction struct {
+	Enabled *bool `json:"enabled,omitempty"`
+	// ThresholdPercent of the context window triggers compaction.
+	ThresholdPercent int `json:"thresholdPercent,omitempty"`
+	// KeepRecentTokens is roughly how much recent context survives.
+	KeepRecentTokens int `json:"keepRecentTokens,omitempty"`
+}
+
+// Checkpoints configures file checkpoints for rewind.
+type Checkpoints struct {
+	Enabled      *bool `json:"enabled,omitempty"`
+	MaxFileBytes int64 `json:"maxFileBytes,omitempty"`
+}
+
+// Approvals configures permission asks.
+type Approvals struct {
+	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+}
+
+// Load reads a config file. A missing file is an empty config.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &Config{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse decodes config text (JSON with comments and trailing commas);
+// unknown keys are errors so typos do not pass silently.
+func Parse(name string, data []byte) (*Config, error) {
+	std, err := hujson.Standardize(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(std))
+	dec.DisallowUnknownFields()
+	var c Config
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+	}
+	return &c, nil
+}
+
+// Paths are ama's directories.
+type Paths struct {
+	Home   string
+	Config string // user config directory
+	Data   string // data directory
+}
+
+// ResolvePaths finds the directories from the environment: AMA_CONFIG_DIR,
+// else $XDG_CONFIG_HOME/ama, else ~/.config/ama; AMA_DATA_DIR, else
+// $XDG_DATA_HOME/ama, else ~/.local/share/ama.
+func ResolvePaths(getenv func(string) string) (Paths, error) {
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return Paths{}, fmt.Errorf("%w: HOME is not set", ErrInvalid)
+		}
+		home = h
+	}
+	pick := func(explicit, xdgVar, fallback string) string {
+		if v := getenv(explicit); v != "" {
+			return v
+		}
+		if v := getenv(xdgVar); v != "" {
+			return filepath.Join(v, "ama")
+		}
+		return filepath.Join(home, fallback)
+	}
+	return Paths{
+		Home:   home,
+		Config: pick("AMA_CONFIG_DIR", "XDG_CONFIG_HOME", filepath.Join(".config", "ama")),
+		Data:   pick("AMA_DATA_DIR", "XDG_DATA_HOME", filepath.Join(".local", "share", "ama")),
+	}, nil
+}
+
+// UserFile is the user config file.
+func (p Paths) UserFile() string { return filepath.Join(p.Config, "config.json") }
+
+// ProjectFile is the project config file of cwd.
+func ProjectFile(cwd string) string { return filepath.Join(cwd, ".ama", "config.json") }

@@ -1,0 +1,302 @@
+package events
+
+import (
+	"encoding/json"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/plan"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Event is one session event. The set is closed: every event type of the
+// protocol has a struct here, and Type returns its "type" value.
+type Event interface {
+	Type() string
+}
+
+// SessionStart announces the current session (reason startup, resume, new
+// or fork).
+type SessionStart struct {
+	SessionID   string `json:"sessionId"`
+	SessionFile string `json:"sessionFile,omitempty"`
+	Cwd         string `json:"cwd"`
+	Reason      string `json:"reason"`
+}
+
+// SessionChanged reports a new identity or file of the current session.
+type SessionChanged struct {
+	SessionID   string `json:"sessionId"`
+	SessionFile string `json:"sessionFile,omitempty"`
+}
+
+// SessionRewound reports a finished rewind.
+type SessionRewound struct {
+	EntryID   string          `json:"entryId"`
+	Mode      string          `json:"mode"`
+	Restored  []string        `json:"restored"`
+	Deleted   []string        `json:"deleted"`
+	Conflicts []string        `json:"conflicts"`
+	Skipped   json.RawMessage `json:"skipped"`
+}
+
+// BeforeAgentStart carries the prompt text of a run about to start.
+type BeforeAgentStart struct {
+	Prompt string `json:"prompt"`
+}
+
+// AgentStart begins a run.
+type AgentStart struct{}
+
+// TurnStart begins a turn (one model request and its tool calls).
+type TurnStart struct{}
+
+// TurnEnd ends a turn.
+type TurnEnd struct {
+	Message     *llm.AssistantMessage    `json:"message"`
+	ToolResults []*llm.ToolResultMessage `json:"toolResults"`
+}
+
+// AgentEnd ends the agent loop of a run.
+type AgentEnd struct {
+	StopReason string `json:"stopReason"`
+	WillRetry  bool   `json:"willRetry"`
+}
+
+// AgentBeforeSettle precedes AgentSettled.
+type AgentBeforeSettle struct{}
+
+// AgentSettled says the run is completely over (retries and follow-ups
+// included). Every run ends with exactly one.
+type AgentSettled struct {
+	Warning string `json:"warning,omitempty"`
+}
+
+// MessageStart announces a message (user, assistant, toolResult, custom…).
+type MessageStart struct {
+	Message llm.Message `json:"message"`
+}
+
+// MessageEnd completes a message.
+type MessageEnd struct {
+	Message llm.Message `json:"message"`
+}
+
+// MessageUpdate is one streaming step of an assistant message. In process
+// it carries the accumulated Partial message; the wire projection keeps
+// only AssistantMessageEvent and Usage.
+type MessageUpdate struct {
+	Partial               *llm.AssistantMessage `json:"-"`
+	AssistantMessageEvent llm.StreamEvent       `json:"assistantMessageEvent"`
+	Usage                 *llm.Usage            `json:"usage,omitempty"`
+}
+
+// QueueUpdate reports the pending steering and follow-up texts.
+type QueueUpdate struct {
+	Steering []string `json:"steering"`
+	FollowUp []string `json:"followUp"`
+}
+
+// EntryAppended reports an entry appended to the session (on disk when the
+// session has a file).
+type EntryAppended struct {
+	Entry *store.Entry `json:"entry"`
+}
+
+// Notification is a human-readable message for the host.
+type Notification struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+}
+
+// ToolExecutionStart announces a tool call.
+type ToolExecutionStart struct {
+	ToolCallID       string          `json:"toolCallId"`
+	ToolName         string          `json:"toolName"`
+	Args             json.RawMessage `json:"args"`
+	ParentToolCallID string          `json:"parentToolCallId,omitempty"`
+}
+
+// ToolExecutionUpdate streams a running tool's output (all output so far).
+type ToolExecutionUpdate struct {
+	ToolCallID       string `json:"toolCallId"`
+	ToolName         string `json:"toolName"`
+	Partial          string `json:"partial"`
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+}
+
+// ToolResult is the result object of ToolExecutionEnd.
+type ToolResult struct {
+	Content []llm.Content   `json:"content"`
+	IsError bool            `json:"isError"`
+	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// ToolExecutionEnd completes a tool call.
+type ToolExecutionEnd struct {
+	ToolCallID       string     `json:"toolCallId"`
+	ToolName         string     `json:"toolName"`
+	Result           ToolResult `json:"result"`
+	IsError          bool       `json:"isError"`
+	ParentToolCallID string     `json:"parentToolCallId,omitempty"`
+	AutoDecision     any        `json:"autoDecision,omitempty"`
+	Denied           bool       `json:"denied,omitempty"`
+}
+
+// PermissionRequest asks the host to approve a tool call.
+type PermissionRequest struct {
+	RequestID    string          `json:"requestId"`
+	ToolName     string          `json:"toolName"`
+	Input        json.RawMessage `json:"input"`
+	Reason       string          `json:"reason"`
+	HookReason   string          `json:"hookReason,omitempty"`
+	TimeoutMs    int64           `json:"timeoutMs"`
+	Preview      any             `json:"preview,omitempty"`
+	AutoDecision any             `json:"autoDecision,omitempty"`
+	Context      *PermissionCtx  `json:"context,omitempty"`
+}
+
+// PermissionCtx says where an approval request comes from.
+type PermissionCtx struct {
+	ToolCallID string `json:"toolCallId,omitempty"`
+	Depth      int    `json:"depth,omitempty"`
+	TaskID     string `json:"taskId,omitempty"`
+}
+
+// PermissionResolved reports the outcome of a PermissionRequest.
+type PermissionResolved struct {
+	RequestID string `json:"requestId"`
+	Decision  string `json:"decision"`
+}
+
+// PermissionModeChanged reports a new permission mode.
+type PermissionModeChanged struct {
+	Mode string `json:"mode"`
+}
+
+// ModelChanged reports a new model.
+type ModelChanged struct {
+	Model llm.ModelRef `json:"model"`
+}
+
+// ThinkingLevelChanged reports a new thinking level.
+type ThinkingLevelChanged struct {
+	Level string `json:"level"`
+}
+
+// CompactionStart begins a compaction.
+type CompactionStart struct {
+	Trigger string `json:"trigger"`
+}
+
+// CompactionEnd ends a compaction.
+type CompactionEnd struct {
+	Trigger   string `json:"trigger"`
+	Result    any    `json:"result,omitempty"`
+	Aborted   bool   `json:"aborted"`
+	WillRetry bool   `json:"willRetry"`
+	Error     string `json:"error,omitempty"`
+}
+
+// AutoRetryStart announces a retry after a transient failure.
+type AutoRetryStart struct {
+	Attempt      int    `json:"attempt"`
+	MaxAttempts  int    `json:"maxAttempts"`
+	DelayMs      int64  `json:"delayMs"`
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// AutoRetryEnd reports how a retry sequence ended.
+type AutoRetryEnd struct {
+	Success    bool   `json:"success"`
+	Attempt    int    `json:"attempt"`
+	FinalError string `json:"finalError,omitempty"`
+}
+
+// ContextPressure warns that the context window is filling up.
+type ContextPressure struct {
+	Percent            int  `json:"percent"`
+	Threshold          int  `json:"threshold"`
+	RemainingTokens    *int `json:"remainingTokens,omitempty"`
+	EstimatedTurnsLeft *int `json:"estimatedTurnsLeft,omitempty"`
+}
+
+// PlanProposed announces a plan waiting for approval.
+type PlanProposed struct {
+	PlanID   string      `json:"planId"`
+	Version  int         `json:"version"`
+	Markdown string      `json:"markdown"`
+	Steps    []plan.Step `json:"steps"`
+	FilePath string      `json:"filePath,omitempty"`
+}
+
+// PlanResolved reports the decision on a plan.
+type PlanResolved struct {
+	PlanID   string `json:"planId"`
+	Decision string `json:"decision"`
+	Mode     string `json:"mode,omitempty"`
+}
+
+// TodoUpdated carries the whole todo list after a change.
+type TodoUpdated struct {
+	Items []plan.TodoItem `json:"items"`
+}
+
+// LimitReached reports a turn or cost limit.
+type LimitReached struct {
+	Kind  string  `json:"kind"`
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+}
+
+// ModelFallback reports a switch to the fallback model.
+type ModelFallback struct {
+	From   llm.ModelRef `json:"from"`
+	To     llm.ModelRef `json:"to"`
+	Reason string       `json:"reason"`
+}
+
+// BackgroundJob reports the lifecycle of a background bash job.
+type BackgroundJob struct {
+	JobID      string `json:"jobId"`
+	Phase      string `json:"phase"`
+	Command    string `json:"command"`
+	PID        int    `json:"pid,omitempty"`
+	OutputPath string `json:"outputPath,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+}
+
+func (SessionStart) Type() string          { return "session_start" }
+func (SessionChanged) Type() string        { return "session_changed" }
+func (SessionRewound) Type() string        { return "session_rewound" }
+func (BeforeAgentStart) Type() string      { return "before_agent_start" }
+func (AgentStart) Type() string            { return "agent_start" }
+func (TurnStart) Type() string             { return "turn_start" }
+func (TurnEnd) Type() string               { return "turn_end" }
+func (AgentEnd) Type() string              { return "agent_end" }
+func (AgentBeforeSettle) Type() string     { return "agent_before_settle" }
+func (AgentSettled) Type() string          { return "agent_settled" }
+func (MessageStart) Type() string          { return "message_start" }
+func (MessageEnd) Type() string            { return "message_end" }
+func (MessageUpdate) Type() string         { return "message_update" }
+func (QueueUpdate) Type() string           { return "queue_update" }
+func (EntryAppended) Type() string         { return "entry_appended" }
+func (Notification) Type() string          { return "notification" }
+func (ToolExecutionStart) Type() string    { return "tool_execution_start" }
+func (ToolExecutionUpdate) Type() string   { return "tool_execution_update" }
+func (ToolExecutionEnd) Type() string      { return "tool_execution_end" }
+func (PermissionRequest) Type() string     { return "permission_request" }
+func (PermissionResolved) Type() string    { return "permission_resolved" }
+func (PermissionModeChanged) Type() string { return "permission_mode_changed" }
+func (ModelChanged) Type() string          { return "model_changed" }
+func (ThinkingLevelChanged) Type() string  { return "thinking_level_changed" }
+func (CompactionStart) Type() string       { return "compaction_start" }
+func (CompactionEnd) Type() string         { return "compaction_end" }
+func (AutoRetryStart) Type() string        { return "auto_retry_start" }
+func (AutoRetryEnd) Type() string          { return "auto_retry_end" }
+func (ContextPressure) Type() string       { return "context_pressure" }
+func (PlanProposed) Type() string          { return "plan_proposed" }
+func (PlanResolved) Type() string          { return "plan_resolved" }
+func (TodoUpdated) Type() string           { return "todo_updated" }
+func (LimitReached) Type() string          { return "limit_reached" }
+func (ModelFallback) Type() string         { return "model_fallback" }
+func (BackgroundJob) Type() string         { return "background_job" }

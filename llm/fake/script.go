@@ -1,0 +1,160 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrInvalidScript is wrapped by every script validation error.
+var ErrInvalidScript = errors.New("invalid fake script")
+
+// Script is a scripted sequence of replies.
+type Script struct {
+	Responses     []Response `json:"responses"`
+	WhenExhausted string     `json:"whenExhausted,omitempty"` // echo (default), repeat-last, error
+}
+
+// Response is one scripted reply.
+type Response struct {
+	Steps      []Step     `json:"steps,omitempty"`
+	Text       *string    `json:"text,omitempty"`
+	StopReason string     `json:"stopReason,omitempty"`
+	Usage      *UsageSpec `json:"usage,omitempty"`
+	Error      *ErrorSpec `json:"error,omitempty"`
+	DelayMs    int64      `json:"delayMs,omitempty"`
+}
+
+// UsageSpec overrides token counts; absent fields are estimated.
+type UsageSpec struct {
+	Input      *int `json:"input,omitempty"`
+	Output     *int `json:"output,omitempty"`
+	CacheRead  *int `json:"cacheRead,omitempty"`
+	CacheWrite *int `json:"cacheWrite,omitempty"`
+}
+
+// ErrorSpec makes the reply fail.
+type ErrorSpec struct {
+	Kind         string `json:"kind"`
+	Message      string `json:"message,omitempty"`
+	Status       *int   `json:"status,omitempty"`
+	RetryAfterMs int64  `json:"retryAfterMs,omitempty"`
+}
+
+// Step is one part of a reply: text, thinking, a tool call or a pause.
+type Step struct {
+	Text      *string       `json:"text,omitempty"`
+	Thinking  *string       `json:"thinking,omitempty"`
+	Signature *string       `json:"signature,omitempty"`
+	ToolCall  *ToolCallSpec `json:"toolCall,omitempty"`
+	ChunkSize int           `json:"chunkSize,omitempty"`
+	DelayMs   int64         `json:"delayMs,omitempty"`
+}
+
+// ToolCallSpec is a scripted tool call.
+type ToolCallSpec struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	ID        string          `json:"id,omitempty"`
+}
+
+var errorKinds = map[string]bool{
+	"rate_limit": true, "overloaded": true, "server": true, "auth": true, "overflow": true,
+	"network": true, "disconnect": true, "custom": true,
+}
+
+// LoadScript reads and validates a script file.
+func LoadScript(path string) (*Script, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fake script %s: %v", ErrInvalidScript, path, err)
+	}
+	s, err := ParseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: fake script %s: %v", ErrInvalidScript, path, errors.Unwrap(err))
+	}
+	return s, nil
+}
+
+// ParseScript parses a script: {"version":1,"responses":[…]} or a bare array.
+func ParseScript(data []byte) (*Script, error) {
+	data = bytes.TrimSpace(data)
+	var s Script
+	if len(data) > 0 && data[0] == '[' {
+		if err := strictDecode(data, &s.Responses); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+		}
+	} else {
+		var aux struct {
+			Version       *int       `json:"version"`
+			Responses     []Response `json:"responses"`
+			WhenExhausted string     `json:"whenExhausted"`
+		}
+		if err := strictDecode(data, &aux); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+		}
+		if aux.Version != nil && *aux.Version != 1 {
+			return nil, fmt.Errorf("%w: unsupported version %d", ErrInvalidScript, *aux.Version)
+		}
+		if aux.Responses == nil {
+			return nil, fmt.Errorf("%w: responses must be an array", ErrInvalidScript)
+		}
+		s.Responses, s.WhenExhausted = aux.Responses, aux.WhenExhausted
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+	}
+	return &s, nil
+}
+
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func (s *Script) validate() error {
+	switch s.WhenExhausted {
+	case "", "echo", "repeat-last", "error":
+	default:
+		return fmt.Errorf("whenExhausted must be echo, repeat-last or error, not %q", s.WhenExhausted)
+	}
+	for i, r := range s.Responses {
+		if r.DelayMs < 0 {
+			return fmt.Errorf("responses[%d].delayMs must not be negative", i)
+		}
+		switch r.StopReason {
+		case "", "stop", "length", "toolUse", "refusal":
+		default:
+			return fmt.Errorf("responses[%d].stopReason %q is not stop, length, toolUse or refusal", i, r.StopReason)
+		}
+		if r.Error != nil && !errorKinds[r.Error.Kind] {
+			return fmt.Errorf("responses[%d].error.kind %q is unknown", i, r.Error.Kind)
+		}
+		for j, st := range r.Steps {
+			n := 0
+			for _, set := range []bool{st.Text != nil, st.Thinking != nil, st.ToolCall != nil, st.DelayMs != 0} {
+				if set {
+					n++
+				}
+			}
+			if n != 1 {
+				return fmt.Errorf("responses[%d].steps[%d] must have exactly one of text, thinking, toolCall, delayMs", i, j)
+			}
+			if st.ChunkSize < 0 || st.DelayMs < 0 {
+				return fmt.Errorf("responses[%d].steps[%d]: chunkSize and delayMs must not be negative", i, j)
+			}
+			if st.ToolCall != nil {
+				if st.ToolCall.Name == "" {
+					return fmt.Errorf("responses[%d].steps[%d].toolCall.name is required", i, j)
+				}
+				if a := bytes.TrimSpace(st.ToolCall.Arguments); len(a) > 0 && a[0] != '{' && string(a) != "null" {
+					return fmt.Errorf("responses[%d].steps[%d].toolCall.arguments must be an object", i, j)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package rpc
+
+import (
+	"context"
+	"sync"
+
+	"github.com/armadra/ama-rpc/events"
+)
+
+// maxEarlyAnswers bounds answers kept for requests not asked yet.
+const maxEarlyAnswers = 1024
+
+// Broker connects permission asks of sessions with the host's answers
+// (permission_response). It implements session.Approver.
+//
+// Without an attended client every ask is denied at once. Asks are serial:
+// one waits for an answer at a time. An answer for an unknown request id is
+// kept (bounded) and used when that request is asked. Answers are
+// delivered first resolver wins: a request is resolved at most once.
+type Broker struct {
+	sem chan struct{}
+
+	mu         sync.Mutex
+	attended   bool
+	pending    map[string]chan string
+	early      map[string]string
+	earlyOrder []string
+}
+
+// NewBroker returns a broker without a client.
+func NewBroker() *Broker {
+	return &Broker{sem: make(chan struct{}, 1), pending: map[string]chan string{}, early: map[string]string{}}
+}
+
+// SetAttended registers (true) or withdraws (false) the answering client.
+// Withdrawing resolves every pending ask as deny and forgets early answers.
+func (b *Broker) SetAttended(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.attended = on
+	if on {
+		return
+	}
+	for id, ch := range b.pending {
+		delete(b.pending, id)
+		ch <- "deny"
+	}
+	b.early = map[string]string{}
+	b.earlyOrder = nil
+}
+
+// Attended reports whether a client answers asks.
+func (b *Broker) Attended() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.attended
+}
+
+// Ask waits for the answer to req. It returns deny when nobody can answer
+// or ctx ends first.
+func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) string {
+	if !b.Attended() {
+		return "deny"
+	}
+	select {
+	case b.sem <- struct{}{}:
+	case <-ctx.Done():
+		return "deny"
+	}
+	defer func() { <-b.sem }()
+	b.mu.Lock()
+	if !b.attended {
+		b.mu.Unlock()
+		return "deny"
+	}
+	if d, ok := b.early[req.RequestID]; ok {
+		delete(b.early, req.RequestID)
+		b.mu.Unlock()
+		return d
+	}
+	ch := make(chan string, 1)
+	b.pending[req.RequestID] = ch
+	b.mu.Unlock()
+	select {
+	case d := <-ch:
+		return d
+	case <-ctx.Done():
+		b.mu.Lock()
+		delete(b.pending, req.RequestID)
+		b.mu.Unlock()
+		select { // an answer may have raced the deadline
+		case d := <-ch:
+			return d
+		default:
+		}
+		return "deny"
+	}
+}
+
+// Respond answers request id. before is called with whether the request
+// was pending, before the waiting session is woken, so the command's
+// response precedes the permission_resolved event it causes.
+func (b *Broker) Respond(id, decision string, before func(accepted bool)) {
+	b.mu.Lock()
+	ch, ok := b.pending[id]
+	if ok {
+		delete(b.pending, id)
+	} else if _, dup := b.early[id]; !dup {
+		if len(b.earlyOrder) >= maxEarlyAnswers {
+			delete(b.early, b.earlyOrder[0])
+			b.earlyOrder = b.earlyOrder[1:]
+		}
+		b.early[id] = decision
+		b.earlyOrder = append(b.earlyOrder, id)
+	} else {
+		b.early[id] = decision
+	}
+	b.mu.Unlock()
+	before(ok)
+	if ok {
+		ch <- decision
+	}
+}

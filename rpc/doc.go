@@ -1,0 +1,23 @@
+// Package rpc speaks ama's stdio JSONL protocol: line framing (LineReader),
+// the single output Writer with backpressure, command dispatch, the
+// approval Broker, and the mapping of domain errors and results to wire
+// shapes. Wire types live only here.
+//
+// Concurrency contract:
+//   - One goroutine reads stdin (LineReader) and hands complete lines to
+//     the dispatch loop, which runs each handler inline, in arrival order.
+//     Handlers never block on a run: they call session methods that either
+//     return quickly (the session actor answers) or take a reply callback
+//     the session invokes later (prompt: once the run has started; abort:
+//     once idle). The dispatch loop therefore always keeps reading, so a
+//     running prompt never delays get_state or permission_response.
+//   - Exactly one goroutine (the Writer's) writes stdout. Everyone else
+//     enqueues whole lines; lines never interleave and keep their order.
+//     A full queue blocks the sender (backpressure), except that
+//     consecutive deltas of one content block merge losslessly.
+//   - Session events reach the Writer synchronously from the session's
+//     event bus, so a response enqueued by a session callback is ordered
+//     exactly against the events around it.
+//   - Broker methods are safe for concurrent use; Respond calls its
+//     callback before waking the asking session.
+package rpc

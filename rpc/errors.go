@@ -1,0 +1,74 @@
+package rpc
+
+import (
+	"errors"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Wire error codes (AmaError.code in the reference).
+const (
+	CodeInvalidArguments = "invalid_arguments"
+	CodeBusy             = "busy"
+	CodeNotImplemented   = "not_implemented"
+	CodeModelNotFound    = "model_not_found"
+	CodeProviderNotFound = "provider_not_found"
+	CodePlanNotFound     = "plan_not_found"
+	CodeNoCheckpoint     = "no_checkpoint"
+	CodeRewindFailed     = "rewind_failed"
+	CodeSessionNotFound  = "session_not_found"
+	CodeSessionCorrupt   = "session_corrupt"
+	CodeSessionLocked    = "session_locked"
+	CodeSessionExists    = "session_exists"
+	CodeNoAPIKey         = "no_api_key"
+	CodeAborted          = "aborted"
+)
+
+// errInvalidParams marks a command whose parameters do not decode.
+var errInvalidParams = errors.New("invalid parameters")
+
+// codeTable maps domain errors to wire codes. It is the only place where
+// that mapping happens.
+var codeTable = []struct {
+	err  error
+	code string
+}{
+	{errInvalidParams, CodeInvalidArguments},
+	{session.ErrInvalidArguments, CodeInvalidArguments},
+	{fake.ErrInvalidScript, CodeInvalidArguments},
+	{session.ErrBusy, CodeBusy},
+	{session.ErrNotImplemented, CodeNotImplemented},
+	{llm.ErrModelNotFound, CodeModelNotFound},
+	{llm.ErrProviderNotFound, CodeProviderNotFound},
+	{session.ErrPlanNotFound, CodePlanNotFound},
+	{session.ErrNoCheckpoint, CodeNoCheckpoint},
+	{session.ErrRewindFailed, CodeRewindFailed},
+	{session.ErrEntryNotFound, CodeInvalidArguments},
+	{session.ErrNoAPIKey, CodeNoAPIKey},
+	{store.ErrNotFound, CodeSessionNotFound},
+	{store.ErrCorrupt, CodeSessionCorrupt},
+	{store.ErrLocked, CodeSessionLocked},
+	{store.ErrExists, CodeSessionExists},
+}
+
+// ErrorCode returns the wire code of err, or "" when it has none.
+func ErrorCode(err error) string {
+	for _, c := range codeTable {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		switch le.Kind {
+		case llm.ErrNoKey:
+			return CodeNoAPIKey
+		case llm.ErrAborted:
+			return CodeAborted
+		}
+	}
+	return ""
+}

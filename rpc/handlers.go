@@ -1,0 +1,362 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+)
+
+type handler func(s *Server, c *command)
+
+// handlers maps command names to their implementation.
+var handlers map[string]handler
+
+func init() {
+	handlers = map[string]handler{
+		"prompt":                        handlePrompt,
+		"steer":                         handlePrompt,
+		"follow_up":                     handlePrompt,
+		"abort":                         handleAbort,
+		"clear_queue":                   handleClearQueue,
+		"get_state":                     handleGetState,
+		"get_messages":                  handleGetMessages,
+		"get_last_assistant_text":       handleLastText,
+		"get_session_stats":             handleStats,
+		"set_model":                     handleSetModel,
+		"get_available_models":          handleModels,
+		"set_thinking_level":            handleSetThinking,
+		"get_available_thinking_levels": handleThinkingLevels,
+		"set_steering_mode":             handleQueueMode,
+		"set_follow_up_mode":            handleQueueMode,
+		"set_auto_compaction":           handleToggle,
+		"set_auto_retry":                handleToggle,
+		"set_client_capabilities":       handleCapabilities,
+		"permission_response":           handlePermissionResponse,
+		"get_tools":                     handleGetTools,
+		"set_active_tools":              handleSetActiveTools,
+		"set_permission_mode":           handleSetMode,
+		"get_commands":                  handleCommands,
+		"get_skills":                    handleSkills,
+	}
+}
+
+// pendingCommands are protocol commands that answer not_implemented until
+// their issue lands (see the README status table).
+var pendingCommands = map[string]bool{
+	"compact": true, "abort_retry": true,
+	"new_session": true, "switch_session": true, "fork": true, "get_entries": true, "get_tree": true,
+	"set_session_name": true, "get_fork_messages": true,
+	"get_rewind_points": true, "rewind": true, "summarize_from": true, "summarize_up_to": true,
+	"plan_response": true, "get_plan": true, "get_todos": true, "get_tasks": true, "get_agents": true,
+	"get_trace": true, "background_task": true,
+}
+
+type imageParam struct {
+	Type     string `json:"type"`
+	Data     string `json:"data"`
+	MimeType string `json:"mimeType"`
+}
+
+func toImages(in []imageParam) ([]*llm.ImageContent, error) {
+	var out []*llm.ImageContent
+	for i, im := range in {
+		if im.Data == "" || im.MimeType == "" {
+			return nil, fmt.Errorf("%w: images[%d] needs data and mimeType", errInvalidParams, i)
+		}
+		out = append(out, llm.Image(im.Data, im.MimeType))
+	}
+	return out, nil
+}
+
+func handlePrompt(s *Server, c *command) {
+	var p struct {
+		Message           *string         `json:"message"`
+		Images            []imageParam    `json:"images"`
+		StreamingBehavior string          `json:"streamingBehavior"`
+		Interrupt         json.RawMessage `json:"interrupt"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	interrupt := false
+	if len(p.Interrupt) > 0 && string(p.Interrupt) != "null" {
+		if err := json.Unmarshal(p.Interrupt, &interrupt); err != nil {
+			s.fail(c, fmt.Errorf("%w: interrupt must be a boolean", errInvalidParams))
+			return
+		}
+	}
+	if p.Message == nil {
+		s.fail(c, fmt.Errorf("%w: message must be a string", errInvalidParams))
+		return
+	}
+	switch p.StreamingBehavior {
+	case "", "steer", "followUp":
+	default:
+		s.fail(c, fmt.Errorf("%w: streamingBehavior must be steer or followUp", errInvalidParams))
+		return
+	}
+	images, err := toImages(p.Images)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	in := session.PromptInput{Message: *p.Message, Images: images, StreamingBehavior: p.StreamingBehavior, Interrupt: interrupt}
+	if c.name == "follow_up" {
+		in.Interrupt = false
+	}
+	reply := s.later(c)
+	s.current().Prompt(c.name, in, func(d session.Disposition, err error) {
+		if err != nil {
+			reply(nil, err)
+			return
+		}
+		reply(struct {
+			Disposition session.Disposition `json:"disposition"`
+		}{d}, nil)
+	})
+}
+
+func handleAbort(s *Server, c *command) {
+	reply := s.later(c)
+	s.current().Abort(func() { reply(empty{}, nil) })
+}
+
+func handleClearQueue(s *Server, c *command) {
+	st, fu, err := s.current().ClearQueue()
+	s.answer(c, struct {
+		Steering []string `json:"steering"`
+		FollowUp []string `json:"followUp"`
+	}{st, fu}, err)
+}
+
+func handleGetState(s *Server, c *command) {
+	st, err := s.current().State()
+	s.answer(c, toWireState(st), err)
+}
+
+func handleGetMessages(s *Server, c *command) {
+	msgs, err := s.current().Messages()
+	if msgs == nil {
+		msgs = []llm.Message{}
+	}
+	s.answer(c, struct {
+		Messages []llm.Message `json:"messages"`
+	}{msgs}, err)
+}
+
+func handleLastText(s *Server, c *command) {
+	t, err := s.current().LastAssistantText()
+	s.answer(c, struct {
+		Text *string `json:"text"`
+	}{t}, err)
+}
+
+func handleStats(s *Server, c *command) {
+	st, err := s.current().Stats()
+	s.answer(c, toWireStats(st), err)
+}
+
+func handleSetModel(s *Server, c *command) {
+	var p struct {
+		Provider string `json:"provider"`
+		ModelID  string `json:"modelId"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	ref, err := s.current().SetModel(p.Provider, p.ModelID)
+	s.answer(c, struct {
+		Model llm.ModelRef `json:"model"`
+	}{ref}, err)
+}
+
+func handleModels(s *Server, c *command) {
+	s.ok(c, struct {
+		Models []wireModel `json:"models"`
+	}{wireModels(s.opts.Models)})
+}
+
+func handleSetThinking(s *Server, c *command) {
+	var p struct {
+		Level string `json:"level"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	level, err := s.current().SetThinkingLevel(p.Level)
+	s.answer(c, struct {
+		Level string `json:"level"`
+	}{level}, err)
+}
+
+func handleThinkingLevels(s *Server, c *command) {
+	levels, err := s.current().ThinkingLevels()
+	s.answer(c, struct {
+		Levels []string `json:"levels"`
+	}{levels}, err)
+}
+
+func handleQueueMode(s *Server, c *command) {
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	which := "steer"
+	if c.name == "set_follow_up_mode" {
+		which = "followUp"
+	}
+	mode, err := s.current().SetQueueMode(which, p.Mode)
+	s.answer(c, struct {
+		Mode string `json:"mode"`
+	}{mode}, err)
+}
+
+func handleToggle(s *Server, c *command) {
+	var p struct {
+		Enabled *bool `json:"enabled"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if p.Enabled == nil {
+		s.fail(c, fmt.Errorf("%w: enabled must be a boolean", errInvalidParams))
+		return
+	}
+	var on bool
+	var err error
+	if c.name == "set_auto_retry" {
+		on, err = s.current().SetAutoRetry(*p.Enabled)
+	} else {
+		on, err = s.current().SetAutoCompaction(*p.Enabled)
+	}
+	s.answer(c, struct {
+		Enabled bool `json:"enabled"`
+	}{on}, err)
+}
+
+func handleCapabilities(s *Server, c *command) {
+	var p struct {
+		Capabilities []string `json:"capabilities"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	seen := map[string]bool{}
+	caps := []string{}
+	for _, x := range p.Capabilities {
+		if !seen[x] {
+			seen[x] = true
+			caps = append(caps, x)
+		}
+	}
+	s.mu.Lock()
+	s.caps = caps
+	s.compact = seen["compact_events"]
+	s.mu.Unlock()
+	s.opts.Broker.SetAttended(seen["approvals"])
+	s.ok(c, struct {
+		Capabilities []string `json:"capabilities"`
+	}{caps})
+}
+
+func handlePermissionResponse(s *Server, c *command) {
+	var p struct {
+		RequestID string `json:"requestId"`
+		Decision  string `json:"decision"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if p.RequestID == "" {
+		s.fail(c, fmt.Errorf("%w: requestId must be a non-empty string", errInvalidParams))
+		return
+	}
+	switch p.Decision {
+	case "allow", "deny", "allow_session":
+	default:
+		s.fail(c, fmt.Errorf("%w: decision must be allow, deny or allow_session", errInvalidParams))
+		return
+	}
+	s.opts.Broker.Respond(p.RequestID, p.Decision, func(accepted bool) {
+		s.ok(c, struct {
+			Accepted bool `json:"accepted"`
+		}{accepted})
+	})
+}
+
+func handleGetTools(s *Server, c *command) {
+	list, err := s.current().Tools()
+	out := make([]wireTool, 0, len(list))
+	for _, t := range list {
+		out = append(out, wireTool{Name: t.Decl.Name, Description: t.Decl.Description, Parameters: t.Decl.Parameters,
+			Permission: t.Permission, Active: t.Active})
+	}
+	s.answer(c, struct {
+		Tools []wireTool `json:"tools"`
+	}{out}, err)
+}
+
+func handleSetActiveTools(s *Server, c *command) {
+	var p struct {
+		Names []string `json:"names"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	names, err := s.current().SetActiveTools(p.Names)
+	s.answer(c, struct {
+		Names []string `json:"names"`
+	}{names}, err)
+}
+
+func handleSetMode(s *Server, c *command) {
+	var p struct {
+		Mode string `json:"mode"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	mode, err := s.current().SetPermissionMode(p.Mode)
+	s.answer(c, struct {
+		Mode string `json:"mode"`
+	}{mode}, err)
+}
+
+func handleCommands(s *Server, c *command) {
+	out := []wireCommand{}
+	for _, cmd := range s.current().Commands() {
+		out = append(out, wireCommand{Name: cmd.Name, Description: cmd.Description, Source: cmd.Source})
+	}
+	s.ok(c, struct {
+		Commands []wireCommand `json:"commands"`
+	}{out})
+}
+
+func handleSkills(s *Server, c *command) {
+	type wireSkill struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Location    string `json:"location"`
+		Source      string `json:"source"`
+	}
+	out := []wireSkill{}
+	for _, sk := range s.current().Skills() {
+		out = append(out, wireSkill{sk.Name, sk.Description, sk.Location, sk.Source})
+	}
+	s.ok(c, struct {
+		Skills []wireSkill `json:"skills"`
+	}{out})
+}

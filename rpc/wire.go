@@ -1,0 +1,155 @@
+package rpc
+
+import (
+	"encoding/json"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+)
+
+// ProtocolVersion is RPC_PROTOCOL_VERSION.
+const ProtocolVersion = 1
+
+// Hello is the first line the server writes.
+type Hello struct {
+	Type            string   `json:"type"`
+	ProtocolVersion int      `json:"protocolVersion"`
+	Agent           string   `json:"agent"`
+	Version         string   `json:"version"`
+	Capabilities    []string `json:"capabilities"`
+}
+
+// Response answers one command.
+type Response struct {
+	ID      *string `json:"id,omitempty"`
+	Type    string  `json:"type"`
+	Command string  `json:"command"`
+	Success bool    `json:"success"`
+	Data    any     `json:"data,omitempty"`
+	Error   string  `json:"error,omitempty"`
+	Code    string  `json:"code,omitempty"`
+}
+
+// null is data that must be written as JSON null (not omitted).
+var null = json.RawMessage("null")
+
+// empty is the data {} of commands without a result.
+type empty struct{}
+
+type wireState struct {
+	IsStreaming         bool          `json:"isStreaming"`
+	IsCompacting        bool          `json:"isCompacting"`
+	IsRetrying          bool          `json:"isRetrying"`
+	Model               *llm.ModelRef `json:"model,omitempty"`
+	ThinkingLevel       string        `json:"thinkingLevel"`
+	PermissionMode      string        `json:"permissionMode"`
+	SessionID           string        `json:"sessionId"`
+	SessionFile         string        `json:"sessionFile,omitempty"`
+	Cwd                 string        `json:"cwd"`
+	SessionName         string        `json:"sessionName,omitempty"`
+	MessageCount        int           `json:"messageCount"`
+	PendingMessageCount int           `json:"pendingMessageCount"`
+	SteeringMode        string        `json:"steeringMode"`
+	FollowUpMode        string        `json:"followUpMode"`
+	AutoCompaction      bool          `json:"autoCompaction"`
+	AutoRetry           bool          `json:"autoRetry"`
+}
+
+func toWireState(s session.State) wireState {
+	return wireState{
+		IsStreaming: s.IsStreaming, IsCompacting: s.IsCompacting, IsRetrying: s.IsRetrying, Model: s.Model,
+		ThinkingLevel: s.ThinkingLevel, PermissionMode: s.PermissionMode, SessionID: s.SessionID,
+		SessionFile: s.SessionFile, Cwd: s.Cwd, SessionName: s.SessionName, MessageCount: s.MessageCount,
+		PendingMessageCount: s.PendingMessageCount, SteeringMode: s.SteeringMode, FollowUpMode: s.FollowUpMode,
+		AutoCompaction: s.AutoCompaction, AutoRetry: s.AutoRetry,
+	}
+}
+
+type wireModel struct {
+	Provider      string   `json:"provider"`
+	ID            string   `json:"id"`
+	Name          string   `json:"name"`
+	HasKey        bool     `json:"hasKey"`
+	KeySource     string   `json:"keySource"`
+	MaxTokens     int      `json:"maxTokens"`
+	Reasoning     bool     `json:"reasoning"`
+	Input         []string `json:"input"`
+	ContextWindow int      `json:"contextWindow,omitempty"`
+}
+
+// wireModels lists the catalogue; key material never leaves the process,
+// only whether a key exists and where it comes from.
+func wireModels(r *llm.Registry) []wireModel {
+	out := []wireModel{}
+	for _, p := range r.Providers() {
+		for _, m := range p.Models {
+			input := m.Input
+			if input == nil {
+				input = []string{"text"}
+			}
+			out = append(out, wireModel{Provider: p.ID, ID: m.ID, Name: m.Name, HasKey: p.HasKey, KeySource: p.KeySource,
+				MaxTokens: m.MaxTokens, Reasoning: m.Reasoning, Input: input, ContextWindow: m.ContextWindow})
+		}
+	}
+	return out
+}
+
+type wireTokens struct {
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cacheRead"`
+	CacheWrite int `json:"cacheWrite"`
+	Total      int `json:"total"`
+}
+
+type wireContext struct {
+	Tokens  int     `json:"tokens"`
+	Window  int     `json:"window,omitempty"`
+	Percent float64 `json:"percent"`
+}
+
+type wireStats struct {
+	SessionID         string       `json:"sessionId"`
+	SessionFile       string       `json:"sessionFile,omitempty"`
+	UserMessages      int          `json:"userMessages"`
+	AssistantMessages int          `json:"assistantMessages"`
+	ToolCalls         int          `json:"toolCalls"`
+	ToolResults       int          `json:"toolResults"`
+	Tokens            wireTokens   `json:"tokens"`
+	Cost              *float64     `json:"cost,omitempty"`
+	ContextTokens     *int         `json:"contextTokens,omitempty"`
+	ContextWindow     *int         `json:"contextWindow,omitempty"`
+	ContextPercent    *float64     `json:"contextPercent,omitempty"`
+	Context           *wireContext `json:"context,omitempty"`
+	CacheHitRate      *float64     `json:"cacheHitRate,omitempty"`
+}
+
+func toWireStats(s session.Stats) wireStats {
+	w := wireStats{
+		SessionID: s.SessionID, SessionFile: s.SessionFile, UserMessages: s.UserMessages,
+		AssistantMessages: s.AssistantMessages, ToolCalls: s.ToolCalls, ToolResults: s.ToolResults,
+		Tokens: wireTokens{Input: s.Tokens.Input, Output: s.Tokens.Output, CacheRead: s.Tokens.CacheRead,
+			CacheWrite: s.Tokens.CacheWrite, Total: s.Tokens.Total},
+		Cost: s.Cost, CacheHitRate: s.CacheHitRate,
+	}
+	if c := s.Context; c != nil {
+		tokens, window, pct := c.Tokens, c.Window, c.Percent
+		w.ContextTokens, w.ContextWindow, w.ContextPercent = &tokens, &window, &pct
+		w.Context = &wireContext{Tokens: tokens, Window: window, Percent: pct}
+	}
+	return w
+}
+
+type wireTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	Permission  string          `json:"permission"`
+	Active      bool            `json:"active"`
+}
+
+type wireCommand struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Source      string `json:"source"`
+}

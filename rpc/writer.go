@@ -1,0 +1,267 @@
+package rpc
+
+import (
+	"io"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// ChunkSize is the largest piece in which one line is written.
+const ChunkSize = 64 << 10
+
+// Default bounds of the outbound queue. Deltas of one content block merge
+// into a single queued item, so a long streamed reply costs one item whose
+// size is bounded by the reply itself.
+const (
+	DefaultMaxQueuedItems = 1024
+	DefaultMaxQueuedBytes = 8 << 20
+)
+
+// Writer owns the output stream. Exactly one goroutine (started by
+// NewWriter) writes to it; everything else enqueues complete lines. Lines
+// are written whole and in enqueue order, each in pieces of at most
+// ChunkSize bytes.
+//
+// Backpressure: when the queue holds MaxItems lines or MaxBytes bytes,
+// Send blocks until the writer catches up, so memory stays bounded when the
+// host reads slowly. SendDelta never blocks while it can merge: consecutive
+// deltas of the same content block are joined into the queued item (the
+// host rebuilds the same text); nothing else is ever merged, reordered or
+// dropped.
+type Writer struct {
+	out      io.Writer
+	log      *zap.Logger
+	maxItems int
+	maxBytes int
+
+	mu       sync.Mutex
+	space    *sync.Cond // signalled when the queue shrinks
+	ready    *sync.Cond // signalled when an item arrives or on close
+	q        []*outItem
+	qBytes   int
+	busy     bool // the writer goroutine holds a popped item
+	closed   bool
+	done     chan struct{}
+	stats    WriterStats
+	writeErr error
+}
+
+// WriterStats are counters for tests and benchmarks.
+type WriterStats struct {
+	Lines          int64 // lines written
+	Bytes          int64 // bytes written
+	MergedDeltas   int64 // deltas folded into an already queued item
+	PeakItems      int   // largest queue length seen
+	PeakQueueBytes int   // largest queued byte count seen
+}
+
+type outItem struct {
+	line []byte // a complete line; nil for a delta item
+
+	deltaType string
+	deltaIdx  int
+	delta     []byte
+	usage     llm.Usage
+	hasUsage  bool
+}
+
+func (it *outItem) size() int {
+	if it.line != nil {
+		return len(it.line)
+	}
+	return len(it.delta) + 160
+}
+
+// WriterOptions configure NewWriter. Zero values select the defaults.
+type WriterOptions struct {
+	Log      *zap.Logger
+	MaxItems int
+	MaxBytes int
+}
+
+// NewWriter starts the writer goroutine for out.
+func NewWriter(out io.Writer, opt WriterOptions) *Writer {
+	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{})}
+	if w.log == nil {
+		w.log = zap.NewNop()
+	}
+	if w.maxItems <= 0 {
+		w.maxItems = DefaultMaxQueuedItems
+	}
+	if w.maxBytes <= 0 {
+		w.maxBytes = DefaultMaxQueuedBytes
+	}
+	w.space = sync.NewCond(&w.mu)
+	w.ready = sync.NewCond(&w.mu)
+	go w.loop()
+	return w
+}
+
+// SendLine enqueues one complete line (ending in '\n'), blocking while the
+// queue is full. Lines sent after Close are discarded.
+func (w *Writer) SendLine(line []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.push(&outItem{line: line})
+}
+
+// Send encodes v and enqueues it. Encoding failures are logged; they
+// indicate a programming error, since every value sent is plain data.
+func (w *Writer) Send(v any) {
+	line, err := Marshal(v)
+	if err != nil {
+		w.log.Error("encode output line", zap.Error(err))
+		return
+	}
+	w.SendLine(line)
+}
+
+// SendDelta enqueues the message_update of a text, thinking or tool-call
+// delta, merging it into the last queued item when that is a delta of the
+// same kind and block. usage may be nil.
+func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.q); n > 0 {
+		last := w.q[n-1]
+		if last.line == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
+			last.delta = append(last.delta, delta...)
+			if usage != nil {
+				last.usage = *usage
+			}
+			w.qBytes += len(delta)
+			w.stats.MergedDeltas++
+			w.notePeak()
+			return
+		}
+	}
+	it := &outItem{deltaType: typ, deltaIdx: idx, delta: append(make([]byte, 0, len(delta)+64), delta...)}
+	if usage != nil {
+		it.usage, it.hasUsage = *usage, true
+	}
+	w.push(it)
+}
+
+// push appends it, waiting for room first. Called with mu held.
+func (w *Writer) push(it *outItem) {
+	size := it.size()
+	for !w.closed && len(w.q) > 0 && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
+		w.space.Wait()
+	}
+	if w.closed {
+		return
+	}
+	w.q = append(w.q, it)
+	w.qBytes += size
+	w.notePeak()
+	w.ready.Signal()
+}
+
+func (w *Writer) notePeak() {
+	if len(w.q) > w.stats.PeakItems {
+		w.stats.PeakItems = len(w.q)
+	}
+	if w.qBytes > w.stats.PeakQueueBytes {
+		w.stats.PeakQueueBytes = w.qBytes
+	}
+}
+
+func (w *Writer) loop() {
+	defer close(w.done)
+	var buf []byte
+	for {
+		w.mu.Lock()
+		for len(w.q) == 0 && !w.closed {
+			w.ready.Wait()
+		}
+		if len(w.q) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		it := w.q[0]
+		w.q[0] = nil
+		w.q = w.q[1:]
+		size := it.size()
+		w.busy = true
+		w.mu.Unlock()
+
+		line := it.line
+		if line == nil {
+			var u *llm.Usage
+			if it.hasUsage {
+				u = &it.usage
+			}
+			buf = appendDeltaLine(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
+			line = buf
+		}
+		w.write(line)
+
+		w.mu.Lock()
+		w.qBytes -= size
+		w.busy = false
+		w.stats.Lines++
+		w.stats.Bytes += int64(len(line))
+		w.space.Broadcast()
+		w.mu.Unlock()
+		if cap(buf) > 1<<20 {
+			buf = nil // do not pin a huge merged delta
+		}
+	}
+}
+
+// write writes one line in pieces. Errors are logged once and then ignored,
+// like the reference: the server keeps running its sessions even if the
+// host stopped reading.
+func (w *Writer) write(line []byte) {
+	for len(line) > 0 {
+		n := min(len(line), ChunkSize)
+		if _, err := w.out.Write(line[:n]); err != nil {
+			if w.writeErr == nil {
+				w.writeErr = err
+				w.log.Warn("stdout write failed; output is being discarded", zap.Error(err))
+			}
+			return
+		}
+		line = line[n:]
+	}
+}
+
+// Flush blocks until every line enqueued before the call has been written.
+func (w *Writer) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for (len(w.q) > 0 || w.busy) && !w.closedAndDrained() {
+		w.space.Wait()
+	}
+}
+
+func (w *Writer) closedAndDrained() bool {
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close writes what is queued, stops the writer goroutine and returns when
+// it has exited. Later sends are discarded.
+func (w *Writer) Close() {
+	w.Flush()
+	w.mu.Lock()
+	w.closed = true
+	w.ready.Broadcast()
+	w.space.Broadcast()
+	w.mu.Unlock()
+	<-w.done
+}
+
+// Stats returns a snapshot of the counters.
+func (w *Writer) Stats() WriterStats {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stats
+}

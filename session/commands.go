@@ -1,0 +1,297 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Disposition says what a prompt command did.
+type Disposition string
+
+// Dispositions.
+const (
+	Started Disposition = "started"
+	Queued  Disposition = "queued"
+	Handled Disposition = "handled"
+)
+
+// PromptInput is the input of prompt, steer and follow_up.
+type PromptInput struct {
+	Message string
+	Images  []*llm.ImageContent
+	// StreamingBehavior is "", "steer" or "followUp": what to do while a
+	// run is active (empty: fail with ErrBusy).
+	StreamingBehavior string
+	// Interrupt aborts the active run and starts a new one with the queued
+	// steering messages followed by this message.
+	Interrupt bool
+}
+
+// Start announces the session: session_start, then (for a fresh session)
+// the initial entries (model, thinking level, system prompt). Call it once,
+// after subscribing.
+func (s *Session) Start(reason string) error {
+	return s.do(func(st *state) {
+		s.publish(events.SessionStart{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, Reason: reason})
+		if len(st.entries) == 0 {
+			if st.model != nil {
+				st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
+			}
+			st.appendEntry(store.ThinkingLevelEntry(st.thinkingLevel))
+			st.appendEntry(store.MessageEntry(st.systemMessage()))
+		}
+	})
+}
+
+// filePath is the session file path once the file exists.
+func (st *state) filePath() string {
+	if st.disk.exists() {
+		return st.disk.path
+	}
+	return ""
+}
+
+// Prompt handles prompt (kind "prompt"), steer ("steer") and follow_up
+// ("follow_up"). reply is called once: with Started right after the run's
+// first turn_start, with Queued after the queue_update, or with an error.
+func (s *Session) Prompt(kind string, in PromptInput, reply func(Disposition, error)) {
+	if !s.post(func(st *state) { st.prompt(kind, in, reply) }) {
+		reply("", ErrClosed)
+	}
+}
+
+func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, error)) {
+	started := func() { reply(Started, nil) }
+	if st.run == nil {
+		if st.slashCommand(in.Message, reply) {
+			return
+		}
+		st.startPrompt(in.Message, in.Images, "", started)
+		return
+	}
+	behavior := in.StreamingBehavior
+	switch kind {
+	case "steer":
+		behavior = "steer"
+	case "follow_up":
+		behavior = "followUp"
+	}
+	switch {
+	case in.Interrupt:
+		st.interrupt(in, started, reply)
+	case behavior == "steer":
+		st.steering = append(st.steering, queued{text: in.Message, images: in.Images})
+		st.queueUpdate()
+		reply(Queued, nil)
+	case behavior == "followUp":
+		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images})
+		st.queueUpdate()
+		reply(Queued, nil)
+	case behavior != "":
+		reply("", fmt.Errorf("%w: streamingBehavior must be steer or followUp", ErrInvalidArguments))
+	default:
+		reply("", fmt.Errorf("%w: a run is active; send steer/follow_up, or set streamingBehavior or interrupt", ErrBusy))
+	}
+}
+
+// startPrompt starts a run whose first message is a new-turn user message.
+func (st *state) startPrompt(text string, images []*llm.ImageContent, origin string, started func()) {
+	m := userMessage(text, images, origin, st.nowMs())
+	st.startRun(text, []input{{msg: m, newRun: true}}, started)
+}
+
+// interrupt takes the queued steering messages, aborts the active run and,
+// once it has settled, starts a new run with those messages followed by in.
+func (st *state) interrupt(in PromptInput, started func(), reply func(Disposition, error)) {
+	steers := st.steering
+	var parts []string
+	var images []*llm.ImageContent
+	for _, q := range steers {
+		parts = append(parts, q.text)
+		images = append(images, q.images...)
+	}
+	if strings.TrimSpace(in.Message) != "" {
+		parts = append(parts, in.Message)
+	}
+	images = append(images, in.Images...)
+	if len(parts) == 0 {
+		reply("", fmt.Errorf("%w: interrupt needs a message or queued steering messages", ErrInvalidArguments))
+		return
+	}
+	st.steering = nil
+	st.queueUpdate()
+	text := strings.Join(parts, "\n\n")
+	st.afterIdle = append(st.afterIdle, func() { st.startPrompt(text, images, "interrupt", started) })
+	st.abortRun()
+}
+
+// Abort aborts the active run; done is called once the session is idle.
+// Queues are kept.
+func (s *Session) Abort(done func()) {
+	if !s.post(func(st *state) {
+		st.abortRun()
+		st.whenIdle(done)
+	}) {
+		done()
+	}
+}
+
+// ClearQueue empties both queues and returns what they held.
+func (s *Session) ClearQueue() (steering, followUp []string, err error) {
+	type out struct{ s, f []string }
+	o, err := call(s, func(st *state) out {
+		o := out{texts(st.steering), texts(st.followUp)}
+		st.steering, st.followUp = nil, nil
+		st.queueUpdate()
+		return o
+	})
+	return o.s, o.f, err
+}
+
+// State is a snapshot of the session for get_state.
+type State struct {
+	IsStreaming, IsCompacting, IsRetrying bool
+	Model                                 *llm.ModelRef
+	ThinkingLevel, PermissionMode         string
+	SessionID, SessionFile, Cwd           string
+	SessionName                           string
+	MessageCount, PendingMessageCount     int
+	SteeringMode, FollowUpMode            string
+	AutoCompaction, AutoRetry             bool
+}
+
+// State returns a snapshot.
+func (s *Session) State() (State, error) {
+	return call(s, func(st *state) State {
+		return State{
+			IsStreaming: st.run != nil, IsRetrying: st.run != nil && st.run.retrying,
+			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: st.mode,
+			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.name,
+			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
+			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
+			AutoCompaction: st.autoCompaction, AutoRetry: st.autoRetry,
+		}
+	})
+}
+
+// Messages returns the projected context of the active branch.
+func (s *Session) Messages() ([]llm.Message, error) {
+	return call(s, func(st *state) []llm.Message { return st.context().messages })
+}
+
+// LastAssistantText returns the text of the last assistant message on the
+// branch, or nil when there is none.
+func (s *Session) LastAssistantText() (*string, error) {
+	return call(s, func(st *state) *string {
+		msgs := st.context().messages
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if a, ok := msgs[i].(*llm.AssistantMessage); ok {
+				t := a.Text("")
+				return &t
+			}
+		}
+		return nil
+	})
+}
+
+// SetModel switches the model.
+func (s *Session) SetModel(provider, id string) (llm.ModelRef, error) {
+	type out struct {
+		ref llm.ModelRef
+		err error
+	}
+	o, err := call(s, func(st *state) out {
+		m, p, err := st.s.deps.Models.Find(provider, id)
+		if err != nil {
+			return out{err: err}
+		}
+		st.model, st.provider = m, p
+		st.appendEntry(store.ModelChangeEntry(m.Provider, m.ID, ""))
+		ref := *modelRef(m)
+		s.publish(events.ModelChanged{Model: ref})
+		return out{ref: ref}
+	})
+	if err != nil {
+		return llm.ModelRef{}, err
+	}
+	return o.ref, o.err
+}
+
+// SetThinkingLevel sets the thinking level.
+func (s *Session) SetThinkingLevel(level string) (string, error) {
+	if !llm.ValidThinkingLevel(level) {
+		return "", fmt.Errorf("%w: level must be one of %s", ErrInvalidArguments, strings.Join(llm.ThinkingLevels, ", "))
+	}
+	return call(s, func(st *state) string {
+		if st.thinkingLevel != level {
+			st.thinkingLevel = level
+			st.appendEntry(store.ThinkingLevelEntry(level))
+			s.publish(events.ThinkingLevelChanged{Level: level})
+		}
+		return level
+	})
+}
+
+// ThinkingLevels returns the levels the current model supports.
+func (s *Session) ThinkingLevels() ([]string, error) {
+	return call(s, func(st *state) []string { return llm.LevelsFor(st.model) })
+}
+
+// SetPermissionMode changes the permission mode and reports
+// permission_mode_changed.
+func (s *Session) SetPermissionMode(mode string) (string, error) {
+	if err := validMode(mode); err != nil {
+		return "", err
+	}
+	return call(s, func(st *state) string {
+		st.setMode(mode)
+		return mode
+	})
+}
+
+func (st *state) setMode(mode string) {
+	st.mode = mode
+	st.s.publish(events.PermissionModeChanged{Mode: mode})
+}
+
+// permissionModes lists the modes, strictest first.
+var permissionModes = []string{"plan", "allowlist", "default", "auto-edit", "auto", "full-auto"}
+
+func validMode(mode string) error {
+	for _, m := range permissionModes {
+		if m == mode {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: unknown permission mode %q (one of %s)", ErrInvalidArguments, mode, strings.Join(permissionModes, ", "))
+}
+
+// SetQueueMode sets the steering ("steer") or follow-up ("followUp")
+// delivery mode: one-at-a-time or all.
+func (s *Session) SetQueueMode(which, mode string) (string, error) {
+	if mode != "one-at-a-time" && mode != "all" {
+		return "", fmt.Errorf("%w: mode must be one-at-a-time or all", ErrInvalidArguments)
+	}
+	return call(s, func(st *state) string {
+		if which == "steer" {
+			st.steeringMode = mode
+		} else {
+			st.followUpMode = mode
+		}
+		return mode
+	})
+}
+
+// SetAutoRetry turns automatic retries on or off.
+func (s *Session) SetAutoRetry(on bool) (bool, error) {
+	return call(s, func(st *state) bool { st.autoRetry = on; return on })
+}
+
+// SetAutoCompaction turns automatic compaction on or off.
+func (s *Session) SetAutoCompaction(on bool) (bool, error) {
+	return call(s, func(st *state) bool { st.autoCompaction = on; return on })
+}

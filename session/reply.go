@@ -1,0 +1,151 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// turnReply is the outcome of one model request.
+type turnReply struct {
+	msg     *llm.AssistantMessage
+	entryID string
+	trace   traceStep
+}
+
+// traceStep is the data of an ama.trace step entry (ids, times and counts
+// only, never content).
+type traceStep struct {
+	Kind             string `json:"kind"`
+	Attempt          int    `json:"attempt"`
+	AssistantEntryID string `json:"assistantEntryId,omitempty"`
+	RequestAt        int64  `json:"requestAt,omitempty"`
+	FirstTokenAt     int64  `json:"firstTokenAt,omitempty"`
+	DoneAt           int64  `json:"doneAt,omitempty"`
+	OutputTokens     int    `json:"outputTokens"`
+	Status           string `json:"status,omitempty"`
+}
+
+// requestSnapshot is what the runner needs from the actor to call a model.
+type requestSnapshot struct {
+	req      *llm.Request
+	provider llm.Provider
+	err      error
+}
+
+// reply streams one assistant message and records it. Transient failures
+// are retried (see retry.go); the returned message is final.
+func (s *Session) reply(r *runState) turnReply {
+	return s.replyOnce(r, 1)
+}
+
+// replyOnce performs one model request: message_start when the stream
+// starts, message_update per step, then the entry and message_end, then the
+// ama.trace step entry.
+func (s *Session) replyOnce(r *runState, attempt int) turnReply {
+	snap, err := call(s, func(st *state) requestSnapshot { return st.requestSnapshot(llm.PurposeTurn) })
+	if err != nil {
+		return turnReply{msg: s.failedMessage(nil, llm.Aborted())}
+	}
+	if snap.err != nil {
+		msg := s.failedMessage(snap.req, snap.err)
+		s.publish(events.MessageStart{Message: startCopy(msg)})
+		_ = s.do(func(st *state) { st.appendMessage(msg, true) })
+		return turnReply{msg: msg}
+	}
+	req := snap.req
+	requestAt := s.deps.Now().UnixMilli()
+	var firstTokenAt int64
+	started := false
+	msg, streamErr := snap.provider.Stream(r.ctx, req, func(ev llm.StreamEvent, partial *llm.AssistantMessage) {
+		if ev.Type == llm.EvStart {
+			started = true
+			s.publish(events.MessageStart{Message: startCopy(partial)})
+			return
+		}
+		if firstTokenAt == 0 {
+			firstTokenAt = s.deps.Now().UnixMilli()
+		}
+		u := partial.Usage
+		s.publish(events.MessageUpdate{Partial: partial, AssistantMessageEvent: ev, Usage: &u})
+	})
+	if msg == nil { // a provider bug; never leave the turn without a message
+		msg = s.failedMessage(req, fmt.Errorf("provider returned no message: %w", streamErr))
+	}
+	if !started {
+		s.publish(events.MessageStart{Message: startCopy(msg)})
+	}
+	doneAt := s.deps.Now().UnixMilli()
+	entryID, _ := call(s, func(st *state) string {
+		return st.appendMessage(msg, true).ID
+	})
+	return turnReply{msg: msg, entryID: entryID, trace: traceStep{
+		Kind: "step", Attempt: attempt, AssistantEntryID: entryID,
+		RequestAt: requestAt, FirstTokenAt: firstTokenAt, DoneAt: doneAt, OutputTokens: msg.Usage.Output,
+	}}
+}
+
+// startCopy is the message as announced by message_start: the partial
+// message without content.
+func startCopy(m *llm.AssistantMessage) *llm.AssistantMessage {
+	c := *m
+	c.Content = []llm.Content{}
+	c.Usage = llm.Usage{}
+	c.StopReason = llm.StopStop
+	c.ErrorMessage = ""
+	c.RetryAfterMs = 0
+	return &c
+}
+
+// failedMessage builds the assistant message of a request that could not be
+// made (no model, no key, closed session).
+func (s *Session) failedMessage(req *llm.Request, err error) *llm.AssistantMessage {
+	m := &llm.AssistantMessage{Role: llm.RoleAssistant, Content: []llm.Content{}, StopReason: llm.StopError,
+		Timestamp: s.deps.Now().UnixMilli(), ErrorMessage: err.Error()}
+	if req != nil && req.Model != nil {
+		m.API, m.Provider, m.Model = req.Model.API, req.Model.Provider, req.Model.ID
+		m.ThinkingLevel = req.ThinkingLevel
+	}
+	var le *llm.Error
+	if errors.As(err, &le) && le.Kind == llm.ErrAborted {
+		m.StopReason, m.ErrorMessage = llm.StopAborted, llm.AbortMessage
+	}
+	m.Usage.Finalize(llm.Prices{})
+	return m
+}
+
+// requestSnapshot builds the model request from the current branch. It also
+// creates the session file, which happens just before the first request.
+func (st *state) requestSnapshot(purpose string) requestSnapshot {
+	st.ensureFile()
+	req := &llm.Request{
+		Model: st.model, ThinkingLevel: st.thinkingLevel, Purpose: purpose, SessionID: st.id,
+		Timestamp: st.nowMs(),
+	}
+	if st.model == nil {
+		return requestSnapshot{req: req, err: fmt.Errorf("%w: choose one with set_model", ErrNoModel)}
+	}
+	if st.provider == nil || st.provider.Provider == nil {
+		return requestSnapshot{req: req, err: fmt.Errorf("provider %s is not available", st.model.Provider)}
+	}
+	if !st.provider.HasKey {
+		return requestSnapshot{req: req, err: &llm.Error{Kind: llm.ErrNoKey,
+			Message: fmt.Sprintf("no API key for provider %s (key source: %s)", st.provider.ID, st.provider.KeySource)}}
+	}
+	ctx := st.context()
+	req.System = ctx.system
+	req.Messages = ctx.messages
+	req.Tools = st.activeDecls()
+	return requestSnapshot{req: req, provider: st.provider.Provider}
+}
+
+// afterTurn records the trace step of the turn's reply.
+func (st *state) afterTurn(tr turnReply) {
+	if tr.entryID == "" {
+		return
+	}
+	st.appendEntry(store.CustomEntry("ama.trace", tr.trace))
+}

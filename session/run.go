@@ -1,0 +1,150 @@
+package session
+
+import (
+	"context"
+	"strings"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// runState is the active run of a session (nil when idle).
+type runState struct {
+	ctx      context.Context
+	cancel   context.CancelFunc
+	retrying bool
+}
+
+// input is a message that starts or continues a run.
+type input struct {
+	msg    llm.Message
+	newRun bool // the user message starts a new turn (a rewind point)
+}
+
+// startRun begins a run on a new runner goroutine. onStarted is called
+// right after the first turn_start (before the user message), which is when
+// the prompt command answers.
+func (st *state) startRun(prompt string, first []input, onStarted func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &runState{ctx: ctx, cancel: cancel}
+	st.run = r
+	go st.s.runLoop(r, prompt, first, onStarted)
+}
+
+// abortRun cancels the active run, if any.
+func (st *state) abortRun() {
+	if st.run != nil {
+		st.run.cancel()
+	}
+}
+
+// runLoop is the runner goroutine of one run.
+func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted func()) {
+	defer r.cancel()
+	s.publish(events.BeforeAgentStart{Prompt: prompt})
+	s.publish(events.AgentStart{})
+	var stop string
+	for {
+		stop = s.turns(r, pending, &onStarted)
+		// Decide on the actor whether queued messages continue the run or
+		// the run settles; doing both in one step means a message queued
+		// at the last moment is never stranded.
+		next, err := call(s, func(st *state) []input {
+			if stop != llm.StopAborted && stop != llm.StopError {
+				if q := takeQueue(&st.steering, st.steeringMode); len(q) > 0 {
+					st.queueUpdate()
+					return userInputs(q, "steer", st.nowMs())
+				}
+				if q := takeQueue(&st.followUp, st.followUpMode); len(q) > 0 {
+					st.queueUpdate()
+					return userInputs(q, "followUp", st.nowMs())
+				}
+			}
+			s.publish(events.AgentEnd{StopReason: stop, WillRetry: false})
+			s.publish(events.AgentBeforeSettle{})
+			s.publish(events.AgentSettled{})
+			st.settled()
+			return nil
+		})
+		if err != nil || next == nil {
+			return
+		}
+		pending = next
+	}
+}
+
+func userInputs(q []queued, origin string, ts int64) []input {
+	out := make([]input, 0, len(q))
+	for _, m := range q {
+		out = append(out, input{msg: userMessage(m.text, m.images, origin, ts)})
+	}
+	return out
+}
+
+// userMessage builds a user message; images turn the content into blocks.
+func userMessage(text string, images []*llm.ImageContent, origin string, ts int64) *llm.UserMessage {
+	if len(images) == 0 {
+		return llm.NewUser(text, ts, origin)
+	}
+	blocks := []llm.Content{llm.Text(text)}
+	for _, im := range images {
+		blocks = append(blocks, im)
+	}
+	return &llm.UserMessage{Role: llm.RoleUser, Content: llm.BlockContent(blocks...), Timestamp: ts, Origin: origin}
+}
+
+// turns runs turns until the model stops without tool calls and no steering
+// message is waiting. It returns the stop reason of the last reply.
+func (s *Session) turns(r *runState, pending []input, onStarted *func()) string {
+	for {
+		s.publish(events.TurnStart{})
+		if f := *onStarted; f != nil {
+			*onStarted = nil
+			f()
+		}
+		if err := s.do(func(st *state) {
+			for _, in := range pending {
+				e := st.appendMessage(in.msg, false)
+				if in.newRun {
+					st.afterUserMessage(e.ID)
+				}
+			}
+		}); err != nil {
+			return llm.StopAborted
+		}
+		tr := s.reply(r)
+		msg := tr.msg
+		results := s.runTools(r, msg)
+		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
+		_ = s.do(func(st *state) { st.afterTurn(tr) })
+		if msg.Failed() {
+			return msg.StopReason
+		}
+		steers, err := call(s, func(st *state) []input {
+			q := takeQueue(&st.steering, st.steeringMode)
+			if len(q) == 0 {
+				return nil
+			}
+			st.queueUpdate()
+			return userInputs(q, "steer", st.nowMs())
+		})
+		if err != nil {
+			return llm.StopAborted
+		}
+		if len(results) == 0 && len(steers) == 0 {
+			return msg.StopReason
+		}
+		pending = steers
+	}
+}
+
+// promptText is the before_agent_start prompt of a set of inputs.
+func promptText(in []input) string {
+	var parts []string
+	for _, i := range in {
+		if u, ok := i.msg.(*llm.UserMessage); ok {
+			parts = append(parts, u.Content.PlainText())
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}

@@ -1,0 +1,203 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// Session is one agent session. Its state is owned by a single actor
+// goroutine; every command is a closure posted to the actor's mailbox and
+// executed there in arrival order. Long work (model streams, tool runs,
+// approval waits) happens on a separate runner goroutine per run, which
+// reads and changes state only through the actor (Session.call).
+//
+// Command methods never block on a run: they take a reply callback that the
+// session calls exactly once, at the point where the protocol says the
+// answer is due (for prompt: once the run has started). Replies and events
+// are therefore ordered exactly as the session produced them.
+type Session struct {
+	deps *Deps
+	log  *zap.Logger
+	bus  *events.Bus
+	id   string
+	cwd  string
+
+	mailbox chan func(*state)
+	quit    chan struct{} // closed by Close: the actor stops taking work
+	done    chan struct{} // closed when the actor goroutine has exited
+	closeMu sync.Once
+
+	st *state // owned by the actor goroutine
+}
+
+// mailboxSize bounds queued commands; a full mailbox makes senders wait
+// (backpressure up to the stdin reader).
+const mailboxSize = 256
+
+// New creates a fresh in-memory session. Nothing is written until the
+// first model request (lazy file creation); call Start to announce it.
+func New(deps *Deps, opts Options) (*Session, error) {
+	d := deps.withDefaults()
+	cwd, err := filepath.Abs(opts.Cwd)
+	if err != nil {
+		return nil, fmt.Errorf("session cwd: %w", err)
+	}
+	id := opts.SessionID
+	if id == "" {
+		id = d.NewUUID()
+	}
+	s := newSession(d, id, cwd)
+	st := newState(s, id, cwd)
+	if err := st.initSettings(opts); err != nil {
+		return nil, err
+	}
+	s.st = st
+	go s.loop()
+	return s, nil
+}
+
+func newSession(d *Deps, id, cwd string) *Session {
+	return &Session{
+		deps:    d,
+		log:     d.Log.With(zap.String("session", id)),
+		bus:     events.NewBus(),
+		id:      id,
+		cwd:     cwd,
+		mailbox: make(chan func(*state), mailboxSize),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Cwd returns the session working directory.
+func (s *Session) Cwd() string { return s.cwd }
+
+// Subscribe registers fn for the session's events (see events.Bus).
+func (s *Session) Subscribe(fn func(events.Event)) (unsubscribe func()) {
+	return s.bus.Subscribe(fn)
+}
+
+func (s *Session) publish(e events.Event) { s.bus.Publish(e) }
+
+func (s *Session) loop() {
+	defer close(s.done)
+	for {
+		select {
+		case f := <-s.mailbox:
+			s.exec(f)
+		case <-s.quit:
+			// Drain what is already queued so no reply is lost.
+			for {
+				select {
+				case f := <-s.mailbox:
+					s.exec(f)
+				default:
+					s.st.shutdown()
+					return
+				}
+			}
+		}
+	}
+}
+
+// exec runs f on the actor, turning a panic into a logged error so one bad
+// command cannot take the server down.
+func (s *Session) exec(f func(*state)) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("session command panicked", zap.Any("panic", r), zap.Stack("stack"))
+		}
+	}()
+	f(s.st)
+}
+
+// post queues f for the actor. It reports false when the session is closed.
+func (s *Session) post(f func(*state)) bool {
+	select {
+	case <-s.quit:
+		return false
+	default:
+	}
+	select {
+	case s.mailbox <- f:
+		return true
+	case <-s.quit:
+		return false
+	}
+}
+
+// call runs f on the actor and waits for its result. It must never be
+// called from the actor itself.
+func call[T any](s *Session, f func(*state) T) (T, error) {
+	ch := make(chan T, 1)
+	if !s.post(func(st *state) { ch <- f(st) }) {
+		var zero T
+		return zero, ErrClosed
+	}
+	select {
+	case v := <-ch:
+		return v, nil
+	case <-s.done:
+		select {
+		case v := <-ch:
+			return v, nil
+		default:
+		}
+		var zero T
+		return zero, ErrClosed
+	}
+}
+
+// do runs f on the actor and waits until it has run.
+func (s *Session) do(f func(*state)) error {
+	_, err := call(s, func(st *state) struct{} { f(st); return struct{}{} })
+	return err
+}
+
+// Close aborts a running turn, waits for it to settle, releases the session
+// file and stops the actor. It is safe to call more than once.
+func (s *Session) Close() {
+	idle := make(chan struct{})
+	if !s.post(func(st *state) {
+		st.abortRun()
+		st.whenIdle(func() { close(idle) })
+	}) {
+		<-s.done
+		return
+	}
+	<-idle
+	s.closeMu.Do(func() { close(s.quit) })
+	<-s.done
+}
+
+// WaitIdle blocks until no run is active (or ctx ends).
+func (s *Session) WaitIdle(ctx context.Context) error {
+	idle := make(chan struct{})
+	if !s.post(func(st *state) { st.whenIdle(func() { close(idle) }) }) {
+		return ErrClosed
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// modelRef returns the wire identity of a model.
+func modelRef(m *llm.Model) *llm.ModelRef {
+	if m == nil {
+		return nil
+	}
+	return &llm.ModelRef{Provider: m.Provider, ID: m.ID}
+}

@@ -1,0 +1,117 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/skills"
+)
+
+// Command is an entry of get_commands.
+type Command struct {
+	Name        string
+	Description string
+	Source      string // builtin, template, skill
+}
+
+// builtinCommands are the slash commands a prompt can carry over RPC.
+var builtinCommands = []Command{
+	{Name: "model", Description: "Switch the model: /model <provider>/<id>", Source: "builtin"},
+	{Name: "thinking", Description: "Set the thinking level: /thinking off|minimal|low|medium|high|xhigh", Source: "builtin"},
+	{Name: "permission", Description: "Set the permission mode: /permission plan|allowlist|default|auto-edit|auto|full-auto", Source: "builtin"},
+	{Name: "name", Description: "Name this session: /name <text>", Source: "builtin"},
+}
+
+// Commands lists the slash commands: builtins first, then skills.
+func (s *Session) Commands() []Command {
+	out := append([]Command(nil), builtinCommands...)
+	for _, sk := range s.deps.Skills {
+		out = append(out, Command{Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill"})
+	}
+	return out
+}
+
+// skillsSection renders the skills part of the system prompt.
+func (s *Session) skillsSection() string { return skills.Section(s.deps.Skills) }
+
+// slashCommand handles a prompt that is a builtin slash command (reply
+// Handled) or expands a skill (starts a run). It reports false for
+// anything else, which is then an ordinary prompt.
+func (st *state) slashCommand(text string, reply func(Disposition, error)) bool {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "/") {
+		return false
+	}
+	name, arg, _ := strings.Cut(t[1:], " ")
+	arg = strings.TrimSpace(arg)
+	handled := func(err error) bool {
+		if err != nil {
+			reply("", err)
+		} else {
+			reply(Handled, nil)
+		}
+		return true
+	}
+	switch name {
+	case "model":
+		provider, id, ok := llm.ParseRef(arg)
+		if !ok {
+			return handled(fmt.Errorf("%w: usage: /model <provider>/<id>", ErrInvalidArguments))
+		}
+		m, p, err := st.s.deps.Models.Find(provider, id)
+		if err != nil {
+			return handled(err)
+		}
+		st.model, st.provider = m, p
+		st.appendEntry(store.ModelChangeEntry(m.Provider, m.ID, ""))
+		st.s.publish(events.ModelChanged{Model: *modelRef(m)})
+		return handled(nil)
+	case "thinking":
+		if !llm.ValidThinkingLevel(arg) {
+			return handled(fmt.Errorf("%w: unknown thinking level %q", ErrInvalidArguments, arg))
+		}
+		if arg != st.thinkingLevel {
+			st.thinkingLevel = arg
+			st.appendEntry(store.ThinkingLevelEntry(arg))
+			st.s.publish(events.ThinkingLevelChanged{Level: arg})
+		}
+		return handled(nil)
+	case "permission":
+		if err := validMode(arg); err != nil {
+			return handled(err)
+		}
+		st.setMode(arg)
+		return handled(nil)
+	case "name":
+		if arg == "" {
+			return handled(fmt.Errorf("%w: usage: /name <text>", ErrInvalidArguments))
+		}
+		st.appendEntry(store.SessionInfoEntry(arg))
+		return handled(nil)
+	}
+	if skill, ok := strings.CutPrefix(name, "skill:"); ok {
+		for _, sk := range st.s.deps.Skills {
+			if sk.Name != skill {
+				continue
+			}
+			body, err := os.ReadFile(sk.Location)
+			if err != nil {
+				return handled(fmt.Errorf("read skill %s: %w", sk.Name, err))
+			}
+			prompt := fmt.Sprintf("Follow the skill %q (file %s):\n\n%s", sk.Name, sk.Location, strings.TrimSpace(string(body)))
+			if arg != "" {
+				prompt += "\n\n" + arg
+			}
+			st.startPrompt(prompt, nil, "", func() { reply(Started, nil) })
+			return true
+		}
+	}
+	return false
+}
+
+// Skills returns the discovered skills.
+func (s *Session) Skills() []skills.Skill { return s.deps.Skills }

@@ -1,0 +1,234 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// state is everything a session owns. Only the actor goroutine touches it.
+type state struct {
+	s       *Session
+	id, cwd string
+	created time.Time
+
+	// The entry tree. leaf is the id new entries attach to (nil: before
+	// the root, an empty branch).
+	entries []*store.Entry
+	byID    map[string]*store.Entry
+	leaf    *string
+	name    string
+
+	disk diskState
+	tenv *tools.Env
+
+	model         *llm.Model
+	provider      *llm.ProviderEntry
+	thinkingLevel string
+	mode          string
+	activeTools   map[string]bool
+
+	steering, followUp []queued
+	steeringMode       string
+	followUpMode       string
+	autoCompaction     bool
+	autoRetry          bool
+
+	run         *runState
+	idleWaiters []func()
+	afterIdle   []func()
+}
+
+// queued is a steering or follow-up message waiting for delivery.
+type queued struct {
+	text   string
+	images []*llm.ImageContent
+}
+
+func newState(s *Session, id, cwd string) *state {
+	st := &state{
+		s: s, id: id, cwd: cwd, created: s.deps.Now(),
+		byID:           map[string]*store.Entry{},
+		steeringMode:   "one-at-a-time",
+		followUpMode:   "one-at-a-time",
+		autoCompaction: true,
+		autoRetry:      true,
+		thinkingLevel:  "medium",
+		mode:           "default",
+	}
+	d := s.deps
+	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker()}
+	if d.Settings.Persist {
+		st.disk.path = filepath.Join(sessionDir(d.Dirs.Sessions, cwd), sessionFileName(st.created, id))
+	}
+	return st
+}
+
+// initSettings applies the options of a new session.
+func (st *state) initSettings(o Options) error {
+	if o.ThinkingLevel != "" {
+		if !llm.ValidThinkingLevel(o.ThinkingLevel) {
+			return fmt.Errorf("%w: unknown thinking level %q", ErrInvalidArguments, o.ThinkingLevel)
+		}
+		st.thinkingLevel = o.ThinkingLevel
+	}
+	if o.PermissionMode != "" {
+		if err := validMode(o.PermissionMode); err != nil {
+			return err
+		}
+		st.mode = o.PermissionMode
+	}
+	if o.Model.Provider != "" {
+		m, p, err := st.s.deps.Models.Find(o.Model.Provider, o.Model.ID)
+		if err != nil {
+			return err
+		}
+		st.model, st.provider = m, p
+	}
+	return nil
+}
+
+func (st *state) now() time.Time { return st.s.deps.Now() }
+
+// nowMs is the epoch-ms timestamp of messages.
+func (st *state) nowMs() int64 { return st.now().UnixMilli() }
+
+// isoNow is the ISO timestamp of entries.
+func (st *state) isoNow() string {
+	return st.now().UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// newEntryID returns an id not used in this session.
+func (st *state) newEntryID() string {
+	for {
+		id := st.s.deps.NewEntryID()
+		if _, taken := st.byID[id]; !taken {
+			return id
+		}
+	}
+}
+
+// appendEntry attaches e to the current leaf, persists it (when the
+// session has a file) and reports entry_appended.
+func (st *state) appendEntry(e *store.Entry) {
+	e.ID = st.newEntryID()
+	if st.leaf != nil {
+		p := *st.leaf
+		e.ParentID = &p
+	}
+	e.Timestamp = st.isoNow()
+	st.entries = append(st.entries, e)
+	st.byID[e.ID] = e
+	id := e.ID
+	st.leaf = &id
+	if e.Type == store.TypeSessionInfo {
+		var aux struct {
+			Name string `json:"name"`
+		}
+		_ = e.Decode(&aux)
+		st.name = aux.Name
+	}
+	st.persist(e)
+	st.s.publish(events.EntryAppended{Entry: e})
+}
+
+// appendMessage records a complete message: message_start (unless the
+// message was already started by a stream), entry_appended, message_end.
+func (st *state) appendMessage(m llm.Message, started bool) *store.Entry {
+	if !started {
+		st.s.publish(events.MessageStart{Message: m})
+	}
+	e := store.MessageEntry(m)
+	st.appendEntry(e)
+	st.s.publish(events.MessageEnd{Message: m})
+	return e
+}
+
+// branch returns the entries from the root to the leaf.
+func (st *state) branch() []*store.Entry {
+	if st.leaf == nil {
+		return nil
+	}
+	var rev []*store.Entry
+	for id := st.leaf; id != nil; {
+		e, ok := st.byID[*id]
+		if !ok {
+			break
+		}
+		rev = append(rev, e)
+		id = e.ParentID
+		if len(rev) > len(st.entries) { // a cycle in a foreign file
+			break
+		}
+	}
+	out := make([]*store.Entry, len(rev))
+	for i, e := range rev {
+		out[len(rev)-1-i] = e
+	}
+	return out
+}
+
+// queueUpdate reports the queues.
+func (st *state) queueUpdate() {
+	st.s.publish(events.QueueUpdate{Steering: texts(st.steering), FollowUp: texts(st.followUp)})
+}
+
+func texts(q []queued) []string {
+	out := make([]string, 0, len(q))
+	for _, m := range q {
+		out = append(out, m.text)
+	}
+	return out
+}
+
+// takeQueue removes queued messages: the first one, or all in mode "all".
+func takeQueue(q *[]queued, mode string) []queued {
+	if len(*q) == 0 {
+		return nil
+	}
+	n := 1
+	if mode == "all" {
+		n = len(*q)
+	}
+	out := append([]queued(nil), (*q)[:n]...)
+	*q = append((*q)[:0:0], (*q)[n:]...)
+	return out
+}
+
+// whenIdle runs f now if no run is active, else when the run settles.
+func (st *state) whenIdle(f func()) {
+	if st.run == nil {
+		f()
+		return
+	}
+	st.idleWaiters = append(st.idleWaiters, f)
+}
+
+// settled is called by the run's final step on the actor.
+func (st *state) settled() {
+	st.run = nil
+	waiters := st.idleWaiters
+	st.idleWaiters = nil
+	for _, f := range waiters {
+		f()
+	}
+	next := st.afterIdle
+	st.afterIdle = nil
+	for _, f := range next {
+		f()
+	}
+}
+
+// shutdown releases resources when the actor stops.
+func (st *state) shutdown() {
+	if err := st.disk.close(); err != nil {
+		st.s.log.Warn("close session file", zap.Error(err))
+	}
+}

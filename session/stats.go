@@ -1,0 +1,121 @@
+package session
+
+import (
+	"encoding/json"
+	"math"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Stats are the numbers of get_session_stats. Counts cover the active
+// branch; tokens and cost cover every request the session paid for
+// (abandoned branches and auxiliary requests included).
+type Stats struct {
+	SessionID, SessionFile                                  string
+	UserMessages, AssistantMessages, ToolCalls, ToolResults int
+	Tokens                                                  TokenTotals
+	// Cost is nil when some request has no cost.
+	Cost *float64
+	// Context is nil when the model has no context window.
+	Context      *ContextUse
+	CacheHitRate *float64
+}
+
+// TokenTotals sums usage.
+type TokenTotals struct {
+	Input, Output, CacheRead, CacheWrite, Total int
+}
+
+// ContextUse estimates how full the context window is.
+type ContextUse struct {
+	Tokens, Window int
+	Percent        float64
+}
+
+// Stats returns the session statistics.
+func (s *Session) Stats() (Stats, error) {
+	return call(s, func(st *state) Stats { return st.stats() })
+}
+
+func (st *state) stats() Stats {
+	out := Stats{SessionID: st.id, SessionFile: st.filePath()}
+	ctx := st.context()
+	for _, m := range ctx.messages {
+		switch m := m.(type) {
+		case *llm.UserMessage:
+			out.UserMessages++
+		case *llm.AssistantMessage:
+			out.AssistantMessages++
+			out.ToolCalls += len(m.ToolCalls())
+		case *llm.ToolResultMessage:
+			out.ToolResults++
+		}
+	}
+	cost, priced := 0.0, true
+	add := func(u llm.Usage) {
+		out.Tokens.Input += u.Input
+		out.Tokens.Output += u.Output
+		out.Tokens.CacheRead += u.CacheRead
+		out.Tokens.CacheWrite += u.CacheWrite
+		out.Tokens.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
+		if u.Cost == nil {
+			priced = false
+		} else {
+			cost += u.Cost.Total
+		}
+	}
+	for _, e := range st.entries {
+		switch e.Type {
+		case store.TypeMessage:
+			if m, err := e.Message(); err == nil {
+				if a, ok := m.(*llm.AssistantMessage); ok {
+					add(a.Usage)
+				}
+			}
+		case store.TypeUsage:
+			var aux struct {
+				Usage llm.Usage `json:"usage"`
+			}
+			if e.Decode(&aux) == nil {
+				add(aux.Usage)
+			}
+		}
+	}
+	if priced {
+		out.Cost = &cost
+	}
+	if den := out.Tokens.Input + out.Tokens.CacheRead + out.Tokens.CacheWrite; den > 0 {
+		r := float64(out.Tokens.CacheRead) / float64(den)
+		out.CacheHitRate = &r
+	}
+	if st.model != nil && st.model.ContextWindow > 0 {
+		tokens := contextTokens(ctx)
+		pct := math.Round(float64(tokens)/float64(st.model.ContextWindow)*1000) / 10
+		out.Context = &ContextUse{Tokens: tokens, Window: st.model.ContextWindow, Percent: pct}
+	}
+	return out
+}
+
+// contextTokens estimates the size of the context: the usage of the last
+// successful reply plus about a token per four characters of what came
+// after it (everything, when no reply has usage yet).
+func contextTokens(c modelContext) int {
+	last := -1
+	base := 0
+	for i := len(c.messages) - 1; i >= 0; i-- {
+		if a, ok := c.messages[i].(*llm.AssistantMessage); ok && !a.Failed() && a.Usage.TotalTokens > 0 {
+			last, base = i, a.Usage.TotalTokens
+			break
+		}
+	}
+	chars := 0
+	if last < 0 {
+		chars += len(c.system)
+	}
+	for _, m := range c.messages[last+1:] {
+		b, _ := json.Marshal(m)
+		chars += len(b)
+	}
+	return base + (chars+3)/4
+}

@@ -1,0 +1,73 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+const preamble = "You are ama, a coding agent that works in the user's project through tools. " +
+	"Look before you change: read the relevant files first, keep each change focused, and check the result. Answer briefly."
+
+const rules = "Rules:\n" +
+	"- Destructive steps (rm -rf, git reset --hard, force pushes, deleting branches) need the user's explicit request; otherwise ask first.\n" +
+	"- Put independent read-only tool calls in the same turn.\n" +
+	"- Find code with grep or glob before reading it; never invent file paths."
+
+// maxProjectContext bounds the project instructions copied into the prompt.
+const maxProjectContext = 32 << 10
+
+// systemSections builds the first system checkpoint of a session.
+func (st *state) systemSections() llm.Sections {
+	str := func(s string) *string { return &s }
+	sec := llm.Sections{Preamble: str(preamble), Rules: str(rules), Cwd: str("Current working directory: " + st.cwd)}
+	if decls := st.activeDecls(); len(decls) > 0 {
+		var b strings.Builder
+		b.WriteString("Available tools:")
+		for _, d := range decls {
+			fmt.Fprintf(&b, "\n- %s: %s", d.Name, toolSummary(d))
+		}
+		sec.Tools = str(b.String())
+	}
+	if pc := projectContext(st.cwd); pc != "" {
+		sec.ProjectContext = str(pc)
+	}
+	if sk := st.s.skillsSection(); sk != "" {
+		sec.Skills = str(sk)
+	}
+	return sec
+}
+
+// toolSummary is the one-line summary of a tool in the tools section: the
+// first sentence of its description.
+func toolSummary(d llm.ToolDecl) string {
+	s := d.Description
+	if i := strings.IndexAny(s, ".\n"); i > 0 {
+		s = s[:i]
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// projectContext returns the project's instruction file (AGENTS.md, else
+// CLAUDE.md) from the cwd, bounded.
+func projectContext(cwd string) string {
+	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
+		data, err := os.ReadFile(filepath.Join(cwd, name))
+		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+			continue
+		}
+		if len(data) > maxProjectContext {
+			data = append(data[:maxProjectContext], "\n…(cut)"...)
+		}
+		return "Project instructions (" + name + "):\n" + strings.TrimSpace(string(data))
+	}
+	return ""
+}
+
+// systemMessage is the initial system checkpoint.
+func (st *state) systemMessage() *llm.SystemMessage {
+	return &llm.SystemMessage{Role: llm.RoleSystem, Sections: st.systemSections(), Timestamp: st.nowMs(), ToolsAdded: st.activeDecls()}
+}

@@ -1,0 +1,212 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// preparedCall is a tool call that passed (or failed) the serial prepare
+// phase: lookup, argument validation and the permission gate.
+type preparedCall struct {
+	call   *llm.ToolCall
+	tool   tools.Tool
+	result *tools.Result // set when the call ends before execution
+	denied bool
+	auto   any // autoDecision of the permission step (auto mode)
+}
+
+// runTools executes the tool calls of msg and records their results. Every
+// tool call gets exactly one result.
+func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) []*llm.ToolResultMessage {
+	calls := msg.ToolCalls()
+	if len(calls) == 0 {
+		return []*llm.ToolResultMessage{}
+	}
+	env, _ := call(s, func(st *state) *toolEnv { return st.toolEnv() })
+	prepared := make([]*preparedCall, len(calls))
+	for i, tc := range calls {
+		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments})
+		p := s.prepare(r, env, msg, tc)
+		prepared[i] = p
+		if p.result != nil {
+			s.publishEnd(p, p.result)
+		}
+	}
+	results := make([]*tools.Result, len(calls))
+	for i, p := range prepared {
+		results[i] = p.result
+	}
+	s.execute(r, env, prepared, results)
+	out := make([]*llm.ToolResultMessage, len(calls))
+	_ = s.do(func(st *state) {
+		for i, p := range prepared {
+			tr := toolResultMessage(p.call, results[i], st.nowMs())
+			st.appendMessage(tr, false)
+			out[i] = tr
+		}
+	})
+	return out
+}
+
+// prepare runs the serial checks of one call.
+func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, tc *llm.ToolCall) *preparedCall {
+	p := &preparedCall{call: tc}
+	switch {
+	case msg.Failed():
+		p.result = tools.ErrorResult("aborted by user")
+		if msg.StopReason == llm.StopError {
+			p.result = tools.ErrorResult("not executed: the model reply failed")
+		}
+		return p
+	case msg.StopReason == llm.StopLength:
+		p.result = tools.ErrorResult("not executed: the reply hit the output token limit before the call was complete; retry with a shorter call")
+		return p
+	case r.ctx.Err() != nil:
+		p.result = tools.ErrorResult("aborted by user")
+		return p
+	}
+	tool := env.lookup(tc.Name)
+	if tool == nil {
+		p.result = tools.ErrorResult(fmt.Sprintf("Tool %s not found", tc.Name))
+		return p
+	}
+	p.tool = tool
+	if tc.RawArguments != "" {
+		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\narguments are not a JSON object: %s", tc.Name, truncate(tc.RawArguments, 200)))
+		return p
+	}
+	if err := env.validate(tc.Name, tc.Arguments); err != nil {
+		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
+		return p
+	}
+	allowed, denyText, auto := s.permit(r, env, tool, tc)
+	p.auto = auto
+	if !allowed {
+		p.denied = true
+		if r.ctx.Err() != nil {
+			denyText = "aborted by user"
+		}
+		p.result = tools.ErrorResult(denyText)
+	}
+	return p
+}
+
+// execute runs the calls that passed preparation: in parallel when every
+// one of them only reads, else one after another in order.
+func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, results []*tools.Result) {
+	parallel := true
+	for _, p := range prepared {
+		if p.result == nil && p.tool.Permission() != tools.PermRead {
+			parallel = false
+		}
+	}
+	var wg sync.WaitGroup
+	for i, p := range prepared {
+		if p.result != nil {
+			continue
+		}
+		if !parallel && r.ctx.Err() != nil {
+			results[i] = tools.ErrorResult("aborted by user")
+			s.publishEnd(p, results[i])
+			continue
+		}
+		run := func() {
+			res := s.invoke(r.ctx, env, p)
+			results[i] = res
+			s.publishEnd(p, res)
+		}
+		if parallel {
+			wg.Add(1)
+			go func() { defer wg.Done(); run() }()
+		} else {
+			run()
+		}
+	}
+	wg.Wait()
+}
+
+// invoke runs one tool, turning errors and panics into error results.
+func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) (res *tools.Result) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			res = tools.ErrorResult(fmt.Sprintf("tool %s failed: %v", p.call.Name, rec))
+		}
+	}()
+	tc := p.call
+	res, err := p.tool.Execute(ctx, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Update: func(partial string) {
+		s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
+	}})
+	switch {
+	case ctx.Err() != nil && (err != nil || res == nil || res.IsError):
+		return tools.ErrorResult("aborted by user")
+	case err != nil:
+		return tools.ErrorResult(err.Error())
+	case res == nil:
+		return tools.ErrorResult(fmt.Sprintf("tool %s returned no result", tc.Name))
+	}
+	return res
+}
+
+func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
+	s.publish(events.ToolExecutionEnd{
+		ToolCallID: p.call.ID, ToolName: p.call.Name,
+		Result:  events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details)},
+		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied,
+	})
+}
+
+func toolResultMessage(tc *llm.ToolCall, res *tools.Result, ts int64) *llm.ToolResultMessage {
+	return &llm.ToolResultMessage{Role: llm.RoleToolResult, ToolCallID: tc.ID, ToolName: tc.Name,
+		Content: contentOrEmpty(res.Content), IsError: res.IsError, Timestamp: ts, Details: details(res.Details)}
+}
+
+func contentOrEmpty(c []llm.Content) []llm.Content {
+	if c == nil {
+		return []llm.Content{}
+	}
+	return c
+}
+
+func details(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// toolEnv is the runner's view of the session's tools for one turn.
+type toolEnv struct {
+	tools  map[string]tools.Tool
+	set    ToolSet
+	env    *tools.Env
+	policy permissionSnapshot
+}
+
+func (e *toolEnv) lookup(name string) tools.Tool { return e.tools[name] }
+
+func (e *toolEnv) validate(name string, args json.RawMessage) error {
+	if e.set == nil {
+		return nil
+	}
+	return e.set.Validate(name, args)
+}
