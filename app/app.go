@@ -217,13 +217,33 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if thinking == "" {
 		thinking = user.ThinkingLevel
 	}
+	active := DefaultActiveTools
+	if flags.Tools != "" {
+		active = splitList(flags.Tools)
+	}
 	first, err := session.New(deps, session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, PermissionMode: flags.PermissionMode, SessionID: flags.SessionID,
+		ActiveTools: active,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: "startup", flags: flags}, nil
+}
+
+// DefaultActiveTools are offered to the model unless --tools says
+// otherwise; ls and todo are registered but opt-in (glob covers listing,
+// plans cover task lists).
+var DefaultActiveTools = []string{"bash", "edit", "glob", "grep", "read", "write"}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // chooseModel picks the startup model: --model, else the config's model.

@@ -92,6 +92,9 @@ type Options struct {
 	PermissionMode string
 	// SessionID forces the id of a new session (default: a fresh UUID).
 	SessionID string
+	// ActiveTools are the tools offered to the model (nil: every tool of
+	// the registry).
+	ActiveTools []string
 }
 
 // withDefaults fills unset dependencies.

@@ -85,6 +85,19 @@ func (st *state) initSettings(o Options) error {
 		}
 		st.mode = o.PermissionMode
 	}
+	if o.ActiveTools != nil {
+		st.activeTools = map[string]bool{}
+		known := map[string]bool{}
+		for _, t := range st.allTools() {
+			known[t.Decl().Name] = true
+		}
+		for _, n := range o.ActiveTools {
+			if !known[n] {
+				return fmt.Errorf("%w: unknown tool %q", ErrInvalidArguments, n)
+			}
+			st.activeTools[n] = true
+		}
+	}
 	if o.Model.Provider != "" {
 		m, p, err := st.s.deps.Models.Find(o.Model.Provider, o.Model.ID)
 		if err != nil {

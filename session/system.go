@@ -45,8 +45,15 @@ func (st *state) systemSections() llm.Sections {
 // first sentence of its description.
 func toolSummary(d llm.ToolDecl) string {
 	s := d.Description
-	if i := strings.IndexAny(s, ".\n"); i > 0 {
+	if i := strings.Index(s, ". "); i > 0 {
 		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '\n'); i > 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSuffix(s, ".")
+	if s == "" {
+		return d.Name
 	}
 	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -42,133 +43,349 @@ type Entry struct {
 	err  error
 }
 
-// ErrMalformedEntry is returned for a line that is not a valid entry.
+// ErrMalformedEntry is returned for a line or value that is not a valid entry.
 var ErrMalformedEntry = errors.New("malformed entry")
+
+// Reserved entry keys; they never appear in Body.
+const (
+	keyType      = "type"
+	keyID        = "id"
+	keyParentID  = "parentId"
+	keyTimestamp = "timestamp"
+)
 
 // MarshalJSON writes the entry with type first and ids last.
 func (e *Entry) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(e.Body) + 96)
-	buf.WriteString(`{"type":`)
-	writeJSONString(&buf, e.Type)
-	body := bytes.TrimSpace(e.Body)
-	if len(body) > 2 { // not "{}"
-		buf.WriteByte(',')
-		buf.Write(body[1 : len(body)-1])
+	return e.AppendJSON(make([]byte, 0, len(e.Body)+96)), nil
+}
+
+// AppendJSON appends the JSON line of the entry (no newline) to dst:
+// {"type":…,<body members>,"id":…,"parentId":…,"timestamp":…}. Strings are
+// escaped like JSON.stringify (no HTML escaping).
+func (e *Entry) AppendJSON(dst []byte) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = appendJSONString(dst, e.Type)
+	if inner := bodyInner(e.Body); len(inner) > 0 {
+		dst = append(dst, ',')
+		dst = append(dst, inner...)
 	}
-	buf.WriteString(`,"id":`)
-	writeJSONString(&buf, e.ID)
-	buf.WriteString(`,"parentId":`)
+	dst = append(dst, `,"id":`...)
+	dst = appendJSONString(dst, e.ID)
+	dst = append(dst, `,"parentId":`...)
 	if e.ParentID == nil {
-		buf.WriteString("null")
+		dst = append(dst, "null"...)
 	} else {
-		writeJSONString(&buf, *e.ParentID)
+		dst = appendJSONString(dst, *e.ParentID)
 	}
-	buf.WriteString(`,"timestamp":`)
-	writeJSONString(&buf, e.Timestamp)
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	dst = append(dst, `,"timestamp":`...)
+	dst = appendJSONString(dst, e.Timestamp)
+	return append(dst, '}')
 }
 
-func writeJSONString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s)
-	buf.Write(b)
+// bodyInner returns the members of a body object without the braces and
+// surrounding whitespace ("" for nil or {}).
+func bodyInner(body []byte) []byte {
+	body = bytes.TrimSpace(body)
+	if len(body) < 2 {
+		return nil
+	}
+	return bytes.TrimSpace(body[1 : len(body)-1])
 }
 
-// UnmarshalJSON reads an entry line. Fields other than type, id, parentId
-// and timestamp are kept in Body in their original order.
+// UnmarshalJSON reads an entry line. Members other than type, id, parentId
+// and timestamp are kept in Body in their original order. A missing or
+// non-string type or id is an error wrapping ErrMalformedEntry; a parentId
+// that is not a string counts as null; a timestamp that is not a string is
+// kept as its JSON text.
 func (e *Entry) UnmarshalJSON(data []byte) error {
-	var fields []rawField
-	if err := decodeObject(data, &fields); err != nil {
-		return err
+	var s scanner
+	switch s.scan(data) {
+	case kindInvalid:
+		return fmt.Errorf("%w: invalid JSON", ErrMalformedEntry)
+	case kindObject:
+	default:
+		return fmt.Errorf("%w: not an object", ErrMalformedEntry)
 	}
-	var body bytes.Buffer
-	body.WriteByte('{')
-	var haveID, haveType bool
-	for _, f := range fields {
-		switch f.key {
-		case "type":
-			if err := json.Unmarshal(f.val, &e.Type); err != nil {
-				return fmt.Errorf("%w: type is not a string", ErrMalformedEntry)
-			}
-			haveType = true
-		case "id":
-			if err := json.Unmarshal(f.val, &e.ID); err != nil {
-				return fmt.Errorf("%w: id is not a string", ErrMalformedEntry)
-			}
-			haveID = true
-		case "parentId":
-			var p *string
-			if err := json.Unmarshal(f.val, &p); err != nil {
-				return fmt.Errorf("%w: parentId is not a string", ErrMalformedEntry)
-			}
-			e.ParentID = p
-		case "timestamp":
-			var ts any
-			_ = json.Unmarshal(f.val, &ts)
-			if s, ok := ts.(string); ok {
-				e.Timestamp = s
-			} else {
-				e.Timestamp = string(f.val)
-			}
-		default:
-			if body.Len() > 1 {
-				body.WriteByte(',')
-			}
-			k, _ := json.Marshal(f.key)
-			body.Write(k)
-			body.WriteByte(':')
-			body.Write(f.val)
-		}
-	}
-	if !haveID || !haveType {
+	p := classify(data, s.fields)
+	if p.typ == nil || p.id == nil || !p.typ.isString(data) || !p.id.isString(data) {
 		return fmt.Errorf("%w: missing id or type", ErrMalformedEntry)
 	}
-	body.WriteByte('}')
-	e.Body = body.Bytes()
+	var b builder
+	b.fill(e, data, s.fields, &p, s.ws)
 	return nil
 }
 
-type rawField struct {
-	key string
-	val json.RawMessage
+// entryParts locates the reserved members of a scanned entry line.
+type entryParts struct {
+	typ, id, parent, ts *field // last occurrence of each, nil if absent
+	first, last, count  int    // body members: first and last index, number
 }
 
-// decodeObject splits a JSON object into its fields, keeping their order.
-func decodeObject(data []byte, out *[]rawField) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("%w: not an object", ErrMalformedEntry)
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return err
+func classify(text []byte, fields []field) entryParts {
+	p := entryParts{first: -1}
+	for i := range fields {
+		f := &fields[i]
+		switch reservedKey(text, f) {
+		case keyType:
+			p.typ = f
+		case keyID:
+			p.id = f
+		case keyParentID:
+			p.parent = f
+		case keyTimestamp:
+			p.ts = f
+		default:
+			if p.first < 0 {
+				p.first = i
+			}
+			p.last = i
+			p.count++
 		}
-		key, _ := kt.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return err
-		}
-		*out = append(*out, rawField{key: key, val: val})
 	}
-	if _, err := dec.Token(); err != nil {
-		return err
+	return p
+}
+
+// reservedKey returns the reserved key name of f, or "".
+func reservedKey(text []byte, f *field) string {
+	if f.kesc {
+		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
+			if f.keyIs(text, k) {
+				return k
+			}
+		}
+		return ""
+	}
+	switch string(text[f.ks+1 : f.ke-1]) {
+	case keyType:
+		return keyType
+	case keyID:
+		return keyID
+	case keyParentID:
+		return keyParentID
+	case keyTimestamp:
+		return keyTimestamp
+	}
+	return ""
+}
+
+// builder turns scanned lines into entries. For bulk reads it carves
+// entries, parent-id strings and bodies out of slabs, which keeps the
+// number of heap objects per entry at about two; the zero value allocates
+// each piece separately.
+type builder struct {
+	bulk    bool
+	arena   []byte
+	slab    []Entry
+	strs    []string
+	scratch []byte
+}
+
+const (
+	arenaChunk = 1 << 20
+	slabSize   = 512
+)
+
+func (b *builder) bytes(n int) []byte {
+	if !b.bulk || n > arenaChunk/8 {
+		return make([]byte, n)
+	}
+	if cap(b.arena)-len(b.arena) < n {
+		b.arena = make([]byte, 0, arenaChunk)
+	}
+	l := len(b.arena)
+	b.arena = b.arena[:l+n]
+	return b.arena[l : l+n : l+n]
+}
+
+func (b *builder) entry() *Entry {
+	if !b.bulk {
+		return new(Entry)
+	}
+	if len(b.slab) == 0 {
+		b.slab = make([]Entry, slabSize)
+	}
+	e := &b.slab[0]
+	b.slab = b.slab[1:]
+	return e
+}
+
+func (b *builder) strPtr(s string) *string {
+	if !b.bulk {
+		p := new(string)
+		*p = s
+		return p
+	}
+	if len(b.strs) == 0 {
+		b.strs = make([]string, slabSize)
+	}
+	p := &b.strs[0]
+	b.strs = b.strs[1:]
+	*p = s
+	return p
+}
+
+// fill sets e from a scanned entry line whose type and id are strings.
+// With compactBody (the line had whitespace between tokens) the body is
+// rebuilt from its members and compacted.
+func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, compactBody bool) {
+	e.Type = internType(text, p.typ)
+
+	// id, parentId and timestamp share one string allocation when unescaped.
+	plain := func(f *field) bool {
+		return f == nil || !f.isString(text) || (!f.vesc && utf8.Valid(text[f.vs+1:f.ve-1]))
+	}
+	if plain(p.id) && plain(p.parent) && plain(p.ts) {
+		sc := b.scratch[:0]
+		sc = append(sc, text[p.id.vs+1:p.id.ve-1]...)
+		nID := len(sc)
+		hasParent := p.parent != nil && p.parent.isString(text)
+		if hasParent {
+			sc = append(sc, text[p.parent.vs+1:p.parent.ve-1]...)
+		}
+		nParent := len(sc)
+		if p.ts != nil {
+			if p.ts.isString(text) {
+				sc = append(sc, text[p.ts.vs+1:p.ts.ve-1]...)
+			} else {
+				sc = append(sc, text[p.ts.vs:p.ts.ve]...)
+			}
+		}
+		all := string(sc)
+		b.scratch = sc
+		e.ID = all[:nID]
+		if hasParent {
+			e.ParentID = b.strPtr(all[nID:nParent])
+		}
+		e.Timestamp = all[nParent:]
+	} else {
+		e.ID = p.id.str(text)
+		if p.parent != nil && p.parent.isString(text) {
+			e.ParentID = b.strPtr(p.parent.str(text))
+		}
+		if p.ts != nil {
+			if p.ts.isString(text) {
+				e.Timestamp = p.ts.str(text)
+			} else {
+				e.Timestamp = string(text[p.ts.vs:p.ts.ve])
+			}
+		}
+	}
+
+	switch {
+	case p.count == 0:
+		e.Body = json.RawMessage(emptyBody)
+	case p.last-p.first+1 == p.count && !compactBody: // contiguous and compact: copy as is
+		span := text[fields[p.first].ks:fields[p.last].ve]
+		body := b.bytes(len(span) + 2)
+		body[0] = '{'
+		copy(body[1:], span)
+		body[len(body)-1] = '}'
+		e.Body = body
+	default:
+		n := 1
+		for i := p.first; i <= p.last; i++ {
+			if f := &fields[i]; reservedKey(text, f) == "" {
+				n += f.ke - f.ks + 1 + f.ve - f.vs + 1
+			}
+		}
+		body := b.bytes(n)[:0]
+		body = append(body, '{')
+		for i := p.first; i <= p.last; i++ {
+			f := &fields[i]
+			if reservedKey(text, f) != "" {
+				continue
+			}
+			if len(body) > 1 {
+				body = append(body, ',')
+			}
+			body = append(body, text[f.ks:f.ke]...)
+			body = append(body, ':')
+			body = append(body, text[f.vs:f.ve]...)
+		}
+		body = append(body, '}')
+		if compactBody {
+			var buf bytes.Buffer
+			if json.Compact(&buf, body) == nil {
+				body = buf.Bytes()
+			}
+		}
+		e.Body = body
+	}
+}
+
+var emptyBody = []byte("{}")
+
+var knownTypes = [...]string{
+	TypeMessage, TypeCompaction, TypeBranchSummary, TypeContextEdit, TypeModelChange,
+	TypeThinkingLevelChange, TypeCustom, TypeCustomMessage, TypeLabel, TypeSessionInfo, TypeUsage,
+}
+
+// internType decodes the type value, reusing the constant for known types.
+func internType(text []byte, f *field) string {
+	if !f.vesc {
+		raw := text[f.vs+1 : f.ve-1]
+		for _, t := range knownTypes {
+			if string(raw) == t {
+				return t
+			}
+		}
+	}
+	return f.str(text)
+}
+
+// RawEntry returns an entry of typ whose body is the JSON object body (nil
+// means {}). Append rejects bodies that are not objects or that contain a
+// reserved key (type, id, parentId, timestamp).
+func RawEntry(typ string, body json.RawMessage) *Entry {
+	if body == nil {
+		body = json.RawMessage(emptyBody)
+	}
+	return &Entry{Type: typ, Body: body}
+}
+
+// WithParent returns a copy of e (same type, id, timestamp and body) whose
+// parent is parent. The copy has its own message cache.
+func (e *Entry) WithParent(parent *string) *Entry {
+	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body}
+}
+
+// Field returns the raw JSON of the body member key (nil if absent).
+func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body, key) }
+
+// validate checks that e can be written as a line that reads back as the
+// same entry.
+func (e *Entry) validate() error {
+	switch e.Type {
+	case "", HeaderType, leafType:
+		return fmt.Errorf("%w: type %q cannot be appended", ErrMalformedEntry, e.Type)
+	}
+	if e.ID == "" {
+		return fmt.Errorf("%w: %s entry without id", ErrMalformedEntry, e.Type)
+	}
+	if e.Body == nil {
+		return nil
+	}
+	var s scanner
+	if s.scan(e.Body) != kindObject {
+		return fmt.Errorf("%w: body of %s entry %s is not a JSON object", ErrMalformedEntry, e.Type, e.ID)
+	}
+	for i := range s.fields {
+		if k := reservedKey(e.Body, &s.fields[i]); k != "" {
+			return fmt.Errorf("%w: body of %s entry %s has reserved key %q", ErrMalformedEntry, e.Type, e.ID, k)
+		}
 	}
 	return nil
 }
 
 // newEntry builds an entry of typ whose body is the JSON of v.
 func newEntry(typ string, v any) *Entry {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("store: encode %s entry: %v", typ, err))
 	}
-	return &Entry{Type: typ, Body: b}
+	return &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
 }
 
 // MessageEntry returns a message entry.
@@ -291,9 +508,6 @@ func (e *Entry) CustomType() string {
 	if e.Type != TypeCustom && e.Type != TypeCustomMessage {
 		return ""
 	}
-	var aux struct {
-		CustomType string `json:"customType"`
-	}
-	_ = json.Unmarshal(e.Body, &aux)
-	return aux.CustomType
+	s, _ := objectString(e.Body, "customType")
+	return s
 }

@@ -1,0 +1,103 @@
+package golden_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+)
+
+// refDir holds the transcripts recorded from the TypeScript ama.
+const refDir = "../../shared/reference/ama-goldens/rpc"
+
+// shapeCases map our inputs for a reference golden (test/fixtures/ama/<name>)
+// to the reference transcript <name>.out.jsonl.
+func TestReferenceShapes(t *testing.T) {
+	if _, err := os.Stat(refDir); err != nil {
+		t.Skipf("reference goldens not available (%s): %v", refDir, err)
+	}
+	dirs, err := filepath.Glob("../test/fixtures/ama/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no reference cases: %v", err)
+	}
+	for _, dir := range dirs {
+		dir := dir
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, err := os.ReadFile(filepath.Join(refDir, name+".out.jsonl"))
+			if err != nil {
+				t.Skipf("reference %s.out.jsonl missing: %v", name, err)
+			}
+			_, _, got := golden.RunCase(t, dir)
+			compareTranscripts(t, want, got)
+		})
+	}
+}
+
+// compareTranscripts compares two normalised transcripts by shape.
+func compareTranscripts(t *testing.T, want, got []byte) {
+	t.Helper()
+	wl := splitLines(want)
+	gl := splitLines(got)
+	rules := golden.DefaultShapeRules()
+	prose := rules.Prose
+	rules.FreeArray = func(path []string) bool {
+		// hello.capabilities: ama-rpc announces the capabilities it
+		// implements (approvals, images, plans, compact_events).
+		return len(path) == 1 && path[0] == "capabilities"
+	}
+	rules.Prose = prose
+	n := len(wl)
+	if len(gl) != n {
+		t.Errorf("want %d lines, got %d", len(wl), len(gl))
+		if len(gl) < n {
+			n = len(gl)
+		}
+	}
+	for i := 0; i < n; i++ {
+		w, err := golden.Parse(wl[i])
+		if err != nil {
+			t.Fatalf("reference line %d: %v", i+1, err)
+		}
+		g, err := golden.Parse(gl[i])
+		if err != nil {
+			t.Fatalf("our line %d: %v", i+1, err)
+		}
+		if d := golden.CompareShape(w, g, rules); len(d) > 0 {
+			t.Errorf("line %d (%s) differs:\n  %s\n  want: %s\n  got:  %s", i+1, typeOf(w), strings.Join(d, "\n  "), clip(wl[i]), clip(gl[i]))
+		}
+	}
+	if t.Failed() {
+		t.Logf("our transcript:\n%s", got)
+	}
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func typeOf(v golden.Value) string {
+	if o, ok := v.(*golden.Object); ok {
+		s, _ := json.Marshal(o.String("type") + " " + o.String("command"))
+		return string(s)
+	}
+	return "?"
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}

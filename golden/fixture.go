@@ -1,0 +1,312 @@
+package golden
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/app"
+	"github.com/armadra/ama-rpc/rpc"
+	"syscall"
+)
+
+// Case is the case.json of a fixture directory.
+type Case struct {
+	Args   []string          `json:"args"`
+	Env    map[string]string `json:"env,omitempty"`
+	Script json.RawMessage   `json:"script,omitempty"`
+	Files  map[string]string `json:"files,omitempty"`
+	Keep   Keep              `json:"keep"`
+	// Normalize is the normaliser style (A, B or C; default A).
+	Normalize string `json:"normalize,omitempty"`
+	// Exit is the expected exit code (default 0).
+	Exit int `json:"exit,omitempty"`
+	// Writer bounds the output queue (stall tests).
+	MaxQueuedItems int `json:"maxQueuedItems,omitempty"`
+	MaxQueuedBytes int `json:"maxQueuedBytes,omitempty"`
+}
+
+// Keep selects the lines of a transcript that a golden holds.
+type Keep struct {
+	// From starts at the response with this id (inclusive).
+	From string `json:"from,omitempty"`
+	// Drop removes events of these types.
+	Drop []string `json:"drop,omitempty"`
+	// Only keeps just events of these types (plus selected responses).
+	Only []string `json:"only,omitempty"`
+	// Responses keeps only responses with these ids (nil: all).
+	Responses []string `json:"responses,omitempty"`
+	// DropRoles removes message_start/message_end of these roles.
+	DropRoles []string `json:"dropRoles,omitempty"`
+}
+
+// Select applies the filter to raw output lines.
+func (k Keep) Select(lines [][]byte) [][]byte {
+	var out [][]byte
+	started := k.From == ""
+	in := func(list []string, s string) bool {
+		for _, x := range list {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range lines {
+		v, err := Parse(l)
+		if err != nil {
+			out = append(out, l)
+			continue
+		}
+		o, ok := v.(*Object)
+		if !ok {
+			out = append(out, l)
+			continue
+		}
+		typ := o.String("type")
+		if !started {
+			if typ == "response" && o.String("id") == k.From {
+				started = true
+			} else {
+				continue
+			}
+		}
+		if typ == "response" {
+			if k.Responses != nil && !in(k.Responses, o.String("id")) {
+				continue
+			}
+			out = append(out, l)
+			continue
+		}
+		if in(k.Drop, typ) || (k.Only != nil && !in(k.Only, typ)) {
+			continue
+		}
+		if (typ == "message_start" || typ == "message_end") && len(k.DropRoles) > 0 {
+			if m, ok := o.Values["message"].(*Object); ok && in(k.DropRoles, m.String("role")) {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// Step is one line of a fixture's in.jsonl: a command, or a directive
+// whose single key starts with "@".
+type Step struct {
+	raw        []byte
+	directive  string
+	arg        json.RawMessage
+}
+
+// LoadSteps reads in.jsonl.
+func LoadSteps(path string) ([]Step, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var steps []Step
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(line, &m); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		st := Step{raw: append([]byte(nil), line...)}
+		if len(m) == 1 {
+			for k, v := range m {
+				if strings.HasPrefix(k, "@") {
+					st.directive, st.arg = k, v
+				}
+			}
+		}
+		steps = append(steps, st)
+	}
+	return steps, sc.Err()
+}
+
+// Play runs the steps against r. Placeholders $NAME in commands are
+// replaced by values bound with @bind.
+func Play(t testing.TB, r *Run, steps []Step) {
+	t.Helper()
+	vars := map[string]string{}
+	closed := false
+	for _, st := range steps {
+		switch st.directive {
+		case "":
+			line := string(st.raw)
+			for k, v := range vars {
+				line = strings.ReplaceAll(line, "$"+k, v)
+			}
+			r.Send(line)
+		case "@raw":
+			var s string
+			mustDecode(t, st.arg, &s)
+			r.SendRaw([]byte(s))
+		case "@wait":
+			var w struct {
+				Type  string `json:"type"`
+				ID    string `json:"id"`
+				Count int    `json:"count"`
+				Has   string `json:"contains"`
+			}
+			mustDecode(t, st.arg, &w)
+			if w.Count == 0 {
+				w.Count = 1
+			}
+			desc := w.Type + w.ID + w.Has
+			r.WaitFor(desc, w.Count, func(o *Object) bool {
+				if w.ID != "" && !(o.String("type") == "response" && o.String("id") == w.ID) {
+					return false
+				}
+				if w.Type != "" && o.String("type") != w.Type {
+					return false
+				}
+				return w.Has == "" || bytes.Contains(Encode(o), []byte(w.Has))
+			})
+		case "@bind":
+			var b map[string]struct {
+				Type string `json:"type"`
+				ID   string `json:"id"`
+				Path string `json:"path"`
+			}
+			mustDecode(t, st.arg, &b)
+			for name, spec := range b {
+				vars[name] = bind(t, r, spec.Type, spec.ID, spec.Path)
+			}
+		case "@close":
+			r.CloseStdin()
+			closed = true
+		case "@stall":
+			r.Stall()
+		case "@resume":
+			r.Resume()
+		case "@signal":
+			var sig string
+			mustDecode(t, st.arg, &sig)
+			s := syscall.SIGINT
+			if sig == "SIGTERM" {
+				s = syscall.SIGTERM
+			}
+			r.Interrupt(app.SignalError{Signal: s})
+		case "@waitMerged":
+			var n int64
+			mustDecode(t, st.arg, &n)
+			r.Poll(fmt.Sprintf("%d merged deltas", n), func() bool {
+				s := r.Server()
+				return s != nil && s.Writer() != nil && s.Writer().Stats().MergedDeltas >= n
+			})
+		default:
+			t.Fatalf("unknown directive %s", st.directive)
+		}
+	}
+	if !closed {
+		r.CloseStdin()
+	}
+}
+
+func mustDecode(t testing.TB, raw json.RawMessage, v any) {
+	t.Helper()
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("directive argument %s: %v", raw, err)
+	}
+}
+
+// bind returns the value at path (dot separated, numbers index arrays) of
+// the last line of the given type or response id.
+func bind(t testing.TB, r *Run, typ, id, path string) string {
+	t.Helper()
+	lines := r.Lines()
+	for i := len(lines) - 1; i >= 0; i-- {
+		v, err := Parse(lines[i])
+		if err != nil {
+			continue
+		}
+		o, ok := v.(*Object)
+		if !ok || (typ != "" && o.String("type") != typ) || (id != "" && o.String("id") != id) {
+			continue
+		}
+		var cur Value = o
+		for _, part := range strings.Split(path, ".") {
+			switch c := cur.(type) {
+			case *Object:
+				cur = c.Values[part]
+			case []Value:
+				n, err := strconv.Atoi(part)
+				if err != nil || n >= len(c) {
+					t.Fatalf("bind %s: bad index %s", path, part)
+				}
+				cur = c[n]
+			}
+		}
+		s, ok := cur.(string)
+		if !ok {
+			t.Fatalf("bind %s: not a string: %s", path, Encode(cur))
+		}
+		return s
+	}
+	t.Fatalf("bind: no line of type %q id %q", typ, id)
+	return ""
+}
+
+// Transcript is the normalised, selected output of a run.
+func Transcript(t testing.TB, r *Run, keep Keep, style string) []byte {
+	t.Helper()
+	n := &Normalizer{Root: r.Root, Style: style}
+	var buf bytes.Buffer
+	for _, l := range keep.Select(r.Lines()) {
+		nl, err := n.Line(l)
+		if err != nil {
+			t.Fatalf("output line is not JSON: %v\n%s", err, l)
+		}
+		buf.Write(nl)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+// RunCase plays a fixture directory (case.json, in.jsonl) and returns the
+// run and its transcript.
+func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "case.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Case
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		t.Fatalf("%s/case.json: %v", dir, err)
+	}
+	steps, err := LoadSteps(filepath.Join(dir, "in.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Args: c.Args, Env: c.Env, Files: c.Files,
+		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
+	if len(c.Script) > 0 {
+		cfg.Script = c.Script
+	}
+	r := Start(t, cfg)
+	Play(t, r, steps)
+	if code := r.Wait(); code != c.Exit {
+		t.Fatalf("exit code %d, want %d; stderr:\n%s", code, c.Exit, r.Stderr())
+	}
+	style := c.Normalize
+	if style == "" {
+		style = "A"
+	}
+	return r, &c, Transcript(t, r, c.Keep, style)
+}

@@ -1,0 +1,301 @@
+package golden
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/armadra/ama-rpc/app"
+	"github.com/armadra/ama-rpc/rpc"
+)
+
+// WaitTimeout bounds every wait of a run.
+var WaitTimeout = 20 * time.Second
+
+// Config describes one in-process server run.
+type Config struct {
+	// Args are the server flags (e.g. --model fake/echo).
+	Args []string
+	// Env adds environment variables (HOME, XDG_* and AMA_FAKE_SCRIPT are
+	// set by the harness).
+	Env map[string]string
+	// Script is the fake provider script (JSON), written to <root>/script.json.
+	Script []byte
+	// Files are created under the work directory before the start.
+	Files map[string]string
+	// Writer bounds the output queue (zero: defaults).
+	Writer rpc.WriterOptions
+}
+
+// Run is a server running in-process with piped stdio, as a host sees it:
+// a temporary root holds home/ (HOME, config and data) and work/ (cwd).
+type Run struct {
+	t    testing.TB
+	Root string
+	Home string
+	Work string
+
+	stdin  *io.PipeWriter
+	stdout *io.PipeReader
+	cancel context.CancelCauseFunc
+	exit   chan int
+	server atomic.Pointer[rpc.Server]
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	lines   [][]byte
+	stalled bool
+	eof     bool
+	stderr  bytes.Buffer
+}
+
+// Start launches the server. The run is cleaned up with the test.
+func Start(t testing.TB, cfg Config) *Run {
+	t.Helper()
+	root := t.TempDir()
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	r := &Run{t: t, Root: root, Home: filepath.Join(root, "home"), Work: filepath.Join(root, "work"), exit: make(chan int, 1)}
+	r.cond = sync.NewCond(&r.mu)
+	for _, d := range []string{r.Home, r.Work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, content := range cfg.Files {
+		p := filepath.Join(r.Work, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := map[string]string{
+		"HOME":            r.Home,
+		"XDG_CONFIG_HOME": filepath.Join(r.Home, ".config"),
+		"XDG_DATA_HOME":   filepath.Join(r.Home, ".local", "share"),
+		"PATH":            os.Getenv("PATH"),
+	}
+	if cfg.Script != nil {
+		p := filepath.Join(root, "script.json")
+		if err := os.WriteFile(p, cfg.Script, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		env["AMA_FAKE_SCRIPT"] = p
+	}
+	for k, v := range cfg.Env {
+		env[k] = v
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	r.stdin, r.stdout = inW, outR
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r.cancel = cancel
+	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer,
+		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
+	go r.collect()
+	go func() {
+		code := app.Main(ctx, app.Env{
+			Args: cfg.Args, Stdin: inR, Stdout: outW, Stderr: &lockedWriter{mu: &r.mu, w: &r.stderr},
+			Getenv: func(k string) string { return env[k] }, Cwd: r.Work, Hooks: hooks,
+		})
+		_ = outW.Close()
+		r.exit <- code
+	}()
+	t.Cleanup(func() {
+		_ = r.stdin.Close()
+		r.Resume()
+		select {
+		case <-r.exit:
+		case <-time.After(WaitTimeout):
+			cancel(fmt.Errorf("test cleanup"))
+		}
+	})
+	return r
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// clock returns a deterministic clock advancing 1 ms per reading.
+func clock() func() time.Time {
+	var n atomic.Int64
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Millisecond) }
+}
+
+func seqUUID() func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", n.Add(1)) }
+}
+
+func seqID() func() string {
+	var n atomic.Int64
+	return func() string { return fmt.Sprintf("%08x", n.Add(1)) }
+}
+
+// collect reads stdout line by line, honouring Stall.
+func (r *Run) collect() {
+	buf := make([]byte, 32<<10)
+	var partial []byte
+	for {
+		r.mu.Lock()
+		for r.stalled {
+			r.cond.Wait()
+		}
+		r.mu.Unlock()
+		n, err := r.stdout.Read(buf)
+		if n > 0 {
+			partial = append(partial, buf[:n]...)
+			r.mu.Lock()
+			for {
+				i := bytes.IndexByte(partial, '\n')
+				if i < 0 {
+					break
+				}
+				r.lines = append(r.lines, append([]byte(nil), partial[:i]...))
+				partial = partial[i+1:]
+			}
+			r.cond.Broadcast()
+			r.mu.Unlock()
+		}
+		if err != nil {
+			r.mu.Lock()
+			if len(partial) > 0 {
+				r.lines = append(r.lines, partial)
+			}
+			r.eof = true
+			r.cond.Broadcast()
+			r.mu.Unlock()
+			return
+		}
+	}
+}
+
+// Send writes one command line (a newline is appended).
+func (r *Run) Send(line string) { r.SendRaw([]byte(line + "\n")) }
+
+// SendRaw writes bytes to stdin as they are.
+func (r *Run) SendRaw(b []byte) {
+	r.t.Helper()
+	if _, err := r.stdin.Write(b); err != nil {
+		r.t.Fatalf("write stdin: %v", err)
+	}
+}
+
+// CloseStdin ends the input.
+func (r *Run) CloseStdin() { _ = r.stdin.Close() }
+
+// Interrupt cancels the server as a signal would.
+func (r *Run) Interrupt(sig app.SignalError) { r.cancel(sig) }
+
+// Wait waits for the exit code.
+func (r *Run) Wait() int {
+	r.t.Helper()
+	select {
+	case code := <-r.exit:
+		r.exit <- code
+		return code
+	case <-time.After(WaitTimeout):
+		r.t.Fatalf("server did not exit; stderr:\n%s", r.Stderr())
+		return -1
+	}
+}
+
+// Stderr returns what the server logged.
+func (r *Run) Stderr() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stderr.String()
+}
+
+// Lines returns a copy of the output lines so far.
+func (r *Run) Lines() [][]byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([][]byte(nil), r.lines...)
+}
+
+// WaitFor blocks until pred has matched n lines in total and returns the
+// index of the n-th match.
+func (r *Run) WaitFor(desc string, n int, pred func(*Object) bool) int {
+	r.t.Helper()
+	deadline := time.AfterFunc(WaitTimeout, func() {
+		r.mu.Lock()
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		count := 0
+		for i, l := range r.lines {
+			v, err := Parse(l)
+			if err != nil {
+				continue
+			}
+			if o, ok := v.(*Object); ok && pred(o) {
+				count++
+				if count == n {
+					return i
+				}
+			}
+		}
+		if r.eof || time.Since(start) >= WaitTimeout {
+			r.t.Fatalf("waiting for %s (#%d): not seen (eof=%v); output so far:\n%s\nstderr:\n%s", desc, n, r.eof, bytes.Join(r.lines, []byte("\n")), r.stderr.String())
+		}
+		r.cond.Wait()
+	}
+}
+
+// Stall stops reading stdout (the host is busy); Resume continues.
+func (r *Run) Stall() {
+	r.mu.Lock()
+	r.stalled = true
+	r.mu.Unlock()
+}
+
+// Resume continues reading stdout after Stall.
+func (r *Run) Resume() {
+	r.mu.Lock()
+	r.stalled = false
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+// Server returns the running server once it has started (nil before).
+func (r *Run) Server() *rpc.Server { return r.server.Load() }
+
+// Poll waits until cond holds, checking every millisecond (for
+// conditions that produce no output line, such as writer statistics).
+func (r *Run) Poll(desc string, cond func() bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("timed out waiting for %s", desc)
+		}
+		<-tick.C
+	}
+}

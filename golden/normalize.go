@@ -1,0 +1,107 @@
+package golden
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Normalizer rewrites the run-specific parts of output lines (times, ids,
+// temporary paths) into placeholders so transcripts compare across runs.
+type Normalizer struct {
+	// Root is the temporary directory of the run; it becomes "<root>".
+	Root string
+	// Style selects the rule set: "A" (whole-string ids, the prompt and
+	// rewind goldens), "B" (A plus plan file names) or "C" (UUID
+	// substrings, backslashes; the interrupt golden).
+	Style string
+}
+
+var (
+	uuidWhole = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	uuidAny   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	idWhole   = regexp.MustCompile(`^[0-9a-f]{8}$`)
+	planFile  = regexp.MustCompile(`/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-v`)
+)
+
+var zeroAlways = map[string]bool{"timestamp": true, "durationMs": true}
+
+var zeroNumeric = map[string]bool{
+	"requestAt": true, "firstTokenAt": true, "doneAt": true, "startedAt": true, "endedAt": true, "tps": true,
+}
+
+// Line normalises one output line.
+func (n *Normalizer) Line(line []byte) ([]byte, error) {
+	v, err := Parse(line)
+	if err != nil {
+		return nil, err
+	}
+	return Encode(n.Value(v)), nil
+}
+
+// Value normalises v in place and returns it.
+func (n *Normalizer) Value(v Value) Value {
+	return n.walk("", v)
+}
+
+func (n *Normalizer) walk(key string, v Value) Value {
+	if zeroAlways[key] {
+		return json.Number("0")
+	}
+	switch t := v.(type) {
+	case *Object:
+		for _, k := range t.Keys {
+			t.Values[k] = n.walk(k, t.Values[k])
+		}
+		return t
+	case []Value:
+		for i := range t {
+			t[i] = n.walk("", t[i])
+		}
+		return t
+	case json.Number:
+		if n.Style != "C" && zeroNumeric[key] {
+			return json.Number("0")
+		}
+		return t
+	case string:
+		return n.str(key, t)
+	}
+	return v
+}
+
+func (n *Normalizer) str(key, s string) string {
+	if n.Style == "C" {
+		s = n.root(s, true)
+		return uuidAny.ReplaceAllString(s, "<uuid>")
+	}
+	if key == "version" {
+		return "<version>"
+	}
+	if uuidWhole.MatchString(s) {
+		return "<uuid>"
+	}
+	if idWhole.MatchString(s) {
+		return "<id>"
+	}
+	s = n.root(s, false)
+	if n.Style == "B" {
+		s = planFile.ReplaceAllString(s, "/<uuid>-v")
+	}
+	return s
+}
+
+// root replaces the temporary root by <root> and, inside such paths (or
+// everywhere with all), backslashes by slashes.
+func (n *Normalizer) root(s string, all bool) string {
+	if n.Root == "" {
+		return s
+	}
+	if all {
+		return strings.ReplaceAll(strings.ReplaceAll(s, n.Root, "<root>"), `\`, "/")
+	}
+	if !strings.Contains(s, n.Root) {
+		return s
+	}
+	return strings.ReplaceAll(s, n.Root, "<root>")
+}

@@ -1,0 +1,310 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+)
+
+// File is an open session file: the single writer of §5.1. It holds
+// <path>.lock from Create/Open until Close.
+//
+// Durability: Append hands each batch of lines to the kernel with one
+// write(2) on an O_APPEND descriptor and returns; it does not fsync unless
+// OpenOptions.SyncOnAppend is set. Once write returns, the data is in the
+// page cache and survives the death of this process (panic, SIGKILL, OOM
+// kill): the kernel writes it back on its own. Only a kernel crash or power
+// loss can lose the last few seconds of appends, and then the reader's
+// half-line repair (§5.3) still yields a valid file. fsync costs from a
+// millisecond to tens of milliseconds per call, 100x the append budget, for
+// protection ama itself does not give either; callers that want a
+// power-loss barrier at a chosen point (say, the end of a turn) call Sync.
+// Create is the exception: it fsyncs the new file before renaming it into
+// place, and the directory after, so a crash cannot leave an empty or
+// half-written file under the final name.
+//
+// A File is safe for concurrent use; its methods are serialised.
+type File struct {
+	mu     sync.Mutex
+	path   string
+	fd     writeTarget
+	lock   *lockFile
+	size   int64 // bytes of complete lines in the file
+	sync   bool
+	buf    []byte
+	closed bool
+	broken error // a failed append could not be rolled back
+}
+
+// writeTarget is the part of *os.File that File uses (replaced in tests to
+// inject write failures).
+type writeTarget interface {
+	Write(p []byte) (int, error)
+	Truncate(size int64) error
+	Sync() error
+	Close() error
+}
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// SyncOnAppend makes every Append and AppendLeaf fsync before it
+	// returns (power-loss durability at the price of a disk flush per call).
+	SyncOnAppend bool
+}
+
+// Path returns the file's path.
+func (f *File) Path() string { return f.path }
+
+// Create writes a new session file at path: the header and entries go to a
+// temporary file in the same directory (mode 0600), which is fsynced and
+// renamed into place; missing parent directories are created with mode
+// 0700. It fails with ErrExists if path exists and ErrLocked if another
+// live writer holds its lock. The returned File holds the lock.
+//
+// Lazy creation (§5.1) is the caller's business: call Create when the first
+// model request is about to be made, with the entries buffered so far. If
+// the in-memory leaf is not the last entry, follow with AppendLeaf.
+func Create(path string, h Header, entries []*Entry) (*File, error) {
+	if err := h.check(); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, e := range entries {
+		if err := e.validate(); err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	if exists(path) {
+		return nil, fmt.Errorf("%w: %s", ErrExists, path)
+	}
+	lk, err := acquireLock(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := create(path, h, entries)
+	if err != nil {
+		lk.release()
+		return nil, err
+	}
+	f.lock = lk
+	return f, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+func create(path string, h Header, entries []*Entry) (*File, error) {
+	if exists(path) { // checked again under the lock
+		return nil, fmt.Errorf("%w: %s", ErrExists, path)
+	}
+	buf := h.appendJSON(nil)
+	buf = append(buf, '\n')
+	for _, e := range entries {
+		buf = e.AppendJSON(buf)
+		buf = append(buf, '\n')
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path + "." + strconv.Itoa(os.Getpid()) + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+	fd, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	fail := func(err error) (*File, error) {
+		fd.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	if _, err := fd.Write(buf); err != nil {
+		return fail(err)
+	}
+	if err := fd.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fail(err)
+	}
+	syncDir(filepath.Dir(path))
+	return &File{path: path, fd: fd, size: int64(len(buf))}, nil
+}
+
+// syncDir makes a rename durable; failures are ignored (some file systems
+// cannot fsync a directory).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+}
+
+// Open opens an existing session file for writing: it takes the lock,
+// reads and validates the whole file, and repairs its end (§5.3): a
+// half-written last line is truncated away, a complete last line without
+// LF gets one. A file that fails validation is never modified. Errors wrap
+// ErrNotFound, ErrLocked or ErrCorrupt (a *CorruptError).
+func Open(path string, opts OpenOptions) (*File, *Snapshot, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, openError(path, err)
+	}
+	lk, err := acquireLock(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	fd, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		lk.release()
+		return nil, nil, openError(path, err)
+	}
+	snap, t, err := readSnapshot(fd, path)
+	if err == nil {
+		err = repair(fd, &t)
+	}
+	if err != nil {
+		fd.Close()
+		lk.release()
+		return nil, nil, err
+	}
+	return &File{path: path, fd: fd, lock: lk, size: t.size, sync: opts.SyncOnAppend}, snap, nil
+}
+
+func repair(fd *os.File, t *tail) error {
+	switch {
+	case t.repaired:
+		if err := fd.Truncate(t.truncateAt); err != nil {
+			return fmt.Errorf("repair %s: %w", fd.Name(), err)
+		}
+		t.size = t.truncateAt
+	case t.unterminated:
+		if _, err := fd.Write([]byte{'\n'}); err != nil {
+			return fmt.Errorf("repair %s: %w", fd.Name(), err)
+		}
+		t.size++
+	default:
+		return nil
+	}
+	return fd.Sync()
+}
+
+// Append writes the entries as lines with a single write call. The entries
+// must carry their id, parentId and timestamp already. If the write fails
+// the file is truncated back to its previous size, so no partial line is
+// left behind; if even that fails the File refuses further writes
+// (ErrClosed) and the next Open repairs the tail.
+func (f *File) Append(entries ...*Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if err := e.validate(); err != nil {
+			return fmt.Errorf("append to %s: %w", f.path, err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	buf := f.buf[:0]
+	for _, e := range entries {
+		buf = e.AppendJSON(buf)
+		buf = append(buf, '\n')
+	}
+	f.keep(buf)
+	return f.write(buf)
+}
+
+// keep retains buf for the next append unless it grew large (an image).
+func (f *File) keep(buf []byte) {
+	if cap(buf) <= 1<<20 {
+		f.buf = buf
+	} else {
+		f.buf = nil
+	}
+}
+
+// AppendLeaf writes a leaf line {"type":"leaf","id":<id|null>,"timestamp":ts}
+// that moves the active branch (§5.5); nil is the empty branch.
+func (f *File) AppendLeaf(id *string, ts string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	buf := append(f.buf[:0], `{"type":"leaf","id":`...)
+	if id == nil {
+		buf = append(buf, "null"...)
+	} else {
+		buf = appendJSONString(buf, *id)
+	}
+	buf = append(buf, `,"timestamp":`...)
+	buf = appendJSONString(buf, ts)
+	buf = append(buf, "}\n"...)
+	f.keep(buf)
+	return f.write(buf)
+}
+
+func (f *File) write(p []byte) error {
+	if f.closed {
+		return fmt.Errorf("append to %s: %w", f.path, ErrClosed)
+	}
+	if f.broken != nil {
+		return fmt.Errorf("append to %s: %w (after %w)", f.path, ErrClosed, f.broken)
+	}
+	n, err := f.fd.Write(p)
+	if err == nil && n == len(p) {
+		f.size += int64(n)
+		if f.sync {
+			if err := f.fd.Sync(); err != nil {
+				return fmt.Errorf("sync %s: %w", f.path, err)
+			}
+		}
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("short write (%d of %d bytes)", n, len(p))
+	}
+	if n > 0 {
+		if terr := f.fd.Truncate(f.size); terr != nil {
+			f.broken = err
+			return fmt.Errorf("append to %s: %w; rollback failed: %w", f.path, err, terr)
+		}
+	}
+	return fmt.Errorf("append to %s: %w", f.path, err)
+}
+
+// Sync flushes appended lines to stable storage (fsync).
+func (f *File) Sync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("sync %s: %w", f.path, ErrClosed)
+	}
+	if err := f.fd.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", f.path, err)
+	}
+	return nil
+}
+
+// Close closes the file and releases the lock. Later appends fail with
+// ErrClosed. Close is idempotent.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	err := f.fd.Close()
+	if f.lock != nil {
+		f.lock.release()
+	}
+	if err != nil {
+		return fmt.Errorf("close %s: %w", f.path, err)
+	}
+	return nil
+}

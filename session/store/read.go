@@ -1,0 +1,204 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// leafType is the "type" of a leaf line (§5.5); leaf lines are not entries.
+const leafType = "leaf"
+
+// Snapshot is the parsed content of a session file. It is not modified
+// after it is returned and may be shared.
+type Snapshot struct {
+	Path    string
+	Header  Header
+	Entries []*Entry // in file order; leaf lines are not entries
+	// LeafID is the active leaf per §5.5: the id of the last leaf line if no
+	// entry follows it and it names an existing entry (nil for
+	// {"id":null}, the empty branch); otherwise the last entry (nil when
+	// there are no entries).
+	LeafID *string
+	// Name is the session name: the name of the last session_info entry
+	// ("" if there is none or it has no name).
+	Name string
+	// RepairedTail: the last line was half written (no final LF, invalid
+	// JSON) and was ignored; Open truncated it away.
+	RepairedTail bool
+	// MissingNewline: the last line was complete but lacked its LF; Open
+	// appended it.
+	MissingNewline bool
+}
+
+// Tree returns a tree over the snapshot's entries with its leaf.
+func (s *Snapshot) Tree() *Tree { return NewTree(s.Entries, s.LeafID) }
+
+// ReadSnapshot reads and validates a session file without locking or
+// repairing it (the rules of read-only scanners in §5.3).
+func ReadSnapshot(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	defer f.Close()
+	snap, _, err := readSnapshot(f, path)
+	return snap, err
+}
+
+func openError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, path)
+	}
+	return fmt.Errorf("%w: cannot read session file %s: %w", ErrNotFound, path, err)
+}
+
+// tail describes the end of the file as the reader found it.
+type tail struct {
+	size         int64 // bytes read
+	truncateAt   int64 // RepairedTail: offset of the half line
+	repaired     bool  // the half line was dropped
+	unterminated bool  // the last line lacks '\n'
+}
+
+// readSnapshot parses a whole session file.
+func readSnapshot(r io.Reader, path string) (*Snapshot, tail, error) {
+	p := parser{path: path, keep: true}
+	p.b.bulk = true
+	if err := p.run(r); err != nil {
+		return nil, p.tail, err
+	}
+	snap := &Snapshot{
+		Path: path, Header: p.header, Entries: p.entries, Name: p.name,
+		RepairedTail: p.tail.repaired, MissingNewline: p.tail.unterminated && !p.tail.repaired,
+	}
+	snap.LeafID = resolveLeaf(p.entries, p.leafSet, p.leaf)
+	return snap, p.tail, nil
+}
+
+// resolveLeaf applies §5.5: a trailing leaf line wins unless it names an
+// unknown entry; otherwise the last entry.
+func resolveLeaf(entries []*Entry, leafSet bool, leaf *string) *string {
+	var last *string
+	if n := len(entries); n > 0 {
+		last = &entries[n-1].ID
+	}
+	if !leafSet {
+		return last
+	}
+	if leaf == nil {
+		return nil
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].ID == *leaf {
+			return &entries[i].ID
+		}
+	}
+	return last
+}
+
+// parser implements §5.2/§5.3 over a stream of lines. With keep it builds
+// entries; otherwise it only calls visit for each entry line.
+type parser struct {
+	path  string
+	keep  bool
+	visit func(text []byte, fields []field, p entryParts)
+
+	sc     scanner
+	b      builder
+	parsed int // non-blank lines parsed so far
+
+	header  Header
+	entries []*Entry
+	leafSet bool    // a leaf line follows the last entry
+	leaf    *string // its id
+	name    string
+	tail    tail
+}
+
+func (p *parser) run(r io.Reader) error {
+	lr := newLineReader(r, readChunk)
+	for {
+		l, ok := lr.next()
+		if !ok {
+			break
+		}
+		if l.last {
+			p.tail.unterminated = true
+		}
+		if isBlank(l.text) {
+			continue
+		}
+		kind := p.sc.scan(l.text)
+		if kind == kindInvalid {
+			if l.last {
+				p.tail.repaired = true
+				p.tail.truncateAt = l.offset
+				break
+			}
+			return corrupt(p.path, l.num, ReasonInvalidJSON)
+		}
+		if err := p.line(l.text, kind); err != nil {
+			return err
+		}
+	}
+	p.tail.size = lr.off + int64(lr.end)
+	if lr.err != nil {
+		return fmt.Errorf("%w: cannot read session file %s: %w", ErrNotFound, p.path, lr.err)
+	}
+	if p.parsed == 0 {
+		return corrupt(p.path, 0, ReasonMissingHeader)
+	}
+	return nil
+}
+
+// line handles one parsed non-blank line.
+func (p *parser) line(text []byte, kind byte) error {
+	p.parsed++
+	fields := p.sc.fields
+	if p.parsed == 1 {
+		h, err := parseHeader(p.path, text, kind, fields)
+		p.header = h
+		return err
+	}
+	if kind != kindObject {
+		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
+	}
+	parts := classify(text, fields)
+	typeIsString := parts.typ != nil && parts.typ.isString(text)
+	if typeIsString && parts.typ.strIs(text, leafType) {
+		switch {
+		case parts.id != nil && parts.id.isNull(text):
+			p.leaf = nil
+		case parts.id != nil && parts.id.isString(text):
+			id := parts.id.str(text)
+			p.leaf = &id
+		default:
+			return corrupt(p.path, p.parsed, ReasonMalformedLeaf)
+		}
+		p.leafSet = true
+		return nil
+	}
+	if !typeIsString || parts.id == nil || !parts.id.isString(text) {
+		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
+	}
+	if parts.typ.strIs(text, HeaderType) {
+		return corrupt(p.path, p.parsed, ReasonDuplicateHeader)
+	}
+	p.leafSet, p.leaf = false, nil
+	if p.visit != nil {
+		p.visit(text, fields, parts)
+	}
+	if !p.keep {
+		return nil
+	}
+	e := p.b.entry()
+	p.b.fill(e, text, fields, &parts, p.sc.ws)
+	p.entries = append(p.entries, e)
+	if e.Type == TypeSessionInfo {
+		p.name, _ = objectString(e.Body, "name")
+	}
+	return nil
+}

@@ -1,0 +1,310 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Tree indexes the entries of a session (in memory, no I/O): parent links,
+// children in file order, labels, the session name and the active leaf.
+// Entries form a forest: an entry whose parentId is null, unknown or its own
+// id is a root. Ids are expected to be unique; if they are not, lookups by
+// id find the last entry with that id.
+//
+// Every operation is O(1) amortised or linear in its result (Path, Branch,
+// Children, Since), except Nodes which is O(n). A Tree is not safe for
+// concurrent use; it belongs to the session's owner goroutine.
+type Tree struct {
+	entries []*Entry
+	pos     map[string]int32 // id → index in entries
+	parent  []int32          // index of the parent, -1 for a root
+	kids    [][]int32        // children in file order
+	roots   []int32
+	orphans map[string][]int32 // missing parent id → roots waiting for it
+	leaf    *string
+	labels  map[string]string
+	name    string
+}
+
+// NewTree builds a tree over entries (file order) with the given leaf (nil
+// = empty branch). The slice is retained; do not modify it afterwards.
+func NewTree(entries []*Entry, leaf *string) *Tree {
+	n := len(entries)
+	t := &Tree{
+		entries: entries[:n:n],
+		pos:     make(map[string]int32, n),
+		parent:  make([]int32, n),
+		kids:    make([][]int32, n),
+		orphans: map[string][]int32{},
+		labels:  map[string]string{},
+	}
+	for i, e := range entries {
+		t.pos[e.ID] = int32(i)
+	}
+	for i, e := range entries {
+		t.link(int32(i))
+		t.note(e)
+	}
+	if leaf != nil {
+		id := *leaf
+		t.leaf = &id
+	}
+	return t
+}
+
+// link attaches entry i to its parent (or makes it a root).
+func (t *Tree) link(i int32) {
+	t.parent[i] = -1
+	e := t.entries[i]
+	if e.ParentID == nil {
+		t.roots = append(t.roots, i)
+		return
+	}
+	q, ok := t.pos[*e.ParentID]
+	if ok && q != i {
+		t.parent[i] = q
+		t.kids[q] = append(t.kids[q], i)
+		return
+	}
+	t.roots = append(t.roots, i)
+	if !ok {
+		t.orphans[*e.ParentID] = append(t.orphans[*e.ParentID], i)
+	}
+}
+
+// note records labels and the session name.
+func (t *Tree) note(e *Entry) {
+	switch e.Type {
+	case TypeLabel:
+		target, ok := objectString(e.Body, "targetId")
+		if !ok {
+			return
+		}
+		if label, _ := objectString(e.Body, "label"); label != "" {
+			t.labels[target] = label
+		} else {
+			delete(t.labels, target)
+		}
+	case TypeSessionInfo:
+		t.name, _ = objectString(e.Body, "name")
+	}
+}
+
+// Append indexes e, which the caller has already written (with ParentID =
+// the current leaf, or whatever parent it chose), and moves the leaf to it.
+// It does not modify e.
+func (t *Tree) Append(e *Entry) {
+	i := int32(len(t.entries))
+	t.entries = append(t.entries, e)
+	t.parent = append(t.parent, -1)
+	t.kids = append(t.kids, nil)
+	if waiting, ok := t.orphans[e.ID]; ok { // earlier entries named e as parent
+		delete(t.orphans, e.ID)
+		for _, w := range waiting {
+			t.parent[w] = i
+		}
+		t.kids[i] = waiting
+		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
+	}
+	t.pos[e.ID] = i
+	t.link(i)
+	t.note(e)
+	id := e.ID
+	t.leaf = &id
+}
+
+// Len returns the number of entries.
+func (t *Tree) Len() int { return len(t.entries) }
+
+// Entries returns all entries in file order. The slice must not be modified.
+func (t *Tree) Entries() []*Entry { return t.entries[:len(t.entries):len(t.entries)] }
+
+// Get returns the entry with id, or nil.
+func (t *Tree) Get(id string) *Entry {
+	if i, ok := t.pos[id]; ok {
+		return t.entries[i]
+	}
+	return nil
+}
+
+// Leaf returns the active leaf id (nil = empty branch, before the first
+// root). The caller gets its own copy.
+func (t *Tree) Leaf() *string {
+	if t.leaf == nil {
+		return nil
+	}
+	id := *t.leaf
+	return &id
+}
+
+// SetLeaf moves the active leaf (nil = empty branch). It only changes the
+// tree; persisting the move (File.AppendLeaf) is the caller's job.
+func (t *Tree) SetLeaf(id *string) error {
+	if id == nil {
+		t.leaf = nil
+		return nil
+	}
+	if _, ok := t.pos[*id]; !ok {
+		return fmt.Errorf("%w: %s", ErrUnknownEntry, *id)
+	}
+	leaf := *id
+	t.leaf = &leaf
+	return nil
+}
+
+// Branch returns the active branch, root → leaf (empty for a nil leaf).
+func (t *Tree) Branch() []*Entry {
+	if t.leaf == nil {
+		return nil
+	}
+	return t.Path(*t.leaf)
+}
+
+// Path returns the entries from the root down to id, inclusive (nil if id
+// is unknown). A parent cycle (possible only in hand-written files) ends
+// the path at the first repeated entry.
+func (t *Tree) Path(id string) []*Entry {
+	i, ok := t.pos[id]
+	if !ok {
+		return nil
+	}
+	var out []*Entry
+	steps := 0
+	for cur := i; cur >= 0; cur = t.parent[cur] {
+		if steps++; steps > len(t.entries) {
+			return t.pathNoCycle(i)
+		}
+		out = append(out, t.entries[cur])
+	}
+	slices.Reverse(out)
+	return out
+}
+
+func (t *Tree) pathNoCycle(i int32) []*Entry {
+	var out []*Entry
+	seen := map[int32]bool{}
+	for cur := i; cur >= 0 && !seen[cur]; cur = t.parent[cur] {
+		seen[cur] = true
+		out = append(out, t.entries[cur])
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// Children returns the children of id in file order.
+func (t *Tree) Children(id string) []*Entry {
+	i, ok := t.pos[id]
+	if !ok {
+		return nil
+	}
+	return t.list(t.kids[i])
+}
+
+// Roots returns the roots in file order.
+func (t *Tree) Roots() []*Entry { return t.list(t.roots) }
+
+func (t *Tree) list(idx []int32) []*Entry {
+	out := make([]*Entry, len(idx))
+	for k, i := range idx {
+		out[k] = t.entries[i]
+	}
+	return out
+}
+
+// Label returns the label of entry id (the latest label entry for it; an
+// empty or absent label clears).
+func (t *Tree) Label(id string) (string, bool) {
+	l, ok := t.labels[id]
+	return l, ok
+}
+
+// Name returns the session name: the name of the last session_info entry.
+func (t *Tree) Name() string { return t.name }
+
+// Since returns the entries after id in file order (id itself excluded), as
+// get_entries does with its since cursor. An unknown id yields every entry
+// and found = false (the reference behaviour: the client starts over).
+func (t *Tree) Since(id string) (entries []*Entry, found bool) {
+	i, ok := t.pos[id]
+	if !ok {
+		return slices.Clone(t.entries), false
+	}
+	return slices.Clone(t.entries[i+1:]), true
+}
+
+// Node is one node of the get_tree view: {"entry", "children", "label"?}.
+type Node struct {
+	Entry    *Entry
+	Children []*Node
+	Label    string // "" = no label
+}
+
+// Nodes returns the forest for get_tree: roots in file order, children in
+// file order, labels attached.
+func (t *Tree) Nodes() []*Node {
+	n := len(t.entries)
+	nodes := make([]Node, n)
+	ptrs := make([]*Node, 0, n) // backing store of every Children slice
+	for i, e := range t.entries {
+		nodes[i] = Node{Entry: e, Label: t.labels[e.ID]}
+	}
+	for i := range nodes {
+		start := len(ptrs)
+		for _, k := range t.kids[i] {
+			ptrs = append(ptrs, &nodes[k])
+		}
+		if len(ptrs) > start {
+			nodes[i].Children = ptrs[start:len(ptrs):len(ptrs)]
+		}
+	}
+	roots := make([]*Node, len(t.roots))
+	for k, i := range t.roots {
+		roots[k] = &nodes[i]
+	}
+	return roots
+}
+
+// MarshalJSON writes the node and its subtree. encoding/json refuses
+// nesting deeper than 10000 levels; for deeper trees write the output with
+// AppendNodesJSON directly.
+func (n *Node) MarshalJSON() ([]byte, error) {
+	b := AppendNodesJSON(nil, []*Node{n})
+	return b[1 : len(b)-1], nil
+}
+
+// AppendNodesJSON appends nodes as a JSON array of {"entry", "children",
+// "label"?} objects. It does not recurse, so any depth works.
+func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
+	type frame struct {
+		list []*Node
+		next int
+	}
+	dst = append(dst, '[')
+	stack := []frame{{list: nodes}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next == len(top.list) {
+			dst = append(dst, ']')
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 { // that was a children array: close its node
+				up := stack[len(stack)-1]
+				if owner := up.list[up.next-1]; owner.Label != "" {
+					dst = append(dst, `,"label":`...)
+					dst = appendJSONString(dst, owner.Label)
+				}
+				dst = append(dst, '}')
+			}
+			continue
+		}
+		n := top.list[top.next]
+		if top.next > 0 {
+			dst = append(dst, ',')
+		}
+		top.next++
+		dst = append(dst, `{"entry":`...)
+		dst = n.Entry.AppendJSON(dst)
+		dst = append(dst, `,"children":[`...)
+		stack = append(stack, frame{list: n.Children})
+	}
+	return dst
+}
