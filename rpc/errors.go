@@ -28,7 +28,16 @@ const (
 )
 
 // errInvalidParams marks a command whose parameters do not decode.
-var errInvalidParams = errors.New("invalid parameters")
+var errInvalidParams = errors.New("invalid arguments")
+
+// coded is an error with its own text that still matches a sentinel.
+type coded struct {
+	msg string
+	err error
+}
+
+func (c coded) Error() string { return c.msg }
+func (c coded) Unwrap() error { return c.err }
 
 // codeTable maps domain errors to wire codes. It is the only place where
 // that mapping happens.

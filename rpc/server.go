@@ -255,7 +255,7 @@ func (s *Server) dispatch(line []byte) {
 			s.fail(c, fmt.Errorf("%w: %s is not built yet", session.ErrNotImplemented, c.name))
 			return
 		}
-		s.fail(c, fmt.Errorf("%w: unknown command: %s", errInvalidParams, c.name))
+		s.fail(c, coded{msg: "unknown command: " + c.name, err: errInvalidParams})
 		return
 	}
 	defer func() {
