@@ -97,11 +97,12 @@ func (n *Normalizer) root(s string, all bool) string {
 	if n.Root == "" {
 		return s
 	}
+	// Session directories embed the cwd in encoded form (separators as
+	// '-'), which contains the root too.
+	enc := strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(strings.TrimLeft(n.Root, `/\`))
+	s = strings.ReplaceAll(s, enc, "<root>")
 	if all {
 		return strings.ReplaceAll(strings.ReplaceAll(s, n.Root, "<root>"), `\`, "/")
-	}
-	if !strings.Contains(s, n.Root) {
-		return s
 	}
 	return strings.ReplaceAll(s, n.Root, "<root>")
 }
