@@ -2,7 +2,40 @@
 // bash, grep, glob, ls), their JSON Schema validation and their approval
 // previews.
 //
-// Concurrency: tools are stateless values; per-session state lives in Env
-// (ReadTracker, Jobs), whose types are safe for concurrent use. Execute may
-// be called concurrently for read tools. Tools never write to stdout.
+// Registry holds an ordered set of tools with compiled argument schemas:
+// Default returns the seven built-ins in name order, Decls gives the
+// declarations sent to the model (parameter schemas are hand-written
+// literals whose key order matches the reference; descriptions are the
+// embedded files in descriptions/), Validate checks arguments, and Run
+// bundles lookup, validation, execution, panic recovery and the 30 000
+// character cap with the protocol's error texts ("Tool <name> not found",
+// "Invalid arguments for <name>:\n…", "aborted by user").
+//
+// Paths given by the model are resolved against Env.Cwd ("~" is the home
+// directory); results name paths relative to Env.Cwd when they are inside
+// it. Text over MaxResultChars is cut (read, grep, glob and ls keep the
+// head, bash keeps the tail) and the full text is saved under
+// Env.OutputDir, created with mode 0700 when first needed.
+//
+// write and edit refuse to change an existing file the session has not
+// read (Env.Reads), call Env.BeforeChange before changing anything and mark
+// the file as read afterwards. edit applies all its replacements to the
+// original content or none of them.
+//
+// bash runs `<shell> -c command` as the leader of a new process group
+// (stdin from the null device, environment plus Env.ExtraEnv); a timeout or
+// an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).
+// background:true hands the command to Env.Jobs, which reports lifecycle
+// changes through the callback given to NewJobs. grep and glob honour
+// .gitignore and .ignore files (each applies to its directory's subtree;
+// a pattern that one file ignores cannot be re-included by a deeper file),
+// always skip .git and never follow symlinked directories.
+//
+// Concurrency: tool values are stateless and may be shared; per-session
+// state lives in Env (ReadTracker, Jobs), whose types are safe for
+// concurrent use. Execute may be called concurrently for read tools. Tools
+// never write to stdout. Execute returns an error only when ctx ended
+// (abort) or for bugs; every other failure is an error Result for the
+// model. bash and Jobs leave no goroutines behind: Execute returns after
+// its helpers ended, and Jobs.StopAll waits for every job.
 package tools

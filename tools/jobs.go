@@ -1,4 +1,342 @@
 package tools
 
-// Jobs is the registry of background bash jobs of a session.
-type Jobs struct{}
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Job phases, as in the background_job event.
+const (
+	JobStarted = "started"
+	JobExited  = "exited"
+	JobStopped = "stopped"
+)
+
+// Job statuses (JobInfo.Status).
+const (
+	JobRunning = "running"
+	// A finished job has status JobExited or JobStopped.
+)
+
+// Errors of Jobs.
+var (
+	ErrUnknownJob = errors.New("unknown job")
+	ErrJobsClosed = errors.New("background jobs are shut down")
+)
+
+// JobEvent is a lifecycle change of a background job; the session turns it
+// into a background_job event (same field names and order).
+type JobEvent struct {
+	JobID      string `json:"jobId"`
+	Phase      string `json:"phase"` // started, exited, stopped
+	Command    string `json:"command"`
+	PID        int    `json:"pid,omitempty"`
+	OutputPath string `json:"outputPath,omitempty"`
+	ExitCode   *int   `json:"exitCode,omitempty"`
+}
+
+// JobInfo is the state of a background job.
+type JobInfo struct {
+	ID         string `json:"jobId"`
+	Command    string `json:"command"`
+	PID        int    `json:"pid"`
+	OutputPath string `json:"outputPath"`
+	Status     string `json:"status"` // running, exited, stopped
+	// ExitCode is set once the job exited on its own; a job killed by a
+	// signal it did not get from Stop reports 128+signal, as shells do.
+	ExitCode *int `json:"exitCode,omitempty"`
+}
+
+// JobSpec describes a command to start in the background.
+type JobSpec struct {
+	Command string
+	Dir     string
+	Shell   string   // default: bash from PATH, else sh
+	Env     []string // added to this process's environment
+}
+
+// Jobs is the registry of a session's background commands. Each job runs
+// `<shell> -c command` in its own process group with stdin from the null
+// device and stdout+stderr written to a file; ids are j1, j2, … in start
+// order. Jobs is safe for concurrent use.
+//
+// onEvent (may be nil) is called once per phase: "started" on the goroutine
+// calling Start, before Start returns; "exited" or "stopped" on the job's
+// monitor goroutine, before Wait and Stop observe the end. It is called
+// without locks held, must return promptly and must not wait for a
+// goroutine that is itself blocked in a Jobs method (queue the event).
+type Jobs struct {
+	dir     string
+	onEvent func(JobEvent)
+	grace   time.Duration
+
+	mu     sync.Mutex
+	seq    int
+	jobs   map[string]*job
+	order  []string
+	closed bool
+	wg     sync.WaitGroup // monitor goroutines
+}
+
+type job struct {
+	info     JobInfo // guarded by Jobs.mu
+	stopping bool    // guarded by Jobs.mu
+	done     chan struct{}
+}
+
+// NewJobs returns an empty registry writing output files to dir (created
+// with mode 0700 when the first job starts; the system temp directory when
+// dir is empty).
+func NewJobs(dir string, onEvent func(JobEvent)) *Jobs {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	return &Jobs{dir: dir, onEvent: onEvent, grace: DefaultKillGrace, jobs: map[string]*job{}}
+}
+
+func (j *Jobs) emit(ev JobEvent) {
+	if j.onEvent != nil {
+		j.onEvent(ev)
+	}
+}
+
+// Start launches spec in the background and returns at once.
+func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return JobInfo{}, ErrJobsClosed
+	}
+	j.seq++
+	id := fmt.Sprintf("j%d", j.seq)
+	j.mu.Unlock()
+
+	if err := os.MkdirAll(j.dir, 0o700); err != nil {
+		return JobInfo{}, fmt.Errorf("start job: %w", err)
+	}
+	out, err := os.CreateTemp(j.dir, "job-"+id+"-*.log")
+	if err != nil {
+		return JobInfo{}, fmt.Errorf("start job: %w", err)
+	}
+	shell := spec.Shell
+	if shell == "" {
+		shell = defaultShell()
+	}
+	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		out.Close()
+		return JobInfo{}, fmt.Errorf("start job: %w", err)
+	}
+	jb := &job{
+		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning},
+		done: make(chan struct{}),
+	}
+	j.mu.Lock()
+	if j.closed { // StopAll ran while we were starting
+		j.mu.Unlock()
+		killGroup(jb.info.PID)
+		_ = cmd.Wait()
+		out.Close()
+		return JobInfo{}, ErrJobsClosed
+	}
+	j.jobs[id] = jb
+	j.order = append(j.order, id)
+	j.wg.Add(1)
+	info := jb.info
+	j.mu.Unlock()
+
+	j.emit(JobEvent{JobID: id, Phase: JobStarted, Command: spec.Command, PID: info.PID, OutputPath: info.OutputPath})
+	go j.monitor(jb, cmd, out)
+	return info, nil
+}
+
+// monitor waits for the job's shell, records the outcome and reports it.
+func (j *Jobs) monitor(jb *job, cmd *exec.Cmd, out *os.File) {
+	defer j.wg.Done()
+	_ = cmd.Wait()
+	out.Close()
+	var code *int
+	if ps := cmd.ProcessState; ps != nil {
+		if ps.Exited() {
+			c := ps.ExitCode()
+			code = &c
+		} else if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			c := 128 + int(ws.Signal())
+			code = &c
+		}
+	}
+	j.mu.Lock()
+	phase := JobExited
+	if jb.stopping {
+		phase, code = JobStopped, nil
+	}
+	jb.info.Status, jb.info.ExitCode = phase, code
+	info := jb.info
+	j.mu.Unlock()
+	j.emit(JobEvent{JobID: info.ID, Phase: phase, Command: info.Command, PID: info.PID, OutputPath: info.OutputPath, ExitCode: code})
+	close(jb.done)
+}
+
+func (j *Jobs) get(id string) (*job, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	jb, ok := j.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownJob, id)
+	}
+	return jb, nil
+}
+
+func (j *Jobs) infoOf(jb *job) JobInfo {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return jb.info
+}
+
+// Get returns the state of a job.
+func (j *Jobs) Get(id string) (JobInfo, bool) {
+	jb, err := j.get(id)
+	if err != nil {
+		return JobInfo{}, false
+	}
+	return j.infoOf(jb), true
+}
+
+// List returns all jobs in start order.
+func (j *Jobs) List() []JobInfo {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]JobInfo, 0, len(j.order))
+	for _, id := range j.order {
+		out = append(out, j.jobs[id].info)
+	}
+	return out
+}
+
+// Wait waits until the job ends, at most max, and returns its state
+// (status running when max passed first). It returns ctx's error when ctx
+// ends first.
+func (j *Jobs) Wait(ctx context.Context, id string, max time.Duration) (JobInfo, error) {
+	jb, err := j.get(id)
+	if err != nil {
+		return JobInfo{}, err
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-jb.done:
+	case <-t.C:
+	case <-ctx.Done():
+		return j.infoOf(jb), ctx.Err()
+	}
+	return j.infoOf(jb), nil
+}
+
+// Output returns the job's state and the tail of its output (cleaned, at
+// most MaxOutputLines lines and MaxResultChars characters, with a note when
+// cut).
+func (j *Jobs) Output(id string) (JobInfo, string, error) {
+	jb, err := j.get(id)
+	if err != nil {
+		return JobInfo{}, "", err
+	}
+	info := j.infoOf(jb)
+	text, err := fileTail(info.OutputPath)
+	if err != nil {
+		return info, "", fmt.Errorf("job %s output: %w", id, err)
+	}
+	return info, text, nil
+}
+
+// fileTail reads the cleaned tail of a file.
+func fileTail(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	size := fi.Size()
+	from := max(size-sinkTailKeep, 0)
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return "", err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, sinkTailKeep))
+	if err != nil {
+		return "", err
+	}
+	clean := cleanOutput(string(b))
+	tail, more := lastLines(clean, MaxOutputLines)
+	cutTail := tailRunes(tail, MaxResultChars-300)
+	if from == 0 && !more && cutTail == tail {
+		return clean, nil
+	}
+	return fmt.Sprintf("[output cut: showing its end; %s in all, full output in %s]\n", formatBytes(size), path) + cutTail, nil
+}
+
+// Stop ends a running job's process group (SIGTERM, SIGKILL after a grace
+// period) and waits for it; a finished job is left alone. It returns the
+// job's final state.
+func (j *Jobs) Stop(id string) (JobInfo, error) {
+	jb, err := j.get(id)
+	if err != nil {
+		return JobInfo{}, err
+	}
+	j.mu.Lock()
+	running := jb.info.Status == JobRunning
+	if running {
+		jb.stopping = true
+	}
+	pid := jb.info.PID
+	j.mu.Unlock()
+	if running {
+		stopGroup(pid, jb.done, j.grace)
+		<-jb.done
+	}
+	return j.infoOf(jb), nil
+}
+
+// StopAll stops every running job (all at once, one shared grace period),
+// waits until every job has ended and refuses new jobs afterwards. Jobs
+// stay queryable. It is for session shutdown.
+func (j *Jobs) StopAll() {
+	j.mu.Lock()
+	j.closed = true
+	var running []*job
+	for _, id := range j.order {
+		jb := j.jobs[id]
+		if jb.info.Status == JobRunning {
+			jb.stopping = true
+			running = append(running, jb)
+		}
+	}
+	j.mu.Unlock()
+	for _, jb := range running {
+		terminateGroup(jb.info.PID) // PID never changes after Start
+	}
+	t := time.NewTimer(j.grace)
+	defer t.Stop()
+	expired := false
+	for _, jb := range running {
+		if !expired {
+			select {
+			case <-jb.done:
+			case <-t.C:
+				expired = true
+			}
+		}
+		killGroup(jb.info.PID)
+	}
+	j.wg.Wait()
+}

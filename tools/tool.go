@@ -37,6 +37,13 @@ type Previewer interface {
 	Preview(ctx context.Context, call *Call) *Preview
 }
 
+// ArgsPermission is implemented by tools whose permission class depends on
+// the arguments; PermissionFor refines Permission for one call (bash: a
+// call that only queries a background job is a read). args may be invalid.
+type ArgsPermission interface {
+	PermissionFor(args json.RawMessage) string
+}
+
 // Call is one invocation.
 type Call struct {
 	ID   string
@@ -76,8 +83,8 @@ type Preview struct {
 type Affected struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
-	Bytes  *int64 `json:"bytes,omitempty"`
 	Files  *int   `json:"files,omitempty"`
+	Bytes  *int64 `json:"bytes,omitempty"`
 }
 
 // Env is the session context tools run in. Its fields are set by the

@@ -1,0 +1,307 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// Limits of the bash tool.
+const (
+	BashDefaultTimeout = 120 * time.Second
+	BashMaxTimeout     = 600 * time.Second
+	// bashUpdateEvery throttles Call.Update.
+	bashUpdateEvery = 100 * time.Millisecond
+	// bashPipeGrace is how long the result waits for output after the
+	// shell exited while background children keep the output open.
+	bashPipeGrace = 500 * time.Millisecond
+)
+
+// ShellInspector analyses a command for an approval preview: danger holds
+// short phrases describing what is risky ("deletes files recursively"),
+// affected the paths the command would change (absolute or relative to
+// cwd). The approvals package provides one; it must be read-only.
+type ShellInspector func(command, cwd string) (danger []string, affected []string)
+
+// BashTool runs shell commands, in the foreground or as background jobs.
+type BashTool struct {
+	// Inspect analyses commands for previews; nil means no analysis.
+	Inspect ShellInspector
+	// KillGrace is the time between SIGTERM and SIGKILL when a command is
+	// stopped; 0 means DefaultKillGrace.
+	KillGrace time.Duration
+}
+
+// NewBash returns the bash tool with the given danger analysis (may be
+// nil).
+func NewBash(inspect ShellInspector) *BashTool { return &BashTool{Inspect: inspect} }
+
+// BashDetails is the Details of a bash result.
+type BashDetails struct {
+	// ExitCode is nil when the command was killed (timeout) or died from a
+	// signal (see Signal).
+	ExitCode       *int     `json:"exitCode"`
+	Signal         string   `json:"signal,omitempty"`
+	TimedOut       bool     `json:"timedOut,omitempty"`
+	Truncated      bool     `json:"truncated,omitempty"`
+	FullOutputPath string   `json:"fullOutputPath,omitempty"`
+	Job            *JobInfo `json:"job,omitempty"`
+}
+
+func (*BashTool) Decl() llm.ToolDecl { return decl(NameBash, bashSchema) }
+func (*BashTool) Permission() string { return PermExecute }
+
+// PermissionFor implements ArgsPermission: a call that only queries a
+// background job ({job, action}, no command) is a read.
+func (*BashTool) PermissionFor(args json.RawMessage) string {
+	var a bashArgs
+	if json.Unmarshal(args, &a) == nil && a.Command == "" && a.Job != "" {
+		return PermRead
+	}
+	return PermExecute
+}
+
+type bashArgs struct {
+	Command     string `json:"command"`
+	TimeoutMs   intArg `json:"timeoutMs"`
+	Cwd         string `json:"cwd"`
+	Description string `json:"description"`
+	Background  bool   `json:"background"`
+	Job         string `json:"job"`
+	Action      string `json:"action"`
+}
+
+func (a bashArgs) timeout() time.Duration {
+	d := time.Duration(a.TimeoutMs) * time.Millisecond
+	switch {
+	case d <= 0:
+		return BashDefaultTimeout
+	case d > BashMaxTimeout:
+		return BashMaxTimeout
+	}
+	return d
+}
+
+func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
+	var a bashArgs
+	if r := decodeArgs(NameBash, call, &a); r != nil {
+		return r, nil
+	}
+	env := call.env()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Job != "" && a.Command != "":
+		return ErrorResult("Give either command (to run one) or job with action (to query one), not both."), nil
+	case a.Job != "":
+		return b.jobAction(ctx, env, a)
+	case a.Action != "":
+		return ErrorResult("action needs job: the id of a background job (j1, j2, …)."), nil
+	case strings.TrimSpace(a.Command) == "":
+		return ErrorResult("command is empty. Give command to run, or job and action to query a background job."), nil
+	}
+	dir := env.cwd()
+	if a.Cwd != "" {
+		dir = env.Abs(a.Cwd)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return errorf("Working directory not found: %s", env.Rel(dir)), nil
+		}
+	}
+	var extra []string
+	if env != nil {
+		extra = env.ExtraEnv
+	}
+	if a.Background {
+		return b.startJob(env, a, dir, extra)
+	}
+	return b.run(ctx, call, a, dir, extra)
+}
+
+// run executes a foreground command.
+func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, extra []string) (*Result, error) {
+	env := call.env()
+	sink := newOutputSink(env, NameBash)
+	cmd := newShellCmd(shellOf(env), a.Command, dir, extra)
+	cmd.Stdout, cmd.Stderr = sink, sink
+	cmd.WaitDelay = bashPipeGrace
+	if err := cmd.Start(); err != nil {
+		sink.finish()
+		return errorf("Cannot start %s: %v", shellOf(env), err), nil
+	}
+	pid := cmd.Process.Pid
+	timeout := a.timeout()
+
+	done := make(chan struct{})
+	var (
+		wg       sync.WaitGroup
+		aborted  bool // set by the watcher, read after wg.Wait
+		timedOut bool
+	)
+	wg.Add(1)
+	go func() { // stops the group on abort or timeout
+		defer wg.Done()
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			aborted = true
+		case <-t.C:
+			timedOut = true
+		}
+		stopGroup(pid, done, b.KillGrace)
+	}()
+	if call.Update != nil {
+		wg.Add(1)
+		go func() { // throttled progress
+			defer wg.Done()
+			tick := time.NewTicker(bashUpdateEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					if sink.takeDirty() {
+						call.Update(sink.snapshot())
+					}
+				}
+			}
+		}()
+	}
+	waitErr := cmd.Wait()
+	close(done)
+	wg.Wait()
+	if call.Update != nil {
+		call.Update(sink.snapshot())
+	}
+	text, cut, full := sink.finish()
+	if aborted {
+		return nil, fmt.Errorf("bash: %w", context.Cause(ctx))
+	}
+
+	d := BashDetails{Truncated: cut, FullOutputPath: full, TimedOut: timedOut}
+	var notes []string
+	if ps := cmd.ProcessState; ps != nil && !timedOut {
+		if ps.Exited() {
+			c := ps.ExitCode()
+			d.ExitCode = &c
+		} else if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			d.Signal = ws.Signal().String()
+		}
+	}
+	switch {
+	case timedOut:
+		notes = append(notes, fmt.Sprintf("Timed out after %s; the command and its child processes were stopped.", formatDuration(timeout)))
+	case d.Signal != "":
+		notes = append(notes, "Killed by signal: "+d.Signal)
+	case d.ExitCode != nil && *d.ExitCode != 0:
+		notes = append(notes, fmt.Sprintf("Exit code %d", *d.ExitCode))
+	}
+	if errors.Is(waitErr, exec.ErrWaitDelay) {
+		notes = append(notes, "Processes started in the background still hold the output; use background:true for long-running processes.")
+	}
+	body := strings.TrimRight(text, "\n")
+	if body == "" {
+		body = "(no output)"
+	}
+	if len(notes) > 0 {
+		body += "\n\n[" + strings.Join(notes, " ") + "]"
+	}
+	return &Result{
+		Content: []llm.Content{llm.Text(body)},
+		IsError: timedOut || d.Signal != "" || d.ExitCode == nil || *d.ExitCode != 0,
+		Details: d,
+	}, nil
+}
+
+func formatDuration(d time.Duration) string {
+	if d%time.Second == 0 {
+		return fmt.Sprintf("%d s", int(d/time.Second))
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}
+
+func (b *BashTool) startJob(env *Env, a bashArgs, dir string, extra []string) (*Result, error) {
+	if env == nil || env.Jobs == nil {
+		return ErrorResult("Background jobs are not available in this session; run the command without background."), nil
+	}
+	info, err := env.Jobs.Start(JobSpec{Command: a.Command, Dir: dir, Shell: shellOf(env), Env: extra})
+	if err != nil {
+		return errorf("Cannot start the job: %v", err), nil
+	}
+	text := fmt.Sprintf("Started job %s (pid %d); output goes to %s.\nCheck it with {\"job\":%q,\"action\":\"output\"}, wait for it with action \"wait\", end it with action \"stop\".",
+		info.ID, info.PID, info.OutputPath, info.ID)
+	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{Job: &info}}, nil
+}
+
+// jobAction answers {job, action}; the default action is output.
+func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs) (*Result, error) {
+	if env == nil || env.Jobs == nil {
+		return ErrorResult("Background jobs are not available in this session."), nil
+	}
+	jobs := env.Jobs
+	if _, ok := jobs.Get(a.Job); !ok {
+		return errorf("No background job %q in this session.", a.Job), nil
+	}
+	var head string
+	switch a.Action {
+	case "", "output":
+	case "wait":
+		wait := a.timeout()
+		info, err := jobs.Wait(ctx, a.Job, wait)
+		if err != nil {
+			return nil, fmt.Errorf("bash: wait for %s: %w", a.Job, err)
+		}
+		if info.Status == JobRunning {
+			head = fmt.Sprintf("Still running after waiting %s.\n", formatDuration(wait))
+		}
+	case "stop":
+		if _, err := jobs.Stop(a.Job); err != nil {
+			return errorf("Cannot stop %s: %v", a.Job, err), nil
+		}
+	default:
+		return errorf("Unknown action %q; use output, wait or stop.", a.Action), nil
+	}
+	info, out, err := jobs.Output(a.Job)
+	if err != nil {
+		return errorf("%v", err), nil
+	}
+	out = strings.TrimRight(out, "\n")
+	if out == "" {
+		out = "(no output yet)"
+		if info.Status != JobRunning {
+			out = "(no output)"
+		}
+	}
+	text := head + jobStatusLine(info) + "\n" + out
+	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{ExitCode: info.ExitCode, Job: &info}}, nil
+}
+
+func jobStatusLine(info JobInfo) string {
+	s := fmt.Sprintf("Job %s (pid %d) ", info.ID, info.PID)
+	switch info.Status {
+	case JobRunning:
+		s += "is running."
+	case JobStopped:
+		s += "was stopped."
+	default:
+		if info.ExitCode != nil {
+			s += fmt.Sprintf("exited with code %d.", *info.ExitCode)
+		} else {
+			s += "exited."
+		}
+	}
+	return s + " Output file: " + info.OutputPath
+}

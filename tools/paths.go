@@ -1,0 +1,62 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// cwd returns the session working directory, or the process's when unset.
+func (e *Env) cwd() string {
+	if e != nil && e.Cwd != "" {
+		return filepath.Clean(e.Cwd)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "/"
+	}
+	return wd
+}
+
+// Abs resolves a path the model gave: "~" and "~/…" expand to the home
+// directory, relative paths are taken relative to Cwd, and the result is
+// cleaned. Symlinks are not resolved.
+func (e *Env) Abs(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(e.cwd(), p)
+	}
+	return filepath.Clean(p)
+}
+
+// Rel returns how results mention the absolute path abs: relative to Cwd
+// (slash-separated, "." for Cwd itself) when it is inside Cwd, else abs.
+func (e *Env) Rel(abs string) string {
+	rel, ok := relInside(e.cwd(), abs)
+	if !ok {
+		return abs
+	}
+	return rel
+}
+
+// relInside returns target relative to base, slash-separated, when target
+// is base or below it.
+func relInside(base, target string) (string, bool) {
+	rel, err := filepath.Rel(base, target)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// plural returns "1 file", "2 files".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return itoa(n) + " " + word + "s"
+}

@@ -1,0 +1,316 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// Errors returned by Registry.
+var (
+	// ErrUnknownTool is returned (wrapped) by Validate for a name that is
+	// not registered.
+	ErrUnknownTool = errors.New("unknown tool")
+	// ErrDuplicateTool is returned by NewRegistry when two tools share a
+	// name.
+	ErrDuplicateTool = errors.New("duplicate tool name")
+
+	errNoOutputDir = errors.New("no output directory configured")
+)
+
+// ArgsError is a schema validation failure. Its Error text lists one
+// problem per line ("- edits[0]: missing property \"newText\""); the tool
+// runner shows it to the model as "Invalid arguments for <name>:\n<Error()>".
+type ArgsError struct {
+	Problems []string
+}
+
+func (e *ArgsError) Error() string { return strings.Join(e.Problems, "\n") }
+
+// Registry is an ordered, immutable set of tools with their compiled
+// argument schemas. It is safe for concurrent use.
+type Registry struct {
+	tools   []Tool
+	byName  map[string]int
+	schemas []*jsonschema.Schema
+}
+
+// Option configures Default.
+type Option func(*options)
+
+type options struct {
+	inspect ShellInspector
+}
+
+// WithShellInspector sets the danger analysis the bash tool's previews
+// use.
+func WithShellInspector(f ShellInspector) Option {
+	return func(o *options) { o.inspect = f }
+}
+
+// Default returns the seven built-in tools in name order: bash, edit, glob,
+// grep, ls, read, write. It does not depend on any session; per-session
+// state comes in through Call.Env.
+func Default(opts ...Option) *Registry {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	r, err := NewRegistry(
+		NewBash(o.inspect),
+		EditTool{},
+		GlobTool{},
+		GrepTool{},
+		LsTool{},
+		ReadTool{},
+		WriteTool{},
+	)
+	if err != nil {
+		panic("tools: built-in registry: " + err.Error()) // a bug in a schema literal
+	}
+	return r
+}
+
+// NewRegistry compiles the argument schema of every tool, in the given
+// order. It fails on duplicate names and on schemas that do not compile.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{byName: make(map[string]int, len(tools))}
+	for _, t := range tools {
+		d := t.Decl()
+		if _, dup := r.byName[d.Name]; dup {
+			return nil, fmt.Errorf("%w: %s", ErrDuplicateTool, d.Name)
+		}
+		sch, err := compileSchema(d)
+		if err != nil {
+			return nil, err
+		}
+		r.byName[d.Name] = len(r.tools)
+		r.tools = append(r.tools, t)
+		r.schemas = append(r.schemas, sch)
+	}
+	return r, nil
+}
+
+// With returns a new registry holding r's tools followed by more.
+func (r *Registry) With(more ...Tool) (*Registry, error) {
+	all := append(append([]Tool(nil), r.tools...), more...)
+	return NewRegistry(all...)
+}
+
+func compileSchema(d llm.ToolDecl) (*jsonschema.Schema, error) {
+	params := d.Parameters
+	if len(bytes.TrimSpace(params)) == 0 {
+		params = json.RawMessage(`{"type":"object"}`)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
+	}
+	c := jsonschema.NewCompiler()
+	url := "tool:///" + d.Name + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
+	}
+	return sch, nil
+}
+
+// Tools returns the tools in registry order.
+func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
+
+// Names returns the tool names in registry order.
+func (r *Registry) Names() []string {
+	out := make([]string, len(r.tools))
+	for i, t := range r.tools {
+		out[i] = t.Decl().Name
+	}
+	return out
+}
+
+// Get returns the tool called name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	i, ok := r.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return r.tools[i], true
+}
+
+// Decls returns the declarations sent to the model, in registry order.
+func (r *Registry) Decls() []llm.ToolDecl {
+	out := make([]llm.ToolDecl, len(r.tools))
+	for i, t := range r.tools {
+		out[i] = t.Decl()
+	}
+	return out
+}
+
+// Validate checks args against the tool's schema. Empty args count as {}.
+// It returns an error wrapping ErrUnknownTool for an unknown name and an
+// *ArgsError listing the problems otherwise.
+func (r *Registry) Validate(name string, args json.RawMessage) error {
+	i, ok := r.byName[name]
+	if !ok {
+		return fmt.Errorf("%w: %s", ErrUnknownTool, name)
+	}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return &ArgsError{Problems: []string{"- arguments are not valid JSON: " + err.Error()}}
+	}
+	err = r.schemas[i].Validate(inst)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &ArgsError{Problems: []string{"- " + err.Error()}}
+	}
+	return &ArgsError{Problems: problems(ve)}
+}
+
+// Run is the whole life of one call as the model sees it: look the tool up,
+// validate the arguments, execute (recovering from panics), turn failures
+// into error results with the protocol's texts, and cap text blocks at
+// MaxResultChars. It never returns nil. Callers that need the steps apart
+// (events between validation and execution, approvals) use Get, Validate
+// and Execute themselves.
+func (r *Registry) Run(ctx context.Context, name string, call *Call) *Result {
+	if call == nil {
+		call = &Call{}
+	}
+	t, ok := r.Get(name)
+	if !ok {
+		return ErrorResult("Tool " + name + " not found")
+	}
+	if err := r.Validate(name, call.Args); err != nil {
+		return ErrorResult("Invalid arguments for " + name + ":\n" + err.Error())
+	}
+	return Execute(ctx, t, call)
+}
+
+// Execute runs t, turning a panic or an error return into an error result
+// ("aborted by user" when ctx ended) and capping text blocks at
+// MaxResultChars. It never returns nil. After a panic the result's Details
+// holds the stack (for logs, not for the model).
+func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
+	if call == nil {
+		call = &Call{}
+	}
+	name := t.Decl().Name
+	defer func() {
+		if p := recover(); p != nil {
+			res = ErrorResult(fmt.Sprintf("Tool %s failed: internal error: %v", name, p))
+			res.Details = map[string]string{"panic": fmt.Sprint(p), "stack": string(debug.Stack())}
+		}
+	}()
+	res, err := t.Execute(ctx, call)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ErrorResult("aborted by user")
+	case err != nil:
+		return ErrorResult(err.Error())
+	case res == nil:
+		return ErrorResult("Tool " + name + " returned no result")
+	}
+	return LimitResult(call.Env, name, res)
+}
+
+// problems flattens a validation error tree into readable lines, one per
+// leaf, deduplicated, in the validator's order.
+func problems(ve *jsonschema.ValidationError) []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		line := "- " + location(e.InstanceLocation) + ": " + describeKind(e.ErrorKind)
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	walk(ve)
+	if len(out) == 0 {
+		out = []string{"- " + ve.Error()}
+	}
+	return out
+}
+
+// location renders an instance location as edits[0].oldText ("arguments"
+// for the root).
+func location(tokens []string) string {
+	if len(tokens) == 0 {
+		return "arguments"
+	}
+	var b strings.Builder
+	for _, tok := range tokens {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}
+
+func describeKind(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Required:
+		if len(k.Missing) == 1 {
+			return fmt.Sprintf("missing required property %q", k.Missing[0])
+		}
+		return "missing required properties " + quoteAll(k.Missing)
+	case *kind.AdditionalProperties:
+		if len(k.Properties) == 1 {
+			return fmt.Sprintf("unknown property %q", k.Properties[0])
+		}
+		return "unknown properties " + quoteAll(k.Properties)
+	case *kind.Type:
+		return fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)
+	case *kind.Enum:
+		want := make([]string, len(k.Want))
+		for i, w := range k.Want {
+			b, _ := json.Marshal(w)
+			want[i] = string(b)
+		}
+		got, _ := json.Marshal(k.Got)
+		return fmt.Sprintf("must be one of %s, got %s", strings.Join(want, ", "), got)
+	}
+	return k.LocalizedString(englishPrinter)
+}
+
+var englishPrinter = message.NewPrinter(language.English)
+
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
+}

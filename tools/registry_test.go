@@ -1,0 +1,224 @@
+package tools_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+func TestDefaultRegistry(t *testing.T) {
+	want := []string{"bash", "edit", "glob", "grep", "ls", "read", "write"}
+	if diff := cmp.Diff(want, registry.Names()); diff != "" {
+		t.Fatalf("names (-want +got):\n%s", diff)
+	}
+	perms := map[string]string{
+		"bash": tools.PermExecute, "edit": tools.PermWrite, "write": tools.PermWrite,
+		"glob": tools.PermRead, "grep": tools.PermRead, "ls": tools.PermRead, "read": tools.PermRead,
+	}
+	for _, d := range registry.Decls() {
+		tool, ok := registry.Get(d.Name)
+		if !ok {
+			t.Fatalf("Get(%q) failed", d.Name)
+		}
+		if got := tool.Permission(); got != perms[d.Name] {
+			t.Errorf("%s permission = %q, want %q", d.Name, got, perms[d.Name])
+		}
+		if d.Description == "" || strings.HasSuffix(d.Description, "\n") {
+			t.Errorf("%s: bad description %q", d.Name, d.Description)
+		}
+		if !json.Valid(d.Parameters) {
+			t.Errorf("%s: parameters are not valid JSON", d.Name)
+		}
+	}
+	if _, ok := registry.Get("nope"); ok {
+		t.Error("Get(nope) succeeded")
+	}
+}
+
+func TestBashPermissionFor(t *testing.T) {
+	tool, _ := registry.Get("bash")
+	ap, ok := tool.(tools.ArgsPermission)
+	if !ok {
+		t.Fatal("bash does not implement ArgsPermission")
+	}
+	for args, want := range map[string]string{
+		`{"job":"j1","action":"output"}`: tools.PermRead,
+		`{"command":"ls"}`:               tools.PermExecute,
+		`{"command":"ls","job":"j1"}`:    tools.PermExecute,
+		`not json`:                       tools.PermExecute,
+	} {
+		if got := ap.PermissionFor(json.RawMessage(args)); got != want {
+			t.Errorf("PermissionFor(%s) = %q, want %q", args, got, want)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		tool, args string
+		want       []string // substrings of the problem text; nil = valid
+	}{
+		{"read", `{"path":"a"}`, nil},
+		{"read", ``, []string{`missing required property "path"`}},
+		{"read", `{"path":1}`, []string{"path: expected string, got number"}},
+		{"read", `{"path":"a","offset":1.5}`, []string{"offset: expected integer, got number"}},
+		{"read", `{"path":"a","extra":true}`, []string{`unknown property "extra"`}},
+		{"read", `{"path":"a",`, []string{"not valid JSON"}},
+		{"read", `[]`, []string{"arguments: expected object, got array"}},
+		{"write", `{"path":"a"}`, []string{`missing required property "content"`}},
+		{"write", `{"content":"x"}`, []string{`missing required property "path"`}},
+		{"write", `{"path":"a","content":null}`, []string{"content: expected string, got null"}},
+		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y"}],"replaceAll":true}`, nil},
+		{"edit", `{"path":"a","edits":[{"oldText":"x"}]}`, []string{`edits[0]: missing required property "newText"`}},
+		{"edit", `{"path":"a","edits":{"oldText":"x","newText":"y"}}`, []string{"edits: expected array, got object"}},
+		{"edit", `{"path":"a","edits":[{"oldText":"x","newText":"y","why":1}]}`, []string{`edits[0]: unknown property "why"`}},
+		{"edit", `{"path":"a","edits":[],"replaceAll":"yes"}`, []string{"replaceAll: expected boolean, got string"}},
+		{"bash", `{}`, nil},
+		{"bash", `{"command":"ls","timeoutMs":5.0}`, nil},
+		{"bash", `{"command":"ls","timeoutMs":"5"}`, []string{"timeoutMs: expected integer, got string"}},
+		{"bash", `{"job":"j1","action":"kill"}`, []string{`action: must be one of "wait", "output", "stop", got "kill"`}},
+		{"bash", `{"command":"ls","sudo":true}`, []string{`unknown property "sudo"`}},
+		{"grep", `{"pattern":"x","context":2,"filesOnly":true}`, nil},
+		{"grep", `{"path":"."}`, []string{`missing required property "pattern"`}},
+		{"grep", `{"pattern":"x","literal":"no","limit":"3"}`, []string{"literal: expected boolean", "limit: expected integer"}},
+		{"glob", `{"pattern":"**/*.go","limit":10}`, nil},
+		{"glob", `{"pattern":["a"]}`, []string{"pattern: expected string, got array"}},
+		{"glob", `{"pattern":"*","depth":1}`, []string{`unknown property "depth"`}},
+		{"ls", `{}`, nil},
+		{"ls", `{"path":"x","limit":true}`, []string{"limit: expected integer, got boolean"}},
+		{"ls", `{"all":true}`, []string{`unknown property "all"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+tt.args, func(t *testing.T) {
+			err := registry.Validate(tt.tool, json.RawMessage(tt.args))
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ae *tools.ArgsError
+			if !errors.As(err, &ae) {
+				t.Fatalf("want *ArgsError, got %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("problems %q do not mention %q", err.Error(), w)
+				}
+			}
+			for _, p := range ae.Problems {
+				if !strings.HasPrefix(p, "- ") {
+					t.Errorf("problem %q does not start with \"- \"", p)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateUnknownTool(t *testing.T) {
+	err := registry.Validate("nope", nil)
+	if !errors.Is(err, tools.ErrUnknownTool) {
+		t.Fatalf("got %v, want ErrUnknownTool", err)
+	}
+}
+
+func TestRunErrorTexts(t *testing.T) {
+	env := newEnv(t)
+	r := run(t, env, "nope", `{}`)
+	if !r.IsError || text(r) != "Tool nope not found" {
+		t.Errorf("unknown tool: %+v %q", r.IsError, text(r))
+	}
+	r = run(t, env, "read", `{"path":3,"x":1}`)
+	want := "Invalid arguments for read:\n"
+	if !r.IsError || !strings.HasPrefix(text(r), want) {
+		t.Fatalf("invalid args: %q", text(r))
+	}
+	contains(t, text(r), "path: expected string", `unknown property "x"`)
+}
+
+// panicTool panics or fails on demand, to test Run's safety net.
+type panicTool struct{ mode string }
+
+func (p panicTool) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: "boom", Description: "test", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (panicTool) Permission() string { return tools.PermRead }
+func (p panicTool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+	switch p.mode {
+	case "panic":
+		panic("kaboom")
+	case "ctx":
+		return nil, ctx.Err()
+	case "big":
+		return tools.TextResult(strings.Repeat("x", tools.MaxResultChars+10)), nil
+	}
+	return nil, errors.New("plain failure")
+}
+
+func TestRunSafetyNet(t *testing.T) {
+	env := newEnv(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		mode string
+		ctx  context.Context
+		want string
+	}{
+		{"panic", context.Background(), "Tool boom failed: internal error: kaboom"},
+		{"ctx", ctx, "aborted by user"},
+		{"err", context.Background(), "plain failure"},
+	} {
+		reg, err := tools.NewRegistry(panicTool{tt.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := reg.Run(tt.ctx, "boom", &tools.Call{Env: env})
+		mustErr(t, r, tt.want)
+	}
+	reg, _ := tools.NewRegistry(panicTool{"big"})
+	r := reg.Run(context.Background(), "boom", &tools.Call{Env: env})
+	contains(t, text(r), "[output cut", "full text saved to "+env.OutputDir)
+	if n := len(text(r)); n > tools.MaxResultChars+500 {
+		t.Errorf("result has %d bytes", n)
+	}
+}
+
+func TestRegistryDuplicatesAndWith(t *testing.T) {
+	if _, err := tools.NewRegistry(tools.ReadTool{}, tools.ReadTool{}); !errors.Is(err, tools.ErrDuplicateTool) {
+		t.Fatalf("duplicate: got %v", err)
+	}
+	r2, err := registry.With(panicTool{"err"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r2.Names(); len(got) != 8 || got[7] != "boom" {
+		t.Fatalf("With: %v", got)
+	}
+	if len(registry.Names()) != 7 {
+		t.Fatal("With changed the original registry")
+	}
+}
+
+func TestNewRegistryBadSchema(t *testing.T) {
+	bad := badSchemaTool{}
+	if _, err := tools.NewRegistry(bad); err == nil {
+		t.Fatal("want a schema error")
+	}
+}
+
+type badSchemaTool struct{}
+
+func (badSchemaTool) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: "bad", Parameters: json.RawMessage(`{"type":"nonsense"}`)}
+}
+func (badSchemaTool) Permission() string { return tools.PermRead }
+func (badSchemaTool) Execute(context.Context, *tools.Call) (*tools.Result, error) {
+	return nil, nil
+}
