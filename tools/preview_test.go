@@ -38,7 +38,7 @@ func TestBashPreviewRmRfBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"kind":"bash","lines":["rm -rf build"],"severity":"warn","affected":[{"path":"build/","exists":true,"bytes":5,"files":2}]}`
+	want := `{"kind":"bash","lines":["rm -rf build"],"severity":"warn","affected":[{"path":"build/","exists":true,"files":2,"bytes":5}]}`
 	if string(b) != want {
 		t.Errorf("preview\n got %s\nwant %s", b, want)
 	}
