@@ -138,15 +138,29 @@ func StringContent(s string) UserContent { return UserContent{Text: s} }
 // BlockContent returns block-form content.
 func BlockContent(b ...Content) UserContent { return UserContent{Blocks: b, IsBlocks: true} }
 
-// MarshalJSON writes a JSON string or an array of blocks.
+// MarshalJSON writes a JSON string or an array of blocks. HTML characters
+// are not escaped: encoding/json keeps a Marshaler's output as it is, so
+// escaping here would show up on the wire and in session files.
 func (u UserContent) MarshalJSON() ([]byte, error) {
 	if u.IsBlocks {
 		if u.Blocks == nil {
 			return []byte("[]"), nil
 		}
-		return json.Marshal([]Content(u.Blocks))
+		return marshalRaw([]Content(u.Blocks))
 	}
-	return json.Marshal(u.Text)
+	return marshalRaw(u.Text)
+}
+
+// marshalRaw is json.Marshal without HTML escaping and without the
+// encoder's trailing newline.
+func marshalRaw(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON accepts a string or an array of blocks.

@@ -25,6 +25,8 @@ type Broker struct {
 	pending    map[string]chan string
 	early      map[string]string
 	earlyOrder []string
+
+	onPending func(id string) // test hook: an ask started waiting
 }
 
 // NewBroker returns a broker without a client.
@@ -80,7 +82,11 @@ func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) string 
 	}
 	ch := make(chan string, 1)
 	b.pending[req.RequestID] = ch
+	hook := b.onPending
 	b.mu.Unlock()
+	if hook != nil {
+		hook(req.RequestID)
+	}
 	select {
 	case d := <-ch:
 		return d

@@ -186,6 +186,7 @@ func (w *Writer) loop() {
 		w.q = w.q[1:]
 		size := it.size()
 		w.busy = true
+		w.space.Broadcast() // the queue has room for one more line
 		w.mu.Unlock()
 
 		line := it.line

@@ -30,7 +30,10 @@ const (
 // {"type":…, <type-specific fields in order>, "id":…, "parentId":…,
 // "timestamp":…}; Body holds the type-specific fields as a JSON object.
 //
-// An Entry is immutable once appended; the decoded message is cached.
+// Entries read from a file keep the body members in their original order
+// and text (top-level whitespace removed). An Entry must not be modified
+// once it has been appended or read; its decoded message is cached, and
+// entries are shared between snapshots, trees and forks.
 type Entry struct {
 	Type      string
 	ID        string
@@ -147,7 +150,8 @@ func classify(text []byte, fields []field) entryParts {
 
 // reservedKey returns the reserved key name of f, or "".
 func reservedKey(text []byte, f *field) string {
-	if f.kesc {
+	raw := text[f.ks+1 : f.ke-1]
+	if f.kesc || !utf8.Valid(raw) {
 		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
 			if f.keyIs(text, k) {
 				return k
@@ -155,7 +159,7 @@ func reservedKey(text []byte, f *field) string {
 		}
 		return ""
 	}
-	switch string(text[f.ks+1 : f.ke-1]) {
+	switch string(raw) {
 	case keyType:
 		return keyType
 	case keyID:
@@ -190,7 +194,9 @@ func (b *builder) bytes(n int) []byte {
 		return make([]byte, n)
 	}
 	if cap(b.arena)-len(b.arena) < n {
-		b.arena = make([]byte, 0, arenaChunk)
+		// Chunks start small (small files stay cheap) and double up to
+		// arenaChunk.
+		b.arena = make([]byte, 0, min(max(2*cap(b.arena), 16<<10), arenaChunk))
 	}
 	l := len(b.arena)
 	b.arena = b.arena[:l+n]
@@ -354,7 +360,7 @@ func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body, k
 
 // validate checks that e can be written as a line that reads back as the
 // same entry.
-func (e *Entry) validate() error {
+func (e *Entry) validate(s *scanner) error {
 	switch e.Type {
 	case "", HeaderType, leafType:
 		return fmt.Errorf("%w: type %q cannot be appended", ErrMalformedEntry, e.Type)
@@ -365,7 +371,6 @@ func (e *Entry) validate() error {
 	if e.Body == nil {
 		return nil
 	}
-	var s scanner
 	if s.scan(e.Body) != kindObject {
 		return fmt.Errorf("%w: body of %s entry %s is not a JSON object", ErrMalformedEntry, e.Type, e.ID)
 	}
@@ -403,12 +408,12 @@ func (e *Entry) Message() (llm.Message, error) {
 		return nil, fmt.Errorf("entry %s is %s, not a message", e.ID, e.Type)
 	}
 	e.once.Do(func() {
-		var aux struct {
-			Message json.RawMessage `json:"message"`
+		raw := objectField(e.Body, "message")
+		if raw == nil {
+			e.err = fmt.Errorf("%w: message entry %s has no message object", ErrMalformedEntry, e.ID)
+			return
 		}
-		if e.err = json.Unmarshal(e.Body, &aux); e.err == nil {
-			e.msg, e.err = llm.DecodeMessage(aux.Message)
-		}
+		e.msg, e.err = llm.DecodeMessage(raw)
 	})
 	return e.msg, e.err
 }

@@ -20,8 +20,8 @@ import (
 // OpenOptions.SyncOnAppend is set. Once write returns, the data is in the
 // page cache and survives the death of this process (panic, SIGKILL, OOM
 // kill): the kernel writes it back on its own. Only a kernel crash or power
-// loss can lose the last few seconds of appends, and then the reader's
-// half-line repair (§5.3) still yields a valid file. fsync costs from a
+// loss can lose the last few seconds of appends; a torn tail is then what
+// the reader's half-line repair (§5.3) is for. fsync costs from a
 // millisecond to tens of milliseconds per call, 100x the append budget, for
 // protection ama itself does not give either; callers that want a
 // power-loss barrier at a chosen point (say, the end of a turn) call Sync.
@@ -38,6 +38,7 @@ type File struct {
 	size   int64 // bytes of complete lines in the file
 	sync   bool
 	buf    []byte
+	sc     scanner // validates bodies
 	closed bool
 	broken error // a failed append could not be rolled back
 }
@@ -74,8 +75,9 @@ func Create(path string, h Header, entries []*Entry) (*File, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
+	var sc scanner
 	for _, e := range entries {
-		if err := e.validate(); err != nil {
+		if err := e.validate(&sc); err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
 	}
@@ -205,13 +207,13 @@ func (f *File) Append(entries ...*Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for _, e := range entries {
-		if err := e.validate(); err != nil {
+		if err := e.validate(&f.sc); err != nil {
 			return fmt.Errorf("append to %s: %w", f.path, err)
 		}
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	buf := f.buf[:0]
 	for _, e := range entries {
 		buf = e.AppendJSON(buf)

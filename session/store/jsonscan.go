@@ -330,11 +330,10 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // keyIs reports whether the key of f (in line) equals name.
 func (f *field) keyIs(line []byte, name string) bool {
-	if !f.kesc {
-		return string(line[f.ks+1:f.ke-1]) == name
+	if raw := line[f.ks+1 : f.ke-1]; !f.kesc && utf8.Valid(raw) {
+		return string(raw) == name
 	}
-	var k string
-	return json.Unmarshal(line[f.ks:f.ke], &k) == nil && k == name
+	return unquote(line[f.ks:f.ke]) == name
 }
 
 // strIs reports whether the value of f is the string s, without

@@ -118,7 +118,7 @@ func ReadInfo(path string) (Info, error) {
 	info := Info{Path: path, Modified: st.ModTime()}
 	first := true
 	havePrompt := false
-	p := parser{path: path}
+	p := parser{path: path, bufSize: bufferSize(f)}
 	p.visit = func(text []byte, fields []field, parts entryParts) {
 		typ := parts.typ.str(text)
 		if first {

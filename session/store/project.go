@@ -102,7 +102,7 @@ func Project(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 
 	var msgs []llm.Message
 	var sys *SystemState
-	context := branch
+	ctxEntries := branch
 	if at >= 0 {
 		comp := branch[at]
 		info.Compaction = comp
@@ -122,18 +122,18 @@ func Project(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			info.Entries = append(info.Entries, comp)
 		}
 		first, _ := objectString(comp.Body, "firstKeptEntryId")
-		context = []*Entry{comp}
+		ctxEntries = []*Entry{comp}
 		if k := slices.IndexFunc(branch, func(e *Entry) bool { return e.ID == first }); k >= 0 && k < at {
 			for _, e := range branch[k:at] {
 				if !isSystemEntry(e) {
-					context = append(context, e)
+					ctxEntries = append(ctxEntries, e)
 				}
 			}
 		}
-		context = append(context, branch[at+1:]...)
+		ctxEntries = append(ctxEntries, branch[at+1:]...)
 	}
 
-	for _, e := range context {
+	for _, e := range ctxEntries {
 		m, ok, err := e.contextMessage()
 		if err != nil {
 			return nil, info, err

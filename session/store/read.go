@@ -48,6 +48,15 @@ func ReadSnapshot(path string) (*Snapshot, error) {
 	return snap, err
 }
 
+// bufferSize picks the line reader's initial buffer for a file: its size
+// (plus one byte, to see EOF in one read) up to readChunk.
+func bufferSize(f *os.File) int {
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		return int(min(max(st.Size()+1, 512), readChunk))
+	}
+	return readChunk
+}
+
 func openError(path string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: %s", ErrNotFound, path)
@@ -65,7 +74,13 @@ type tail struct {
 
 // readSnapshot parses a whole session file.
 func readSnapshot(r io.Reader, path string) (*Snapshot, tail, error) {
-	p := parser{path: path, keep: true}
+	p := parser{path: path, keep: true, bufSize: readChunk}
+	switch r := r.(type) {
+	case *os.File:
+		p.bufSize = bufferSize(r)
+	case interface{ Len() int }: // bytes.Reader, strings.Reader
+		p.bufSize = min(max(r.Len()+1, 512), readChunk)
+	}
 	p.b.bulk = true
 	if err := p.run(r); err != nil {
 		return nil, p.tail, err
@@ -102,9 +117,10 @@ func resolveLeaf(entries []*Entry, leafSet bool, leaf *string) *string {
 // parser implements §5.2/§5.3 over a stream of lines. With keep it builds
 // entries; otherwise it only calls visit for each entry line.
 type parser struct {
-	path  string
-	keep  bool
-	visit func(text []byte, fields []field, p entryParts)
+	path    string
+	bufSize int // initial line buffer
+	keep    bool
+	visit   func(text []byte, fields []field, p entryParts)
 
 	sc     scanner
 	b      builder
@@ -119,7 +135,7 @@ type parser struct {
 }
 
 func (p *parser) run(r io.Reader) error {
-	lr := newLineReader(r, readChunk)
+	lr := newLineReader(r, p.bufSize)
 	for {
 		l, ok := lr.next()
 		if !ok {

@@ -1,0 +1,85 @@
+package rpc_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/rpc"
+)
+
+func ask(b *rpc.Broker, ctx context.Context, id string) chan string {
+	out := make(chan string, 1)
+	go func() { out <- b.Ask(ctx, &events.PermissionRequest{RequestID: id}) }()
+	return out
+}
+
+func TestBrokerWithoutClientDenies(t *testing.T) {
+	b := rpc.NewBroker()
+	if d := <-ask(b, context.Background(), "r1"); d != "deny" {
+		t.Fatalf("got %s", d)
+	}
+}
+
+func TestBrokerAnswerAndOrder(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	waiting := make(chan string, 1)
+	rpc.SetOnPending(b, func(id string) { waiting <- id })
+	res := ask(b, context.Background(), "r1")
+	<-waiting
+	var order []string
+	b.Respond("r1", "allow_session", func(ok bool) {
+		if !ok {
+			t.Error("pending request not accepted")
+		}
+		order = append(order, "response")
+	})
+	if d := <-res; d != "allow_session" {
+		t.Fatalf("got %s", d)
+	}
+	if len(order) != 1 {
+		t.Fatalf("callback order %v", order)
+	}
+	// A second answer for the same id is not accepted (first resolver wins).
+	b.Respond("r1", "deny", func(ok bool) {
+		if ok {
+			t.Error("second answer accepted")
+		}
+	})
+}
+
+func TestBrokerEarlyAnswerIsUsed(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	b.Respond("future", "allow", func(ok bool) {
+		if ok {
+			t.Fatal("nothing was pending")
+		}
+	})
+	if d := <-ask(b, context.Background(), "future"); d != "allow" {
+		t.Fatalf("got %s", d)
+	}
+}
+
+func TestBrokerWithdrawAndTimeout(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	ctx, cancel := context.WithCancel(context.Background())
+	res := ask(b, ctx, "r1")
+	cancel()
+	if d := <-res; d != "deny" {
+		t.Fatalf("cancelled ask: %s", d)
+	}
+	b.Respond("gone", "allow", func(bool) {})
+	b.SetAttended(false) // forgets early answers
+	b.SetAttended(true)
+	waiting := make(chan string, 1)
+	rpc.SetOnPending(b, func(id string) { waiting <- id })
+	res = ask(b, context.Background(), "gone")
+	<-waiting
+	b.SetAttended(false)
+	if d := <-res; d != "deny" {
+		t.Fatalf("withdrawn ask: %s", d)
+	}
+}

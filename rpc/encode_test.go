@@ -1,0 +1,55 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+func stdString(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+}
+
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<tag> & \"q\" \\", "\u2028\u2029", "\x00\x01\b\f\n\r\t\x7f", "\xff\xfe", "世界", "\ud7ff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendJSONString(nil, []byte(s))), stdString(s); got != want {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}
+
+func TestDeltaLineMatchesGenericEncoding(t *testing.T) {
+	u := &llm.Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 10}
+	got := appendDeltaLine(nil, "text_delta", 3, []byte("a<b>\u2028"), u)
+	want, _ := Marshal(wireMessageUpdate{Type: "message_update",
+		AssistantMessageEvent: llm.StreamEvent{Type: "text_delta", ContentIndex: 3, Delta: "a<b>\u2028"}, Usage: u})
+	if string(got) != string(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	u.Finalize(llm.Prices{Input: 1})
+	got = appendDeltaLine(nil, "thinking_delta", 0, []byte("x"), u)
+	want, _ = Marshal(wireMessageUpdate{Type: "message_update",
+		AssistantMessageEvent: llm.StreamEvent{Type: "thinking_delta", Delta: "x"}, Usage: u})
+	if string(got) != string(want) {
+		t.Fatalf("with cost: got  %s\nwant %s", got, want)
+	}
+}
+
+func TestMarshalKeepsHTMLAndEscapesSeparators(t *testing.T) {
+	b, err := Marshal(map[string]string{"k": "<proposed_plan> & \u2028"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "{\"k\":\"<proposed_plan> & \\u2028\"}\n" {
+		t.Fatalf("got %s", b)
+	}
+}

@@ -1,0 +1,8 @@
+package rpc
+
+// SetOnPending installs a hook called when an ask starts waiting.
+func SetOnPending(b *Broker, f func(id string)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.onPending = f
+}

@@ -1,0 +1,214 @@
+package rpc_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/rpc"
+)
+
+// recorder is an output stream that remembers every Write call and can be
+// gated to simulate a host that stops reading.
+type recorder struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	sizes  []int
+	gate   chan struct{} // when non-nil, each Write waits for a token
+	writes chan struct{} // signalled when a Write starts
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.writes != nil {
+		r.writes <- struct{}{}
+	}
+	if r.gate != nil {
+		<-r.gate
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sizes = append(r.sizes, len(p))
+	return r.buf.Write(p)
+}
+
+func (r *recorder) lines(t *testing.T) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := strings.TrimSuffix(r.buf.String(), "\n")
+	if s == "" {
+		return nil
+	}
+	out := strings.Split(s, "\n")
+	for i, l := range out {
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("line %d is not JSON: %q", i, l)
+		}
+	}
+	return out
+}
+
+func TestWriterKeepsOrderAndWholeLines(t *testing.T) {
+	rec := &recorder{}
+	w := rpc.NewWriter(rec, rpc.WriterOptions{MaxItems: 4})
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				w.Send(map[string]int{"g": g, "i": i})
+			}
+		}()
+	}
+	wg.Wait()
+	w.Close()
+	next := map[int]int{}
+	for _, l := range rec.lines(t) {
+		var v struct{ G, I int }
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.I != next[v.G] {
+			t.Fatalf("goroutine %d: got %d, want %d", v.G, v.I, next[v.G])
+		}
+		next[v.G]++
+	}
+	for g := 0; g < 8; g++ {
+		if next[g] != 200 {
+			t.Fatalf("goroutine %d: %d lines", g, next[g])
+		}
+	}
+}
+
+func TestWriterChunksLongLines(t *testing.T) {
+	rec := &recorder{}
+	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	big := strings.Repeat("é", 100_000) // 200 000 bytes; chunks may split a character
+	w.Send(map[string]string{"big": big})
+	w.Send(map[string]string{"small": "x"})
+	w.Close()
+	for _, n := range rec.sizes {
+		if n > rpc.ChunkSize {
+			t.Fatalf("write of %d bytes exceeds %d", n, rpc.ChunkSize)
+		}
+	}
+	lines := rec.lines(t)
+	if len(lines) != 2 || !strings.Contains(lines[0], big) {
+		t.Fatalf("lines damaged: %d lines", len(lines))
+	}
+}
+
+func TestWriterMergesOnlyConsecutiveDeltasOfOneBlock(t *testing.T) {
+	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 100)}
+	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	u := &llm.Usage{}
+	w.Send(map[string]string{"type": "first"}) // the writer picks this up and blocks in Write
+	<-rec.writes
+	w.SendDelta("text_delta", 0, "a", u)
+	w.SendDelta("text_delta", 0, "b", u)
+	w.SendDelta("text_delta", 1, "c", u)    // other block: not merged
+	w.SendDelta("thinking_delta", 1, "d", u) // other kind: not merged
+	w.Send(map[string]string{"type": "barrier"})
+	w.SendDelta("text_delta", 1, "e", u) // after another event: not merged
+	w.SendDelta("text_delta", 1, "f", u)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case rec.gate <- struct{}{}:
+			case <-done:
+				return
+			}
+		}
+	}()
+	w.Close()
+	close(done)
+	var got []string
+	for _, l := range rec.lines(t) {
+		var v struct {
+			Type string
+			E    struct {
+				Type         string
+				ContentIndex int
+				Delta        string
+			} `json:"assistantMessageEvent"`
+		}
+		_ = json.Unmarshal([]byte(l), &v)
+		if v.Type == "message_update" {
+			got = append(got, fmt.Sprintf("%s/%d/%s", v.E.Type, v.E.ContentIndex, v.E.Delta))
+		} else {
+			got = append(got, v.Type)
+		}
+	}
+	want := "first text_delta/0/ab text_delta/1/c thinking_delta/1/d barrier text_delta/1/ef"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if st := w.Stats(); st.MergedDeltas != 2 {
+		t.Fatalf("merged %d, want 2", st.MergedDeltas)
+	}
+}
+
+// A host that does not read: Send blocks once the queue is full, and
+// nothing is lost when it reads again.
+func TestWriterBackpressureBoundsQueue(t *testing.T) {
+	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 1000)}
+	w := rpc.NewWriter(rec, rpc.WriterOptions{MaxItems: 8})
+	sent := make(chan int, 100)
+	go func() {
+		for i := 0; i < 100; i++ {
+			w.Send(map[string]int{"i": i})
+			sent <- i
+		}
+		close(sent)
+	}()
+	<-rec.writes // the writer holds line 0 and waits for the host
+	// With line 0 in the writer and 8 queued, the sender blocks on the 10th.
+	for i := 0; i < 9; i++ {
+		<-sent
+	}
+	select {
+	case i := <-sent:
+		t.Fatalf("send %d returned while the queue was full", i)
+	default:
+	}
+	if st := w.Stats(); st.PeakItems > 8 {
+		t.Fatalf("queue grew to %d items", st.PeakItems)
+	}
+	go func() {
+		for {
+			rec.gate <- struct{}{}
+		}
+	}()
+	for range sent {
+	}
+	w.Close()
+	if n := len(rec.lines(t)); n != 100 {
+		t.Fatalf("%d lines written, want 100", n)
+	}
+}
+
+func TestWriterDropsNothingAfterFlush(t *testing.T) {
+	rec := &recorder{}
+	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	for i := 0; i < 1000; i++ {
+		w.SendDelta("text_delta", 0, "x", nil)
+	}
+	w.Flush()
+	var text strings.Builder
+	for _, l := range rec.lines(t) {
+		var v struct {
+			E struct{ Delta string } `json:"assistantMessageEvent"`
+		}
+		_ = json.Unmarshal([]byte(l), &v)
+		text.WriteString(v.E.Delta)
+	}
+	if text.String() != strings.Repeat("x", 1000) {
+		t.Fatalf("rebuilt %d chars", text.Len())
+	}
+	w.Close()
+}
