@@ -37,7 +37,7 @@ type PromptInput struct {
 func (s *Session) Start(reason string) error {
 	return s.do(func(st *state) {
 		s.publish(events.SessionStart{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, Reason: reason})
-		if len(st.entries) == 0 {
+		if st.tree.Len() == 0 {
 			if st.model != nil {
 				st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
 			}
@@ -170,7 +170,7 @@ func (s *Session) State() (State, error) {
 		return State{
 			IsStreaming: st.run != nil, IsRetrying: st.run != nil && st.run.retrying,
 			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: st.mode,
-			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.name,
+			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
 			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
 			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
 			AutoCompaction: st.autoCompaction, AutoRetry: st.autoRetry,

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"go.uber.org/zap"
+
 	"sort"
 	"strings"
 
@@ -16,29 +18,21 @@ type modelContext struct {
 	messages []llm.Message
 }
 
-// context projects the active branch: system checkpoints merge into the
-// system prompt, messages and custom messages form the conversation.
+// context projects the active branch (compactions, context edits and
+// custom messages applied); system checkpoints form the system prompt.
 func (st *state) context() modelContext {
 	var c modelContext
-	for _, e := range st.branch() {
-		switch e.Type {
-		case store.TypeMessage:
-			m, err := e.Message()
-			if err != nil {
-				continue
-			}
-			if sys, ok := m.(*llm.SystemMessage); ok {
-				c.sections = c.sections.Merge(sys.Sections)
-				continue
-			}
+	msgs, info, err := store.Project(st.branch())
+	if err != nil {
+		st.s.log.Warn("project context", zap.Error(err))
+	}
+	for _, m := range msgs {
+		if _, ok := m.(*llm.SystemMessage); !ok {
 			c.messages = append(c.messages, m)
-		case store.TypeCustomMessage:
-			var cm llm.CustomMessage
-			if err := e.Decode(&cm); err == nil {
-				cm.Role = llm.RoleCustom
-				c.messages = append(c.messages, &cm)
-			}
 		}
+	}
+	if info.System != nil {
+		c.sections = info.System.Sections
 	}
 	c.system = strings.Join(c.sections.List(), "\n\n")
 	return c

@@ -1,10 +1,6 @@
 package session
 
 import (
-	"path/filepath"
-	"strings"
-	"time"
-
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
@@ -70,7 +66,7 @@ func (st *state) ensureFile() {
 	if st.disk.file != nil || st.disk.path == "" {
 		return
 	}
-	f, err := store.Create(st.disk.path, st.header(), st.entries)
+	f, err := store.Create(st.disk.path, st.header(), st.tree.Entries())
 	if err != nil {
 		st.diskFailed(err)
 		return
@@ -81,19 +77,4 @@ func (st *state) ensureFile() {
 // header is the first line of the session file.
 func (st *state) header() store.Header {
 	return store.NewHeader(st.id, st.created, st.cwd, st.s.deps.Version)
-}
-
-// sessionDir is <base>/<encoded cwd>: the leading separator dropped, every
-// '/', '\' and ':' replaced by '-'.
-func sessionDir(base, cwd string) string {
-	enc := strings.TrimLeft(cwd, `/\`)
-	enc = strings.NewReplacer("/", "-", `\`, "-", ":", "-").Replace(enc)
-	return filepath.Join(base, enc)
-}
-
-// sessionFileName is <ISO time with ':' and '.' as '-'>_<id>.jsonl.
-func sessionFileName(t time.Time, id string) string {
-	ts := t.UTC().Format("2006-01-02T15:04:05.000Z")
-	ts = strings.NewReplacer(":", "-", ".", "-").Replace(ts)
-	return ts + "_" + id + ".jsonl"
 }

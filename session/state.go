@@ -19,12 +19,9 @@ type state struct {
 	id, cwd string
 	created time.Time
 
-	// The entry tree. leaf is the id new entries attach to (nil: before
-	// the root, an empty branch).
-	entries []*store.Entry
-	byID    map[string]*store.Entry
-	leaf    *string
-	name    string
+	// tree holds every entry; its leaf is where new entries attach (nil:
+	// before the root, an empty branch).
+	tree *store.Tree
 
 	disk diskState
 	tenv *tools.Env
@@ -55,7 +52,7 @@ type queued struct {
 func newState(s *Session, id, cwd string) *state {
 	st := &state{
 		s: s, id: id, cwd: cwd, created: s.deps.Now(),
-		byID:           map[string]*store.Entry{},
+		tree:           store.NewTree(nil, nil),
 		steeringMode:   "one-at-a-time",
 		followUpMode:   "one-at-a-time",
 		autoCompaction: true,
@@ -66,7 +63,7 @@ func newState(s *Session, id, cwd string) *state {
 	d := s.deps
 	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker()}
 	if d.Settings.Persist {
-		st.disk.path = filepath.Join(sessionDir(d.Dirs.Sessions, cwd), sessionFileName(st.created, id))
+		st.disk.path = filepath.Join(store.SessionDir(d.Dirs.Sessions, cwd), store.FileName(st.created, id))
 	}
 	return st
 }
@@ -114,15 +111,13 @@ func (st *state) now() time.Time { return st.s.deps.Now() }
 func (st *state) nowMs() int64 { return st.now().UnixMilli() }
 
 // isoNow is the ISO timestamp of entries.
-func (st *state) isoNow() string {
-	return st.now().UTC().Format("2006-01-02T15:04:05.000Z")
-}
+func (st *state) isoNow() string { return store.FormatTime(st.now()) }
 
 // newEntryID returns an id not used in this session.
 func (st *state) newEntryID() string {
 	for {
 		id := st.s.deps.NewEntryID()
-		if _, taken := st.byID[id]; !taken {
+		if st.tree.Get(id) == nil {
 			return id
 		}
 	}
@@ -132,22 +127,12 @@ func (st *state) newEntryID() string {
 // session has a file) and reports entry_appended.
 func (st *state) appendEntry(e *store.Entry) {
 	e.ID = st.newEntryID()
-	if st.leaf != nil {
-		p := *st.leaf
+	if leaf := st.tree.Leaf(); leaf != nil {
+		p := *leaf
 		e.ParentID = &p
 	}
 	e.Timestamp = st.isoNow()
-	st.entries = append(st.entries, e)
-	st.byID[e.ID] = e
-	id := e.ID
-	st.leaf = &id
-	if e.Type == store.TypeSessionInfo {
-		var aux struct {
-			Name string `json:"name"`
-		}
-		_ = e.Decode(&aux)
-		st.name = aux.Name
-	}
+	st.tree.Append(e)
 	st.persist(e)
 	st.s.publish(events.EntryAppended{Entry: e})
 }
@@ -165,28 +150,7 @@ func (st *state) appendMessage(m llm.Message, started bool) *store.Entry {
 }
 
 // branch returns the entries from the root to the leaf.
-func (st *state) branch() []*store.Entry {
-	if st.leaf == nil {
-		return nil
-	}
-	var rev []*store.Entry
-	for id := st.leaf; id != nil; {
-		e, ok := st.byID[*id]
-		if !ok {
-			break
-		}
-		rev = append(rev, e)
-		id = e.ParentID
-		if len(rev) > len(st.entries) { // a cycle in a foreign file
-			break
-		}
-	}
-	out := make([]*store.Entry, len(rev))
-	for i, e := range rev {
-		out[len(rev)-1-i] = e
-	}
-	return out
-}
+func (st *state) branch() []*store.Entry { return st.tree.Branch() }
 
 // queueUpdate reports the queues.
 func (st *state) queueUpdate() {

@@ -65,7 +65,7 @@ func (st *state) stats() Stats {
 			cost += u.Cost.Total
 		}
 	}
-	for _, e := range st.entries {
+	for _, e := range st.tree.Entries() {
 		switch e.Type {
 		case store.TypeMessage:
 			if m, err := e.Message(); err == nil {
