@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -223,21 +225,21 @@ func parseCommand(line []byte) (*command, string) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	var env struct {
-		ID   json.RawMessage `json:"id"`
-		Type json.RawMessage `json:"type"`
-	}
+	// A map keeps key matching exact (struct decoding would also accept
+	// "Type" or "ID").
+	var env map[string]json.RawMessage
 	if err := json.Unmarshal(line, &env); err != nil {
 		return nil, "JSON parse failed: " + err.Error()
 	}
 	c := &command{raw: line}
-	if err := json.Unmarshal(env.Type, &c.name); err != nil || len(env.Type) == 0 || env.Type[0] != '"' {
+	typ := env["type"]
+	if len(typ) == 0 || typ[0] != '"' || json.Unmarshal(typ, &c.name) != nil {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	if len(env.ID) > 0 && env.ID[0] == '"' {
-		var id string
-		if json.Unmarshal(env.ID, &id) == nil {
-			c.id = &id
+	if id := env["id"]; len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			c.id = &s
 		}
 	}
 	return c, ""
@@ -299,12 +301,56 @@ func (s *Server) later(c *command) func(data any, err error) {
 	}
 }
 
-// params decodes the command's parameters into p.
+// params decodes the command's parameters into the struct p. Keys match
+// exactly: encoding/json would also fill a field from a key that differs
+// only in case, which the protocol does not allow, so such keys are
+// removed first.
 func params(c *command, p any) error {
-	if err := json.Unmarshal(c.raw, p); err != nil {
+	raw := c.raw
+	if folded := foldedKeys(raw, p); len(folded) > 0 {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err == nil {
+			for _, k := range folded {
+				delete(m, k)
+			}
+			raw, _ = json.Marshal(m)
+		}
+	}
+	if err := json.Unmarshal(raw, p); err != nil {
 		return fmt.Errorf("%w: %s", errInvalidParams, describeJSONError(err))
 	}
 	return nil
+}
+
+// foldedKeys returns the top-level keys of raw that match a JSON field
+// name of the struct p only case-insensitively.
+func foldedKeys(raw []byte, p any) []string {
+	t := reflect.TypeOf(p).Elem()
+	exact := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" {
+			name = t.Field(i).Name
+		}
+		exact[name] = true
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out []string
+	for k := range m {
+		if exact[k] {
+			continue
+		}
+		for name := range exact {
+			if strings.EqualFold(k, name) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func describeJSONError(err error) string {

@@ -1,0 +1,35 @@
+# ama-rpc: build, test and measure.
+GO  ?= go
+BIN ?= bin/ama-rpc
+
+.PHONY: build test vet fuzz bench bench-peer golden clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ama-rpc
+
+# The test command of the README and of .ci/run.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+vet:
+	$(GO) vet ./...
+
+# Short fuzzing passes over the parsers (longer: FUZZTIME=5m make fuzz).
+FUZZTIME ?= 20s
+fuzz:
+	$(GO) test ./rpc -run '^$$' -fuzz FuzzLineReader -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc -run '^$$' -fuzz FuzzAppendJSONString -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
+
+# Micro benchmarks, then end-to-end numbers against the built binary.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai
+	$(GO) run ./test/bench -bin $(BIN)
+
+# Rewrite the golden transcripts under test/fixtures (review the diff!).
+golden:
+	UPDATE_GOLDEN=1 $(GO) test ./golden/
+
+clean:
+	rm -rf bin

@@ -1,0 +1,200 @@
+// Command bench measures ama-rpc end to end as a host sees it: it spawns
+// the binary, talks to it over pipes and reports time to hello, time to
+// agent_settled, stdout bytes and peak RSS for fake replies of many deltas.
+//
+//	go run ./test/bench -bin ./bin/ama-rpc [-deltas 10000,1000000] [-runs 5]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	bin := flag.String("bin", "./bin/ama-rpc", "ama-rpc binary")
+	deltas := flag.String("deltas", "10000,1000000", "comma-separated reply sizes in deltas")
+	runs := flag.Int("runs", 5, "runs per scenario (the median is reported)")
+	flag.Parse()
+	abs, err := filepath.Abs(*bin)
+	if err != nil {
+		fail(err)
+	}
+	*bin = abs
+	dir, err := os.MkdirTemp("", "ama-bench-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+
+	var hello []time.Duration
+	for i := 0; i < *runs*4; i++ {
+		hello = append(hello, timeToHello(*bin, dir))
+	}
+	fmt.Printf("%-28s %10s\n", "scenario", "median")
+	fmt.Printf("%-28s %10s   (n=%d, min %s, max %s)\n", "time to hello", median(hello).Round(10*time.Microsecond),
+		len(hello), minOf(hello).Round(10*time.Microsecond), maxOf(hello).Round(10*time.Microsecond))
+
+	for _, f := range strings.Split(*deltas, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fail(err)
+		}
+		script := filepath.Join(dir, fmt.Sprintf("script-%d.json", n))
+		writeScript(script, n)
+		var settle []time.Duration
+		var last result
+		for i := 0; i < *runs; i++ {
+			r := reply(*bin, dir, script)
+			if r.deltas != n {
+				fail(fmt.Errorf("%d-delta reply: rebuilt %d delta characters", n, r.deltas))
+			}
+			settle = append(settle, r.settle)
+			last = r
+			if r.maxRSS > last.maxRSS {
+				last.maxRSS = r.maxRSS
+			}
+		}
+		fmt.Printf("%-28s %10s   stdout %d bytes (%.0f B/delta), %d lines, peak RSS %.1f MB\n",
+			fmt.Sprintf("%d-delta reply settled", n), median(settle).Round(100*time.Microsecond),
+			last.bytes, float64(last.bytes)/float64(n), last.lines, float64(last.maxRSS)/1024)
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+func env(dir string) []string {
+	return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"),
+		"XDG_DATA_HOME="+filepath.Join(dir, "home", ".local", "share"))
+}
+
+// timeToHello measures from spawn to the first stdout line.
+func timeToHello(bin, dir string) time.Duration {
+	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
+	cmd.Env = env(dir)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	br := bufio.NewReader(stdout)
+	if _, err := br.ReadString('\n'); err != nil {
+		fail(err)
+	}
+	d := time.Since(start)
+	stdin.Close()
+	_, _ = io.Copy(io.Discard, br)
+	_ = cmd.Wait()
+	return d
+}
+
+func writeScript(path string, n int) {
+	text := make([]byte, n)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	b, _ := json.Marshal(map[string]any{"version": 1, "responses": []any{map[string]any{
+		"steps": []any{map[string]any{"text": string(text), "chunkSize": 1}},
+		"usage": map[string]int{"input": 10, "output": n / 4},
+	}}})
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		fail(err)
+	}
+}
+
+type result struct {
+	settle       time.Duration
+	bytes, lines int
+	deltas       int
+	maxRSS       int64 // KiB
+}
+
+// reply sends one prompt and reads until agent_settled.
+func reply(bin, dir, script string) result {
+	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
+	cmd.Env = append(env(dir), "AMA_FAKE_SCRIPT="+script)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	if _, err := io.WriteString(stdin, `{"id":"1","type":"prompt","message":"bench"}`+"\n"); err != nil {
+		fail(err)
+	}
+	var r result
+	br := bufio.NewReaderSize(stdout, 1<<20)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			rest, err2 := br.ReadBytes('\n')
+			line = append(append([]byte(nil), line...), rest...)
+			err = err2
+		}
+		if err != nil {
+			fail(fmt.Errorf("stdout ended before agent_settled: %v", err))
+		}
+		r.bytes += len(line)
+		r.lines++
+		if bytes.Contains(line, []byte(`"type":"message_update"`)) && bytes.Contains(line, []byte(`_delta"`)) {
+			var v struct {
+				E struct{ Delta string } `json:"assistantMessageEvent"`
+			}
+			if json.Unmarshal(line, &v) == nil {
+				r.deltas += len(v.E.Delta)
+			}
+		}
+		if bytes.HasPrefix(line, []byte(`{"type":"agent_settled"`)) {
+			break
+		}
+	}
+	r.settle = time.Since(start)
+	stdin.Close()
+	_, _ = io.Copy(io.Discard, br)
+	if err := cmd.Wait(); err != nil {
+		fail(err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss
+	}
+	return r
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func minOf(d []time.Duration) time.Duration {
+	m := d[0]
+	for _, x := range d {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(d []time.Duration) time.Duration {
+	m := d[0]
+	for _, x := range d {
+		m = max(m, x)
+	}
+	return m
+}
