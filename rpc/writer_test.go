@@ -110,7 +110,7 @@ func TestWriterMergesOnlyConsecutiveDeltasOfOneBlock(t *testing.T) {
 	<-rec.writes
 	w.SendDelta("text_delta", 0, "a", u)
 	w.SendDelta("text_delta", 0, "b", u)
-	w.SendDelta("text_delta", 1, "c", u)    // other block: not merged
+	w.SendDelta("text_delta", 1, "c", u)     // other block: not merged
 	w.SendDelta("thinking_delta", 1, "d", u) // other kind: not merged
 	w.Send(map[string]string{"type": "barrier"})
 	w.SendDelta("text_delta", 1, "e", u) // after another event: not merged
