@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -197,21 +198,39 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		sessionsDir = flags.SessionDir
 	}
 
+	policy, warnings, err := approvals.BuildPolicy(permissionLayer(user), permissionLayer(project), approvals.Layer{
+		Mode: flags.PermissionMode, Allow: flags.Allow, Deny: flags.Deny,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
+	}
+	for _, w := range warnings {
+		log.Warn("permission config: " + w)
+	}
+
 	broker := rpc.NewBroker()
 	deps := &session.Deps{
 		Log:      log,
 		Models:   registry,
-		Tools:    tools.Default(),
+		Tools:    tools.Default(tools.WithShellInspector(shellInspector(paths.Home))),
 		Approver: broker,
+		Policy:   policy,
 		Dirs:     session.Dirs{Data: paths.Data, Sessions: sessionsDir, Config: paths.Config, Home: paths.Home},
-		Settings: session.Settings{Persist: !flags.NoSession, ApprovalTimeout: timeout},
-		Skills:   skillList,
-		Version:  Version,
+		Settings: session.Settings{Persist: !flags.NoSession, ApprovalTimeout: timeout,
+			ClassifierMode: user.Permission.Classifier, ClassifierTimeout: time.Duration(user.Permission.ClassifierTimeoutMs) * time.Millisecond},
+		Skills:  skillList,
+		Version: Version,
 	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 	}
-	_ = project
+	if am := user.Permission.AutoModel; am != "" {
+		p, id, ok := llm.ParseRef(am)
+		if !ok {
+			return nil, fmt.Errorf("%w: permission.autoModel must be provider/id, not %q", config.ErrInvalid, am)
+		}
+		deps.Settings.ClassifierModel = llm.ModelRef{Provider: p, ID: id}
+	}
 
 	thinking := flags.Thinking
 	if thinking == "" {
@@ -222,13 +241,32 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		active = splitList(flags.Tools)
 	}
 	first, err := session.New(deps, session.Options{
-		Cwd: cwd, Model: ref, ThinkingLevel: thinking, PermissionMode: flags.PermissionMode, SessionID: flags.SessionID,
+		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
 		ActiveTools: active,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: "startup", flags: flags}, nil
+}
+
+// permissionLayer is the permission part of a config file.
+func permissionLayer(c *config.Config) approvals.Layer {
+	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny,
+		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash}
+}
+
+// shellInspector describes a bash command for approval previews: the
+// danger it carries, in words, and the paths it writes or deletes.
+func shellInspector(home string) tools.ShellInspector {
+	return func(command, cwd string) ([]string, []string) {
+		a := approvals.AnalyzeShell(command, cwd, home)
+		var danger []string
+		for _, d := range a.Danger() {
+			danger = append(danger, d.Reason)
+		}
+		return danger, append(a.WriteTargets(), a.DeleteTargets()...)
+	}
 }
 
 // DefaultActiveTools are offered to the model unless --tools says

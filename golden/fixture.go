@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,8 +147,14 @@ func Play(t testing.TB, r *Run, steps []Step) {
 		switch st.directive {
 		case "":
 			line := string(st.raw)
-			for k, v := range vars {
-				line = strings.ReplaceAll(line, "$"+k, v)
+			names := make([]string, 0, len(vars))
+			for k := range vars {
+				names = append(names, k)
+			}
+			// Longer names first, so $REQ does not eat the start of $REQ2.
+			sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+			for _, k := range names {
+				line = strings.ReplaceAll(line, "$"+k, vars[k])
 			}
 			r.Send(line)
 		case "@raw":

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session/store"
@@ -169,7 +170,7 @@ func (s *Session) State() (State, error) {
 	return call(s, func(st *state) State {
 		return State{
 			IsStreaming: st.run != nil, IsRetrying: st.run != nil && st.run.retrying,
-			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: st.mode,
+			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
 			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
 			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
 			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
@@ -244,30 +245,32 @@ func (s *Session) ThinkingLevels() ([]string, error) {
 // SetPermissionMode changes the permission mode and reports
 // permission_mode_changed.
 func (s *Session) SetPermissionMode(mode string) (string, error) {
-	if err := validMode(mode); err != nil {
+	m, err := parseMode(mode)
+	if err != nil {
 		return "", err
 	}
 	return call(s, func(st *state) string {
-		st.setMode(mode)
+		st.setMode(m)
 		return mode
 	})
 }
 
-func (st *state) setMode(mode string) {
+func (st *state) setMode(mode approvals.Mode) {
 	st.mode = mode
-	st.s.publish(events.PermissionModeChanged{Mode: mode})
+	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
 }
 
-// permissionModes lists the modes, strictest first.
-var permissionModes = []string{"plan", "allowlist", "default", "auto-edit", "auto", "full-auto"}
-
-func validMode(mode string) error {
-	for _, m := range permissionModes {
-		if m == mode {
-			return nil
+// parseMode validates a permission mode name.
+func parseMode(mode string) (approvals.Mode, error) {
+	m, err := approvals.ParseMode(mode)
+	if err != nil {
+		names := make([]string, len(approvals.Modes))
+		for i, x := range approvals.Modes {
+			names[i] = string(x)
 		}
+		return "", fmt.Errorf("%w: unknown permission mode %q (one of %s)", ErrInvalidArguments, mode, strings.Join(names, ", "))
 	}
-	return fmt.Errorf("%w: unknown permission mode %q (one of %s)", ErrInvalidArguments, mode, strings.Join(permissionModes, ", "))
+	return m, nil
 }
 
 // SetQueueMode sets the steering ("steer") or follow-up ("followUp")

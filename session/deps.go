@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/skills"
@@ -32,6 +33,9 @@ type Deps struct {
 	Tools ToolSet
 	// Approver answers permission asks (nil: every ask is denied).
 	Approver Approver
+	// Policy is the base permission policy (rules from config and flags;
+	// its Mode is the initial mode of new sessions).
+	Policy *approvals.Policy
 	// Dirs locate persistent data.
 	Dirs Dirs
 	// Settings are behaviour knobs from config and flags.
@@ -66,6 +70,12 @@ type Settings struct {
 	RetryBaseDelay time.Duration
 	// Sleep waits d or until ctx ends (injected for tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// ClassifierModel is permission.autoModel (zero: the session model).
+	ClassifierModel llm.ModelRef
+	// ClassifierMode is "single" (default) or "two-stage".
+	ClassifierMode string
+	// ClassifierTimeout bounds one classification (default 10 s).
+	ClassifierTimeout time.Duration
 }
 
 // ToolSet is the registry of tools a session can offer.
@@ -111,6 +121,9 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.NewUUID == nil {
 		c.NewUUID = uuid.NewString
+	}
+	if c.Policy == nil {
+		c.Policy = &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly}
 	}
 	if c.Models == nil {
 		c.Models = llm.NewRegistry()

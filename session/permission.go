@@ -2,57 +2,82 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/classifier"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
 	"github.com/armadra/ama-rpc/tools"
 )
 
 // permissionSnapshot is the permission state a turn decides with.
 type permissionSnapshot struct {
-	mode string
+	policy     approvals.Policy // with the session's current mode
+	memory     *approvals.Memory
+	home       string
+	latestUser string
+	classifier *classifier.Classifier // nil unless the mode is auto
 }
 
-// permit runs the permission gate for one call and, when the verdict is
-// ask, the approval round trip with the host.
+// permit runs the permission pipeline for one call: deny rules, the
+// dangerous list, auto's rule tier, allow rules and session memory, the
+// mode, the static judgement and, in auto mode, the model classifier. When
+// the verdict is ask, the host is asked. It returns whether the call may
+// run, the text the model sees when it may not, and the auto-mode audit.
 func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCall) (bool, string, any) {
-	decision := "ask"
-	switch tool.Permission() {
-	case tools.PermRead:
-		decision = "allow"
-	case tools.PermWrite:
-		switch env.policy.mode {
-		case "auto-edit", "full-auto":
-			decision = "allow"
-		case "plan", "allowlist":
-			decision = "deny"
+	pol := env.policy
+	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(permissionOf(tool, tc.Arguments)), Input: tc.Arguments,
+		Cwd: env.env.Cwd, Home: pol.home}
+	v := approvals.Decide(call, &pol.policy, pol.memory)
+	if v.Classify {
+		if pol.classifier != nil {
+			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
+				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser})
+			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
-	default:
-		switch env.policy.mode {
-		case "full-auto":
-			decision = "allow"
-		case "plan", "allowlist":
-			decision = "deny"
-		}
+		v = approvals.Finalize(v, &pol.policy)
 	}
-	switch decision {
+	var auto any
+	if v.Auto != nil {
+		auto = v.Auto
+	}
+	switch v.Decision {
+	case approvals.Allow:
+		return true, "", auto
+	case approvals.Deny:
+		return false, v.Reason, auto
+	}
+	switch s.ask(r, env, tool, tc, v.AskReason, auto) {
 	case "allow":
-		return true, "", nil
-	case "deny":
-		return false, "Permission denied in " + env.policy.mode + " mode", nil
+		return true, "", auto
+	case "allow_session":
+		pol.memory.Remember(call)
+		return true, "", auto
 	}
-	answer := s.ask(r, env, tool, tc, "mode", nil)
-	if answer == "deny" {
-		return false, "The user denied this tool call.", nil
+	return false, "Not run: this call needed approval and was not approved (" + v.Reason + ")", auto
+}
+
+// permissionOf is the permission class of one call (bash queries of
+// background jobs only read).
+func permissionOf(t tools.Tool, args json.RawMessage) string {
+	if ap, ok := t.(tools.ArgsPermission); ok {
+		return ap.PermissionFor(args)
 	}
-	return true, "", nil
+	return t.Permission()
 }
 
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
 // yields deny, even if the host allowed.
 func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCall, reason string, auto any) string {
+	if reason == "" {
+		reason = "mode"
+	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
 		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason,
@@ -68,7 +93,7 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 	}
 	s.publish(*req)
 	decision := "deny"
-	if s.deps.Approver != nil {
+	if s.deps.Approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)
 		decision = s.deps.Approver.Ask(ctx, req)
 		cancel()
@@ -82,12 +107,63 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 
 // toolEnv snapshots what the runner needs to run this turn's tools.
 func (st *state) toolEnv() *toolEnv {
-	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.tenv,
-		policy: permissionSnapshot{mode: st.mode}}
+	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.tenv}
 	for _, t := range st.allTools() {
 		if st.isActive(t.Decl().Name) {
 			e.tools[t.Decl().Name] = t
 		}
 	}
+	pol := *st.s.deps.Policy
+	pol.Mode = st.mode
+	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
+	if st.mode == approvals.ModeAuto {
+		e.policy.classifier = st.classifier()
+	}
 	return e
+}
+
+// latestUserText is the text of the last user message on the branch.
+func (st *state) latestUserText() string {
+	branch := st.branch()
+	for i := len(branch) - 1; i >= 0; i-- {
+		if branch[i].Type != store.TypeMessage {
+			continue
+		}
+		if m, err := branch[i].Message(); err == nil {
+			if u, ok := m.(*llm.UserMessage); ok {
+				return u.Content.PlainText()
+			}
+		}
+	}
+	return ""
+}
+
+// classifier returns the session's auto-mode classifier, built on first
+// use with permission.autoModel (or the session model).
+func (st *state) classifier() *classifier.Classifier {
+	if st.judge != nil {
+		return st.judge
+	}
+	d := st.s.deps
+	model, provider := st.model, st.provider
+	if ref := d.Settings.ClassifierModel; ref.Provider != "" {
+		if m, p, err := d.Models.Find(ref.Provider, ref.ID); err == nil {
+			model, provider = m, p
+		} else {
+			st.s.log.Warn("permission.autoModel not usable; classifying with the session model", zap.Error(err))
+		}
+	}
+	if model == nil || provider == nil || provider.Provider == nil {
+		return nil
+	}
+	mode, _ := classifier.ParseMode(d.Settings.ClassifierMode)
+	s := st.s
+	st.judge = classifier.New(classifier.Options{
+		Provider: provider.Provider, Model: model, Mode: mode, Timeout: d.Settings.ClassifierTimeout,
+		Now: d.Now, SessionID: st.id + ":classify",
+		OnUsage: func(kind string, m *llm.Model, u llm.Usage) {
+			_ = s.do(func(st *state) { st.appendEntry(store.UsageEntry(kind, m.Provider, m.ID, u)) })
+		},
+	})
+	return st.judge
 }

@@ -81,10 +81,11 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 		}
 		return handled(nil)
 	case "permission":
-		if err := validMode(arg); err != nil {
+		m, err := parseMode(arg)
+		if err != nil {
 			return handled(err)
 		}
-		st.setMode(arg)
+		st.setMode(m)
 		return handled(nil)
 	case "name":
 		if arg == "" {

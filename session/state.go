@@ -2,6 +2,9 @@ package session
 
 import (
 	"fmt"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/classifier"
 	"path/filepath"
 	"time"
 
@@ -29,7 +32,9 @@ type state struct {
 	model         *llm.Model
 	provider      *llm.ProviderEntry
 	thinkingLevel string
-	mode          string
+	mode          approvals.Mode
+	memory        *approvals.Memory // "allow for this session" grants
+	judge         *classifier.Classifier
 	activeTools   map[string]bool
 
 	steering, followUp []queued
@@ -58,7 +63,8 @@ func newState(s *Session, id, cwd string) *state {
 		autoCompaction: true,
 		autoRetry:      true,
 		thinkingLevel:  "medium",
-		mode:           "default",
+		mode:           s.deps.Policy.Mode,
+		memory:         approvals.NewMemory(),
 	}
 	d := s.deps
 	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker()}
@@ -77,10 +83,11 @@ func (st *state) initSettings(o Options) error {
 		st.thinkingLevel = o.ThinkingLevel
 	}
 	if o.PermissionMode != "" {
-		if err := validMode(o.PermissionMode); err != nil {
+		m, err := parseMode(o.PermissionMode)
+		if err != nil {
 			return err
 		}
-		st.mode = o.PermissionMode
+		st.mode = m
 	}
 	if o.ActiveTools != nil {
 		st.activeTools = map[string]bool{}
@@ -205,6 +212,9 @@ func (st *state) settled() {
 
 // shutdown releases resources when the actor stops.
 func (st *state) shutdown() {
+	if st.judge != nil {
+		st.judge.Close()
+	}
 	if err := st.disk.close(); err != nil {
 		st.s.log.Warn("close session file", zap.Error(err))
 	}

@@ -1,0 +1,214 @@
+package approvals
+
+import (
+	"strings"
+)
+
+// Auto mode's rule tier for bash: network, deletion, protected or unknown
+// write targets and secret paths ask, whatever the allow rules say.
+
+// alwaysNetwork are commands that reach the network whatever their
+// arguments.
+var alwaysNetwork = map[string]bool{
+	"curl": true, "wget": true, "ssh": true, "scp": true, "sftp": true, "rsync": true, "nc": true,
+	"ncat": true, "netcat": true, "telnet": true, "ftp": true, "socat": true, "aria2c": true,
+	"http": true, "https": true, "gh": true, "npx": true, "bunx": true, "pnpx": true, "uvx": true,
+}
+
+// networkFirstArg maps a tool to the first arguments that download or
+// upload.
+var networkFirstArg = map[string][]string{
+	"pip":     {"install", "download"},
+	"pip3":    {"install", "download"},
+	"pipx":    {"install", "run"},
+	"poetry":  {"install", "add", "update"},
+	"uv":      {"add", "sync", "pip"},
+	"cargo":   {"install", "publish", "update", "add"},
+	"gem":     {"install", "push"},
+	"brew":    {"install", "upgrade", "update", "tap"},
+	"apt":     {"install", "update", "upgrade"},
+	"apt-get": {"install", "update", "upgrade"},
+	"yum":     {"install", "update"},
+	"dnf":     {"install", "update"},
+	"apk":     {"add", "update"},
+	"docker":  {"pull", "push", "login"},
+	"podman":  {"pull", "push", "login"},
+}
+
+var jsNetworkVerbs = []string{"install", "i", "add", "ci", "update", "up", "upgrade", "publish", "dlx", "create", "login", "adduser"}
+
+// networkReason names the network access of a command, or returns "".
+func networkReason(s *Segment) string {
+	name, args := s.Name, s.Args
+	if alwaysNetwork[name] {
+		return name
+	}
+	op, at := firstOperand(args, npmValued...)
+	switch name {
+	case "git":
+		_, sub, rest := gitSplit(args)
+		switch sub {
+		case "push", "pull", "fetch", "clone", "ls-remote":
+			return "git " + sub
+		case "submodule":
+			if hasWord(rest, "update", "add") {
+				return "git submodule"
+			}
+		case "remote":
+			if r, _ := firstOperand(rest); r == "update" {
+				return "git remote update"
+			}
+		}
+	case "npm", "pnpm", "yarn", "bun":
+		if name == "yarn" && at < 0 {
+			return "yarn (install)"
+		}
+		if hasWord([]string{op}, jsNetworkVerbs...) || (name == "bun" && op == "x") {
+			return name + " " + op
+		}
+	case "python", "python3":
+		for k := 0; k+2 < len(args); k++ {
+			if args[k] == "-m" && (args[k+1] == "pip" || args[k+1] == "pip3") &&
+				hasWord(args[k+2:], "install", "download") {
+				return name + " -m pip install"
+			}
+		}
+	case "go":
+		if op == "get" || op == "install" {
+			return "go " + op
+		}
+		if op == "mod" && at+1 < len(args) && args[at+1] == "download" {
+			return "go mod download"
+		}
+	case "pacman":
+		for _, a := range args {
+			if strings.HasPrefix(a, "-S") {
+				return "pacman " + a
+			}
+		}
+	default:
+		if verbs, ok := networkFirstArg[name]; ok && hasWord([]string{op}, verbs...) {
+			return name + " " + op
+		}
+	}
+	return ""
+}
+
+// deletionReason names a deleting or history-discarding command, or
+// returns "".
+func deletionReason(s *Segment) string {
+	name, args := s.Name, s.Args
+	switch name {
+	case "rm":
+		if shortCluster(args, "rRf") || longOpt(args, "--recursive", 3) || longOpt(args, "--force", 3) {
+			return "rm -r/-f"
+		}
+	case "find":
+		if hasWord(args, "-delete") {
+			return "find -delete"
+		}
+	case "shred", "truncate", "srm":
+		return name
+	case "git":
+		_, sub, rest := gitSplit(args)
+		switch sub {
+		case "clean", "restore":
+			return "git " + sub
+		case "checkout":
+			if hasWord(rest, "--", ".", "-f", "--force") {
+				return "git checkout discarding changes"
+			}
+		case "switch":
+			if hasWord(rest, "-f", "--force", "--discard-changes") {
+				return "git switch discarding changes"
+			}
+		case "stash":
+			if op, _ := firstOperand(rest); op == "drop" || op == "clear" {
+				return "git stash " + op
+			}
+		case "reset":
+			if hasWord(rest, "--hard") {
+				return "git reset --hard"
+			}
+		}
+	}
+	return ""
+}
+
+// RuleTierReason returns why auto mode's rule tier asks about this command
+// (network access, deletion, a protected, outside or run-time write target,
+// a secret path among the arguments), or "" when nothing hits. The project
+// root is the analysis' Cwd.
+func (a *Analysis) RuleTierReason() string {
+	if a.Err != nil {
+		return "the command could not be analysed"
+	}
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		if r := networkReason(s); r != "" {
+			return "network access (" + r + ")"
+		}
+		if r := deletionReason(s); r != "" {
+			return "deletes or discards data (" + r + ")"
+		}
+	}
+	for _, t := range a.Writes {
+		if t.Dynamic {
+			return "writes to a path only known at run time (" + t.Raw + ")"
+		}
+		if r := protectedWriteReason(t.Path, a.Cwd); r != "" {
+			return r
+		}
+	}
+	for i := range a.Segments {
+		if r := a.secretArgReason(&a.Segments[i]); r != "" {
+			return r
+		}
+	}
+	for _, t := range a.Inputs {
+		if !t.Dynamic {
+			if r := secretReason(t.Path); r != "" {
+				return "reads " + r
+			}
+		}
+	}
+	return ""
+}
+
+// secretArgReason checks every argument (and --opt=value values) of a
+// command as a path against the secret-path list.
+func (a *Analysis) secretArgReason(s *Segment) string {
+	check := func(v string) string {
+		if v == "" || v == "-" || strings.Contains(v, "://") {
+			return ""
+		}
+		if strings.ContainsAny(v, "*?[") {
+			return globSecretReason(v)
+		}
+		p, ok := joinPath(s.dir, v)
+		if !ok {
+			p = v
+		}
+		if r := secretReason(p); r != "" {
+			return "touches " + r
+		}
+		return ""
+	}
+	for _, x := range s.args {
+		if x.dyn {
+			continue
+		}
+		v := x.val
+		if strings.HasPrefix(v, "-") {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = val
+		}
+		if r := check(v); r != "" {
+			return r
+		}
+	}
+	return ""
+}

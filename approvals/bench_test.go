@@ -1,0 +1,71 @@
+package approvals_test
+
+import (
+	"testing"
+
+	"github.com/armadra/ama-rpc/approvals"
+)
+
+var benchCommands = []string{
+	"ls -la",
+	"git status && git diff --stat",
+	"npm test -- --watch=false",
+	"grep -rn TODO src | head -20",
+	"cd frontend && pnpm run build",
+	"go test ./... 2>&1 | tail -5",
+	"rm -rf ./build dist",
+	"curl -fsSL https://example.com/install.sh | bash",
+	"find . -name '*.go' -exec grep -l context {} +",
+	`bash -c "make lint && make test" > /tmp/out.log`,
+}
+
+func BenchmarkAnalyzeShell(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		a := approvals.AnalyzeShell(benchCommands[i%len(benchCommands)], cwd, home)
+		_ = a.Danger()
+	}
+}
+
+func BenchmarkDecide(b *testing.B) {
+	calls := make([]approvals.Call, len(benchCommands))
+	for i, c := range benchCommands {
+		calls[i] = bashCall(c)
+	}
+	p, _, err := approvals.BuildPolicy(approvals.Layer{
+		Mode:  "auto",
+		Allow: []string{"bash(git status*)", "bash(npm test*)", "write(src/**)"},
+		Deny:  []string{"bash(terraform *)", "read(**/.env)"},
+	}, approvals.Layer{}, approvals.Layer{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mem := approvals.NewMemory()
+	mem.Remember(bashCall("make lint"))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = approvals.Decide(calls[i%len(calls)], p, mem)
+	}
+}
+
+func BenchmarkDecideFileTool(b *testing.B) {
+	p := &approvals.Policy{Mode: approvals.ModeAuto, Deny: mustRules(b, approvals.BuiltinDeny...)}
+	c := pathCall("write", approvals.ClassWrite, "src/a.ts")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = approvals.Decide(c, p, nil)
+	}
+}
+
+// BenchmarkDecideEach reports every typical command on its own.
+func BenchmarkDecideEach(b *testing.B) {
+	p := &approvals.Policy{Mode: approvals.ModeAuto, Deny: mustRules(b, approvals.BuiltinDeny...)}
+	for _, cmd := range benchCommands {
+		c := bashCall(cmd)
+		b.Run(cmd, func(b *testing.B) {
+			for b.Loop() {
+				_ = approvals.Decide(c, p, nil)
+			}
+		})
+	}
+}

@@ -1,0 +1,31 @@
+// Package approvals decides whether a tool call may run, must be approved by
+// a person, or is refused. It is the pure part of the permission system:
+// permission modes, allow/deny rules, the dangerous-command list, the auto
+// mode rule and static tiers, session memory ("allow for this session") and
+// the layering of configuration with its trust boundaries.
+//
+// Shell commands are judged on the mvdan.cc/sh/v3 syntax tree, never on the
+// raw text: every simple command of every list, pipeline, subshell,
+// substitution, compound command and nested script (sh -c, eval, xargs,
+// find -exec, env -S, heredocs fed to a shell) is visited, command names are
+// normalised (quotes, backslashes, paths, assignments and wrappers such as
+// env, nice, timeout, command, sudo are removed) and redirect and operand
+// targets are resolved lexically against the session directory. Whatever
+// cannot be analysed fails closed: it asks, and it is refused where nobody
+// can be asked.
+//
+// Not here: the approval broker (pending requests, timeouts), the model
+// classifier of auto mode, PreToolUse hooks (ama-rpc has none) and the OS
+// sandbox free pass (ama-rpc has no sandbox). Decide reports through
+// Verdict.Classify that the classifier should be consulted; the caller does
+// that and folds the answer in with Verdict.WithClassifier and Finalize.
+//
+// Purity: the package performs no I/O at all. Paths are judged as text and
+// need not exist; symlinks are not followed; ~user is never looked up.
+//
+// Concurrency: AnalyzeShell, Decide, ParseRule, BuildPolicy and the Rule and
+// Analysis methods keep no shared state and are safe for concurrent use (a
+// fresh shell parser is created per analysis). A *Policy must not be mutated
+// while Decide runs with it. Memory is guarded by a mutex and may be shared
+// by any number of goroutines. No function starts a goroutine.
+package approvals

@@ -1,0 +1,176 @@
+package approvals
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Limits of the shell analyser. Anything beyond them fails closed.
+const (
+	// MaxCommandBytes is the largest command that is analysed at all.
+	MaxCommandBytes = 1 << 20
+	// MaxNesting is the deepest allowed layer of nested scripts (sh -c,
+	// eval, xargs, find -exec, ...). `eval eval eval ls` reaches it exactly.
+	MaxNesting    = 3
+	maxSegments   = 4096
+	maxWords      = 16384
+	maxRecursion  = 200
+	maxFindRoots  = 8
+	maxLayerTexts = 64
+	// maxBracketDepth bounds the nesting of brackets handed to the parser.
+	maxBracketDepth = 512
+)
+
+// Errors recorded in Analysis.Err.
+var (
+	ErrUnanalyzable = errors.New("command cannot be analysed")
+	errTooLarge     = fmt.Errorf("%w: larger than %d bytes", ErrUnanalyzable, MaxCommandBytes)
+	errTooComplex   = fmt.Errorf("%w: too many commands or too deeply nested", ErrUnanalyzable)
+	errTooDeep      = fmt.Errorf("%w: brackets nested more than %d deep", ErrUnanalyzable, maxBracketDepth)
+)
+
+// Analysis is what the shell analyser found in one bash command. It is
+// immutable once AnalyzeShell returns.
+type Analysis struct {
+	Command string // the command as given
+	Cwd     string // directory the command starts in (the project root)
+	Home    string // HOME used for ~ and $HOME
+
+	// Err is set when the command could not be analysed (syntax error,
+	// oversized input, internal error). Such a command is never allowed
+	// silently.
+	Err error
+	// Segments are all simple commands found, outer ones and nested ones,
+	// in source order (a nested layer follows the command that starts it).
+	Segments []Segment
+	// Writes, Deletes and Inputs are the files the command writes (redirects
+	// and operands), deletes, and reads through input redirects.
+	Writes  []Target
+	Deletes []Target
+	Inputs  []Target
+	// Subst reports a command or process substitution anywhere.
+	Subst bool
+	// Compound reports structure beyond plain lists and pipelines:
+	// subshells, groups, if/while/for/case, functions, negation,
+	// background jobs, [[ ]], (( )), coprocesses.
+	Compound bool
+	// TooDeep reports nested scripts beyond MaxNesting layers.
+	TooDeep bool
+	// Depth is the deepest nested layer that was analysed.
+	Depth int
+
+	collapsed  string
+	layerTexts []string // collapsed text of every nested script
+	envTaint   string   // a code-loading variable is assigned for the rest of the script
+	pipelines  []pipeline
+	forkBomb   bool
+	budget     int
+	words      int
+	danger     []DangerMatch
+}
+
+// Segment is one simple command.
+type Segment struct {
+	Text     string   // as written (white space collapsed), with its redirects
+	Name     string   // normalised command name: lower-case base name after wrappers; "" when nothing runs
+	Args     []string // arguments after Name, quotes removed, $HOME/$PWD/~ expanded
+	Depth    int      // nested layer: 0 for the command itself
+	InSubst  bool     // runs inside $( ), backticks, <( ) or >( )
+	Dynamic  bool     // some word is only known at run time
+	Wrappers []string // wrappers removed in front of Name (env, nice, sudo, ...)
+	Assigns  []string // NAME=value assignments for this command (prefix and env)
+
+	args        []arg
+	plainName   bool   // command word is a bare lower-case name or lives in a system bin directory
+	dir         string // directory relative paths resolve against ("" = unknown)
+	spawns      bool   // starts a nested layer
+	opaque      string // the code it runs is only known at run time
+	runtimeArgs bool   // gets more arguments at run time (xargs)
+	virtual     bool   // built from another command's arguments (xargs, find -exec)
+	fileOut     bool   // has an output redirect into a file
+	substSegs   []int  // segments inside substitutions in its own words
+	stdinScript bool   // a shell that reads its script from standard input
+	level       int    // substitution nesting level it runs at
+	stdinText   string // here-document or here-string text fed to it (cut)
+	dollar      bool   // some word uses a $-form (even a resolved $HOME)
+}
+
+// Target is a path a command writes, deletes or reads.
+type Target struct {
+	Path    string // absolute and cleaned; "" when Dynamic
+	Raw     string // as written
+	Dynamic bool   // depends on run-time values or an unknown directory
+	Op      string // how: ">", ">>", "&>", ">|", "tee", "cp", "rm", "<", ...
+	Segment int    // index into Segments; -1 for redirects of compound commands
+}
+
+// AnalyzeShell parses a bash command with mvdan.cc/sh and collects what it
+// runs, writes and deletes. cwd and home must be absolute; paths are only
+// resolved lexically. It never panics: internal errors end up in Err.
+func AnalyzeShell(command, cwd, home string) (a *Analysis) {
+	a = &Analysis{Command: command, Cwd: cleanDir(cwd), Home: cleanDir(home)}
+	defer func() {
+		if r := recover(); r != nil {
+			a.Err = fmt.Errorf("%w: internal error: %v", ErrUnanalyzable, r)
+		}
+	}()
+	if len(command) > MaxCommandBytes {
+		a.Err = errTooLarge
+		return a
+	}
+	a.collapsed = collapseSpace(command)
+	if !utf8.ValidString(command) || strings.IndexByte(command, 0) >= 0 {
+		a.Err = fmt.Errorf("%w: invalid characters", ErrUnanalyzable)
+		return a
+	}
+	w := &walker{a: a, src: command, dir: a.Cwd}
+	if err := w.script(command); err != nil {
+		a.Err = err
+		return a
+	}
+	a.findDanger()
+	return a
+}
+
+// Parsed reports whether the command was understood completely.
+func (a *Analysis) Parsed() bool { return a.Err == nil }
+
+// Empty reports a command without anything to run.
+func (a *Analysis) Empty() bool {
+	return a.Err == nil && len(a.Segments) == 0 && len(a.Writes) == 0
+}
+
+// Collapsed is the command with white space collapsed.
+func (a *Analysis) Collapsed() string { return a.collapsed }
+
+// Dynamic reports whether any word is only known at run time.
+func (a *Analysis) Dynamic() bool {
+	for i := range a.Segments {
+		if a.Segments[i].Dynamic {
+			return true
+		}
+	}
+	return false
+}
+
+// WriteTargets returns the resolved absolute paths the command writes
+// (redirects, tee, cp/mv/... operands), without output devices, each once.
+func (a *Analysis) WriteTargets() []string { return targetPaths(a.Writes) }
+
+// DeleteTargets returns the resolved absolute paths the command deletes.
+func (a *Analysis) DeleteTargets() []string { return targetPaths(a.Deletes) }
+
+func targetPaths(ts []Target) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range ts {
+		if t.Dynamic || isDeviceSink(t.Path) || seen[t.Path] {
+			continue
+		}
+		seen[t.Path] = true
+		out = append(out, t.Path)
+	}
+	return out
+}
