@@ -358,11 +358,6 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	return ExitUsage
 }
 
-func runExplain(env Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "ama-rpc: explain is not implemented yet")
-	return ExitUsage
-}
-
 func runSessions(env Env, args []string) int {
 	fmt.Fprintln(env.Stderr, "ama-rpc: sessions is not implemented yet")
 	return ExitUsage

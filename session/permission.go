@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"go.uber.org/zap"
@@ -31,7 +30,7 @@ type permissionSnapshot struct {
 // run, the text the model sees when it may not, and the auto-mode audit.
 func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCall) (bool, string, any) {
 	pol := env.policy
-	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(permissionOf(tool, tc.Arguments)), Input: tc.Arguments,
+	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
 		Cwd: env.env.Cwd, Home: pol.home}
 	v := approvals.Decide(call, &pol.policy, pol.memory)
 	if v.Classify {
@@ -60,15 +59,6 @@ func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.Too
 		return true, "", auto
 	}
 	return false, "Not run: this call needed approval and was not approved (" + v.Reason + ")", auto
-}
-
-// permissionOf is the permission class of one call (bash queries of
-// background jobs only read).
-func permissionOf(t tools.Tool, args json.RawMessage) string {
-	if ap, ok := t.(tools.ArgsPermission); ok {
-		return ap.PermissionFor(args)
-	}
-	return t.Permission()
 }
 
 // ask emits permission_request, waits for the host (bounded by the approval

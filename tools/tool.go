@@ -108,3 +108,13 @@ type Env struct {
 	// ExtraEnv is added to the environment of commands (KEY=VALUE).
 	ExtraEnv []string
 }
+
+// PermissionOf is the permission class of one call of t: tools whose class
+// depends on the arguments (bash queries of background jobs only read)
+// implement ArgsPermission.
+func PermissionOf(t Tool, args json.RawMessage) string {
+	if ap, ok := t.(ArgsPermission); ok {
+		return ap.PermissionFor(args)
+	}
+	return t.Permission()
+}

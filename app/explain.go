@@ -1,0 +1,130 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// explainInput is one line of `ama-rpc explain` input.
+type explainInput struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// explainOutput is one verdict line.
+type explainOutput struct {
+	Decision     string                  `json:"decision,omitempty"`
+	Layer        string                  `json:"layer,omitempty"`
+	Reason       string                  `json:"reason,omitempty"`
+	Dangerous    []string                `json:"dangerous,omitempty"`
+	Classify     bool                    `json:"classify,omitempty"`
+	AutoDecision *approvals.AutoDecision `json:"autoDecision,omitempty"`
+	Error        string                  `json:"error,omitempty"`
+}
+
+// runExplain runs the permission pipeline over tool calls read as JSONL
+// from stdin, without executing anything, and prints one verdict per line.
+func runExplain(env Env, args []string) int {
+	fs := flag.NewFlagSet("ama-rpc explain", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	cwd := fs.String("cwd", env.Cwd, "project directory the calls run in (need not exist)")
+	mode := fs.String("permission-mode", "", "permission mode (default: from config, else default)")
+	unattended := fs.Bool("unattended", false, "nobody can answer: ask becomes deny")
+	var allow, deny multiFlag
+	fs.Var(&allow, "allow", "allow rule (repeatable)")
+	fs.Var(&deny, "deny", "deny rule (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
+Reads {"tool":"bash","input":{"command":"..."}} per line and prints
+{"decision":"allow|ask|deny","layer":"...","reason":"..."} per line.`)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	abs, err := filepath.Abs(*cwd)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitUsage
+	}
+	paths, err := config.ResolvePaths(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitConfig
+	}
+	user, err := config.Load(paths.UserFile())
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitConfig
+	}
+	project, err := config.Load(config.ProjectFile(abs))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitConfig
+	}
+	pol, warnings, err := approvals.BuildPolicy(permissionLayer(user), permissionLayer(project),
+		approvals.Layer{Mode: *mode, Allow: allow, Deny: deny})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitUsage
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
+	}
+	pol.Unattended = *unattended
+	registry := tools.Default()
+	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home)
+	return ExitOK
+}
+
+// explain decides each input line.
+func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string) {
+	lr := rpc.NewLineReader(in, 0)
+	w := rpc.NewWriter(out, rpc.WriterOptions{})
+	defer w.Close()
+	for {
+		line, err := lr.Next()
+		if errors.Is(err, rpc.ErrLineTooLong) {
+			w.Send(explainOutput{Error: "line too long"})
+			continue
+		}
+		if err != nil {
+			return
+		}
+		var call explainInput
+		if err := json.Unmarshal(line, &call); err != nil || call.Tool == "" {
+			w.Send(explainOutput{Error: `each line must be {"tool":"<name>","input":{...}}`})
+			continue
+		}
+		if len(call.Input) == 0 {
+			call.Input = json.RawMessage(`{}`)
+		}
+		class := approvals.ClassExecute // tools not built in are host tools
+		if t, ok := registry.Get(call.Tool); ok {
+			class = approvals.Class(tools.PermissionOf(t, call.Input))
+		}
+		v := approvals.Decide(approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}, pol, nil)
+		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous, AutoDecision: v.Auto}
+		if v.Classify {
+			o.Classify = true
+			o.Layer = "classifier"
+			o.Reason += " (undecided by rules: the auto-mode classifier model would be asked; explain does not call it)"
+			if pol.Unattended {
+				o.Reason += "; unattended, anything but its allow is deny"
+			}
+		}
+		w.Send(o)
+	}
+}

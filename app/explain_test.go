@@ -1,0 +1,71 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/app"
+)
+
+func runExplain(t *testing.T, args []string, input string) []map[string]any {
+	t.Helper()
+	home := t.TempDir()
+	var out, errb bytes.Buffer
+	code := app.Main(t.Context(), app.Env{
+		Args: append([]string{"explain"}, args...), Stdin: strings.NewReader(input), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}, Cwd: t.TempDir(),
+	})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var res []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("bad line %q", l)
+		}
+		res = append(res, m)
+	}
+	return res
+}
+
+func TestExplain(t *testing.T) {
+	cases := []struct {
+		name     string
+		args     []string
+		call     string
+		decision string
+		layer    string
+	}{
+		{"default asks for bash", nil, `{"tool":"bash","input":{"command":"npm test"}}`, "ask", "mode"},
+		{"reads are allowed", nil, `{"tool":"read","input":{"path":"src/a.go"}}`, "allow", "mode"},
+		{"allow rule lifts the ask", []string{"--allow", "bash(npm test*)"}, `{"tool":"bash","input":{"command":"npm test -- -v"}}`, "allow", "allow-rule"},
+		{"deny rule wins", []string{"--permission-mode", "full-auto", "--deny", "bash(terraform *)"}, `{"tool":"bash","input":{"command":"terraform apply"}}`, "deny", "deny-rule"},
+		{"dangerous asks even in full-auto", []string{"--permission-mode", "full-auto"}, `{"tool":"bash","input":{"command":"\\rm -rf ~"}}`, "ask", "dangerous"},
+		{"unattended turns ask into deny", []string{"--unattended"}, `{"tool":"write","input":{"path":"a.txt","content":"x"}}`, "deny", "mode"},
+		{"plan refuses writes", []string{"--permission-mode", "plan"}, `{"tool":"edit","input":{"path":"a.txt","edits":[]}}`, "deny", "plan"},
+		{"unparsable command never allowed", []string{"--permission-mode", "full-auto"}, `{"tool":"bash","input":{"command":"echo 'unterminated"}}`, "ask", "dangerous"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := runExplain(t, c.args, c.call+"\n")
+			if len(got) != 1 || got[0]["decision"] != c.decision || got[0]["layer"] != c.layer {
+				t.Fatalf("got %v, want %s by %s", got, c.decision, c.layer)
+			}
+		})
+	}
+}
+
+func TestExplainBadLineKeepsGoing(t *testing.T) {
+	got := runExplain(t, nil, "nope\n{\"tool\":\"ls\",\"input\":{}}\n")
+	if len(got) != 2 || got[0]["error"] == nil || got[1]["decision"] != "allow" {
+		t.Fatalf("got %v", got)
+	}
+}
