@@ -240,14 +240,15 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
-	first, err := session.New(deps, session.Options{
+	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
-		ActiveTools: active,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errUsage, err)
+		ActiveTools: active, ForceModel: flags.Model != "",
 	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: "startup", flags: flags}, nil
+	first, reason, err := firstSession(deps, flags, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -311,7 +312,7 @@ func buildRegistry(getenv func(string) string) *llm.Registry {
 func runRPC(ctx context.Context, env Env, w *wiring) int {
 	opts := rpc.Options{
 		In: env.Stdin, Out: env.Stdout, Log: w.log, Version: Version, Session: w.first, StartReason: w.reason,
-		Models: w.deps.Models, Broker: w.broker,
+		Models: w.deps.Models, Broker: w.broker, Deps: w.deps,
 	}
 	if env.Hooks != nil {
 		opts.Writer = env.Hooks.Writer
@@ -353,12 +354,3 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 	return zap.New(core).Named("ama")
 }
 
-func runACP(ctx context.Context, env Env, w *wiring) int {
-	fmt.Fprintln(env.Stderr, "ama-rpc: --mode acp is not implemented yet")
-	return ExitUsage
-}
-
-func runSessions(env Env, args []string) int {
-	fmt.Fprintln(env.Stderr, "ama-rpc: sessions is not implemented yet")
-	return ExitUsage
-}

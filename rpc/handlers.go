@@ -39,6 +39,13 @@ func init() {
 		"set_permission_mode":           handleSetMode,
 		"get_commands":                  handleCommands,
 		"get_skills":                    handleSkills,
+		"new_session":                   handleNewSession,
+		"switch_session":                handleSwitchSession,
+		"fork":                          handleFork,
+		"get_entries":                   handleGetEntries,
+		"get_tree":                      handleGetTree,
+		"set_session_name":              handleSetSessionName,
+		"get_fork_messages":             handleForkMessages,
 	}
 }
 
@@ -46,8 +53,6 @@ func init() {
 // their issue lands (see the README status table).
 var pendingCommands = map[string]bool{
 	"compact": true, "abort_retry": true,
-	"new_session": true, "switch_session": true, "fork": true, "get_entries": true, "get_tree": true,
-	"set_session_name": true, "get_fork_messages": true,
 	"get_rewind_points": true, "rewind": true, "summarize_from": true, "summarize_up_to": true,
 	"plan_response": true, "get_plan": true, "get_todos": true, "get_tasks": true, "get_agents": true,
 	"get_trace": true, "background_task": true,

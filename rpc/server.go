@@ -33,7 +33,9 @@ type Options struct {
 	StartReason string
 	Models      *llm.Registry
 	Broker      *Broker
-	Writer      WriterOptions
+	// Deps create the sessions of new_session, switch_session and fork.
+	Deps   *session.Deps
+	Writer WriterOptions
 }
 
 // Server speaks ama's stdio JSONL protocol for one host.

@@ -38,6 +38,10 @@ type PromptInput struct {
 func (s *Session) Start(reason string) error {
 	return s.do(func(st *state) {
 		s.publish(events.SessionStart{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, Reason: reason})
+		if st.announceModel {
+			st.announceModel = false
+			st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
+		}
 		if st.tree.Len() == 0 {
 			if st.model != nil {
 				st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))

@@ -105,6 +105,10 @@ type Options struct {
 	// ActiveTools are the tools offered to the model (nil: every tool of
 	// the registry).
 	ActiveTools []string
+	// ForceModel makes Model win over the model restored by Open.
+	ForceModel bool
+	// Approver answers this session's permission asks (nil: Deps.Approver).
+	Approver Approver
 }
 
 // withDefaults fills unset dependencies.

@@ -76,5 +76,7 @@ func (st *state) ensureFile() {
 
 // header is the first line of the session file.
 func (st *state) header() store.Header {
-	return store.NewHeader(st.id, st.created, st.cwd, st.s.deps.Version)
+	h := store.NewHeader(st.id, st.created, st.cwd, st.s.deps.Version)
+	h.ParentSession = st.parentSession
+	return h
 }

@@ -83,9 +83,9 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 	}
 	s.publish(*req)
 	decision := "deny"
-	if s.deps.Approver != nil && r.ctx.Err() == nil {
+	if s.approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)
-		decision = s.deps.Approver.Ask(ctx, req)
+		decision = s.approver.Ask(ctx, req)
 		cancel()
 	}
 	if r.ctx.Err() != nil || (decision != "allow" && decision != "allow_session") {

@@ -23,11 +23,12 @@ import (
 // answer is due (for prompt: once the run has started). Replies and events
 // are therefore ordered exactly as the session produced them.
 type Session struct {
-	deps *Deps
-	log  *zap.Logger
-	bus  *events.Bus
-	id   string
-	cwd  string
+	deps     *Deps
+	log      *zap.Logger
+	bus      *events.Bus
+	id       string
+	cwd      string
+	approver Approver
 
 	mailbox chan func(*state)
 	quit    chan struct{} // closed by Close: the actor stops taking work
@@ -58,6 +59,9 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	if err := st.initSettings(opts); err != nil {
 		return nil, err
 	}
+	if opts.Approver != nil {
+		s.approver = opts.Approver
+	}
 	s.st = st
 	go s.loop()
 	return s, nil
@@ -65,14 +69,15 @@ func New(deps *Deps, opts Options) (*Session, error) {
 
 func newSession(d *Deps, id, cwd string) *Session {
 	return &Session{
-		deps:    d,
-		log:     d.Log.With(zap.String("session", id)),
-		bus:     events.NewBus(),
-		id:      id,
-		cwd:     cwd,
-		mailbox: make(chan func(*state), mailboxSize),
-		quit:    make(chan struct{}),
-		done:    make(chan struct{}),
+		deps:     d,
+		log:      d.Log.With(zap.String("session", id)),
+		approver: d.Approver,
+		bus:      events.NewBus(),
+		id:       id,
+		cwd:      cwd,
+		mailbox:  make(chan func(*state), mailboxSize),
+		quit:     make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 }
 

@@ -26,8 +26,10 @@ type state struct {
 	// before the root, an empty branch).
 	tree *store.Tree
 
-	disk diskState
-	tenv *tools.Env
+	disk          diskState
+	tenv          *tools.Env
+	parentSession string // header parentSession (forks)
+	announceModel bool   // Start appends a model_change (resume with a new model)
 
 	model         *llm.Model
 	provider      *llm.ProviderEntry

@@ -1,0 +1,117 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// firstSession builds the startup session: a new one, or the one named by
+// --session, --resume or --continue.
+func firstSession(deps *session.Deps, flags *Flags, opts session.Options) (*session.Session, string, error) {
+	var path string
+	var err error
+	switch {
+	case flags.Session != "":
+		path = flags.Session
+	case flags.Resume != "":
+		path, err = session.FindSession(deps.Dirs.Sessions, opts.Cwd, flags.Resume)
+	case flags.Continue:
+		path, err = session.LatestSession(deps.Dirs.Sessions, opts.Cwd)
+	default:
+		s, err := session.New(deps, opts)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w: %v", errUsage, err)
+		}
+		return s, "startup", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", errSession, err)
+	}
+	s, err := session.Open(deps, path, opts)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", errSession, err)
+	}
+	if s.Cwd() != opts.Cwd {
+		s.Close()
+		return nil, "", fmt.Errorf("%w: session %s belongs to %s, not %s (start ama-rpc there, or pass --cwd)", errSession, path, s.Cwd(), opts.Cwd)
+	}
+	return s, "resume", nil
+}
+
+// sessionInfo is one line of `ama-rpc sessions list`.
+type sessionInfo struct {
+	Path          string `json:"path"`
+	ID            string `json:"id"`
+	Cwd           string `json:"cwd"`
+	Created       string `json:"created,omitempty"`
+	Modified      string `json:"modified"`
+	Name          string `json:"name,omitempty"`
+	MessageCount  int    `json:"messageCount"`
+	FirstPrompt   string `json:"firstPrompt,omitempty"`
+	ParentSession string `json:"parentSession,omitempty"`
+	IsSubagent    bool   `json:"isSubagent,omitempty"`
+}
+
+// runSessions implements `ama-rpc sessions list`: the sessions of a
+// directory (or all of them), newest first, one JSON object per line, for
+// hosts that show a picker.
+func runSessions(env Env, args []string) int {
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprintln(env.Stderr, "usage: ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]")
+		return ExitUsage
+	}
+	fs := flag.NewFlagSet("ama-rpc sessions list", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	cwd := fs.String("cwd", env.Cwd, "list the sessions of this directory")
+	all := fs.Bool("all", false, "list the sessions of every directory")
+	dir := fs.String("session-dir", "", "directory of session files (default <data>/sessions)")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	paths, err := config.ResolvePaths(env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc sessions: %v\n", err)
+		return ExitConfig
+	}
+	base := *dir
+	if base == "" {
+		base = filepath.Join(paths.Data, "sessions")
+		if user, err := config.Load(paths.UserFile()); err == nil && user.SessionDir != "" {
+			base = user.SessionDir
+		}
+	}
+	var infos []store.Info
+	if *all {
+		infos, err = store.ListAll(base)
+	} else {
+		abs, _ := filepath.Abs(*cwd)
+		infos, err = store.List(store.SessionDir(base, abs))
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc sessions: %v\n", err)
+		return ExitSession
+	}
+	w := rpc.NewWriter(env.Stdout, rpc.WriterOptions{})
+	defer w.Close()
+	for _, in := range infos {
+		o := sessionInfo{Path: in.Path, ID: in.ID, Cwd: in.Cwd, Modified: in.Modified.UTC().Format(time.RFC3339Nano),
+			Name: in.Name, MessageCount: in.MessageCount, FirstPrompt: in.FirstPrompt,
+			ParentSession: in.ParentSession, IsSubagent: in.IsSubagent}
+		if !in.Created.IsZero() {
+			o.Created = in.Created.UTC().Format(time.RFC3339Nano)
+		}
+		w.Send(o)
+	}
+	return ExitOK
+}

@@ -1,0 +1,180 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+type sessionRef struct {
+	SessionID   string `json:"sessionId"`
+	SessionFile string `json:"sessionFile,omitempty"`
+}
+
+// idle fails with busy while the current session runs.
+func (s *Server) idle(c *command) bool {
+	busy, err := s.current().Busy()
+	if err == nil && busy {
+		err = fmt.Errorf("%w: a run is active; abort it or wait for agent_settled", session.ErrBusy)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return false
+	}
+	return true
+}
+
+// switchTo makes next the current session: its session_start (with
+// reason) is written, then the response, then the old session is closed.
+func (s *Server) switchTo(c *command, next *session.Session, reason string) {
+	old := s.current()
+	s.attach(next)
+	if err := next.Start(reason); err != nil {
+		s.fail(c, err)
+		return
+	}
+	file, _ := next.SessionFile()
+	s.ok(c, sessionRef{SessionID: next.ID(), SessionFile: file})
+	if old != next {
+		old.Close()
+	}
+}
+
+func handleNewSession(s *Server, c *command) {
+	if !s.idle(c) {
+		return
+	}
+	opts, err := s.current().Settings()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	next, err := session.New(s.opts.Deps, opts)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.switchTo(c, next, "new")
+}
+
+func handleSwitchSession(s *Server, c *command) {
+	var p struct {
+		SessionPath string `json:"sessionPath"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if p.SessionPath == "" {
+		s.fail(c, coded{msg: "sessionPath must be a non-empty string", err: errInvalidParams})
+		return
+	}
+	if !s.idle(c) {
+		return
+	}
+	cur := s.current()
+	path, _ := filepath.Abs(p.SessionPath)
+	if file, _ := cur.SessionFile(); file != "" && file == path {
+		s.switchTo(c, cur, "resume") // already open: announce it again
+		return
+	}
+	opts, err := cur.Settings()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	opts.Cwd, opts.ThinkingLevel = "", ""
+	next, err := session.Open(s.opts.Deps, path, opts)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.switchTo(c, next, "resume")
+}
+
+func handleFork(s *Server, c *command) {
+	var p struct {
+		EntryID string `json:"entryId"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if !s.idle(c) {
+		return
+	}
+	cur := s.current()
+	opts, err := cur.Settings()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	next, err := cur.Fork(p.EntryID, opts)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.switchTo(c, next, "fork")
+}
+
+func handleGetEntries(s *Server, c *command) {
+	var p struct {
+		Since string `json:"since"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	entries, leaf, err := s.current().Entries(p.Since)
+	if entries == nil {
+		entries = []*store.Entry{}
+	}
+	s.answer(c, struct {
+		Entries []*store.Entry `json:"entries"`
+		LeafID  *string        `json:"leafId"`
+	}{entries, leaf}, err)
+}
+
+func handleGetTree(s *Server, c *command) {
+	nodes, err := s.current().Tree()
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	// Deep trees exceed encoding/json's nesting limit; the store writes
+	// them itself.
+	raw := store.AppendNodesJSON([]byte(`{"tree":`), nodes)
+	s.ok(c, json.RawMessage(append(raw, '}')))
+}
+
+func handleSetSessionName(s *Server, c *command) {
+	var p struct {
+		Name string `json:"name"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	name, err := s.current().SetName(p.Name)
+	s.answer(c, struct {
+		Name string `json:"name"`
+	}{name}, err)
+}
+
+func handleForkMessages(s *Server, c *command) {
+	msgs, err := s.current().ForkMessages()
+	type wire struct {
+		EntryID string `json:"entryId"`
+		Text    string `json:"text"`
+	}
+	out := make([]wire, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, wire{m.EntryID, m.Text})
+	}
+	s.answer(c, struct {
+		Messages []wire `json:"messages"`
+	}{out}, err)
+}

@@ -1,0 +1,144 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Entries returns the entries after the since cursor (exclusive; all of
+// them when since is empty or unknown) and the current leaf.
+func (s *Session) Entries(since string) ([]*store.Entry, *string, error) {
+	type out struct {
+		entries []*store.Entry
+		leaf    *string
+	}
+	o, err := call(s, func(st *state) out {
+		if since == "" {
+			return out{st.tree.Entries(), st.tree.Leaf()}
+		}
+		e, _ := st.tree.Since(since)
+		return out{e, st.tree.Leaf()}
+	})
+	return o.entries, o.leaf, err
+}
+
+// Tree returns the entry tree (roots first, children in file order, with
+// labels).
+func (s *Session) Tree() ([]*store.Node, error) {
+	return call(s, func(st *state) []*store.Node { return st.tree.Nodes() })
+}
+
+// SetName names the session (a session_info entry).
+func (s *Session) SetName(name string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("%w: name must be a non-empty string", ErrInvalidArguments)
+	}
+	return call(s, func(st *state) string {
+		st.appendEntry(store.SessionInfoEntry(name))
+		return name
+	})
+}
+
+// ForkMessage is a user message a fork can start from.
+type ForkMessage struct {
+	EntryID, Text string
+}
+
+// ForkMessages lists the user messages of the active branch.
+func (s *Session) ForkMessages() ([]ForkMessage, error) {
+	return call(s, func(st *state) []ForkMessage {
+		out := []ForkMessage{}
+		for _, e := range st.branch() {
+			if e.Type != store.TypeMessage {
+				continue
+			}
+			if m, err := e.Message(); err == nil {
+				if u, ok := m.(*llm.UserMessage); ok {
+					out = append(out, ForkMessage{EntryID: e.ID, Text: u.Content.PlainText()})
+				}
+			}
+		}
+		return out
+	})
+}
+
+// Fork starts a new session holding the path from the root to entryID
+// (inclusive) of this one; its leaf is entryID and its header names this
+// session's file as parentSession. A persisted session's fork is written
+// at once.
+func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
+	type src struct {
+		path []*store.Entry
+		file string
+		cwd  string
+	}
+	o, err := call(s, func(st *state) src {
+		return src{path: st.tree.Path(entryID), file: st.filePath(), cwd: st.cwd}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o.path == nil {
+		return nil, fmt.Errorf("%w: entry %s is not in this session", ErrEntryNotFound, entryID)
+	}
+	d := s.deps
+	id := opts.SessionID
+	if id == "" {
+		id = d.NewUUID()
+	}
+	n := newSession(d, id, o.cwd)
+	st := newState(n, id, o.cwd)
+	st.parentSession = o.file
+	leaf := entryID
+	if st.disk.path != "" {
+		f, entries, err := store.Fork(store.NewTree(o.path, &leaf), entryID, st.disk.path, st.header(), nil)
+		if err != nil {
+			return nil, err
+		}
+		st.disk.file = f
+		st.tree = store.NewTree(entries, &leaf)
+	} else {
+		st.tree = store.NewTree(o.path, &leaf)
+	}
+	if err := st.restore(opts); err != nil {
+		st.shutdown()
+		return nil, err
+	}
+	if opts.Approver != nil {
+		n.approver = opts.Approver
+	}
+	n.st = st
+	go n.loop()
+	return n, nil
+}
+
+// FindSession returns the file of the session with the given id under the
+// sessions directory: first in cwd's directory, then in any directory.
+func FindSession(sessionsDir, cwd, id string) (string, error) {
+	name := "*_" + id + store.FileSuffix
+	if m, _ := filepath.Glob(filepath.Join(store.SessionDir(sessionsDir, cwd), name)); len(m) > 0 {
+		return m[0], nil
+	}
+	if m, _ := filepath.Glob(filepath.Join(sessionsDir, "*", name)); len(m) > 0 {
+		return m[0], nil
+	}
+	return "", fmt.Errorf("%w: no session %s under %s", store.ErrNotFound, id, sessionsDir)
+}
+
+// LatestSession returns the newest session file of cwd (not a sub-agent
+// session).
+func LatestSession(sessionsDir, cwd string) (string, error) {
+	infos, err := store.List(store.SessionDir(sessionsDir, cwd))
+	if err != nil {
+		return "", err
+	}
+	for _, in := range infos {
+		if !in.IsSubagent {
+			return in.Path, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no session for %s", store.ErrNotFound, cwd)
+}

@@ -1,0 +1,101 @@
+package session
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// Open resumes the session stored at path. The file is validated, locked
+// (ErrLocked while another process writes it) and repaired (a half-written
+// last line is cut). The model and thinking level of the active branch are
+// restored; opts.Model is used when the branch has none, or always with
+// opts.ForceModel. The session runs in the cwd recorded in its header.
+func Open(deps *Deps, path string, opts Options) (*Session, error) {
+	d := deps.withDefaults()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open session %s: %w", path, err)
+	}
+	f, snap, err := store.Open(abs, store.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	h := snap.Header
+	s := newSession(d, h.ID, h.Cwd)
+	st := newState(s, h.ID, h.Cwd)
+	if t, err := time.Parse(store.TimeFormat, h.Timestamp); err == nil {
+		st.created = t
+	}
+	st.tree = snap.Tree()
+	st.disk.file, st.disk.path = f, abs
+	st.parentSession = h.ParentSession
+	if err := st.restore(opts); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if opts.Approver != nil {
+		s.approver = opts.Approver
+	}
+	s.st = st
+	go s.loop()
+	return s, nil
+}
+
+// restore applies the settings of the active branch (model, thinking
+// level), then opts: opts.Model only when the branch has no usable model or
+// with ForceModel; opts.ThinkingLevel only when the branch has none.
+func (st *state) restore(opts Options) error {
+	_, info, _ := store.Project(st.branch())
+	restored := false
+	if ref := info.Model; ref != nil {
+		if m, p, err := st.s.deps.Models.Find(ref.Provider, ref.ID); err == nil {
+			st.model, st.provider, restored = m, p, true
+		}
+	}
+	if info.ThinkingLevel != "" && llm.ValidThinkingLevel(info.ThinkingLevel) {
+		opts.ThinkingLevel = info.ThinkingLevel
+	}
+	if restored && !opts.ForceModel {
+		opts.Model = llm.ModelRef{}
+	}
+	if err := st.initSettings(opts); err != nil {
+		return err
+	}
+	if opts.Model.Provider != "" && (info.Model == nil || info.Model.Provider != st.model.Provider || info.Model.ID != st.model.ID) {
+		st.announceModel = true
+	}
+	return nil
+}
+
+// SessionFile returns the path of the session file once it exists.
+func (s *Session) SessionFile() (string, error) {
+	return call(s, func(st *state) string { return st.filePath() })
+}
+
+// Busy reports whether a run is active.
+func (s *Session) Busy() (bool, error) {
+	return call(s, func(st *state) bool { return st.run != nil })
+}
+
+// Settings returns options that recreate this session's settings (cwd,
+// model, thinking level, permission mode, active tools) for a new session.
+func (s *Session) Settings() (Options, error) {
+	return call(s, func(st *state) Options {
+		o := Options{Cwd: st.cwd, ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode), Approver: s.approver}
+		if st.model != nil {
+			o.Model = *modelRef(st.model)
+		}
+		if st.activeTools != nil {
+			for name, on := range st.activeTools {
+				if on {
+					o.ActiveTools = append(o.ActiveTools, name)
+				}
+			}
+		}
+		return o
+	})
+}
