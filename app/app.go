@@ -353,4 +353,3 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
 	return zap.New(core).Named("ama")
 }
-
