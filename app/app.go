@@ -1,7 +1,9 @@
 package app
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +20,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/llm/openai"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/skills"
@@ -159,14 +162,21 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		return nil, err
 	}
 
-	registry := buildRegistry(getenv)
-
 	ref, err := chooseModel(flags, user)
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := registry.Find(ref.Provider, ref.ID); err != nil {
+	registry, err := buildRegistry(getenv, user, flags, ref)
+	if err != nil {
+		return nil, err
+	}
+	_, entry, err := registry.Find(ref.Provider, ref.ID)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %v (see get_available_models; pass --model provider/id)", errNoModel, err)
+	}
+	if !entry.HasKey {
+		return nil, fmt.Errorf("%w: provider %s needs an API key: set %s, add apiKey/apiKeyEnv to its entry in %s, or pass --api-key",
+			errNoModel, entry.ID, keyHint(entry.ID), paths.UserFile())
 	}
 
 	var skillList []skills.Skill
@@ -223,6 +233,19 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
+	}
+	deps.Settings.NoAutoRetry = user.Retry.Enabled != nil && !*user.Retry.Enabled
+	deps.Settings.NoAutoCompaction = user.Compaction.Enabled != nil && !*user.Compaction.Enabled
+	if r := user.Retry; r.MaxAttempts > 0 || r.BaseDelayMs > 0 {
+		deps.Settings.MaxRetries = r.MaxAttempts
+		deps.Settings.RetryBaseDelay = time.Duration(r.BaseDelayMs) * time.Millisecond
+	}
+	if fm := user.FallbackModel; fm != "" {
+		p, id, ok := llm.ParseRef(fm)
+		if !ok {
+			return nil, fmt.Errorf("%w: fallbackModel must be provider/id, not %q", config.ErrInvalid, fm)
+		}
+		deps.Settings.FallbackModel = llm.ModelRef{Provider: p, ID: id}
 	}
 	if am := user.Permission.AutoModel; am != "" {
 		p, id, ok := llm.ParseRef(am)
@@ -303,10 +326,39 @@ func chooseModel(flags *Flags, user *config.Config) (llm.ModelRef, error) {
 	return llm.ModelRef{}, fmt.Errorf("%w: --model must be provider/id, not %q", errUsage, spec)
 }
 
-// buildRegistry assembles the model catalogue.
-func buildRegistry(getenv func(string) string) *llm.Registry {
+// buildRegistry assembles the model catalogue: the scripted fake
+// provider, the OpenAI-compatible presets and the user's providers.
+func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags, ref llm.ModelRef) (*llm.Registry, error) {
 	fp := fake.New(fake.Options{ScriptPath: getenv("AMA_FAKE_SCRIPT"), RecordPath: getenv("AMA_FAKE_RECORD")})
-	return llm.NewRegistry(fp.Entry())
+	cfg := map[string]openai.ProviderConfig{}
+	for id, raw := range user.Providers {
+		var pc openai.ProviderConfig
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&pc); err != nil {
+			return nil, fmt.Errorf("%w: providers.%s: %v", config.ErrInvalid, id, err)
+		}
+		cfg[id] = pc
+	}
+	cliKeys := map[string]string{}
+	if flags.APIKey != "" {
+		cliKeys[ref.Provider] = flags.APIKey
+	}
+	entries, err := openai.BuildEntries(cfg, cliKeys, getenv, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
+	}
+	return llm.NewRegistry(append([]*llm.ProviderEntry{fp.Entry()}, entries...)...), nil
+}
+
+// keyHint names the environment variable that gives a provider its key.
+func keyHint(provider string) string {
+	for _, p := range openai.Presets() {
+		if p.ID == provider && p.KeyEnv != "" {
+			return p.KeyEnv + " (or " + openai.EnvKeyVar(provider) + ")"
+		}
+	}
+	return openai.EnvKeyVar(provider)
 }
 
 func runRPC(ctx context.Context, env Env, w *wiring) int {

@@ -23,7 +23,9 @@ type Case struct {
 	Env    map[string]string `json:"env,omitempty"`
 	Script json.RawMessage   `json:"script,omitempty"`
 	Files  map[string]string `json:"files,omitempty"`
-	Keep   Keep              `json:"keep"`
+	// Config is the user config file content.
+	Config json.RawMessage `json:"config,omitempty"`
+	Keep   Keep            `json:"keep"`
 	// Normalize is the normaliser style (A, B or C; default A).
 	Normalize string `json:"normalize,omitempty"`
 	// Exit is the expected exit code (default 0).
@@ -101,9 +103,9 @@ func (k Keep) Select(lines [][]byte) [][]byte {
 // Step is one line of a fixture's in.jsonl: a command, or a directive
 // whose single key starts with "@".
 type Step struct {
-	raw        []byte
-	directive  string
-	arg        json.RawMessage
+	raw       []byte
+	directive string
+	arg       json.RawMessage
 }
 
 // LoadSteps reads in.jsonl.
@@ -305,6 +307,9 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script
+	}
+	if len(c.Config) > 0 {
+		cfg.UserConfig = c.Config
 	}
 	r := Start(t, cfg)
 	Play(t, r, steps)

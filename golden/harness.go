@@ -30,6 +30,8 @@ type Config struct {
 	Script []byte
 	// Files are created under the work directory before the start.
 	Files map[string]string
+	// UserConfig is written to the user config file (~/.config/ama/config.json).
+	UserConfig []byte
 	// Writer bounds the output queue (zero: defaults).
 	Writer rpc.WriterOptions
 }
@@ -76,6 +78,15 @@ func Start(t testing.TB, cfg Config) *Run {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.UserConfig != nil {
+		p := filepath.Join(r.Home, ".config", "ama", "config.json")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, cfg.UserConfig, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

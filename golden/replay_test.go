@@ -71,4 +71,6 @@ func lineDiff(want, got []byte) string {
 	return buf.String()
 }
 
-func itoa(n int) string { return string([]byte(func() string { b, _ := json.Marshal(n); return string(b) }())) }
+func itoa(n int) string {
+	return string([]byte(func() string { b, _ := json.Marshal(n); return string(b) }()))
+}

@@ -39,6 +39,7 @@ func init() {
 		"set_permission_mode":           handleSetMode,
 		"get_commands":                  handleCommands,
 		"get_skills":                    handleSkills,
+		"abort_retry":                   handleAbortRetry,
 		"new_session":                   handleNewSession,
 		"switch_session":                handleSwitchSession,
 		"fork":                          handleFork,
@@ -52,7 +53,7 @@ func init() {
 // pendingCommands are protocol commands that answer not_implemented until
 // their issue lands (see the README status table).
 var pendingCommands = map[string]bool{
-	"compact": true, "abort_retry": true,
+	"compact":           true,
 	"get_rewind_points": true, "rewind": true, "summarize_from": true, "summarize_up_to": true,
 	"plan_response": true, "get_plan": true, "get_todos": true, "get_tasks": true, "get_agents": true,
 	"get_trace": true, "background_task": true,
@@ -364,4 +365,11 @@ func handleSkills(s *Server, c *command) {
 	s.ok(c, struct {
 		Skills []wireSkill `json:"skills"`
 	}{out})
+}
+
+func handleAbortRetry(s *Server, c *command) {
+	aborted, err := s.current().AbortRetry()
+	s.answer(c, struct {
+		Aborted bool `json:"aborted"`
+	}{aborted}, err)
 }

@@ -70,6 +70,11 @@ type Settings struct {
 	RetryBaseDelay time.Duration
 	// Sleep waits d or until ctx ends (injected for tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// NoAutoRetry and NoAutoCompaction start sessions with those off.
+	NoAutoRetry, NoAutoCompaction bool
+	// FallbackModel gets one attempt when retries are exhausted (zero:
+	// none).
+	FallbackModel llm.ModelRef
 	// ClassifierModel is permission.autoModel (zero: the session model).
 	ClassifierModel llm.ModelRef
 	// ClassifierMode is "single" (default) or "two-stage".

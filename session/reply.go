@@ -14,6 +14,7 @@ type turnReply struct {
 	msg     *llm.AssistantMessage
 	entryID string
 	trace   traceStep
+	err     error // the provider failure, if any
 }
 
 // traceStep is the data of an ama.trace step entry (ids, times and counts
@@ -36,17 +37,17 @@ type requestSnapshot struct {
 	err      error
 }
 
-// reply streams one assistant message and records it. Transient failures
-// are retried (see retry.go); the returned message is final.
-func (s *Session) reply(r *runState) turnReply {
-	return s.replyOnce(r, 1)
-}
-
 // replyOnce performs one model request: message_start when the stream
 // starts, message_update per step, then the entry and message_end, then the
 // ama.trace step entry.
-func (s *Session) replyOnce(r *runState, attempt int) turnReply {
-	snap, err := call(s, func(st *state) requestSnapshot { return st.requestSnapshot(llm.PurposeTurn) })
+func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnReply {
+	snap, err := call(s, func(st *state) requestSnapshot {
+		snap := st.requestSnapshot(llm.PurposeTurn)
+		if use != nil && snap.err == nil {
+			snap.req.Model, snap.provider = use.model, use.entry.Provider
+		}
+		return snap
+	})
 	if err != nil {
 		return turnReply{msg: s.failedMessage(nil, llm.Aborted())}
 	}
@@ -54,7 +55,7 @@ func (s *Session) replyOnce(r *runState, attempt int) turnReply {
 		msg := s.failedMessage(snap.req, snap.err)
 		s.publish(events.MessageStart{Message: startCopy(msg)})
 		_ = s.do(func(st *state) { st.appendMessage(msg, true) })
-		return turnReply{msg: msg}
+		return turnReply{msg: msg, err: snap.err}
 	}
 	req := snap.req
 	requestAt := s.deps.Now().UnixMilli()
@@ -82,7 +83,7 @@ func (s *Session) replyOnce(r *runState, attempt int) turnReply {
 	entryID, _ := call(s, func(st *state) string {
 		return st.appendMessage(msg, true).ID
 	})
-	return turnReply{msg: msg, entryID: entryID, trace: traceStep{
+	return turnReply{msg: msg, entryID: entryID, err: streamErr, trace: traceStep{
 		Kind: "step", Attempt: attempt, AssistantEntryID: entryID,
 		RequestAt: requestAt, FirstTokenAt: firstTokenAt, DoneAt: doneAt, OutputTokens: msg.Usage.Output,
 	}}

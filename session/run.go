@@ -10,9 +10,10 @@ import (
 
 // runState is the active run of a session (nil when idle).
 type runState struct {
-	ctx      context.Context
-	cancel   context.CancelFunc
-	retrying bool
+	ctx         context.Context
+	cancel      context.CancelFunc
+	retrying    bool               // waiting before a retry
+	cancelRetry context.CancelFunc // ends that wait (abort_retry)
 }
 
 // input is a message that starts or continues a run.
