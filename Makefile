@@ -33,3 +33,7 @@ golden:
 
 clean:
 	rm -rf bin
+
+# ama-rpc versus pi's RPC mode on the same loopback mock server.
+bench-peer:
+	test/bench/peer.sh
