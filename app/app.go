@@ -234,6 +234,13 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 	}
+	switch u := user.Plan.Unattended; u {
+	case "", "stop", "approve":
+		deps.Settings.PlanUnattended = u
+	default:
+		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
+	}
+	deps.Settings.PlanDirectory = user.Plan.Directory
 	deps.Settings.NoAutoRetry = user.Retry.Enabled != nil && !*user.Retry.Enabled
 	deps.Settings.NoAutoCompaction = user.Compaction.Enabled != nil && !*user.Compaction.Enabled
 	if r := user.Retry; r.MaxAttempts > 0 || r.BaseDelayMs > 0 {

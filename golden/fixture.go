@@ -45,6 +45,8 @@ type Keep struct {
 	Only []string `json:"only,omitempty"`
 	// Responses keeps only responses with these ids (nil: all).
 	Responses []string `json:"responses,omitempty"`
+	// DropResponses removes responses with these ids.
+	DropResponses []string `json:"dropResponses,omitempty"`
 	// DropRoles removes message_start/message_end of these roles.
 	DropRoles []string `json:"dropRoles,omitempty"`
 }
@@ -81,7 +83,7 @@ func (k Keep) Select(lines [][]byte) [][]byte {
 			}
 		}
 		if typ == "response" {
-			if k.Responses != nil && !in(k.Responses, o.String("id")) {
+			if (k.Responses != nil && !in(k.Responses, o.String("id"))) || in(k.DropResponses, o.String("id")) {
 				continue
 			}
 			out = append(out, l)

@@ -40,6 +40,9 @@ func init() {
 		"get_commands":                  handleCommands,
 		"get_skills":                    handleSkills,
 		"abort_retry":                   handleAbortRetry,
+		"plan_response":                 handlePlanResponse,
+		"get_plan":                      handleGetPlan,
+		"get_todos":                     handleGetTodos,
 		"new_session":                   handleNewSession,
 		"switch_session":                handleSwitchSession,
 		"fork":                          handleFork,
@@ -55,7 +58,7 @@ func init() {
 var pendingCommands = map[string]bool{
 	"compact":           true,
 	"get_rewind_points": true, "rewind": true, "summarize_from": true, "summarize_up_to": true,
-	"plan_response": true, "get_plan": true, "get_todos": true, "get_tasks": true, "get_agents": true,
+	"get_tasks": true, "get_agents": true,
 	"get_trace": true, "background_task": true,
 }
 
@@ -268,8 +271,10 @@ func handleCapabilities(s *Server, c *command) {
 	s.mu.Lock()
 	s.caps = caps
 	s.compact = seen["compact_events"]
+	s.plans = seen["plans"]
 	s.mu.Unlock()
 	s.opts.Broker.SetAttended(seen["approvals"])
+	s.current().SetPlanAttended(seen["plans"])
 	s.ok(c, struct {
 		Capabilities []string `json:"capabilities"`
 	}{caps})

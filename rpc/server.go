@@ -54,6 +54,7 @@ type Server struct {
 	unsub   func()
 	caps    []string
 	compact bool
+	plans   bool // the client answers plan proposals
 
 	pending sync.WaitGroup // replies still owed by asynchronous handlers
 }
@@ -171,6 +172,7 @@ func (s *Server) attach(sess *session.Session) {
 	}
 	s.cur = sess
 	s.unsub = sess.Subscribe(s.forward)
+	sess.SetPlanAttended(s.plans) // attendance is re-applied after every switch
 }
 
 // forward writes one session event.

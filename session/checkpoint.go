@@ -13,4 +13,5 @@ type checkpointData struct {
 // afterUserMessage runs after a user message that starts a new turn.
 func (st *state) afterUserMessage(userEntryID string) {
 	st.appendEntry(store.CustomEntry("ama.checkpoint", checkpointData{V: 1, UserEntryID: userEntryID, Files: map[string]any{}}))
+	st.planNotes()
 }

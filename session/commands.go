@@ -259,11 +259,6 @@ func (s *Session) SetPermissionMode(mode string) (string, error) {
 	})
 }
 
-func (st *state) setMode(mode approvals.Mode) {
-	st.mode = mode
-	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
-}
-
 // parseMode validates a permission mode name.
 func parseMode(mode string) (approvals.Mode, error) {
 	m, err := approvals.ParseMode(mode)

@@ -70,6 +70,11 @@ type Settings struct {
 	RetryBaseDelay time.Duration
 	// Sleep waits d or until ctx ends (injected for tests).
 	Sleep func(ctx context.Context, d time.Duration) error
+	// PlanUnattended is what happens to a plan nobody can answer: "stop"
+	// (default) or "approve".
+	PlanUnattended string
+	// PlanDirectory receives plan files when it is inside the project.
+	PlanDirectory string
 	// NoAutoRetry and NoAutoCompaction start sessions with those off.
 	NoAutoRetry, NoAutoCompaction bool
 	// FallbackModel gets one attempt when retries are exhausted (zero:

@@ -33,6 +33,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	st.tree = snap.Tree()
 	st.disk.file, st.disk.path = f, abs
 	st.parentSession = h.ParentSession
+	st.rebuildPlan()
 	if err := st.restore(opts); err != nil {
 		_ = f.Close()
 		return nil, err

@@ -143,10 +143,11 @@ func (st *state) requestSnapshot(purpose string) requestSnapshot {
 	return requestSnapshot{req: req, provider: st.provider.Provider}
 }
 
-// afterTurn records the trace step of the turn's reply.
-func (st *state) afterTurn(tr turnReply) {
-	if tr.entryID == "" {
-		return
+// afterTurn records the trace step of the turn's reply, then lets plan
+// mode look at it (proposals, [DONE:] markers).
+func (st *state) afterTurn(tr turnReply, toolResults int) {
+	if tr.entryID != "" {
+		st.appendEntry(store.CustomEntry("ama.trace", tr.trace))
 	}
-	st.appendEntry(store.CustomEntry("ama.trace", tr.trace))
+	st.planAfterTurn(tr, toolResults)
 }

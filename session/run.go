@@ -77,7 +77,14 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 func userInputs(q []queued, origin string, ts int64) []input {
 	out := make([]input, 0, len(q))
 	for _, m := range q {
-		out = append(out, input{msg: userMessage(m.text, m.images, origin, ts)})
+		o := origin
+		if m.origin != "" {
+			o = m.origin
+		}
+		out = append(out, input{msg: userMessage(m.text, m.images, o, ts)})
+		if m.after != nil {
+			out = append(out, input{msg: m.after})
+		}
 	}
 	return out
 }
@@ -117,7 +124,7 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		msg := tr.msg
 		results := s.runTools(r, msg)
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
-		_ = s.do(func(st *state) { st.afterTurn(tr) })
+		_ = s.do(func(st *state) { st.afterTurn(tr, len(results)) })
 		if msg.Failed() {
 			return msg.StopReason
 		}

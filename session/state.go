@@ -12,6 +12,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/session/store"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -45,6 +46,7 @@ type state struct {
 	autoCompaction     bool
 	autoRetry          bool
 
+	plan        planState
 	run         *runState
 	idleWaiters []func()
 	afterIdle   []func()
@@ -54,6 +56,8 @@ type state struct {
 type queued struct {
 	text   string
 	images []*llm.ImageContent
+	origin string             // overrides the queue's origin (steer, followUp)
+	after  *llm.CustomMessage // appended right after the message
 }
 
 func newState(s *Session, id, cwd string) *state {
@@ -69,7 +73,8 @@ func newState(s *Session, id, cwd string) *state {
 		memory:         approvals.NewMemory(),
 	}
 	d := s.deps
-	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker()}
+	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker(), Todos: s}
+	st.plan.book = plan.NewBook()
 	if d.Settings.Persist {
 		st.disk.path = filepath.Join(store.SessionDir(d.Dirs.Sessions, cwd), store.FileName(st.created, id))
 	}
@@ -152,7 +157,12 @@ func (st *state) appendMessage(m llm.Message, started bool) *store.Entry {
 	if !started {
 		st.s.publish(events.MessageStart{Message: m})
 	}
-	e := store.MessageEntry(m)
+	var e *store.Entry
+	if cm, ok := m.(*llm.CustomMessage); ok {
+		e = store.CustomMessageEntry(cm)
+	} else {
+		e = store.MessageEntry(m)
+	}
 	st.appendEntry(e)
 	st.s.publish(events.MessageEnd{Message: m})
 	return e

@@ -60,8 +60,8 @@ func WithShellInspector(f ShellInspector) Option {
 	return func(o *options) { o.inspect = f }
 }
 
-// Default returns the seven built-in tools in name order: bash, edit, glob,
-// grep, ls, read, write. It does not depend on any session; per-session
+// Default returns the built-in tools in name order: bash, edit, glob, grep,
+// ls, read, todo, write. It does not depend on any session; per-session
 // state comes in through Call.Env.
 func Default(opts ...Option) *Registry {
 	var o options
@@ -75,6 +75,7 @@ func Default(opts ...Option) *Registry {
 		GrepTool{},
 		LsTool{},
 		ReadTool{},
+		TodoTool{},
 		WriteTool{},
 	)
 	if err != nil {

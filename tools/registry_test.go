@@ -14,13 +14,13 @@ import (
 )
 
 func TestDefaultRegistry(t *testing.T) {
-	want := []string{"bash", "edit", "glob", "grep", "ls", "read", "write"}
+	want := []string{"bash", "edit", "glob", "grep", "ls", "read", "todo", "write"}
 	if diff := cmp.Diff(want, registry.Names()); diff != "" {
 		t.Fatalf("names (-want +got):\n%s", diff)
 	}
 	perms := map[string]string{
 		"bash": tools.PermExecute, "edit": tools.PermWrite, "write": tools.PermWrite,
-		"glob": tools.PermRead, "grep": tools.PermRead, "ls": tools.PermRead, "read": tools.PermRead,
+		"glob": tools.PermRead, "grep": tools.PermRead, "ls": tools.PermRead, "read": tools.PermRead, "todo": tools.PermRead,
 	}
 	for _, d := range registry.Decls() {
 		tool, ok := registry.Get(d.Name)
@@ -198,10 +198,10 @@ func TestRegistryDuplicatesAndWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r2.Names(); len(got) != 8 || got[7] != "boom" {
+	if got := r2.Names(); len(got) != 9 || got[8] != "boom" {
 		t.Fatalf("With: %v", got)
 	}
-	if len(registry.Names()) != 7 {
+	if len(registry.Names()) != 8 {
 		t.Fatal("With changed the original registry")
 	}
 }

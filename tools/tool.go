@@ -107,6 +107,8 @@ type Env struct {
 	Shell string
 	// ExtraEnv is added to the environment of commands (KEY=VALUE).
 	ExtraEnv []string
+	// Todos is the session's task list (the todo tool); may be nil.
+	Todos TodoStore
 }
 
 // PermissionOf is the permission class of one call of t: tools whose class

@@ -1,0 +1,170 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sync"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/rpc"
+)
+
+// Stream is a newline-framed jsonrpc2.ObjectStream: one JSON-RPC message
+// per line in both directions (ACP's stdio framing).
+//
+// Reading uses rpc.LineReader (lines end at '\n', a trailing '\r' is
+// dropped, blank lines are skipped). A line that is not JSON is answered
+// with a JSON-RPC parse error (-32700, id null); a JSON line that is not a
+// request or response is answered with -32600. Either way the line is
+// skipped and the connection lives on: ReadObject only returns an error
+// once the stream is closed.
+//
+// At the end of input ReadObject does not return io.EOF at once (that
+// would make jsonrpc2.Conn close and refuse the replies still owed); it
+// closes EOF() and parks until Close, so the server decides when the
+// connection ends.
+//
+// Writing encodes each message as one line, with the envelope keys in the
+// order jsonrpc, id, method, params, result, error and without HTML
+// escaping, and hands it to the single rpc.Writer. Close never closes the
+// output.
+type Stream struct {
+	lr  *rpc.LineReader
+	w   *rpc.Writer
+	log *zap.Logger
+
+	eof       chan struct{}
+	eofOnce   sync.Once
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu      sync.Mutex
+	badLine int // count of rejected lines (tests, logs)
+}
+
+var _ jsonrpc2.ObjectStream = (*Stream)(nil)
+
+// NewStream reads messages from in and writes them through w. max bounds
+// one input line (0: rpc.MaxLineBytes).
+func NewStream(in io.Reader, w *rpc.Writer, max int, log *zap.Logger) *Stream {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Stream{lr: rpc.NewLineReader(in, max), w: w, log: log, eof: make(chan struct{}), closed: make(chan struct{})}
+}
+
+// EOF is closed when the input has ended.
+func (s *Stream) EOF() <-chan struct{} { return s.eof }
+
+// BadLines returns how many input lines were rejected.
+func (s *Stream) BadLines() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.badLine
+}
+
+// ReadObject decodes the next valid message into v (a pointer). Invalid
+// lines are answered and skipped.
+func (s *Stream) ReadObject(v any) error {
+	for {
+		select {
+		case <-s.closed:
+			return io.EOF
+		default:
+		}
+		line, err := s.lr.Next()
+		if errors.Is(err, rpc.ErrLineTooLong) {
+			s.reject(jsonrpc2.CodeInvalidRequest, "Invalid request", "line too long", nil)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.log.Warn("read stdin", zap.Error(err))
+			}
+			s.eofOnce.Do(func() { close(s.eof) })
+			<-s.closed
+			return io.EOF
+		}
+		if !json.Valid(line) {
+			s.reject(jsonrpc2.CodeParseError, "Parse error", "the line is not one JSON value", nil)
+			continue
+		}
+		resetValue(v)
+		if err := json.Unmarshal(line, v); err != nil {
+			resetValue(v)
+			s.reject(jsonrpc2.CodeInvalidRequest, "Invalid request", err.Error(), requestID(line))
+			continue
+		}
+		return nil
+	}
+}
+
+// resetValue zeroes *v so a failed decode leaves nothing behind.
+func resetValue(v any) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
+	}
+}
+
+// requestID returns the id of a message that could not be decoded, when it
+// is a plain number or string (else nil: the reply carries id null).
+func requestID(line []byte) json.RawMessage {
+	var env struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &env) != nil || len(env.ID) == 0 {
+		return nil
+	}
+	switch env.ID[0] {
+	case '"':
+		return env.ID
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		if bytes.ContainsAny(env.ID, ".eE") {
+			return nil
+		}
+		return env.ID
+	}
+	return nil
+}
+
+// reject writes an error response for a line that is not a message. The
+// library's Response cannot carry id null, so the line is built here.
+func (s *Stream) reject(code int64, msg, detail string, id json.RawMessage) {
+	s.mu.Lock()
+	s.badLine++
+	s.mu.Unlock()
+	s.log.Warn("rejected input line", zap.Int64("code", code), zap.String("detail", detail))
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`+"\n", id, code, msg)
+	s.w.SendLine(line)
+}
+
+// WriteObject writes one message as one line.
+func (s *Stream) WriteObject(obj any) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	line, err := encodeEnvelope(raw)
+	if err != nil {
+		return err
+	}
+	s.w.SendLine(line)
+	return nil
+}
+
+// Close releases a reader parked at the end of input. It does not close
+// the input or the output.
+func (s *Stream) Close() error {
+	s.closeOnce.Do(func() { close(s.closed) })
+	return nil
+}
