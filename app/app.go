@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -241,6 +242,11 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
+	deps.Settings.CompactionPercent = user.Compaction.ThresholdPercent
+	deps.Settings.KeepRecentTokens = user.Compaction.KeepRecentTokens
+	if !flags.NoSession && (user.Checkpoints.Enabled == nil || *user.Checkpoints.Enabled) {
+		deps.Checkpoints = checkpoint.NewStore(filepath.Join(paths.Data, "file-history"), user.Checkpoints.MaxFileBytes)
+	}
 	deps.Settings.NoAutoRetry = user.Retry.Enabled != nil && !*user.Retry.Enabled
 	deps.Settings.NoAutoCompaction = user.Compaction.Enabled != nil && !*user.Compaction.Enabled
 	if r := user.Retry; r.MaxAttempts > 0 || r.BaseDelayMs > 0 {

@@ -31,12 +31,18 @@ type SessionChanged struct {
 
 // SessionRewound reports a finished rewind.
 type SessionRewound struct {
-	EntryID   string          `json:"entryId"`
-	Mode      string          `json:"mode"`
-	Restored  []string        `json:"restored"`
-	Deleted   []string        `json:"deleted"`
-	Conflicts []string        `json:"conflicts"`
-	Skipped   json.RawMessage `json:"skipped"`
+	EntryID   string        `json:"entryId"`
+	Mode      string        `json:"mode"`
+	Restored  []string      `json:"restored"`
+	Deleted   []string      `json:"deleted"`
+	Conflicts []string      `json:"conflicts"`
+	Skipped   []SkippedFile `json:"skipped"`
+}
+
+// SkippedFile is a file a rewind left alone, with the reason.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // BeforeAgentStart carries the prompt text of a run about to start.

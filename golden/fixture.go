@@ -196,6 +196,14 @@ func Play(t testing.TB, r *Run, steps []Step) {
 			for name, spec := range b {
 				vars[name] = bind(t, r, spec.Type, spec.ID, spec.Path)
 			}
+		case "@file": // the user changes a file behind the agent's back
+			var f struct {
+				Path, Content string
+			}
+			mustDecode(t, st.arg, &f)
+			if err := os.WriteFile(filepath.Join(r.Work, f.Path), []byte(f.Content), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		case "@close":
 			r.CloseStdin()
 			closed = true

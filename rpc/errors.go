@@ -57,6 +57,7 @@ var codeTable = []struct {
 	{session.ErrRewindFailed, CodeRewindFailed},
 	{session.ErrEntryNotFound, CodeInvalidArguments},
 	{session.ErrNoAPIKey, CodeNoAPIKey},
+	{session.ErrNothingToCompact, CodeInvalidArguments},
 	{store.ErrNotFound, CodeSessionNotFound},
 	{store.ErrCorrupt, CodeSessionCorrupt},
 	{store.ErrLocked, CodeSessionLocked},

@@ -43,6 +43,11 @@ func init() {
 		"plan_response":                 handlePlanResponse,
 		"get_plan":                      handleGetPlan,
 		"get_todos":                     handleGetTodos,
+		"compact":                       handleCompact,
+		"get_rewind_points":             handleRewindPoints,
+		"rewind":                        handleRewind,
+		"summarize_from":                handleSummarizeFrom,
+		"summarize_up_to":               handleSummarizeUpTo,
 		"new_session":                   handleNewSession,
 		"switch_session":                handleSwitchSession,
 		"fork":                          handleFork,
@@ -56,10 +61,7 @@ func init() {
 // pendingCommands are protocol commands that answer not_implemented until
 // their issue lands (see the README status table).
 var pendingCommands = map[string]bool{
-	"compact":           true,
-	"get_rewind_points": true, "rewind": true, "summarize_from": true, "summarize_up_to": true,
-	"get_tasks": true, "get_agents": true,
-	"get_trace": true, "background_task": true,
+	"get_tasks": true, "get_agents": true, "get_trace": true, "background_task": true,
 }
 
 type imageParam struct {

@@ -1,17 +1,157 @@
 package session
 
-import "github.com/armadra/ama-rpc/session/store"
+import (
+	"encoding/json"
 
-// checkpointData is the ama.checkpoint record written after each new-turn
-// user message: what the files the turn changes held before it.
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/checkpoint"
+	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// Custom entry types of file checkpoints.
+const (
+	customCheckpoint      = "ama.checkpoint"
+	customCheckpointTrack = "ama.checkpoint-track"
+)
+
+// checkpointData is the ama.checkpoint record of a turn: what the files
+// the turn changed held before it (and what the agent left, for conflict
+// detection). It is appended right after the turn's user message and again,
+// complete, after each tool batch that changed files.
 type checkpointData struct {
-	V           int            `json:"v"`
-	UserEntryID string         `json:"userEntryId"`
-	Files       map[string]any `json:"files"`
+	V           int                          `json:"v"`
+	UserEntryID string                       `json:"userEntryId"`
+	Files       map[string]checkpoint.Record `json:"files"`
 }
 
-// afterUserMessage runs after a user message that starts a new turn.
+// trackData is an ama.checkpoint-track record: one file first seen by the
+// turn.
+type trackData struct {
+	V           int               `json:"v"`
+	UserEntryID string            `json:"userEntryId"`
+	Path        string            `json:"path"`
+	Record      checkpoint.Record `json:"record"`
+}
+
+// turnCheckpoint is the checkpoint of the running turn.
+type turnCheckpoint struct {
+	userEntryID string
+	turn        *checkpoint.Turn
+}
+
+// afterUserMessage runs after a user message that starts a new turn: the
+// turn's checkpoint begins, and plan-mode notes are added.
 func (st *state) afterUserMessage(userEntryID string) {
-	st.appendEntry(store.CustomEntry("ama.checkpoint", checkpointData{V: 1, UserEntryID: userEntryID, Files: map[string]any{}}))
+	if cs := st.s.deps.Checkpoints; cs != nil {
+		st.ckpt = &turnCheckpoint{userEntryID: userEntryID, turn: checkpoint.NewTurn(cs, st.cwd)}
+	}
+	st.appendEntry(store.CustomEntry(customCheckpoint, checkpointData{V: 1, UserEntryID: userEntryID, Files: map[string]checkpoint.Record{}}))
 	st.planNotes()
+}
+
+// turnTools returns the tools.Env of this turn: the session's, with
+// BeforeChange recording files into the turn's checkpoint.
+func (st *state) turnTools() *tools.Env {
+	env := *st.tenv
+	ck := st.ckpt
+	if ck == nil {
+		return &env
+	}
+	s := st.s
+	env.BeforeChange = func(abs string) {
+		rec, first, err := ck.turn.BeforeChange(abs)
+		if err != nil {
+			s.log.Warn("checkpoint", zap.String("path", abs), zap.Error(err))
+		}
+		if first {
+			_ = s.do(func(st *state) {
+				st.appendEntry(store.CustomEntry(customCheckpointTrack, trackData{V: 1, UserEntryID: ck.userEntryID,
+					Path: checkpoint.Key(st.cwd, abs), Record: rec}))
+			})
+		}
+	}
+	return &env
+}
+
+// recordAfter notes what the agent left in every file of the turn's
+// checkpoint and, when files were touched, appends the complete record.
+func (st *state) recordAfter(ck *turnCheckpoint) {
+	if ck == nil {
+		return
+	}
+	files := ck.turn.Files()
+	if len(files) == 0 {
+		return
+	}
+	for key := range files {
+		ck.turn.After(checkpoint.Path(st.cwd, key))
+	}
+	st.appendEntry(store.CustomEntry(customCheckpoint, checkpointData{V: 1, UserEntryID: ck.userEntryID, Files: ck.turn.Files()}))
+}
+
+// bashTargets are the files a bash command writes or deletes, as far as
+// the command analysis can tell (checkpoints record them before it runs).
+func bashTargets(args json.RawMessage, cwd, home string) []string {
+	var a struct {
+		Command string `json:"command"`
+		Cwd     string `json:"cwd"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Command == "" {
+		return nil
+	}
+	dir := cwd
+	if a.Cwd != "" {
+		dir = a.Cwd
+	}
+	an := approvals.AnalyzeShell(a.Command, dir, home)
+	return append(an.WriteTargets(), an.DeleteTargets()...)
+}
+
+// checkpointRecords collects the checkpoint of every turn on the branch
+// from the user entry at index from on (oldest first): the latest complete
+// ama.checkpoint of each turn, plus track records it does not have yet.
+func checkpointRecords(branch []*store.Entry, turns map[string]bool) []map[string]checkpoint.Record {
+	byTurn := map[string]map[string]checkpoint.Record{}
+	var order []string
+	note := func(id string) map[string]checkpoint.Record {
+		m, ok := byTurn[id]
+		if !ok {
+			m = map[string]checkpoint.Record{}
+			byTurn[id] = m
+			order = append(order, id)
+		}
+		return m
+	}
+	for _, e := range branch {
+		switch e.CustomType() {
+		case customCheckpoint:
+			var aux struct {
+				Data checkpointData `json:"data"`
+			}
+			if e.Decode(&aux) == nil && turns[aux.Data.UserEntryID] {
+				m := note(aux.Data.UserEntryID)
+				for k, r := range aux.Data.Files {
+					m[k] = r
+				}
+			}
+		case customCheckpointTrack:
+			var aux struct {
+				Data trackData `json:"data"`
+			}
+			if e.Decode(&aux) == nil && turns[aux.Data.UserEntryID] {
+				m := note(aux.Data.UserEntryID)
+				if _, ok := m[aux.Data.Path]; !ok {
+					m[aux.Data.Path] = aux.Data.Record
+				}
+			}
+		}
+	}
+	out := make([]map[string]checkpoint.Record, 0, len(order))
+	for _, id := range order {
+		out = append(out, byTurn[id])
+	}
+	return out
 }

@@ -173,7 +173,7 @@ type State struct {
 func (s *Session) State() (State, error) {
 	return call(s, func(st *state) State {
 		return State{
-			IsStreaming: st.run != nil, IsRetrying: st.run != nil && st.run.retrying,
+			IsStreaming: st.run != nil && !st.compacting, IsCompacting: st.compacting, IsRetrying: st.run != nil && st.run.retrying,
 			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
 			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
 			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),

@@ -16,20 +16,50 @@ type modelContext struct {
 	system   string
 	sections llm.Sections
 	messages []llm.Message
+	// fresh is the index of the first message recorded after the latest
+	// compaction: usage reported before it describes a context that no
+	// longer exists.
+	fresh int
 }
 
 // context projects the active branch (compactions, context edits and
 // custom messages applied); system checkpoints form the system prompt.
 func (st *state) context() modelContext {
 	var c modelContext
-	msgs, info, err := store.Project(st.branch())
+	branch := st.branch()
+	msgs, info, err := store.Project(branch)
 	if err != nil {
 		st.s.log.Warn("project context", zap.Error(err))
 	}
-	for _, m := range msgs {
-		if _, ok := m.(*llm.SystemMessage); !ok {
-			c.messages = append(c.messages, m)
+	// Messages kept by a compaction precede it on the branch; only those
+	// recorded after it carry usage that describes this context.
+	cut := -1
+	if info.Compaction != nil {
+		for i, e := range branch {
+			if e == info.Compaction {
+				cut = i
+				break
+			}
 		}
+	}
+	pos := map[*store.Entry]int{}
+	if cut >= 0 {
+		for i, e := range branch {
+			pos[e] = i
+		}
+	}
+	c.fresh = -1
+	for i, m := range msgs {
+		if _, ok := m.(*llm.SystemMessage); ok {
+			continue
+		}
+		if c.fresh < 0 && (cut < 0 || (i < len(info.Entries) && pos[info.Entries[i]] > cut)) {
+			c.fresh = len(c.messages)
+		}
+		c.messages = append(c.messages, m)
+	}
+	if c.fresh < 0 {
+		c.fresh = len(c.messages)
 	}
 	if info.System != nil {
 		c.sections = info.System.Sections

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/skills"
@@ -40,6 +41,8 @@ type Deps struct {
 	Dirs Dirs
 	// Settings are behaviour knobs from config and flags.
 	Settings Settings
+	// Checkpoints stores file checkpoints for rewind (nil: off).
+	Checkpoints *checkpoint.Store
 	// Skills are the discovered skills (system prompt, get_commands).
 	Skills []skills.Skill
 	// Version is the agent version written to headers and hello.
@@ -75,6 +78,12 @@ type Settings struct {
 	PlanUnattended string
 	// PlanDirectory receives plan files when it is inside the project.
 	PlanDirectory string
+	// CompactionPercent of the context window triggers automatic
+	// compaction (default 80).
+	CompactionPercent int
+	// KeepRecentTokens is about how much recent context a compaction keeps
+	// (default 20000).
+	KeepRecentTokens int
 	// NoAutoRetry and NoAutoCompaction start sessions with those off.
 	NoAutoRetry, NoAutoCompaction bool
 	// FallbackModel gets one attempt when retries are exhausted (zero:

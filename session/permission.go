@@ -97,7 +97,7 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 
 // toolEnv snapshots what the runner needs to run this turn's tools.
 func (st *state) toolEnv() *toolEnv {
-	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.tenv}
+	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.turnTools(), ckpt: st.ckpt}
 	for _, t := range st.allTools() {
 		if st.isActive(t.Decl().Name) {
 			e.tools[t.Decl().Name] = t

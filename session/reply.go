@@ -150,4 +150,5 @@ func (st *state) afterTurn(tr turnReply, toolResults int) {
 		st.appendEntry(store.CustomEntry("ama.trace", tr.trace))
 	}
 	st.planAfterTurn(tr, toolResults)
+	st.checkPressure()
 }

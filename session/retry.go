@@ -28,7 +28,11 @@ type modelChoice struct {
 // configured, one more attempt uses it. The returned message is final.
 func (s *Session) reply(r *runState) turnReply {
 	set := s.deps.Settings
+	s.autoCompact(r)
 	tr := s.replyOnce(r, 1, nil)
+	if llm.KindOf(tr.err) == llm.ErrOverflow {
+		tr = s.overflow(r, tr)
+	}
 	attempt, retried := 1, false
 	for retryable(tr) && r.ctx.Err() == nil {
 		on, err := call(s, func(st *state) bool { return st.autoRetry })
@@ -74,6 +78,26 @@ func (s *Session) reply(r *runState) turnReply {
 		tr = s.fallback(r, tr, attempt+1)
 	}
 	return tr
+}
+
+// overflow handles a context-overflow error: with auto-compaction on, the
+// failed attempt leaves the context, the context is compacted and the
+// request is retried once.
+func (s *Session) overflow(r *runState, failed turnReply) turnReply {
+	on, err := call(s, func(st *state) bool { return st.autoCompaction })
+	if err != nil || !on {
+		return failed
+	}
+	_ = s.do(func(st *state) {
+		if failed.entryID != "" {
+			st.appendEntry(store.ContextEditEntry(failed.entryID, nil, "overflow"))
+		}
+	})
+	if _, err := s.compact(r, TriggerOverflow, "", "", true); err != nil {
+		s.publish(events.Notification{Level: "error", Message: "the context is too long and could not be compacted: " + err.Error()})
+		return failed
+	}
+	return s.replyOnce(r, 2, nil)
 }
 
 // fallback retries once with the configured fallback model, announcing

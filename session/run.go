@@ -112,6 +112,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		}
 		if err := s.do(func(st *state) {
 			for _, in := range pending {
+				if in.newRun {
+					st.pendingNotes()
+				}
 				e := st.appendMessage(in.msg, false)
 				if in.newRun {
 					st.afterUserMessage(e.ID)

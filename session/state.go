@@ -47,6 +47,10 @@ type state struct {
 	autoRetry          bool
 
 	plan        planState
+	ckpt        *turnCheckpoint // checkpoint of the current turn (nil: off)
+	rewindNote  string          // told to the model before the next prompt
+	compacting  bool
+	pressure    int // highest context_pressure threshold reported since the context was last below 70 %
 	run         *runState
 	idleWaiters []func()
 	afterIdle   []func()

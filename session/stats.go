@@ -73,6 +73,13 @@ func (st *state) stats() Stats {
 					add(a.Usage)
 				}
 			}
+		case store.TypeCompaction, store.TypeBranchSummary:
+			var aux struct {
+				Usage *llm.Usage `json:"usage"`
+			}
+			if e.Decode(&aux) == nil && aux.Usage != nil {
+				add(*aux.Usage)
+			}
 		case store.TypeUsage:
 			var aux struct {
 				Usage llm.Usage `json:"usage"`
@@ -103,7 +110,7 @@ func (st *state) stats() Stats {
 func contextTokens(c modelContext) int {
 	last := -1
 	base := 0
-	for i := len(c.messages) - 1; i >= 0; i-- {
+	for i := len(c.messages) - 1; i >= c.fresh; i-- {
 		if a, ok := c.messages[i].(*llm.AssistantMessage); ok && !a.Failed() && a.Usage.TotalTokens > 0 {
 			last, base = i, a.Usage.TotalTokens
 			break

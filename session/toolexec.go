@@ -45,6 +45,7 @@ func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) []*llm.ToolRe
 	s.execute(r, env, prepared, results)
 	out := make([]*llm.ToolResultMessage, len(calls))
 	_ = s.do(func(st *state) {
+		st.recordAfter(env.ckpt)
 		for i, p := range prepared {
 			tr := toolResultMessage(p.call, results[i], st.nowMs())
 			st.appendMessage(tr, false)
@@ -139,6 +140,11 @@ func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) (re
 		}
 	}()
 	tc := p.call
+	if tc.Name == tools.NameBash && env.env.BeforeChange != nil {
+		for _, t := range bashTargets(tc.Arguments, env.env.Cwd, env.policy.home) {
+			env.env.BeforeChange(t)
+		}
+	}
 	res, err := p.tool.Execute(ctx, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Update: func(partial string) {
 		s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
 	}})
@@ -200,6 +206,7 @@ type toolEnv struct {
 	set    ToolSet
 	env    *tools.Env
 	policy permissionSnapshot
+	ckpt   *turnCheckpoint
 }
 
 func (e *toolEnv) lookup(name string) tools.Tool { return e.tools[name] }

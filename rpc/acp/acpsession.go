@@ -1,0 +1,277 @@
+package acp
+
+import (
+	"time"
+
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// acpSession is one session served over the connection: the session
+// itself, its event subscription, its prompt turns (one at a time, the
+// rest queued in arrival order) and its outstanding permission asks.
+type acpSession struct {
+	srv  *Server
+	id   string
+	sess *session.Session
+	tr   *translator // touched only by event callbacks
+	log  *zap.Logger
+
+	unsubOnce sync.Once
+	unsub     func()
+	closed    chan struct{} // closed when close has finished
+
+	mu      sync.Mutex
+	closing bool
+	cur     *turn
+	queue   []*turn
+	asks    map[*permAsk]struct{}
+	set     settings
+	title   string // last title sent in session_info_update
+}
+
+// openSession builds a session with mk (which gets the session's
+// approver), subscribes to its events, announces it (Start) and registers
+// it. reason is the session_start reason (startup, new, resume).
+func (s *Server) openSession(mk func(session.Approver) (*session.Session, error), reason string) (*acpSession, error) {
+	as := &acpSession{srv: s, asks: map[*permAsk]struct{}{}, closed: make(chan struct{})}
+	sess, err := mk(&approver{as: as})
+	if err != nil {
+		return nil, err
+	}
+	as.sess, as.id = sess, sess.ID()
+	as.log = s.log.With(zap.String("session", as.id))
+	as.tr = newTranslator(sess.Cwd())
+	as.unsub = sess.Subscribe(as.onEvent)
+	if err := sess.Start(reason); err != nil {
+		as.unsub()
+		sess.Close()
+		return nil, err
+	}
+	st, err := sess.State()
+	if err != nil {
+		as.unsub()
+		sess.Close()
+		return nil, err
+	}
+	as.mu.Lock()
+	as.set = settings{mode: st.PermissionMode, thinking: st.ThinkingLevel}
+	if st.Model != nil {
+		as.set.model = *st.Model
+	}
+	as.mu.Unlock()
+	s.mu.Lock()
+	s.sessions[as.id] = as
+	s.mu.Unlock()
+	return as, nil
+}
+
+func (as *acpSession) settings() settings {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.set
+}
+
+func (as *acpSession) isClosing() bool {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.closing
+}
+
+// onEvent receives every event of the session, in order, on the goroutine
+// that published it (the session's actor or runner). It keeps the turn and
+// settings bookkeeping and sends the updates; it never waits for the
+// session (that would deadlock its actor).
+func (as *acpSession) onEvent(e events.Event) {
+	as.track(e)
+	for _, u := range as.tr.translate(e) {
+		as.srv.notify(as.id, u)
+	}
+	switch e := e.(type) {
+	case events.PermissionModeChanged:
+		as.srv.notify(as.id, modeUpdate{SessionUpdate: updMode, CurrentModeID: e.Mode})
+		as.notifyConfig()
+	case events.ModelChanged, events.ThinkingLevelChanged:
+		as.notifyConfig()
+	case events.AgentSettled:
+		as.mu.Lock()
+		t := as.cur
+		settle := t != nil && t.ran && !t.claimed
+		as.mu.Unlock()
+		if settle {
+			as.srv.background(func() { as.finish(t, nil) })
+		}
+	}
+}
+
+// track updates the settings and the current turn from e.
+func (as *acpSession) track(e events.Event) {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	t := as.cur
+	if t != nil && t.claimed {
+		t = nil
+	}
+	switch e := e.(type) {
+	case events.PermissionModeChanged:
+		as.set.mode = e.Mode
+	case events.ModelChanged:
+		as.set.model = e.Model
+	case events.ThinkingLevelChanged:
+		as.set.thinking = e.Level
+	case events.AgentStart:
+		if t != nil {
+			t.ran = true
+		}
+	case events.MessageEnd:
+		if a, ok := e.Message.(*llm.AssistantMessage); ok && t != nil && t.ran {
+			t.usage.Add(a.Usage)
+			t.lastStop, t.errMsg = a.StopReason, a.ErrorMessage
+		}
+	case events.AgentEnd:
+		if t != nil && t.ran {
+			t.stop = e.StopReason
+		}
+	case events.LimitReached:
+		if t != nil && t.ran && (e.Kind == "turns" || e.Kind == "max_turns") {
+			t.maxTurns = true
+		}
+	}
+}
+
+// notifyConfig sends config_option_update with every option.
+func (as *acpSession) notifyConfig() {
+	as.srv.notify(as.id, configUpdate{SessionUpdate: updConfig, ConfigOptions: configOptions(as.settings(), as.srv.opts.Deps.Models)})
+}
+
+// announce sends what a client learns after opening a session: the
+// available commands, the config options and the context usage.
+func (as *acpSession) announce() {
+	cmds := []availableCommand{}
+	for _, c := range as.sess.Commands() {
+		if c.Source == "skill" {
+			cmds = append(cmds, availableCommand{Name: c.Name, Description: c.Description})
+		}
+	}
+	as.srv.notify(as.id, commandsUpdate{SessionUpdate: updCommands, AvailableCommands: cmds})
+	as.notifyConfig()
+	as.notifyUsage()
+}
+
+// notifyUsage sends usage_update: the context tokens, the window and the
+// session's cost so far. Nothing is sent when the model has no window.
+func (as *acpSession) notifyUsage() {
+	st, err := as.sess.Stats()
+	if err != nil || st.Context == nil {
+		return
+	}
+	u := usageUpdate{SessionUpdate: updUsage, Used: st.Context.Tokens, Size: st.Context.Window}
+	if st.Cost != nil {
+		u.Cost = &cost{Amount: *st.Cost, Currency: "USD"}
+	}
+	as.srv.notify(as.id, u)
+}
+
+// notifyInfo sends session_info_update: the title when it changed (the
+// session name, else its first prompt) and the time of the update.
+func (as *acpSession) notifyInfo() {
+	title := sessionTitle(as.sess)
+	as.mu.Lock()
+	if title == as.title {
+		title = ""
+	} else {
+		as.title = title
+	}
+	as.mu.Unlock()
+	as.srv.notify(as.id, infoUpdate{SessionUpdate: updInfo, Title: title, UpdatedAt: store.FormatTime(as.srv.opts.Now())})
+}
+
+// maxTitle bounds a title taken from a prompt (in runes).
+const maxTitle = 100
+
+// sessionTitle is the session's name, else its first prompt's first line.
+func sessionTitle(s *session.Session) string {
+	if st, err := s.State(); err == nil && st.SessionName != "" {
+		return st.SessionName
+	}
+	if msgs, err := s.ForkMessages(); err == nil && len(msgs) > 0 {
+		return firstLine(msgs[0].Text, maxTitle)
+	}
+	return ""
+}
+
+// stop is the first step of shutdown: queued prompts are answered
+// cancelled, asks are withdrawn and, when interrupted, the running turn is
+// aborted (it then answers cancelled). Without interruption the running
+// turn finishes normally.
+func (as *acpSession) stop(interrupted bool) {
+	as.mu.Lock()
+	queued := as.queue
+	as.queue = nil
+	cur := as.cur
+	if interrupted && cur != nil {
+		cur.cancelled = true
+	}
+	as.mu.Unlock()
+	for _, t := range queued {
+		as.finishQueued(t, false)
+	}
+	as.cancelAsks()
+	if interrupted && cur != nil {
+		as.sess.Abort(func() {})
+	}
+}
+
+// close ends the session: queued and running prompts answer cancelled,
+// asks are withdrawn, the session is closed (its file released) and
+// forgotten. It blocks until the running prompt has been answered.
+func (as *acpSession) close() {
+	as.mu.Lock()
+	if as.closing {
+		as.mu.Unlock()
+		<-as.closed
+		return
+	}
+	as.closing = true
+	queued := as.queue
+	as.queue = nil
+	cur := as.cur
+	if cur != nil && !cur.claimed {
+		cur.cancelled = true
+	}
+	as.mu.Unlock()
+	for _, t := range queued {
+		as.finishQueued(t, false)
+	}
+	as.cancelAsks()
+	as.sess.Close()
+	if cur != nil {
+		// A prompt posted while the session was closing never settles;
+		// answer it here (finish is once-only).
+		as.finish(cur, nil)
+		<-cur.done
+	}
+	as.unsubOnce.Do(as.unsub)
+	as.srv.mu.Lock()
+	if as.srv.sessions[as.id] == as {
+		delete(as.srv.sessions, as.id)
+	}
+	as.srv.mu.Unlock()
+	close(as.closed)
+}
+
+// waitClosed waits until close has finished, at most d.
+func (as *acpSession) waitClosed(d time.Duration) bool {
+	select {
+	case <-as.closed:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}

@@ -1,0 +1,31 @@
+package acp
+
+// handleInitialize: initialize → protocol version 1 and the agent's
+// capabilities. The client's version and capabilities are accepted as
+// they come (unknown keys are fine); ama never calls fs/*, terminal/* or
+// elicitation/*, so they do not matter.
+func handleInitialize(s *Server, c *call) {
+	var p initializeParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	c.reply(initializeResult{
+		ProtocolVersion: ProtocolVersion,
+		AgentCapabilities: agentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: promptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
+			McpCapabilities:    mcpCapabilities{},
+		},
+		// The process only starts with a usable model, so nothing needs
+		// signing in.
+		AuthMethods: []authMethod{},
+		AgentInfo:   implementation{Name: "ama", Title: "ama", Version: s.opts.Version},
+	})
+}
+
+// handleAuthenticate: no authentication method is offered, so every
+// authenticate is invalid (-32602), as in ama.
+func handleAuthenticate(_ *Server, c *call) {
+	c.fail(errorf(errInvalidParams, "no authentication method is offered (authMethods is empty)"))
+}

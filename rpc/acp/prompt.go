@@ -1,0 +1,129 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+)
+
+// handlePrompt: session/prompt {sessionId, prompt} → {stopReason, usage}
+// once the turn has settled. The request is validated and queued inline;
+// the answer comes later (see turns.go).
+func handlePrompt(s *Server, c *call) {
+	var p promptParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	if s.stopping() {
+		c.fail(fmt.Errorf("ama-rpc is shutting down"))
+		return
+	}
+	as, err := s.session(p.SessionID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	in, err := promptInput(p.Prompt)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	as.enqueue(newTurn(c, in))
+}
+
+// promptInput converts ACP content blocks into the session's input: text
+// blocks in order, resource links as "@uri", images as images, and
+// embedded text resources appended as <context> blocks. Audio (not
+// offered) and unknown block types are invalid params.
+func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
+	var in session.PromptInput
+	var text, contexts []string
+	for i, raw := range blocks {
+		var b contentBlock
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return in, errorf(errInvalidParams, "prompt[%d] is not a content block: %v", i, err)
+		}
+		switch b.Type {
+		case "text":
+			text = append(text, b.Text)
+		case "image":
+			if b.Data == "" || b.MimeType == "" {
+				return in, errorf(errInvalidParams, "prompt[%d]: an image needs data and mimeType", i)
+			}
+			in.Images = append(in.Images, llm.Image(b.Data, b.MimeType))
+		case "resource_link":
+			if b.URI == "" {
+				return in, errorf(errInvalidParams, "prompt[%d]: a resource_link needs a uri", i)
+			}
+			text = append(text, "@"+b.URI)
+		case "resource":
+			var r embeddedResource
+			if len(b.Resource) == 0 || json.Unmarshal(b.Resource, &r) != nil || r.URI == "" {
+				return in, errorf(errInvalidParams, "prompt[%d]: a resource needs resource.uri", i)
+			}
+			switch {
+			case r.Text != nil:
+				contexts = append(contexts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.URI, *r.Text))
+			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
+				in.Images = append(in.Images, llm.Image(*r.Blob, r.MimeType))
+			default:
+				text = append(text, "@"+r.URI)
+			}
+		case "audio":
+			return in, errorf(errInvalidParams, "prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
+		default:
+			return in, errorf(errInvalidParams, "prompt[%d]: unknown content block type %q", i, b.Type)
+		}
+	}
+	msg := strings.Join(text, "")
+	if len(contexts) > 0 {
+		if msg != "" {
+			msg += "\n\n"
+		}
+		msg += strings.Join(contexts, "\n\n")
+	}
+	if strings.TrimSpace(msg) == "" && len(in.Images) == 0 {
+		return in, errorf(errInvalidParams, "prompt is empty")
+	}
+	in.Message = msg
+	return in, nil
+}
+
+// handleCancel: the session/cancel notification.
+func handleCancel(s *Server, c *call) {
+	defer c.reply(nil)
+	var p sessionIDParams
+	if err := decodeParams(c, &p); err != nil {
+		s.log.Debug("session/cancel ignored: " + err.Error())
+		return
+	}
+	if as, err := s.session(p.SessionID); err == nil {
+		as.cancel()
+	}
+}
+
+// handleCancelRequest: the $/cancel_request notification withdraws one of
+// the client's requests. Only prompts take long enough to be withdrawn;
+// the withdrawn prompt answers -32800.
+func handleCancelRequest(s *Server, c *call) {
+	defer c.reply(nil)
+	var p cancelRequestParams
+	if err := decodeParams(c, &p); err != nil {
+		return
+	}
+	var id jsonrpc2.ID
+	if err := json.Unmarshal(p.RequestID, &id); err != nil {
+		return
+	}
+	for _, as := range s.sessionList() {
+		if as.withdraw(id) {
+			return
+		}
+	}
+}

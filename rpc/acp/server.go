@@ -1,0 +1,286 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/session"
+)
+
+// Options configure a Server.
+type Options struct {
+	In  io.Reader
+	Out io.Writer
+	Log *zap.Logger
+	// Version is reported in agentInfo.
+	Version string
+	// Deps create and open sessions.
+	Deps *session.Deps
+	// Base are the options of new sessions: Cwd is the start directory
+	// (the only cwd served), plus model, thinking level, permission mode
+	// and active tools. Base.Approver and Base.SessionID are ignored.
+	Base session.Options
+	// StartupID is the id the first session/new takes (the process's
+	// startup session, e.g. from --session-id); empty: a fresh id.
+	StartupID string
+	// Now is the clock of updatedAt stamps (default time.Now).
+	Now func() time.Time
+	// Writer bounds the output queue (zero: defaults).
+	Writer rpc.WriterOptions
+	// MaxLineBytes bounds one input line (0: rpc.MaxLineBytes).
+	MaxLineBytes int
+}
+
+// ErrInterrupted is returned by Run when ctx ended (a signal) rather than
+// the input.
+var ErrInterrupted = rpc.ErrInterrupted
+
+// Server serves ACP v1 on one connection. See doc.go for the concurrency
+// contract.
+type Server struct {
+	opts     Options
+	log      *zap.Logger
+	startDir string // Base.Cwd with symlinks resolved
+
+	w      *rpc.Writer
+	stream *Stream
+	conn   *jsonrpc2.Conn
+	nextID atomic.Uint64
+
+	// detached is closed when nobody can answer permission asks any more
+	// (end of input or shutdown).
+	detached     chan struct{}
+	detachedOnce sync.Once
+
+	mu             sync.Mutex
+	sessions       map[string]*acpSession
+	startupClaimed bool
+
+	// work counts owed replies and background finishers; shutdown waits
+	// for it before the connection closes.
+	work tracker
+}
+
+// tracker counts outstanding work. Unlike sync.WaitGroup, Add may race
+// with Wait (a request can arrive while shutdown waits).
+type tracker struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int
+}
+
+func (t *tracker) Add(n int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n += n
+	if t.n == 0 && t.cond != nil {
+		t.cond.Broadcast()
+	}
+}
+
+func (t *tracker) Done() { t.Add(-1) }
+
+// Wait blocks until the count is zero.
+func (t *tracker) Wait() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cond == nil {
+		t.cond = sync.NewCond(&t.mu)
+	}
+	for t.n > 0 {
+		t.cond.Wait()
+	}
+}
+
+// NewServer prepares a server; Run starts it.
+func NewServer(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.Writer.Log = opts.Log
+	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{})}
+	s.startDir = realDir(opts.Base.Cwd)
+	return s
+}
+
+// realDir returns dir absolute and with symlinks resolved (as given when
+// that fails).
+func realDir(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
+}
+
+// Run serves until the input ends or ctx is cancelled, then shuts down in
+// order (see shutdown). It returns ErrInterrupted when ctx ended first.
+func (s *Server) Run(ctx context.Context) error {
+	s.w = rpc.NewWriter(s.opts.Out, s.opts.Writer)
+	defer s.w.Close()
+	s.stream = NewStream(s.opts.In, s.w, s.opts.MaxLineBytes, s.log)
+	// The connection's lifetime is ours to decide: a cancelled ctx must
+	// not close it before the owed replies are written.
+	s.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), s.stream, s,
+		jsonrpc2.SetLogger(zap.NewStdLog(s.log.Named("jsonrpc2"))))
+
+	interrupted := false
+	select {
+	case <-s.stream.EOF():
+	case <-ctx.Done():
+		interrupted = true
+	}
+	s.shutdown(interrupted)
+	if interrupted {
+		return ErrInterrupted
+	}
+	return nil
+}
+
+// shutdown ends the connection in order: permission asks are withdrawn
+// (denied), queued prompts are answered cancelled, running turns finish
+// (or, when interrupted, are aborted and answered cancelled), every owed
+// reply is written, the sessions are closed and the output is flushed.
+func (s *Server) shutdown(interrupted bool) {
+	s.detach()
+	for _, as := range s.sessionList() {
+		as.stop(interrupted)
+	}
+	s.work.Wait()
+	for _, as := range s.sessionList() {
+		as.close()
+	}
+	s.work.Wait()
+	_ = s.conn.Close()
+	s.w.Flush()
+}
+
+// detach marks that nobody answers permission asks any more.
+func (s *Server) detach() { s.detachedOnce.Do(func() { close(s.detached) }) }
+
+func (s *Server) sessionList() []*acpSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*acpSession, 0, len(s.sessions))
+	for _, as := range s.sessions {
+		out = append(out, as)
+	}
+	return out
+}
+
+// session returns the open session id.
+func (s *Server) session(id string) (*acpSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if as, ok := s.sessions[id]; ok && !as.isClosing() {
+		return as, nil
+	}
+	return nil, errorf(errUnknownSession, "session %s is not open (session/new, session/load or session/resume first)", id)
+}
+
+// newID returns the id of our next request to the client (1, 2, …).
+func (s *Server) newID() jsonrpc2.ID { return jsonrpc2.ID{Num: s.nextID.Add(1)} }
+
+// notify sends a session/update. Errors (a closed connection) are logged.
+func (s *Server) notify(sessionID string, update any) {
+	if err := s.conn.Notify(context.Background(), "session/update", notification{SessionID: sessionID, Update: update}); err != nil {
+		s.log.Debug("session/update not sent", zap.Error(err))
+	}
+}
+
+// background runs f on a goroutine that shutdown waits for.
+func (s *Server) background(f func()) {
+	s.work.Add(1)
+	go func() {
+		defer s.work.Done()
+		f()
+	}()
+}
+
+// Handle implements jsonrpc2.Handler. It runs inline in the connection's
+// read loop: handlers validate, record and enqueue, and answer either at
+// once or later (see doc.go).
+func (s *Server) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	c := s.newCall(req)
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("ACP handler panicked", zap.String("method", req.Method), zap.Any("panic", r), zap.Stack("stack"))
+			c.fail(errors.New("internal error in " + req.Method))
+		}
+	}()
+	h, ok := methods[req.Method]
+	if !ok {
+		if req.Notif {
+			s.log.Debug("ignored notification", zap.String("method", req.Method))
+		}
+		c.fail(errorf(errMethodNotFound, "method not found: %s", req.Method))
+		return
+	}
+	h(s, c)
+}
+
+// call is one inbound request or notification. reply or fail must be
+// called exactly once (later ones are ignored); for a notification they
+// only release the bookkeeping.
+type call struct {
+	s    *Server
+	req  *jsonrpc2.Request
+	once sync.Once
+}
+
+func (s *Server) newCall(req *jsonrpc2.Request) *call {
+	s.work.Add(1)
+	return &call{s: s, req: req}
+}
+
+// reply answers with result.
+func (c *call) reply(result any) {
+	c.once.Do(func() {
+		defer c.s.work.Done()
+		if c.req.Notif {
+			return
+		}
+		if err := c.s.conn.Reply(context.Background(), c.req.ID, result); err != nil {
+			c.s.log.Debug("reply not sent", zap.String("method", c.req.Method), zap.Error(err))
+		}
+	})
+}
+
+// fail answers with the JSON-RPC error of err.
+func (c *call) fail(err error) {
+	c.once.Do(func() {
+		defer c.s.work.Done()
+		if c.req.Notif {
+			return
+		}
+		if err := c.s.conn.ReplyWithError(context.Background(), c.req.ID, wireError(err)); err != nil {
+			c.s.log.Debug("error reply not sent", zap.String("method", c.req.Method), zap.Error(err))
+		}
+	})
+}
+
+// answer replies with result, or fails with err when it is not nil.
+func (c *call) answer(result any, err error) {
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	c.reply(result)
+}
+
+// empty is the {} result of methods without data.
+type empty struct{}

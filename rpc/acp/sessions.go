@@ -1,0 +1,232 @@
+package acp
+
+import (
+	"encoding/base64"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// listPageSize is the number of sessions per session/list page.
+const listPageSize = 50
+
+// checkCwd accepts only the start directory (compared with symlinks
+// resolved): tools, project config and the session directory are those of
+// the start directory.
+func (s *Server) checkCwd(cwd string) error {
+	if cwd == "" || !filepath.IsAbs(cwd) {
+		return errorf(errInvalidParams, "cwd must be an absolute path, not %q", cwd)
+	}
+	if realDir(cwd) != s.startDir {
+		return errorf(errInvalidParams, "cwd %s is not the directory ama-rpc serves (%s); start ama-rpc there", cwd, s.opts.Base.Cwd)
+	}
+	return nil
+}
+
+func (s *Server) logIgnored(p sessionParams) {
+	if len(p.McpServers) > 0 || len(p.AdditionalDirectories) > 0 {
+		s.log.Info("mcpServers and additionalDirectories are accepted and ignored",
+			zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
+	}
+}
+
+// handleNew: session/new {cwd, mcpServers} → {sessionId, modes,
+// configOptions}, then available_commands_update, config_option_update and
+// usage_update. The first session/new of the process takes the startup
+// session's id (so --session-id names it); later ones get fresh ids.
+func handleNew(s *Server, c *call) {
+	var p sessionParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	if err := s.checkCwd(p.Cwd); err != nil {
+		c.fail(err)
+		return
+	}
+	if s.stopping() {
+		c.fail(errorf(errInvalidParams, "ama-rpc is shutting down"))
+		return
+	}
+	s.logIgnored(p)
+	opts := s.opts.Base
+	opts.SessionID = ""
+	reason := "new"
+	s.mu.Lock()
+	if !s.startupClaimed {
+		s.startupClaimed = true
+		opts.SessionID, reason = s.opts.StartupID, "startup"
+	}
+	s.mu.Unlock()
+	as, err := s.openSession(func(a session.Approver) (*session.Session, error) {
+		opts.Approver = a
+		return session.New(s.opts.Deps, opts)
+	}, reason)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	set := as.settings()
+	c.reply(newSessionResult{SessionID: as.id, Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	as.announce()
+}
+
+// openExisting returns the session id for load and resume: the open one,
+// or the one stored under the start directory, opened now.
+func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
+	if err := s.checkCwd(p.Cwd); err != nil {
+		return nil, err
+	}
+	if p.SessionID == "" || strings.ContainsAny(p.SessionID, `/\*?[]`) || p.SessionID == "." || p.SessionID == ".." {
+		return nil, errorf(errInvalidParams, "invalid sessionId %q", p.SessionID)
+	}
+	if s.stopping() {
+		return nil, errorf(errInvalidParams, "ama-rpc is shutting down")
+	}
+	s.logIgnored(p)
+	if as, err := s.session(p.SessionID); err == nil {
+		return as, nil
+	}
+	path, err := session.FindSession(s.opts.Deps.Dirs.Sessions, s.opts.Base.Cwd, p.SessionID)
+	if err != nil {
+		return nil, errorf(errUnknownSession, "no session %s for %s", p.SessionID, s.opts.Base.Cwd)
+	}
+	opts := s.opts.Base
+	opts.Cwd, opts.ThinkingLevel, opts.SessionID = "", "", ""
+	return s.openSession(func(a session.Approver) (*session.Session, error) {
+		opts.Approver = a
+		sess, err := session.Open(s.opts.Deps, path, opts)
+		if err != nil {
+			return nil, err
+		}
+		if realDir(sess.Cwd()) != s.startDir {
+			sess.Close()
+			return nil, errorf(errInvalidParams, "session %s belongs to %s, not %s", p.SessionID, sess.Cwd(), s.opts.Base.Cwd)
+		}
+		return sess, nil
+	}, "resume")
+}
+
+// handleLoad: session/load replays the session's history as updates, then
+// answers {modes, configOptions} and announces the session.
+func handleLoad(s *Server, c *call) {
+	var p sessionParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	as, err := s.openExisting(p)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	msgs, err := as.sess.Messages()
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
+		s.notify(as.id, u)
+	}
+	set := as.settings()
+	c.reply(openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	as.announce()
+}
+
+// handleResume: session/resume opens the session without replay.
+func handleResume(s *Server, c *call) {
+	var p sessionParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	as, err := s.openExisting(p)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	set := as.settings()
+	c.reply(openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	as.announce()
+}
+
+// handleList: session/list {cwd?, cursor?} → the sessions of the start
+// directory, newest first, listPageSize per page; nextCursor names the
+// last session of the page (opaque to clients). Another cwd has none.
+func handleList(s *Server, c *call) {
+	var p listSessionsParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	after := ""
+	if p.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(p.Cursor)
+		if err != nil || len(b) == 0 {
+			c.fail(errorf(errInvalidParams, "invalid cursor"))
+			return
+		}
+		after = string(b)
+	}
+	out := listSessionsResult{Sessions: []sessionInfo{}}
+	if p.Cwd != "" && realDir(p.Cwd) != s.startDir {
+		c.reply(out)
+		return
+	}
+	infos, err := store.List(store.SessionDir(s.opts.Deps.Dirs.Sessions, s.opts.Base.Cwd))
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	out.Sessions, out.NextCursor = listPage(infos, after, listPageSize)
+	c.reply(out)
+}
+
+// listPage returns the page of infos (sorted newest first by file name)
+// after the file named after, and the cursor of the next page ("" when
+// this is the last).
+func listPage(infos []store.Info, after string, size int) ([]sessionInfo, string) {
+	page := []sessionInfo{}
+	last := ""
+	for _, in := range infos {
+		base := filepath.Base(in.Path)
+		if in.IsSubagent || (after != "" && base >= after) {
+			continue
+		}
+		if len(page) == size {
+			return page, base64.RawURLEncoding.EncodeToString([]byte(last))
+		}
+		title := in.Name
+		if title == "" {
+			title = firstLine(in.FirstPrompt, maxTitle)
+		}
+		page = append(page, sessionInfo{SessionID: in.ID, Cwd: in.Cwd, Title: title,
+			UpdatedAt: store.FormatTime(in.Modified.UTC().Truncate(time.Millisecond))})
+		last = base
+	}
+	return page, ""
+}
+
+// handleClose: session/close cancels the session's prompts (they answer
+// cancelled), closes it and answers {} once it is closed.
+func handleClose(s *Server, c *call) {
+	var p sessionIDParams
+	if err := decodeParams(c, &p); err != nil {
+		c.fail(err)
+		return
+	}
+	as, err := s.session(p.SessionID)
+	if err != nil {
+		c.fail(err)
+		return
+	}
+	s.background(func() {
+		as.close()
+		c.reply(empty{})
+	})
+}

@@ -1,0 +1,134 @@
+package rpc
+
+import (
+	"github.com/armadra/ama-rpc/checkpoint"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+)
+
+type wireDraft struct {
+	Text   string              `json:"text"`
+	Images []*llm.ImageContent `json:"images,omitempty"`
+}
+
+type wireConversation struct {
+	LeafID *string   `json:"leafId"`
+	Draft  wireDraft `json:"draft"`
+}
+
+type wireRewind struct {
+	Conversation *wireConversation  `json:"conversation,omitempty"`
+	Code         *checkpoint.Result `json:"code,omitempty"`
+}
+
+type wireCompaction struct {
+	Summary          string     `json:"summary"`
+	FirstKeptEntryID string     `json:"firstKeptEntryId"`
+	TokensBefore     int        `json:"tokensBefore"`
+	TokensAfter      *int       `json:"tokensAfter,omitempty"`
+	Usage            *llm.Usage `json:"usage,omitempty"`
+}
+
+func toWireCompaction(r session.CompactionResult) wireCompaction {
+	return wireCompaction{r.Summary, r.FirstKeptEntryID, r.TokensBefore, r.TokensAfter, r.Usage}
+}
+
+func handleRewindPoints(s *Server, c *command) {
+	pts, err := s.current().RewindPoints()
+	type wire struct {
+		EntryID       string `json:"entryId"`
+		Text          string `json:"text"`
+		Timestamp     int64  `json:"timestamp"`
+		HasCheckpoint bool   `json:"hasCheckpoint"`
+	}
+	out := make([]wire, 0, len(pts))
+	for _, p := range pts {
+		out = append(out, wire{p.EntryID, p.Text, p.Timestamp, p.HasCheckpoint})
+	}
+	s.answer(c, struct {
+		Points []wire `json:"points"`
+	}{out}, err)
+}
+
+func handleRewind(s *Server, c *command) {
+	var p struct {
+		EntryID    string `json:"entryId"`
+		Mode       string `json:"mode"`
+		DryRun     bool   `json:"dryRun"`
+		OnConflict string `json:"onConflict"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	res, err := s.current().Rewind(session.RewindRequest{EntryID: p.EntryID, Mode: p.Mode, DryRun: p.DryRun, OnConflict: p.OnConflict})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	out := wireRewind{Code: res.Code}
+	if cv := res.Conversation; cv != nil {
+		out.Conversation = &wireConversation{LeafID: cv.LeafID, Draft: wireDraft{Text: cv.Draft.Text, Images: cv.Draft.Images}}
+	}
+	s.ok(c, out)
+}
+
+func handleSummarizeFrom(s *Server, c *command) {
+	var p struct {
+		EntryID      string `json:"entryId"`
+		Instructions string `json:"instructions"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reply := s.later(c)
+	s.current().SummarizeFrom(p.EntryID, p.Instructions, func(r session.SummarizeFromResult, err error) {
+		if err != nil {
+			reply(nil, err)
+			return
+		}
+		reply(struct {
+			LeafID  *string   `json:"leafId"`
+			Draft   wireDraft `json:"draft"`
+			Summary string    `json:"summary,omitempty"`
+		}{r.LeafID, wireDraft{Text: r.Draft.Text, Images: r.Draft.Images}, r.Summary}, nil)
+	})
+}
+
+func handleSummarizeUpTo(s *Server, c *command) {
+	var p struct {
+		EntryID      string `json:"entryId"`
+		Instructions string `json:"instructions"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reply := s.later(c)
+	s.current().SummarizeUpTo(p.EntryID, p.Instructions, func(r session.CompactionResult, err error) {
+		if err != nil {
+			reply(nil, err)
+			return
+		}
+		reply(toWireCompaction(r), nil)
+	})
+}
+
+func handleCompact(s *Server, c *command) {
+	var p struct {
+		CustomInstructions string `json:"customInstructions"`
+	}
+	if err := params(c, &p); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reply := s.later(c)
+	s.current().Compact(p.CustomInstructions, func(r session.CompactionResult, err error) {
+		if err != nil {
+			reply(nil, err)
+			return
+		}
+		reply(toWireCompaction(r), nil)
+	})
+}
