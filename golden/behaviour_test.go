@@ -141,3 +141,26 @@ func readRecord(t *testing.T, path string) []recordLine {
 	}
 	return out
 }
+
+// Background bash jobs report their lifecycle as background_job events.
+func TestBackgroundJobEvents(t *testing.T) {
+	r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/background")
+	var phases []string
+	ids := map[string]bool{}
+	for _, l := range r.Lines() {
+		var v struct {
+			Type, JobID, Phase, Command, OutputPath string
+			PID                                     int
+		}
+		if json.Unmarshal(l, &v) == nil && v.Type == "background_job" {
+			phases = append(phases, v.Phase)
+			ids[v.JobID] = true
+			if v.PID == 0 || v.OutputPath == "" || !strings.Contains(v.Command, "sleep 30") {
+				t.Errorf("incomplete event %s", l)
+			}
+		}
+	}
+	if strings.Join(phases, ",") != "started,stopped" || len(ids) != 1 || !ids["j1"] {
+		t.Fatalf("phases %v ids %v", phases, ids)
+	}
+}

@@ -48,6 +48,9 @@ func init() {
 		"rewind":                        handleRewind,
 		"summarize_from":                handleSummarizeFrom,
 		"summarize_up_to":               handleSummarizeUpTo,
+		"get_tasks":                     handleGetTasks,
+		"get_agents":                    handleGetAgents,
+		"background_task":               handleBackgroundTask,
 		"new_session":                   handleNewSession,
 		"switch_session":                handleSwitchSession,
 		"fork":                          handleFork,
@@ -61,7 +64,7 @@ func init() {
 // pendingCommands are protocol commands that answer not_implemented until
 // their issue lands (see the README status table).
 var pendingCommands = map[string]bool{
-	"get_tasks": true, "get_agents": true, "get_trace": true, "background_task": true,
+	"get_trace": true,
 }
 
 type imageParam struct {

@@ -77,7 +77,12 @@ func newState(s *Session, id, cwd string) *state {
 		memory:         approvals.NewMemory(),
 	}
 	d := s.deps
-	st.tenv = &tools.Env{Cwd: cwd, OutputDir: filepath.Join(d.Dirs.Data, "tool-output", id), Reads: tools.NewReadTracker(), Todos: s}
+	out := filepath.Join(d.Dirs.Data, "tool-output", id)
+	st.tenv = &tools.Env{Cwd: cwd, OutputDir: out, Reads: tools.NewReadTracker(), Todos: s,
+		Jobs: tools.NewJobs(out, func(ev tools.JobEvent) {
+			s.publish(events.BackgroundJob{JobID: ev.JobID, Phase: ev.Phase, Command: ev.Command, PID: ev.PID,
+				OutputPath: ev.OutputPath, ExitCode: ev.ExitCode})
+		})}
 	st.plan.book = plan.NewBook()
 	if d.Settings.Persist {
 		st.disk.path = filepath.Join(store.SessionDir(d.Dirs.Sessions, cwd), store.FileName(st.created, id))
@@ -226,8 +231,12 @@ func (st *state) settled() {
 	}
 }
 
-// shutdown releases resources when the actor stops.
+// shutdown releases resources when the actor stops: background jobs are
+// stopped, the classifier and the session file closed.
 func (st *state) shutdown() {
+	if st.tenv != nil && st.tenv.Jobs != nil {
+		st.tenv.Jobs.StopAll()
+	}
 	if st.judge != nil {
 		st.judge.Close()
 	}

@@ -1,8 +1,7 @@
 package acp
 
 import (
-	"time"
-
+	"strings"
 	"sync"
 
 	"go.uber.org/zap"
@@ -49,6 +48,7 @@ func (s *Server) openSession(mk func(session.Approver) (*session.Session, error)
 	as.log = s.log.With(zap.String("session", as.id))
 	as.tr = newTranslator(sess.Cwd())
 	as.unsub = sess.Subscribe(as.onEvent)
+	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)
 	if err := sess.Start(reason); err != nil {
 		as.unsub()
 		sess.Close()
@@ -103,8 +103,15 @@ func (as *acpSession) onEvent(e events.Event) {
 		as.mu.Lock()
 		t := as.cur
 		settle := t != nil && t.ran && !t.claimed
+		var proposal *events.PlanProposed
+		if settle && t.proposal != nil && !t.cancelled && !t.withdrawn {
+			proposal, t.proposal = t.proposal, nil
+		}
 		as.mu.Unlock()
-		if settle {
+		switch {
+		case proposal != nil:
+			as.srv.background(func() { as.askPlan(t, proposal) })
+		case settle:
 			as.srv.background(func() { as.finish(t, nil) })
 		}
 	}
@@ -137,6 +144,11 @@ func (as *acpSession) track(e events.Event) {
 	case events.AgentEnd:
 		if t != nil && t.ran {
 			t.stop = e.StopReason
+		}
+	case events.PlanProposed:
+		if t != nil && t.ran {
+			p := e
+			t.proposal = &p
 		}
 	case events.LimitReached:
 		if t != nil && t.ran && (e.Kind == "turns" || e.Kind == "max_turns") {
@@ -201,7 +213,17 @@ func sessionTitle(s *session.Session) string {
 		return st.SessionName
 	}
 	if msgs, err := s.ForkMessages(); err == nil && len(msgs) > 0 {
-		return firstLine(msgs[0].Text, maxTitle)
+		return titleFrom(msgs[0].Text)
+	}
+	return ""
+}
+
+// titleFrom is the first non-blank line of a prompt, cut to maxTitle runes.
+func titleFrom(prompt string) string {
+	for _, line := range strings.Split(prompt, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			return firstLine(line, maxTitle)
+		}
 	}
 	return ""
 }
@@ -222,10 +244,10 @@ func (as *acpSession) stop(interrupted bool) {
 	for _, t := range queued {
 		as.finishQueued(t, false)
 	}
-	as.cancelAsks()
 	if interrupted && cur != nil {
 		as.sess.Abort(func() {})
 	}
+	as.cancelAsks()
 }
 
 // close ends the session: queued and running prompts answer cancelled,
@@ -249,6 +271,7 @@ func (as *acpSession) close() {
 	for _, t := range queued {
 		as.finishQueued(t, false)
 	}
+	as.sess.Abort(func() {})
 	as.cancelAsks()
 	as.sess.Close()
 	if cur != nil {
@@ -264,14 +287,4 @@ func (as *acpSession) close() {
 	}
 	as.srv.mu.Unlock()
 	close(as.closed)
-}
-
-// waitClosed waits until close has finished, at most d.
-func (as *acpSession) waitClosed(d time.Duration) bool {
-	select {
-	case <-as.closed:
-		return true
-	case <-time.After(d):
-		return false
-	}
 }

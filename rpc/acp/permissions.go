@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 
+	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
@@ -43,24 +44,43 @@ type permAsk struct {
 	cancel context.CancelFunc
 }
 
-// approver routes one session's permission asks to the client. It
-// implements session.Approver.
+// approver routes one session's permission asks to the client (allow
+// once, allow for the session, deny; anything else is deny). It implements
+// session.Approver.
 type approver struct {
 	as *acpSession
 }
 
-// Ask sends session/request_permission and waits for the answer. It runs
-// on the session's runner goroutine, never on the read loop, so the
-// answer (read by the read loop) can always arrive. It returns deny at
-// once when nobody can answer; when ctx ends first (cancel, close, the
-// approval timeout) or the session's asks are withdrawn, it sends
-// $/cancel_request for the request and returns deny.
+// Ask sends session/request_permission for a tool call and waits for the
+// answer. It runs on the session's runner goroutine, never on the read
+// loop, so the answer (read by the read loop) can always arrive.
 func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) string {
-	as := a.as
+	toolCallID := ""
+	if req.Context != nil {
+		toolCallID = req.Context.ToolCallID
+	}
+	res, err := a.as.requestPermission(ctx, toolRef{ToolCallID: toolCallID, Title: toolTitle(req.ToolName, req.Input),
+		Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}, permissionOptions)
+	if err != nil {
+		return "deny"
+	}
+	return decision(res)
+}
+
+// errWithdrawn: the ask ended before the client answered.
+var errWithdrawn = errorf(errCancelled, "permission request withdrawn")
+
+// requestPermission asks the client about tool and waits for its answer.
+// It fails at once when nobody can answer (end of input, session
+// closing). When ctx ends first (cancel, close, the approval timeout) or
+// the session's asks are withdrawn, it sends $/cancel_request for the
+// request and fails with errWithdrawn.
+func (as *acpSession) requestPermission(ctx context.Context, tool toolRef, options []permissionOption) (permissionResult, error) {
 	s := as.srv
+	var res permissionResult
 	select {
 	case <-s.detached:
-		return "deny"
+		return res, errWithdrawn
 	default:
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -69,7 +89,7 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) strin
 	as.mu.Lock()
 	if as.closing {
 		as.mu.Unlock()
-		return "deny"
+		return res, errWithdrawn
 	}
 	as.asks[ask] = struct{}{}
 	as.mu.Unlock()
@@ -78,9 +98,7 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) strin
 		delete(as.asks, ask)
 		as.mu.Unlock()
 	}()
-	stop := context.AfterFunc(ctx, func() {}) // no-op; keeps the pattern symmetric with detach below
-	defer stop()
-	go func() {
+	go func() { // the end of input withdraws the ask too
 		select {
 		case <-s.detached:
 			cancel()
@@ -88,34 +106,24 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) strin
 		}
 	}()
 
-	toolCallID := ""
-	if req.Context != nil {
-		toolCallID = req.Context.ToolCallID
-	}
-	params := permissionParams{
-		SessionID: as.id,
-		ToolCall: toolRef{ToolCallID: toolCallID, Title: toolTitle(req.ToolName, req.Input), Kind: toolKind(req.ToolName),
-			Status: statusPending, RawInput: rawOrNil(req.Input)},
-		Options: permissionOptions,
-	}
 	id := s.newID()
+	params := permissionParams{SessionID: as.id, ToolCall: tool, Options: options}
 	w, err := s.conn.DispatchCall(ctx, "session/request_permission", params, pickID(id))
 	if err != nil {
 		as.log.Warn("session/request_permission not sent", zap.Error(err))
-		return "deny"
+		return res, err
 	}
-	var res permissionResult
 	if err := w.Wait(ctx, &res); err != nil {
-		if ctx.Err() != nil {
-			if err := s.conn.Notify(context.Background(), "$/cancel_request", cancelRequestOut{RequestID: id}); err != nil {
-				as.log.Debug("$/cancel_request not sent", zap.Error(err))
-			}
-		} else {
+		if ctx.Err() == nil {
 			as.log.Warn("session/request_permission failed", zap.Error(err))
+			return res, err
 		}
-		return "deny"
+		if err := s.conn.Notify(context.Background(), "$/cancel_request", cancelRequestOut{RequestID: id}); err != nil {
+			as.log.Debug("$/cancel_request not sent", zap.Error(err))
+		}
+		return res, errWithdrawn
 	}
-	return decision(res)
+	return res, nil
 }
 
 // cancelAsks withdraws every outstanding ask of the session (each then
@@ -127,3 +135,10 @@ func (as *acpSession) cancelAsks() {
 		ask.cancel()
 	}
 }
+
+// cancelRequestOut is the params of the $/cancel_request we send.
+type cancelRequestOut struct {
+	RequestID jsonrpc2.ID `json:"requestId"`
+}
+
+func pickID(id jsonrpc2.ID) jsonrpc2.CallOption { return jsonrpc2.PickID(id) }

@@ -54,12 +54,15 @@ type Server struct {
 	w      *rpc.Writer
 	stream *Stream
 	conn   *jsonrpc2.Conn
+	ready  chan struct{} // closed once conn is set
 	nextID atomic.Uint64
 
 	// detached is closed when nobody can answer permission asks any more
 	// (end of input or shutdown).
 	detached     chan struct{}
 	detachedOnce sync.Once
+
+	closing atomic.Bool // shutdown has begun: no new sessions or prompts
 
 	mu             sync.Mutex
 	sessions       map[string]*acpSession
@@ -110,7 +113,7 @@ func NewServer(opts Options) *Server {
 		opts.Now = time.Now
 	}
 	opts.Writer.Log = opts.Log
-	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{})}
+	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{}), ready: make(chan struct{})}
 	s.startDir = realDir(opts.Base.Cwd)
 	return s
 }
@@ -137,6 +140,7 @@ func (s *Server) Run(ctx context.Context) error {
 	// not close it before the owed replies are written.
 	s.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), s.stream, s,
 		jsonrpc2.SetLogger(zap.NewStdLog(s.log.Named("jsonrpc2"))))
+	close(s.ready)
 
 	interrupted := false
 	select {
@@ -156,6 +160,7 @@ func (s *Server) Run(ctx context.Context) error {
 // (or, when interrupted, are aborted and answered cancelled), every owed
 // reply is written, the sessions are closed and the output is flushed.
 func (s *Server) shutdown(interrupted bool) {
+	s.closing.Store(true)
 	s.detach()
 	for _, as := range s.sessionList() {
 		as.stop(interrupted)
@@ -168,6 +173,9 @@ func (s *Server) shutdown(interrupted bool) {
 	_ = s.conn.Close()
 	s.w.Flush()
 }
+
+// stopping reports whether shutdown has begun.
+func (s *Server) stopping() bool { return s.closing.Load() }
 
 // detach marks that nobody answers permission asks any more.
 func (s *Server) detach() { s.detachedOnce.Do(func() { close(s.detached) }) }
@@ -215,6 +223,7 @@ func (s *Server) background(f func()) {
 // read loop: handlers validate, record and enqueue, and answer either at
 // once or later (see doc.go).
 func (s *Server) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-s.ready // NewConn starts reading before it returns
 	c := s.newCall(req)
 	defer func() {
 		if r := recover(); r != nil {

@@ -164,14 +164,10 @@ func handleList(s *Server, c *call) {
 		c.fail(err)
 		return
 	}
-	after := ""
-	if p.Cursor != "" {
-		b, err := base64.RawURLEncoding.DecodeString(p.Cursor)
-		if err != nil || len(b) == 0 {
-			c.fail(errorf(errInvalidParams, "invalid cursor"))
-			return
-		}
-		after = string(b)
+	after, err := decodeCursor(p.Cursor)
+	if err != nil {
+		c.fail(err)
+		return
 	}
 	out := listSessionsResult{Sessions: []sessionInfo{}}
 	if p.Cwd != "" && realDir(p.Cwd) != s.startDir {
@@ -185,6 +181,18 @@ func handleList(s *Server, c *call) {
 	}
 	out.Sessions, out.NextCursor = listPage(infos, after, listPageSize)
 	c.reply(out)
+}
+
+// decodeCursor returns the file name a cursor names ("" for no cursor).
+func decodeCursor(cursor string) (string, error) {
+	if cursor == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(b) == 0 {
+		return "", errorf(errInvalidParams, "invalid cursor %q", cursor)
+	}
+	return string(b), nil
 }
 
 // listPage returns the page of infos (sorted newest first by file name)
@@ -203,7 +211,7 @@ func listPage(infos []store.Info, after string, size int) ([]sessionInfo, string
 		}
 		title := in.Name
 		if title == "" {
-			title = firstLine(in.FirstPrompt, maxTitle)
+			title = titleFrom(in.FirstPrompt)
 		}
 		page = append(page, sessionInfo{SessionID: in.ID, Cwd: in.Cwd, Title: title,
 			UpdatedAt: store.FormatTime(in.Modified.UTC().Truncate(time.Millisecond))})

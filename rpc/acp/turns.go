@@ -5,6 +5,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -24,11 +25,12 @@ type turn struct {
 	c     *call
 	input session.PromptInput
 
-	ran       bool // the run started (agent_start seen)
-	claimed   bool // finishing has begun; later events are not this turn's
-	cancelled bool // session/cancel (or close, or an interrupt) asked to stop
-	withdrawn bool // $/cancel_request withdrew the request: answer -32800
-	maxTurns  bool // the run stopped at the turn limit
+	ran       bool                 // the run started (agent_start seen)
+	claimed   bool                 // finishing has begun; later events are not this turn's
+	cancelled bool                 // session/cancel (or close, or an interrupt) asked to stop
+	withdrawn bool                 // $/cancel_request withdrew the request: answer -32800
+	maxTurns  bool                 // the run stopped at the turn limit
+	proposal  *events.PlanProposed // a plan proposed by the run, offered at agent_settled
 	stop      string
 	lastStop  string
 	errMsg    string
@@ -199,10 +201,12 @@ func (as *acpSession) cancel() {
 	for _, t := range queued {
 		as.finishQueued(t, false)
 	}
-	as.cancelAsks()
+	// Abort before withdrawing the asks: the run is then already aborted
+	// when an ask returns, so it does not go on with its next step.
 	if cur != nil {
 		as.sess.Abort(func() {})
 	}
+	as.cancelAsks()
 }
 
 // withdraw handles $/cancel_request for one of this session's prompts. It
@@ -224,7 +228,7 @@ func (as *acpSession) withdraw(id jsonrpc2.ID) bool {
 	}
 	cur.withdrawn = true
 	as.mu.Unlock()
-	as.cancelAsks()
 	as.sess.Abort(func() {})
+	as.cancelAsks()
 	return true
 }

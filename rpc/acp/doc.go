@@ -1,0 +1,59 @@
+// Package acp serves the Agent Client Protocol (ACP v1: JSON-RPC 2.0, one
+// message per line on stdio) over github.com/sourcegraph/jsonrpc2 for
+// `ama-rpc --mode acp`. It is the only importer of jsonrpc2. Several
+// sessions are served at once, one prompt turn at a time per session; the
+// ACP session id is the session's on-disk id, so `--mode rpc --resume <id>`
+// and session/resume reach the same session.
+//
+// Files: stream.go (newline framing, parse errors), encode.go (envelope
+// key order, no HTML escaping), server.go (lifecycle, dispatch, replies),
+// methods.go (the method table), initialize.go, sessions.go (new, load,
+// resume, list, close), prompt.go (prompt, cancel, $/cancel_request),
+// turns.go (turn queue, stop reasons), acpsession.go (per-session state,
+// event routing), updates.go and toolcalls.go (event → session/update),
+// replay.go (history → updates), permissions.go (session/request_permission),
+// config_options.go (modes, config options, set_mode, set_config_option),
+// errors.go (the one error → JSON-RPC error mapping), plans.go (plan
+// proposals, pending).
+//
+// Concurrency contract:
+//
+//   - Reading: jsonrpc2.Conn's read goroutine decodes one line at a time
+//     (Stream.ReadObject) and calls Server.Handle inline, in arrival order.
+//     A bad line is answered (-32700 or -32600, id null) by the stream
+//     itself and skipped; the connection lives on.
+//   - Inline work: a handler validates its params, looks the session up and
+//     either answers at once (initialize, set_mode, set_config_option,
+//     list, new, resume, and load, whose replay updates are written before
+//     its answer) or registers the request and returns: session/prompt is
+//     queued on its session and answered when its run settles;
+//     session/close is answered from a background goroutine once the
+//     session is closed. Notifications (session/cancel, $/cancel_request)
+//     only mark turns and post an abort to the session's mailbox. Inline
+//     handlers may wait for a session's actor (a quick mailbox round trip)
+//     but never for the client, so the read loop always gets back to
+//     reading.
+//   - Calls to the client: session/request_permission is sent with
+//     DispatchCall from the session's runner goroutine (the approver) and
+//     waited for there; the read loop delivers the answer. A cancel, a
+//     close, the approval timeout or the end of input withdraws it: the
+//     wait ends, $/cancel_request is sent and the ask yields deny.
+//   - Updates: session events arrive synchronously on the session's actor
+//     or runner goroutine (the session's event bus orders them); each is
+//     translated and written with Notify right there, so updates keep the
+//     session's order and precede the prompt answer that follows them.
+//     Event callbacks never call back into the session (its actor may be
+//     the caller); anything that needs the session (usage, title, the
+//     prompt answer, starting the next queued prompt) runs on a background
+//     goroutine started at agent_settled.
+//   - Writing: every message goes through jsonrpc2.Conn (which serialises
+//     sends) into Stream.WriteObject, which hands whole lines to one
+//     rpc.Writer; only that writer's goroutine writes stdout. Logs go to
+//     stderr. A slow client applies backpressure up to the senders.
+//   - Shutdown: at the end of input Stream parks the read loop instead of
+//     returning EOF; Run then withdraws permission asks, answers queued
+//     prompts cancelled, lets running turns finish, waits for every owed
+//     reply, closes the sessions and the connection and flushes. On ctx
+//     cancellation (a signal) running turns are aborted first and answer
+//     cancelled; Run returns ErrInterrupted.
+package acp

@@ -1,0 +1,181 @@
+package acp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/rpc/acp"
+)
+
+// echoHandler answers every request with its params.
+type echoHandler struct{}
+
+func (echoHandler) Handle(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) {
+	if r.Notif {
+		return
+	}
+	var v any = map[string]any{}
+	if r.Params != nil {
+		_ = json.Unmarshal(*r.Params, &v)
+	}
+	_ = c.Reply(ctx, r.ID, v)
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Printf(string, ...any) {}
+
+// streamPeer is a jsonrpc2.Conn over a Stream with piped stdio.
+type streamPeer struct {
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	stream *acp.Stream
+	conn   *jsonrpc2.Conn
+	w      *rpc.Writer
+	outW   *io.PipeWriter
+}
+
+func newStreamPeer(t testing.TB, max int) *streamPeer {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := rpc.NewWriter(outW, rpc.WriterOptions{})
+	s := acp.NewStream(inR, w, max, nil)
+	p := &streamPeer{in: inW, out: bufio.NewReader(outR), stream: s, w: w, outW: outW}
+	p.conn = jsonrpc2.NewConn(context.Background(), s, echoHandler{}, jsonrpc2.SetLogger(quietLogger{}))
+	t.Cleanup(func() {
+		_ = inW.Close()
+		_ = p.conn.Close()
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		w.Close()
+		_ = outW.Close()
+	})
+	return p
+}
+
+func (p *streamPeer) send(t testing.TB, s string) {
+	t.Helper()
+	if _, err := io.WriteString(p.in, s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// next returns the next output line (without the newline).
+func (p *streamPeer) next(t testing.TB) string {
+	t.Helper()
+	type res struct {
+		s   string
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		s, err := p.out.ReadString('\n')
+		ch <- res{s, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("read output: %v", r.err)
+		}
+		return strings.TrimSuffix(r.s, "\n")
+	case <-time.After(10 * time.Second):
+		t.Fatal("no output line")
+		return ""
+	}
+}
+
+func TestStreamBadLinesKeepTheConnection(t *testing.T) {
+	p := newStreamPeer(t, 256)
+	cases := []struct {
+		name, in, want string
+	}{
+		{"not JSON", "{not json}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
+		{"two values", "{} {}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
+		{"neither request nor response", `{"foo":1}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"bad id keeps the id", `{"jsonrpc":"2.0","id":5,"method":7}` + "\n", `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"fractional id is null", `{"jsonrpc":"2.0","id":1.5,"method":"m"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"m"}]` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"too long", `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("x", 400) + `"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"crlf, blank lines and html", "\r\n  \n" + `{"jsonrpc":"2.0","id":"a","method":"echo","params":{"t":"<b>&"}}` + "\r\n", `{"jsonrpc":"2.0","id":"a","result":{"t":"<b>&"}}`},
+	}
+	for _, c := range cases {
+		p.send(t, c.in)
+		if got := p.next(t); got != c.want {
+			t.Errorf("%s:\n got  %s\n want %s", c.name, got, c.want)
+		}
+		// The connection lives on.
+		p.send(t, `{"jsonrpc":"2.0","id":99,"method":"echo","params":[1]}`+"\n")
+		if got := p.next(t); got != `{"jsonrpc":"2.0","id":99,"result":[1]}` {
+			t.Fatalf("after %s: %s", c.name, got)
+		}
+	}
+	if n := p.stream.BadLines(); n != 7 {
+		t.Errorf("BadLines = %d, want 7", n)
+	}
+}
+
+func TestStreamEOFParksUntilClose(t *testing.T) {
+	p := newStreamPeer(t, 0)
+	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"echo"}`) // no trailing newline
+	_ = p.in.Close()
+	if got := p.next(t); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("final unterminated line: %s", got)
+	}
+	select {
+	case <-p.stream.EOF():
+	case <-time.After(10 * time.Second):
+		t.Fatal("EOF not reported")
+	}
+	// The connection is still open: replies owed can still be written.
+	select {
+	case <-p.conn.DisconnectNotify():
+		t.Fatal("the connection closed at the end of input")
+	default:
+	}
+	if err := p.conn.Notify(context.Background(), "late", map[string]int{"n": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.next(t); got != `{"jsonrpc":"2.0","method":"late","params":{"n":1}}` {
+		t.Fatalf("late notification: %s", got)
+	}
+	_ = p.conn.Close()
+	select {
+	case <-p.conn.DisconnectNotify():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not closed")
+	}
+}
+
+// FuzzStream: whatever a line holds, the stream never panics and the
+// connection keeps answering the next request.
+func FuzzStream(f *testing.F) {
+	for _, s := range []string{
+		"{not json}", `{"foo":1}`, `[]`, `{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","method":"n"}`,
+		`{"id":null,"method":"x"}`, `{"id":{},"method":"x"}`, `{"id":-1,"method":"x"}`, "\r", "\xff\xfe", `"str"`, `{"method":"m","params":nul}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"x"}}`, strings.Repeat("[", 1000),
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		p := newStreamPeer(t, 4096)
+		p.send(t, line+"\n"+`{"jsonrpc":"2.0","id":"sentinel","method":"echo","params":{"ok":true}}`+"\n")
+		want := `{"jsonrpc":"2.0","id":"sentinel","result":{"ok":true}}`
+		for i := 0; i < 64; i++ {
+			got := p.next(t)
+			if !json.Valid([]byte(got)) {
+				t.Fatalf("output line is not JSON: %q", got)
+			}
+			if got == want {
+				return
+			}
+		}
+		t.Fatal("the sentinel request was not answered")
+	})
+}
