@@ -204,6 +204,12 @@ func Play(t testing.TB, r *Run, steps []Step) {
 			if err := os.WriteFile(filepath.Join(r.Work, f.Path), []byte(f.Content), 0o644); err != nil {
 				t.Fatal(err)
 			}
+		case "@release": // open a waitFile gate of the fake script
+			var name string
+			mustDecode(t, st.arg, &name)
+			if err := os.WriteFile(filepath.Join(r.Root, name), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		case "@close":
 			r.CloseStdin()
 			closed = true

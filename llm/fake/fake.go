@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -164,6 +165,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 			return p.abort(b)
 		}
 		switch {
+		case st.WaitFile != "":
+			if err := p.waitFile(ctx, st.WaitFile); err != nil {
+				return p.abort(b)
+			}
 		case st.DelayMs > 0:
 			if err := p.opts.Sleep(ctx, time.Duration(st.DelayMs)*time.Millisecond); err != nil {
 				return p.abort(b)
@@ -208,6 +213,23 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 		return b.Fail(scriptError(r.Error))
 	}
 	return b.Finish(r.StopReason), nil
+}
+
+// waitFile polls for the gate file next to the script until it exists or
+// ctx ends.
+func (p *Provider) waitFile(ctx context.Context, name string) error {
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(p.opts.ScriptPath), name)
+	}
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return nil
+		}
+		if err := p.opts.Sleep(ctx, 2*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 func (p *Provider) abort(b *llm.Builder) (*llm.AssistantMessage, error) {

@@ -51,6 +51,9 @@ type Step struct {
 	ToolCall  *ToolCallSpec `json:"toolCall,omitempty"`
 	ChunkSize int           `json:"chunkSize,omitempty"`
 	DelayMs   int64         `json:"delayMs,omitempty"`
+	// WaitFile pauses the reply until a file of this name exists next to
+	// the script (a gate a test opens when it is ready).
+	WaitFile string `json:"waitFile,omitempty"`
 }
 
 // ToolCallSpec is a scripted tool call.
@@ -135,13 +138,13 @@ func (s *Script) validate() error {
 		}
 		for j, st := range r.Steps {
 			n := 0
-			for _, set := range []bool{st.Text != nil, st.Thinking != nil, st.ToolCall != nil, st.DelayMs != 0} {
+			for _, set := range []bool{st.Text != nil, st.Thinking != nil, st.ToolCall != nil, st.DelayMs != 0, st.WaitFile != ""} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return fmt.Errorf("responses[%d].steps[%d] must have exactly one of text, thinking, toolCall, delayMs", i, j)
+				return fmt.Errorf("responses[%d].steps[%d] must have exactly one of text, thinking, toolCall, delayMs, waitFile", i, j)
 			}
 			if st.ChunkSize < 0 || st.DelayMs < 0 {
 				return fmt.Errorf("responses[%d].steps[%d]: chunkSize and delayMs must not be negative", i, j)
