@@ -1,0 +1,79 @@
+package golden_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The dependency arrows of the design: pure leaves import nothing of ours,
+// third-party modules stay in the package that owns their job, and nothing
+// imports the protocol or composition layers.
+func TestDependencyDirection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const mod = "github.com/armadra/ama-rpc/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[strings.TrimPrefix(f[0], mod)] = f[1:]
+	}
+	ours := func(pkg string) []string {
+		var o []string
+		for _, i := range imports[pkg] {
+			if strings.HasPrefix(i, mod) {
+				o = append(o, strings.TrimPrefix(i, mod))
+			}
+		}
+		return o
+	}
+	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint"}
+	for _, l := range leaves {
+		if deps := ours(l); len(deps) > 0 {
+			t.Errorf("%s must be a leaf, imports %v", l, deps)
+		}
+	}
+	allowed := map[string][]string{
+		"events":     {"llm", "plan", "session/store"},
+		"tools":      {"llm", "plan"},
+		"classifier": {"llm"},
+		"skills":     {},
+	}
+	for pkg, ok := range allowed {
+		for _, d := range ours(pkg) {
+			found := false
+			for _, a := range ok {
+				found = found || a == d
+			}
+			if !found {
+				t.Errorf("%s must not import %s", pkg, d)
+			}
+		}
+	}
+	thirdParty := map[string]string{
+		"github.com/sourcegraph/jsonrpc2":   "rpc/acp",
+		"github.com/sashabaranov/go-openai": "llm/openai",
+		"mvdan.cc/sh/v3/syntax":             "approvals",
+	}
+	for pkg, deps := range imports {
+		for _, d := range deps {
+			if owner, ok := thirdParty[d]; ok && pkg != owner && !strings.HasPrefix(pkg, owner+"/") {
+				t.Errorf("%s imports %s, which belongs to %s", pkg, d, owner)
+			}
+			if strings.HasPrefix(d, mod) {
+				dep := strings.TrimPrefix(d, mod)
+				if (dep == "app" || dep == "rpc" || strings.HasPrefix(dep, "rpc/")) && !strings.HasPrefix(pkg, "rpc") && pkg != "app" && pkg != "cmd/ama-rpc" && pkg != "golden" && !strings.HasPrefix(pkg, "test/") {
+					t.Errorf("%s must not import %s (protocol and composition layers are not dependencies)", pkg, dep)
+				}
+				if strings.HasPrefix(pkg, "session") && (dep == "rpc" || strings.HasPrefix(dep, "rpc/") || dep == "app") {
+					t.Errorf("session must not see wire types: %s imports %s", pkg, dep)
+				}
+			}
+		}
+	}
+}

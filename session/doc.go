@@ -1,0 +1,29 @@
+// Package session runs agent sessions: the conversation tree and its
+// session file, the turn loop (model requests with retries, fallback and
+// compaction; tool calls through the permission pipeline and host
+// approvals; checkpoints), plan mode, rewind and the session commands the
+// protocol layers call.
+//
+// Concurrency contract:
+//   - Each Session has one actor goroutine that owns all of its state.
+//     Every command is a closure posted to the actor's mailbox and run in
+//     arrival order; a command never waits on a run.
+//   - Long work runs on helper goroutines: one runner per run (model
+//     stream, tool execution, approval waits), one per compaction or
+//     summary. Helpers read and change state only by posting to the actor
+//     (call/do), never directly; the actor never waits on a helper.
+//   - Events are published on the session's events.Bus, from the actor or
+//     a helper, in the order they happen; subscribers see one total order.
+//     Commands that answer later take a reply callback that the session
+//     calls exactly once, at the point the protocol fixes (prompt: right
+//     after the first turn_start; abort: once idle), so replies and events
+//     are ordered against each other.
+//   - Tools may run in parallel (read-only batches); what they share (read
+//     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
+//     use.
+//   - Close aborts the run, waits for it to settle, stops background jobs
+//     and releases the session file.
+//
+// The package never writes to stdout and knows nothing of wire shapes:
+// results are Go values the rpc packages map.
+package session
