@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -55,7 +55,7 @@ func appendDeltaLine(dst []byte, typ string, idx int, delta []byte, u *llm.Usage
 	dst = append(dst, `","contentIndex":`...)
 	dst = strconv.AppendInt(dst, int64(idx), 10)
 	dst = append(dst, `,"delta":`...)
-	dst = appendJSONString(dst, delta)
+	dst = jsonstr.Append(dst, delta, jsonstr.Wire)
 	dst = append(dst, '}')
 	if u != nil {
 		dst = append(dst, `,"usage":`...)
@@ -80,61 +80,4 @@ func appendUsage(dst []byte, u *llm.Usage) []byte {
 	dst = append(dst, `,"totalTokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
 	return append(dst, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string exactly as encoding/json does
-// with HTML escaping off: quotes, backslashes and control characters are
-// escaped (\b \f \n \r \t short forms), U+2028/U+2029 become \u2028/\u2029,
-// invalid UTF-8 becomes \ufffd.
-func appendJSONString(dst []byte, s []byte) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

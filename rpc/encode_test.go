@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -21,7 +22,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(appendJSONString(nil, []byte(s))), stdString(s); got != want {
+		if got, want := string(jsonstr.Append(nil, []byte(s), jsonstr.Wire)), stdString(s); got != want {
 			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	})

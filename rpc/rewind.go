@@ -105,14 +105,7 @@ func handleSummarizeUpTo(s *Server, c *command) {
 		s.fail(c, err)
 		return
 	}
-	reply := s.later(c)
-	s.current().SummarizeUpTo(p.EntryID, p.Instructions, func(r session.CompactionResult, err error) {
-		if err != nil {
-			reply(nil, err)
-			return
-		}
-		reply(toWireCompaction(r), nil)
-	})
+	s.current().SummarizeUpTo(p.EntryID, p.Instructions, compactionReply(s.later(c)))
 }
 
 func handleCompact(s *Server, c *command) {
@@ -123,12 +116,16 @@ func handleCompact(s *Server, c *command) {
 		s.fail(c, err)
 		return
 	}
-	reply := s.later(c)
-	s.current().Compact(p.CustomInstructions, func(r session.CompactionResult, err error) {
+	s.current().Compact(p.CustomInstructions, compactionReply(s.later(c)))
+}
+
+// compactionReply answers with a CompactionResult.
+func compactionReply(reply func(any, error)) func(session.CompactionResult, error) {
+	return func(r session.CompactionResult, err error) {
 		if err != nil {
 			reply(nil, err)
 			return
 		}
 		reply(toWireCompaction(r), nil)
-	})
+	}
 }

@@ -14,7 +14,7 @@
 // replay.go (history → updates), permissions.go (session/request_permission),
 // config_options.go (modes, config options, set_mode, set_config_option),
 // errors.go (the one error → JSON-RPC error mapping), plans.go (plan
-// proposals, pending).
+// proposals offered as permission requests).
 //
 // Concurrency contract:
 //
@@ -34,8 +34,9 @@
 //     but never for the client, so the read loop always gets back to
 //     reading.
 //   - Calls to the client: session/request_permission is sent with
-//     DispatchCall from the session's runner goroutine (the approver) and
-//     waited for there; the read loop delivers the answer. A cancel, a
+//     DispatchCall from the session's runner goroutine (the approver) or,
+//     for a plan proposal, from a background goroutine, and waited for
+//     there; the read loop delivers the answer. A cancel, a
 //     close, the approval timeout or the end of input withdraws it: the
 //     wait ends, $/cancel_request is sent and the ask yields deny.
 //   - Updates: session events arrive synchronously on the session's actor

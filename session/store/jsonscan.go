@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/armadra/ama-rpc/internal/jsonstr"
+
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
@@ -405,52 +407,8 @@ func objectString(obj []byte, key string) (string, bool) {
 	return unquote(raw), true
 }
 
-// appendJSONString appends s as a JSON string the way JSON.stringify writes
-// it: only '"', '\\' and control characters are escaped (\b \f \n \r \t or
-// \u00xx); '<', '>', '&', U+2028/U+2029 and other non-ASCII text stay raw.
-// Invalid UTF-8 becomes U+FFFD.
+// appendJSONString appends s the way JSON.stringify writes it (session
+// files keep U+2028/U+2029 raw, like the reference).
 func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsonstr.Append(dst, s, jsonstr.Stringify)
 }

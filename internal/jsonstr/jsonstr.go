@@ -1,0 +1,86 @@
+// Package jsonstr writes JSON strings without reflection, for the hot
+// paths of the wire writer and the session file writer. It is pure and
+// safe for concurrent use.
+package jsonstr
+
+import "unicode/utf8"
+
+// Style selects how characters JSON allows raw are written.
+type Style int
+
+const (
+	// Wire matches encoding/json with HTML escaping off: U+2028 and
+	// U+2029 become \u2028 and \u2029, invalid UTF-8 becomes \ufffd.
+	Wire Style = iota
+	// Stringify matches JavaScript's JSON.stringify: U+2028/U+2029 stay
+	// raw and invalid UTF-8 becomes a raw U+FFFD (session files).
+	Stringify
+)
+
+const hexDigits = "0123456789abcdef"
+
+// Append appends s as a JSON string. In both styles '"', '\\' and control
+// characters are escaped (\b \f \n \r \t short forms, else \u00xx) and
+// '<', '>', '&' stay raw.
+func Append[T string | []byte](dst []byte, s T, style Style) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			if style == Wire {
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, "\ufffd"...)
+			}
+			i += size
+			start = i
+		case (r == '\u2028' || r == '\u2029') && style == Wire:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+		default:
+			i += size
+		}
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func decodeRune[T string | []byte](s T) (rune, int) {
+	switch v := any(s).(type) {
+	case string:
+		return utf8.DecodeRuneInString(v)
+	default:
+		return utf8.DecodeRune(v.([]byte))
+	}
+}
