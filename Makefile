@@ -2,7 +2,7 @@
 GO  ?= go
 BIN ?= bin/ama-rpc
 
-.PHONY: build test vet fuzz bench bench-peer golden clean
+.PHONY: build test vet fuzz bench bench-peer golden clean acp-deps
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ama-rpc
@@ -21,6 +21,13 @@ fuzz:
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzLineReader -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzAppendJSONString -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
+
+# The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
+# by make test when missing; .ci/run installs it).
+acp-deps:
+	npm ci --prefix test/acp --no-audit --no-fund
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
 bench: build

@@ -145,6 +145,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		if len(results) == 0 && len(steers) == 0 {
 			return msg.StopReason
 		}
+		if r.ctx.Err() != nil { // aborted during the tools: no new request
+			return llm.StopAborted
+		}
 		pending = steers
 	}
 }

@@ -62,9 +62,6 @@ const SCRIPT1 = script("script1.json", [
   { text: "all done", usage: usage(20, 3) },
   // prompt 2: a bash call whose permission request is answered by a cancel.
   toolCall("call-cancel", "bash", { command: "echo cancelled > cancelled.txt" }),
-  // The aborted run still makes one (aborted) model request after the
-  // denied call; it takes this response.
-  { text: "never shown" },
   // prompt 3: a slow reply cancelled mid-turn.
   { steps: [{ text: "working" }, { delayMs: 60000 }, { text: " never" }] },
 ]);
