@@ -28,6 +28,8 @@ type Case struct {
 	Keep   Keep            `json:"keep"`
 	// Normalize is the normaliser style (A, B or C; default A).
 	Normalize string `json:"normalize,omitempty"`
+	// Zero lists extra keys normalised to 0.
+	Zero []string `json:"zero,omitempty"`
 	// Exit is the expected exit code (default 0).
 	Exit int `json:"exit,omitempty"`
 	// Writer bounds the output queue (stall tests).
@@ -286,9 +288,9 @@ func bind(t testing.TB, r *Run, typ, id, path string) string {
 }
 
 // Transcript is the normalised, selected output of a run.
-func Transcript(t testing.TB, r *Run, keep Keep, style string) []byte {
+func Transcript(t testing.TB, r *Run, keep Keep, style string, zero ...string) []byte {
 	t.Helper()
-	n := &Normalizer{Root: r.Root, Style: style}
+	n := &Normalizer{Root: r.Root, Style: style, Zero: zero}
 	var buf bytes.Buffer
 	for _, l := range keep.Select(r.Lines()) {
 		nl, err := n.Line(l)
@@ -336,5 +338,5 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	if style == "" {
 		style = "A"
 	}
-	return r, &c, Transcript(t, r, c.Keep, style)
+	return r, &c, Transcript(t, r, c.Keep, style, c.Zero...)
 }
