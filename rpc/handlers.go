@@ -58,14 +58,13 @@ func init() {
 		"get_tree":                      handleGetTree,
 		"set_session_name":              handleSetSessionName,
 		"get_fork_messages":             handleForkMessages,
+		"get_trace":                     handleGetTrace,
 	}
 }
 
 // pendingCommands are protocol commands that answer not_implemented until
 // their issue lands (see the README status table).
-var pendingCommands = map[string]bool{
-	"get_trace": true,
-}
+var pendingCommands = map[string]bool{}
 
 type imageParam struct {
 	Type     string `json:"type"`
@@ -378,8 +377,10 @@ func handleSkills(s *Server, c *command) {
 }
 
 func handleAbortRetry(s *Server, c *command) {
-	aborted, err := s.current().AbortRetry()
-	s.answer(c, struct {
-		Aborted bool `json:"aborted"`
-	}{aborted}, err)
+	reply := s.later(c)
+	s.current().AbortRetry(func(aborted bool) {
+		reply(struct {
+			Aborted bool `json:"aborted"`
+		}{aborted}, nil)
+	})
 }

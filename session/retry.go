@@ -59,6 +59,10 @@ func (s *Session) reply(r *runState) turnReply {
 		_ = s.do(func(st *state) {
 			if st.run != nil {
 				st.run.retrying, st.run.cancelRetry = false, nil
+				for _, f := range st.run.retryAborted {
+					f(true)
+				}
+				st.run.retryAborted = nil
 			}
 		})
 		if slept != nil { // abort or abort_retry
@@ -150,13 +154,17 @@ func retryable(tr turnReply) bool {
 func overloaded(tr turnReply) bool { return llm.KindOf(tr.err) == llm.ErrOverloaded }
 
 // AbortRetry cancels a pending retry wait; the run then ends with the last
-// failure. It reports whether a retry was pending.
-func (s *Session) AbortRetry() (bool, error) {
-	return call(s, func(st *state) bool {
+// failure. reply says whether a retry was pending; when it was, it is
+// called once the wait has ended (before auto_retry_end).
+func (s *Session) AbortRetry(reply func(aborted bool)) {
+	if !s.post(func(st *state) {
 		if st.run == nil || !st.run.retrying || st.run.cancelRetry == nil {
-			return false
+			reply(false)
+			return
 		}
+		st.run.retryAborted = append(st.run.retryAborted, reply)
 		st.run.cancelRetry()
-		return true
-	})
+	}) {
+		reply(false)
+	}
 }

@@ -10,10 +10,11 @@ import (
 
 // runState is the active run of a session (nil when idle).
 type runState struct {
-	ctx         context.Context
-	cancel      context.CancelFunc
-	retrying    bool               // waiting before a retry
-	cancelRetry context.CancelFunc // ends that wait (abort_retry)
+	ctx          context.Context
+	cancel       context.CancelFunc
+	retrying     bool               // waiting before a retry
+	cancelRetry  context.CancelFunc // ends that wait (abort_retry)
+	retryAborted []func(bool)       // abort_retry replies due when the wait ends
 }
 
 // input is a message that starts or continues a run.
