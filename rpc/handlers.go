@@ -330,6 +330,10 @@ func handleSetActiveTools(s *Server, c *command) {
 		s.fail(c, err)
 		return
 	}
+	if p.Names == nil {
+		s.fail(c, fmt.Errorf("%w: names must be an array of tool names ([] turns every tool off)", errInvalidParams))
+		return
+	}
 	names, err := s.current().SetActiveTools(p.Names)
 	s.answer(c, struct {
 		Names []string `json:"names"`

@@ -55,6 +55,7 @@ func main() {
 		writeScript(script, n)
 		var settle []time.Duration
 		var last result
+		var peak int64
 		for i := 0; i < *runs; i++ {
 			r := reply(*bin, dir, script)
 			if r.deltas != n {
@@ -62,10 +63,9 @@ func main() {
 			}
 			settle = append(settle, r.settle)
 			last = r
-			if r.maxRSS > last.maxRSS {
-				last.maxRSS = r.maxRSS
-			}
+			peak = max(peak, r.maxRSS)
 		}
+		last.maxRSS = peak
 		fmt.Printf("%-28s %10s   stdout %d bytes (%.0f B/delta), %d lines, peak RSS %.1f MB\n",
 			fmt.Sprintf("%d-delta reply settled", n), median(settle).Round(100*time.Microsecond),
 			last.bytes, float64(last.bytes)/float64(n), last.lines, float64(last.maxRSS)/1024)
