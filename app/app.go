@@ -242,6 +242,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
+	deps.Settings.MaxTurns, deps.Settings.MaxCost = user.Limits.Turns, user.Limits.Cost
 	deps.Settings.CompactionPercent = user.Compaction.ThresholdPercent
 	deps.Settings.KeepRecentTokens = user.Compaction.KeepRecentTokens
 	if !flags.NoSession && (user.Checkpoints.Enabled == nil || *user.Checkpoints.Enabled) {

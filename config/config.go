@@ -26,6 +26,7 @@ type Config struct {
 	Compaction    Compaction                 `json:"compaction"`
 	Checkpoints   Checkpoints                `json:"checkpoints"`
 	Approvals     Approvals                  `json:"approvals"`
+	Limits        Limits                     `json:"limits"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -75,6 +76,13 @@ type Compaction struct {
 type Checkpoints struct {
 	Enabled      *bool `json:"enabled,omitempty"`
 	MaxFileBytes int64 `json:"maxFileBytes,omitempty"`
+}
+
+// Limits end a run early: after Turns turns or once its replies cost
+// Cost USD (0: no limit).
+type Limits struct {
+	Turns int     `json:"turns,omitempty"`
+	Cost  float64 `json:"cost,omitempty"`
 }
 
 // Approvals configures permission asks.

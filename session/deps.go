@@ -84,6 +84,9 @@ type Settings struct {
 	// KeepRecentTokens is about how much recent context a compaction keeps
 	// (default 20000).
 	KeepRecentTokens int
+	// MaxTurns and MaxCost (USD) end a run when reached (0: no limit).
+	MaxTurns int
+	MaxCost  float64
 	// NoAutoRetry and NoAutoCompaction start sessions with those off.
 	NoAutoRetry, NoAutoCompaction bool
 	// FallbackModel gets one attempt when retries are exhausted (zero:

@@ -15,6 +15,12 @@ type runState struct {
 	retrying     bool               // waiting before a retry
 	cancelRetry  context.CancelFunc // ends that wait (abort_retry)
 	retryAborted []func(bool)       // abort_retry replies due when the wait ends
+
+	turns    int            // turns so far in this run
+	cost     float64        // USD spent by this run's replies
+	calls    map[string]int // identical tool calls in this run
+	warning  string         // agent_settled warning (limit_reached, repeated_tool_call)
+	stopping bool           // a limit ended the run: no further turn
 }
 
 // input is a message that starts or continues a run.
@@ -52,7 +58,7 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 		// the run settles; doing both in one step means a message queued
 		// at the last moment is never stranded.
 		next, err := call(s, func(st *state) []input {
-			if stop != llm.StopAborted && stop != llm.StopError {
+			if stop != llm.StopAborted && stop != llm.StopError && !r.stopping {
 				if q := takeQueue(&st.steering, st.steeringMode); len(q) > 0 {
 					st.queueUpdate()
 					return userInputs(q, "steer", st.nowMs())
@@ -64,7 +70,7 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 			}
 			s.publish(events.AgentEnd{StopReason: stop, WillRetry: false})
 			s.publish(events.AgentBeforeSettle{})
-			s.publish(events.AgentSettled{})
+			s.publish(events.AgentSettled{Warning: r.warning})
 			st.settled()
 			return nil
 		})
@@ -149,6 +155,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		if r.ctx.Err() != nil { // aborted during the tools: no new request
 			return llm.StopAborted
 		}
+		if s.limitReached(r, msg) {
+			return msg.StopReason
+		}
 		pending = steers
 	}
 }
@@ -162,4 +171,30 @@ func promptText(in []input) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// limitReached checks the run's limits after a turn that will be followed
+// by another: the turn and cost limits (limit_reached, once per run) and
+// repeated identical tool calls. When one is hit the run ends after this
+// turn and agent_settled carries the warning.
+func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
+	if r.stopping {
+		return true
+	}
+	set := s.deps.Settings
+	r.turns++
+	if msg.Usage.Cost != nil {
+		r.cost += msg.Usage.Cost.Total
+	}
+	switch {
+	case set.MaxTurns > 0 && r.turns >= set.MaxTurns:
+		s.publish(events.LimitReached{Kind: "turns", Value: float64(r.turns), Limit: float64(set.MaxTurns)})
+		r.warning, r.stopping = "limit_reached", true
+	case set.MaxCost > 0 && r.cost >= set.MaxCost:
+		s.publish(events.LimitReached{Kind: "cost", Value: r.cost, Limit: set.MaxCost})
+		r.warning, r.stopping = "limit_reached", true
+	case r.warning == "repeated_tool_call":
+		r.stopping = true
+	}
+	return r.stopping
 }

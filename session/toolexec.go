@@ -72,6 +72,11 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		p.result = tools.ErrorResult("aborted by user")
 		return p
 	}
+	if repeated(r, tc) {
+		p.result = tools.ErrorResult(fmt.Sprintf("not executed: this exact %s call was already made %d times in this run; change the approach", tc.Name, maxRepeats-1))
+		r.warning = "repeated_tool_call"
+		return p
+	}
 	tool := env.lookup(tc.Name)
 	if tool == nil {
 		p.result = tools.ErrorResult(fmt.Sprintf("Tool %s not found", tc.Name))
@@ -96,6 +101,20 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		p.result = tools.ErrorResult(denyText)
 	}
 	return p
+}
+
+// maxRepeats is the identical tool call that ends a run (the 5th).
+const maxRepeats = 5
+
+// repeated counts identical calls (name and arguments) in the run and
+// reports the maxRepeats-th.
+func repeated(r *runState, tc *llm.ToolCall) bool {
+	if r.calls == nil {
+		r.calls = map[string]int{}
+	}
+	key := tc.Name + "\x00" + string(tc.Arguments)
+	r.calls[key]++
+	return r.calls[key] >= maxRepeats
 }
 
 // execute runs the calls that passed preparation: in parallel when every
