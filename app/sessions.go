@@ -21,6 +21,9 @@ func firstSession(deps *session.Deps, flags *Flags, opts session.Options) (*sess
 	switch {
 	case flags.Session != "":
 		path = flags.Session
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(opts.Cwd, path)
+		}
 	case flags.Resume != "":
 		path, err = session.FindSession(deps.Dirs.Sessions, opts.Cwd, flags.Resume)
 	case flags.Continue:
