@@ -26,7 +26,7 @@ type Case struct {
 	// Config is the user config file content.
 	Config json.RawMessage `json:"config,omitempty"`
 	Keep   Keep            `json:"keep"`
-	// Normalize is the normaliser style (A, B or C; default A).
+	// Normalize is the normaliser style (A, B, C or F; default A).
 	Normalize string `json:"normalize,omitempty"`
 	// Zero lists extra keys normalised to 0.
 	Zero []string `json:"zero,omitempty"`

@@ -143,3 +143,107 @@ func shapeSequence(t *testing.T, lines [][]byte) []string {
 	}
 	return out
 }
+
+// Retries through the real client: 429 with Retry-After then success, 500
+// until retries run out, and a stream cut mid-reply then success.
+func TestHTTPRetries(t *testing.T) {
+	type step func(w http.ResponseWriter, r *http.Request)
+	ok := func(text string) step {
+		return func(w http.ResponseWriter, r *http.Request) {
+			sse(w, chunk(`{"role":"assistant","content":"`+text+`"}`, ""), chunk(`{}`, "stop"), usage(10, 2))
+		}
+	}
+	status := func(code int, retryAfter string) step {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if retryAfter != "" {
+				w.Header().Set("Retry-After", retryAfter)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `{"error":{"message":"status %d","type":"server_error"}}`, code)
+		}
+	}
+	cut := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", chunk(`{"role":"assistant","content":"partial answ"}`, ""))
+		w.(http.Flusher).Flush()
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}
+	cases := []struct {
+		name      string
+		config    string
+		steps     []step
+		wantEvent []string // auto_retry_* lines, normalised
+		final     string   // final assistant text, or "" for a failed run
+	}{
+		{"429 then success", `{"retry":{"baseDelayMs":5}}`, []step{status(429, "1"), ok("after 429")},
+			[]string{`auto_retry_start attempt=1 delayMs=1000`, `auto_retry_end success=true attempt=2`}, "after 429"},
+		{"500 until retries run out", `{"retry":{"baseDelayMs":5,"maxAttempts":2}}`, []step{status(500, ""), status(500, ""), status(500, "")},
+			[]string{`auto_retry_start attempt=1 delayMs=5`, `auto_retry_start attempt=2 delayMs=10`, `auto_retry_end success=false attempt=3`}, ""},
+		{"stream cut then success", `{"retry":{"baseDelayMs":5}}`, []step{cut, ok("complete answer")},
+			[]string{`auto_retry_start attempt=1 delayMs=5`, `auto_retry_end success=true attempt=2`}, "complete answer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				i := int(n.Add(1)) - 1
+				if i >= len(tc.steps) {
+					t.Errorf("unexpected request %d", i+1)
+					http.Error(w, "no more", 500)
+					return
+				}
+				tc.steps[i](w, r)
+			}))
+			defer srv.Close()
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "openai/mock"}, UserConfig: []byte(tc.config),
+				Env: map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "sk-test"}})
+			r.WaitFor("hello", 1, isType("hello"))
+			r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+			r.WaitFor("agent_settled", 1, isType("agent_settled"))
+			r.Send(`{"id":"m","type":"get_messages"}`)
+			r.WaitFor("messages", 1, isResponse("m"))
+			r.CloseStdin()
+			r.Wait()
+			var got []string
+			var msgs []json.RawMessage
+			for _, l := range r.Lines() {
+				var v struct {
+					Type, ID string
+					Attempt  int
+					DelayMs  int64
+					Success  bool
+					Message  json.RawMessage
+					Data     struct{ Messages []json.RawMessage }
+				}
+				_ = json.Unmarshal(l, &v)
+				switch v.Type {
+				case "auto_retry_start":
+					got = append(got, fmt.Sprintf("auto_retry_start attempt=%d delayMs=%d", v.Attempt, v.DelayMs))
+				case "auto_retry_end":
+					got = append(got, fmt.Sprintf("auto_retry_end success=%t attempt=%d", v.Success, v.Attempt))
+				case "response":
+					if v.ID == "m" {
+						msgs = v.Data.Messages
+					}
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.wantEvent, "\n") {
+				t.Fatalf("retry events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.wantEvent, "\n"))
+			}
+			// The context keeps the user message and, on success, only the
+			// final reply: failed attempts were removed.
+			if tc.final != "" {
+				if len(msgs) != 2 || !strings.Contains(string(msgs[1]), tc.final) {
+					t.Fatalf("context after retries: %s", msgs)
+				}
+			}
+			if int(n.Load()) != len(tc.steps) {
+				t.Fatalf("%d requests, want %d", n.Load(), len(tc.steps))
+			}
+		})
+	}
+}

@@ -13,8 +13,9 @@ type Normalizer struct {
 	// Root is the temporary directory of the run; it becomes "<root>".
 	Root string
 	// Style selects the rule set: "A" (whole-string ids, the prompt and
-	// rewind goldens), "B" (A plus plan file names) or "C" (UUID
-	// substrings, backslashes; the interrupt golden).
+	// rewind goldens), "B" (A plus plan file names), "C" (UUID
+	// substrings, backslashes; the interrupt golden) or "F" (the trace
+	// golden: B after dropping numeric trace times, see dropF).
 	Style string
 	// Zero lists extra keys whose values become 0 (estimates that depend
 	// on the length of temporary paths).
@@ -29,6 +30,48 @@ var (
 )
 
 var zeroAlways = map[string]bool{"timestamp": true, "durationMs": true}
+
+// dropF lists the keys style F removes (not zeroes) when their value is a
+// number.
+var dropF = map[string]bool{
+	"requestAt": true, "firstTokenAt": true, "doneAt": true, "startedAt": true, "endedAt": true, "tps": true,
+	"ttftMs": true, "ttftP50": true, "ttftP90": true, "avgTps": true, "approvalMs": true,
+}
+
+// previewKey is a previews key naming an entry: <kind>:<8 hex>.
+var previewKey = regexp.MustCompile(`^([^:]+):[0-9a-f]{8}$`)
+
+// styleF applies the trace-only rules of style F to an object: numeric
+// time keys are removed, sessionFile becomes "<sessionFile>" and the
+// entry ids in previews keys become <id> (a repeated key keeps its first
+// position and its last value, as a JavaScript object does).
+func styleF(o *Object) {
+	keys := o.Keys[:0]
+	for _, k := range o.Keys {
+		if _, num := o.Values[k].(json.Number); num && dropF[k] {
+			delete(o.Values, k)
+			continue
+		}
+		keys = append(keys, k)
+	}
+	o.Keys = keys
+	if _, ok := o.Values["sessionFile"].(string); ok {
+		o.Values["sessionFile"] = "<sessionFile>"
+	}
+	p, ok := o.Values["previews"].(*Object)
+	if !ok {
+		return
+	}
+	renamed := &Object{Values: map[string]Value{}}
+	for _, k := range p.Keys {
+		nk := previewKey.ReplaceAllString(k, "$1:<id>")
+		if _, dup := renamed.Values[nk]; !dup {
+			renamed.Keys = append(renamed.Keys, nk)
+		}
+		renamed.Values[nk] = p.Values[k]
+	}
+	o.Values["previews"] = renamed
+}
 
 var zeroNumeric = map[string]bool{
 	"requestAt": true, "firstTokenAt": true, "doneAt": true, "startedAt": true, "endedAt": true, "tps": true,
@@ -54,6 +97,9 @@ func (n *Normalizer) walk(key string, v Value) Value {
 	}
 	switch t := v.(type) {
 	case *Object:
+		if n.Style == "F" {
+			styleF(t)
+		}
 		for _, k := range t.Keys {
 			t.Values[k] = n.walk(k, t.Values[k])
 		}
@@ -89,7 +135,7 @@ func (n *Normalizer) str(key, s string) string {
 		return "<id>"
 	}
 	s = n.root(s, false)
-	if n.Style == "B" {
+	if n.Style == "B" || n.Style == "F" {
 		s = planFile.ReplaceAllString(s, "/<uuid>-v")
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/trace"
 )
 
 // Wire error codes (AmaError.code in the reference).
@@ -25,6 +26,7 @@ const (
 	CodeSessionExists    = "session_exists"
 	CodeNoAPIKey         = "no_api_key"
 	CodeAborted          = "aborted"
+	CodeTaskNotFound     = "task_not_found"
 )
 
 // errInvalidParams marks a command whose parameters do not decode.
@@ -62,6 +64,8 @@ var codeTable = []struct {
 	{store.ErrCorrupt, CodeSessionCorrupt},
 	{store.ErrLocked, CodeSessionLocked},
 	{store.ErrExists, CodeSessionExists},
+	{trace.ErrInvalidArguments, CodeInvalidArguments},
+	{trace.ErrTaskNotFound, CodeTaskNotFound},
 }
 
 // ErrorCode returns the wire code of err, or "" when it has none.

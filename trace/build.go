@@ -1,0 +1,410 @@
+package trace
+
+import (
+	"math"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session/store"
+)
+
+// CustomType is the customType of the trace entries the session writes.
+const CustomType = "ama.trace"
+
+// stepData is the data of an ama.trace entry of kind step. Times are read
+// as numbers of any form (files written by other tools).
+type stepData struct {
+	Kind             string   `json:"kind"`
+	Attempt          int      `json:"attempt"`
+	AssistantEntryID string   `json:"assistantEntryId"`
+	RequestAt        float64  `json:"requestAt"`
+	FirstTokenAt     float64  `json:"firstTokenAt"`
+	DoneAt           float64  `json:"doneAt"`
+	OutputTokens     int      `json:"outputTokens"`
+	TPS              *float64 `json:"tps"`
+	Status           string   `json:"status"`
+}
+
+type stepRecord struct {
+	entryID string
+	data    stepData
+}
+
+// builder holds the state of one Build.
+type builder struct {
+	in     Input
+	pos    map[string]int // entry id → index in in.Entries
+	turnOf []int          // entry index → turn index (-1: none)
+	turns  []*Turn
+	aux    []*Aux
+	// Content kept for previews.
+	prompts map[*Turn]*llm.UserMessage
+	replies map[*Step]*llm.AssistantMessage
+	calls   map[*Tool]*llm.ToolCall
+	results map[*Tool]*llm.ToolResultMessage
+}
+
+// Build returns the trace of the query's window of turns. q is validated
+// first; q.TaskID is not looked at (the caller resolves tasks).
+func Build(in Input, q Query) (*Result, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	limit, _ := q.limit()
+	b := &builder{in: in, pos: make(map[string]int, len(in.Entries)),
+		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
+		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
+	for i, e := range in.Entries {
+		if _, dup := b.pos[e.ID]; !dup {
+			b.pos[e.ID] = i
+		}
+	}
+	b.assignTurns()
+	b.fill()
+	b.finish()
+
+	from, to, err := b.window(q, limit)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Trace: Trace{Version: Version, SessionID: in.SessionID, Cwd: in.Cwd, Totals: b.totals(),
+			Turns: append([]*Turn{}, b.turns[from:to]...), Aux: b.aux, Partial: in.Running, SessionFile: in.SessionFile},
+		HasMoreBefore: from > 0,
+		LeafID:        in.Leaf,
+	}
+	if res.Trace.Aux == nil {
+		res.Trace.Aux = []*Aux{}
+	}
+	if from > 0 && from < len(b.turns) {
+		res.Cursor.Before = b.turns[from].ID
+	}
+	if n := len(in.Entries); n > 0 {
+		id := in.Entries[n-1].ID
+		res.Cursor.Since = &id
+	}
+	if q.Content == ContentPreview {
+		res.Previews = b.previews(res.Trace.Turns)
+	}
+	return res, nil
+}
+
+// startsTurn reports whether e is a user message that starts a turn, and
+// returns the message.
+func startsTurn(e *store.Entry) (*llm.UserMessage, bool) {
+	u, ok := userMessage(e)
+	if !ok || u.Origin == "steer" || u.Origin == "followUp" {
+		return u, false
+	}
+	return u, true
+}
+
+func userMessage(e *store.Entry) (*llm.UserMessage, bool) {
+	if e.Type != store.TypeMessage {
+		return nil, false
+	}
+	m, err := e.Message()
+	if err != nil {
+		return nil, false
+	}
+	u, ok := m.(*llm.UserMessage)
+	return u, ok
+}
+
+// assignTurns creates the turns (in selection order) and maps every entry
+// to the turn of its nearest ancestor (itself included) that starts one.
+func (b *builder) assignTurns() {
+	const unknown = -2
+	b.turnOf = make([]int, len(b.in.Entries))
+	for i := range b.turnOf {
+		b.turnOf[i] = unknown
+	}
+	for i, e := range b.in.Entries {
+		if u, ok := startsTurn(e); ok {
+			t := &Turn{ID: e.ID, EntryIDs: []string{e.ID}, Steps: []*Step{}, StartedAt: u.Timestamp}
+			b.prompts[t] = u
+			b.turnOf[i] = len(b.turns)
+			b.turns = append(b.turns, t)
+		}
+	}
+	var chain []int
+	for i := range b.in.Entries {
+		chain = chain[:0]
+		cur, t := i, -1
+		for {
+			if b.turnOf[cur] != unknown {
+				t = b.turnOf[cur]
+				break
+			}
+			chain = append(chain, cur)
+			p := b.in.Entries[cur].ParentID
+			if p == nil {
+				break
+			}
+			next, ok := b.pos[*p]
+			if !ok || len(chain) > len(b.in.Entries) { // outside the selection, or a cycle
+				break
+			}
+			cur = next
+		}
+		for _, c := range chain {
+			b.turnOf[c] = t
+		}
+	}
+}
+
+// fill walks the entries in order and attaches them to their turns.
+func (b *builder) fill() {
+	traces := map[string]stepRecord{}
+	for _, e := range b.in.Entries {
+		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
+			continue
+		}
+		var aux struct {
+			Data stepData `json:"data"`
+		}
+		if e.Decode(&aux) != nil || aux.Data.Kind != "step" || aux.Data.AssistantEntryID == "" {
+			continue
+		}
+		if _, seen := traces[aux.Data.AssistantEntryID]; !seen {
+			traces[aux.Data.AssistantEntryID] = stepRecord{entryID: e.ID, data: aux.Data}
+		}
+	}
+	for i, e := range b.in.Entries {
+		ti := b.turnOf[i]
+		var turn *Turn
+		if ti >= 0 {
+			turn = b.turns[ti]
+		}
+		switch e.Type {
+		case store.TypeMessage:
+			if turn != nil {
+				b.message(turn, e, traces)
+			}
+		case store.TypeUsage:
+			var u struct {
+				Kind     string    `json:"kind"`
+				Provider string    `json:"provider"`
+				Model    string    `json:"model"`
+				Usage    llm.Usage `json:"usage"`
+			}
+			if e.Decode(&u) == nil {
+				b.addAux(e, turn, u.Kind, u.Provider, u.Model, u.Usage)
+			}
+		case store.TypeCompaction, store.TypeBranchSummary:
+			var u struct {
+				Usage *llm.Usage `json:"usage"`
+			}
+			if e.Decode(&u) == nil && u.Usage != nil {
+				purpose := PurposeCompaction
+				if e.Type == store.TypeBranchSummary {
+					purpose = PurposeBranchSummary
+				}
+				b.addAux(e, turn, purpose, "", "", *u.Usage)
+			}
+		}
+	}
+}
+
+func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model string, u llm.Usage) {
+	a := &Aux{ID: e.ID, Purpose: purpose, Provider: provider, Model: model, Usage: u}
+	if turn != nil {
+		a.TurnID = turn.ID
+	}
+	b.aux = append(b.aux, a)
+}
+
+// message attaches a message entry of turn.
+func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepRecord) {
+	m, err := e.Message()
+	if err != nil {
+		return
+	}
+	switch m := m.(type) {
+	case *llm.UserMessage:
+		if e.ID != turn.ID {
+			turn.EntryIDs = append(turn.EntryIDs, e.ID)
+		}
+	case *llm.AssistantMessage:
+		b.step(turn, e, m, traces)
+	case *llm.ToolResultMessage:
+		for si := len(turn.Steps) - 1; si >= 0; si-- {
+			for _, t := range turn.Steps[si].Tools {
+				if t.ID == m.ToolCallID && b.results[t] == nil {
+					b.results[t] = m
+					t.EntryIDs = append(t.EntryIDs, e.ID)
+					t.IsError = m.IsError
+					t.Status = StatusOK
+					if m.IsError {
+						t.Status = StatusError
+					}
+					t.EndedAt = m.Timestamp
+					return
+				}
+			}
+		}
+	}
+}
+
+// step adds the step of an assistant message.
+func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, traces map[string]stepRecord) {
+	s := &Step{ID: e.ID, EntryIDs: []string{e.ID}, Provider: m.Provider, Model: m.Model, Attempt: 1,
+		Usage: m.Usage, StopReason: m.StopReason, Tools: []*Tool{}, ThinkingLevel: m.ThinkingLevel,
+		CacheHitRatio: hitRatio(m.Usage.Input, m.Usage.CacheRead, m.Usage.CacheWrite)}
+	switch m.StopReason {
+	case llm.StopError:
+		s.Status = StatusError
+	case llm.StopAborted:
+		s.Status = StatusAborted
+	default:
+		s.Status = StatusOK
+	}
+	if n := len(turn.Steps); n > 0 && turn.Steps[n-1].StopReason == llm.StopError {
+		s.Attempt = turn.Steps[n-1].Attempt + 1 // an automatic retry
+	}
+	if r, ok := traces[e.ID]; ok {
+		s.EntryIDs = append(s.EntryIDs, r.entryID)
+		d := r.data
+		if d.Attempt > 0 {
+			s.Attempt = d.Attempt
+		}
+		switch d.Status {
+		case StatusOK, StatusError, StatusAborted:
+			s.Status = d.Status
+		}
+		s.RequestAt, s.FirstTokenAt, s.DoneAt = ms(d.RequestAt), ms(d.FirstTokenAt), ms(d.DoneAt)
+		if s.RequestAt > 0 && s.FirstTokenAt >= s.RequestAt {
+			ttft := s.FirstTokenAt - s.RequestAt
+			s.TTFTMs = &ttft
+		}
+		out := d.OutputTokens
+		if out == 0 {
+			out = m.Usage.Output
+		}
+		switch {
+		case d.TPS != nil && *d.TPS >= 0 && !math.IsInf(*d.TPS, 0):
+			tps := *d.TPS
+			s.TPS = &tps
+		case s.FirstTokenAt > 0 && s.DoneAt > s.FirstTokenAt && out > 0:
+			tps := math.Round(float64(out)/(float64(s.DoneAt-s.FirstTokenAt)/1000)*10) / 10
+			s.TPS = &tps
+		}
+	}
+	for _, tc := range m.ToolCalls() {
+		t := &Tool{ID: tc.ID, Name: tc.Name, Status: StatusRunning, EntryIDs: []string{e.ID}, Children: []*Tool{}}
+		b.calls[t] = tc
+		s.Tools = append(s.Tools, t)
+	}
+	b.replies[s] = m
+	turn.Steps = append(turn.Steps, s)
+}
+
+func ms(f float64) int64 {
+	if f <= 0 || math.IsNaN(f) || f > math.MaxInt64/2 {
+		return 0
+	}
+	return int64(f)
+}
+
+func hitRatio(input, cacheRead, cacheWrite int) float64 {
+	if den := input + cacheRead + cacheWrite; den > 0 {
+		return float64(cacheRead) / float64(den)
+	}
+	return 0
+}
+
+// finish sets turn statuses, times and usage.
+func (b *builder) finish() {
+	running := -1
+	if b.in.Running && b.in.Leaf != nil {
+		if i, ok := b.pos[*b.in.Leaf]; ok {
+			running = b.turnOf[i]
+		}
+	}
+	for ti, t := range b.turns {
+		u := &t.Usage
+		for _, s := range t.Steps {
+			u.Requests++
+			u.Input += s.Usage.Input
+			u.Output += s.Usage.Output
+			u.CacheRead += s.Usage.CacheRead
+			u.CacheWrite += s.Usage.CacheWrite
+			u.ToolCalls += len(s.Tools)
+			if s.Usage.Cost != nil {
+				u.Cost += s.Usage.Cost.Total
+			}
+			t.EndedAt = max(t.EndedAt, s.DoneAt, b.replies[s].Timestamp)
+			for _, tool := range s.Tools {
+				t.EndedAt = max(t.EndedAt, tool.EndedAt)
+			}
+		}
+		u.CacheHitRatio = hitRatio(u.Input, u.CacheRead, u.CacheWrite)
+		if t.StartedAt > 0 && t.EndedAt > t.StartedAt {
+			u.DurationMs = t.EndedAt - t.StartedAt
+		}
+		switch {
+		case ti == running:
+			t.Status = StatusRunning
+		case len(t.Steps) > 0:
+			t.Status = t.Steps[len(t.Steps)-1].Status
+		default: // the turn never got a reply (the process stopped)
+			t.Status = StatusAborted
+		}
+	}
+}
+
+// totals sums every turn of the selection and the auxiliary requests.
+func (b *builder) totals() Usage {
+	var u Usage
+	for _, t := range b.turns {
+		u.Requests += t.Usage.Requests
+		u.Input += t.Usage.Input
+		u.Output += t.Usage.Output
+		u.CacheRead += t.Usage.CacheRead
+		u.CacheWrite += t.Usage.CacheWrite
+		u.ToolCalls += t.Usage.ToolCalls
+		u.Cost += t.Usage.Cost
+		u.DurationMs += t.Usage.DurationMs
+	}
+	for _, a := range b.aux {
+		u.Requests++
+		u.Input += a.Usage.Input
+		u.Output += a.Usage.Output
+		u.CacheRead += a.Usage.CacheRead
+		u.CacheWrite += a.Usage.CacheWrite
+		if a.Usage.Cost != nil {
+			u.Cost += a.Usage.Cost.Total
+		}
+	}
+	u.CacheHitRatio = hitRatio(u.Input, u.CacheRead, u.CacheWrite)
+	return u
+}
+
+// window returns the range [from, to) of turns the query selects.
+func (b *builder) window(q Query, limit int) (from, to int, err error) {
+	n := len(b.turns)
+	switch {
+	case q.Before != "":
+		for i, t := range b.turns {
+			if t.ID == q.Before {
+				return max(0, i-limit), i, nil
+			}
+		}
+		return 0, 0, invalid("before %s is not a turn on this branch", q.Before)
+	case q.Since != "":
+		i, ok := b.pos[q.Since]
+		if !ok {
+			return 0, n, nil // not in the selection: start over
+		}
+		// The turn holding since, or an earlier one that a later entry
+		// belongs to; entries before the first turn start at the next turn.
+		from = n
+		for j := i; j < len(b.in.Entries); j++ {
+			if t := b.turnOf[j]; t >= 0 && t < from {
+				from = t
+			}
+		}
+		return from, n, nil
+	default:
+		return max(0, n-limit), n, nil
+	}
+}
