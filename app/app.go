@@ -61,6 +61,8 @@ type Hooks struct {
 	NewUUID    func() string
 	NewEntryID func() string
 	Writer     rpc.WriterOptions
+	// ShutdownGrace overrides rpc.DefaultShutdownGrace (tests).
+	ShutdownGrace time.Duration
 	// OnServer receives the server before it runs.
 	OnServer func(*rpc.Server)
 }
@@ -382,6 +384,7 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 	}
 	if env.Hooks != nil {
 		opts.Writer = env.Hooks.Writer
+		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
 	srv := rpc.NewServer(opts)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {

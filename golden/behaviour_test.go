@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/rpc"
 )
@@ -162,5 +165,28 @@ func TestBackgroundJobEvents(t *testing.T) {
 	}
 	if strings.Join(phases, ",") != "started,stopped" || len(ids) != 1 || !ids["j1"] {
 		t.Fatalf("phases %v ids %v", phases, ids)
+	}
+}
+
+// A signal while the host has stopped reading (the dispatcher is blocked on
+// a full output queue): the server still exits, after the shutdown grace.
+func TestSignalWithStalledHostExits(t *testing.T) {
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--no-session"},
+		Writer: rpc.WriterOptions{MaxItems: 4, MaxBytes: 64 << 10}, ShutdownGrace: 100 * time.Millisecond})
+	r.WaitFor("session_start", 1, isType("session_start"))
+	r.Stall()
+	for i := 0; i < 32; i++ {
+		r.Send(`{"type":"get_state"}`)
+	}
+	r.Poll("full output queue", func() bool {
+		s := r.Server()
+		return s != nil && s.Writer().Stats().PeakItems >= 4
+	})
+	r.Interrupt(app.SignalError{Signal: syscall.SIGTERM})
+	if code := r.Wait(); code != 143 {
+		t.Fatalf("exit code %d, want 143", code)
+	}
+	if !strings.Contains(r.Stderr(), "shutdown did not finish in time") {
+		t.Errorf("stderr does not explain the forced exit:\n%s", r.Stderr())
 	}
 }

@@ -34,6 +34,8 @@ type Config struct {
 	UserConfig []byte
 	// Writer bounds the output queue (zero: defaults).
 	Writer rpc.WriterOptions
+	// ShutdownGrace bounds the shutdown after Interrupt (zero: default).
+	ShutdownGrace time.Duration
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -111,7 +113,7 @@ func Start(t testing.TB, cfg Config) *Run {
 	r.stdin, r.stdout = inW, outR
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
-	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer,
+	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
 		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {

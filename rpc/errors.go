@@ -59,6 +59,8 @@ var codeTable = []struct {
 	{session.ErrRewindFailed, CodeRewindFailed},
 	{session.ErrEntryNotFound, CodeInvalidArguments},
 	{session.ErrNoAPIKey, CodeNoAPIKey},
+	{session.ErrNoModel, CodeModelNotFound},
+	{session.ErrClosed, CodeAborted},
 	{session.ErrNothingToCompact, CodeInvalidArguments},
 	{store.ErrNotFound, CodeSessionNotFound},
 	{store.ErrCorrupt, CodeSessionCorrupt},

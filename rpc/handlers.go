@@ -274,9 +274,9 @@ func handleCapabilities(s *Server, c *command) {
 	}
 	s.mu.Lock()
 	s.caps = caps
-	s.compact = seen["compact_events"]
-	s.plans = seen["plans"]
 	s.mu.Unlock()
+	s.compact.Store(seen["compact_events"])
+	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])
 	s.ok(c, struct {

@@ -1,8 +1,6 @@
 package rpc
 
 import (
-	"context"
-
 	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -19,36 +17,48 @@ func handlePlanResponse(s *Server, c *command) {
 		s.fail(c, err)
 		return
 	}
+	fresh := p.Decision == string(plan.DecisionApproveFresh)
+	if fresh {
+		// The switch to a fresh session holds back later commands until
+		// the new session runs the plan.
+		s.beginSwitch()
+	}
 	reply := s.later(c)
 	cur := s.current()
 	cur.PlanResponse(session.PlanDecision{PlanID: p.PlanID, Decision: p.Decision, Mode: p.Mode, Feedback: p.Feedback,
 		EditedMarkdown: p.EditedMarkdown}, func(out session.PlanOutcome, err error) {
-		if err != nil {
-			reply(nil, err)
-			return
-		}
 		data := struct {
 			PlanID   string `json:"planId"`
 			Decision string `json:"decision"`
 		}{out.PlanID, out.Decision}
-		if out.Fresh == nil {
+		if !fresh {
+			if err != nil {
+				reply(nil, err)
+				return
+			}
 			reply(data, nil)
 			return
 		}
-		// approve_fresh: a new session carries out the plan. This callback
-		// runs on the old session's actor, which the switch must close, so
-		// the switch happens on its own goroutine.
-		go s.approveFresh(cur, out.Fresh, func(err error) { reply(data, err) })
+		// This runs on the old session's actor, which the switch closes,
+		// so the switch continues on the dispatcher.
+		s.onDispatcher(func() {
+			switch {
+			case err != nil:
+				reply(nil, err)
+			case out.Fresh == nil:
+				reply(data, nil)
+			default:
+				s.approveFresh(cur, out.Fresh, func(err error) { reply(data, err) })
+			}
+			s.endSwitch()
+		})
 	})
 }
 
 // approveFresh starts a new session (session_start reason new), adopts the
-// approved plan there and answers once its first turn has started.
+// approved plan there and answers once its first turn has started
+// (dispatcher only; old is idle: plan responses wait for the run to end).
 func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done func(error)) {
-	if err := old.WaitIdle(context.Background()); err != nil {
-		done(err)
-		return
-	}
 	opts, err := old.Settings()
 	if err != nil {
 		done(err)
@@ -62,11 +72,13 @@ func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done 
 	}
 	s.attach(next)
 	if err := next.Start("new"); err != nil {
+		s.attach(old)
+		next.Close()
 		done(err)
 		return
 	}
 	old.Close()
-	next.AdoptPlan(*fp, func() { done(nil) })
+	next.AdoptPlan(*fp, done)
 }
 
 func handleGetPlan(s *Server, c *command) {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -36,6 +38,9 @@ type Options struct {
 	// Deps create the sessions of new_session, switch_session and fork.
 	Deps   *session.Deps
 	Writer WriterOptions
+	// ShutdownGrace bounds the shutdown after a signal (zero:
+	// DefaultShutdownGrace).
+	ShutdownGrace time.Duration
 }
 
 // Server speaks ama's stdio JSONL protocol for one host.
@@ -49,12 +54,21 @@ type Server struct {
 	log  *zap.Logger
 	w    *Writer
 
-	mu      sync.Mutex
-	cur     *session.Session
-	unsub   func()
-	caps    []string
-	compact bool
-	plans   bool // the client answers plan proposals
+	mu    sync.Mutex // guards cur, unsub and caps
+	cur   *session.Session
+	unsub func()
+	caps  []string
+
+	compact atomic.Bool // compact_events shapes (read under the bus lock)
+	plans   atomic.Bool // the client answers plan proposals
+
+	tasksMu sync.Mutex
+	tasks   []func()      // work posted to the dispatcher goroutine
+	wake    chan struct{} // signals tasks (capacity 1)
+
+	// Dispatcher-only state.
+	switching bool     // a session switch is in flight
+	deferred  [][]byte // lines held back until it ends
 
 	pending sync.WaitGroup // replies still owed by asynchronous handlers
 }
@@ -73,6 +87,9 @@ func NewServer(opts Options) *Server {
 	if opts.Models == nil {
 		opts.Models = llm.NewRegistry()
 	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = DefaultShutdownGrace
+	}
 	opts.Writer.Log = opts.Log
 	return &Server{opts: opts, log: opts.Log, caps: []string{}}
 }
@@ -84,51 +101,92 @@ func (s *Server) Writer() *Writer { return s.w }
 // stdin.
 var ErrInterrupted = errors.New("interrupted")
 
+// DefaultShutdownGrace bounds the orderly shutdown after a signal: if
+// output cannot be flushed by then (the host stopped reading), Run returns
+// anyway.
+const DefaultShutdownGrace = 5 * time.Second
+
 // Run serves until stdin ends or ctx is cancelled, then shuts down in
 // order: approvals are withdrawn, a started run finishes (or, when ctx was
-// cancelled, is aborted), owed replies are written, and output is flushed.
+// cancelled, is aborted), owed replies are written, output is flushed and
+// the current session is closed. After a signal the shutdown gets
+// Options.ShutdownGrace; a host that stopped reading cannot keep the process alive.
 func (s *Server) Run(ctx context.Context) error {
 	s.w = NewWriter(s.opts.Out, s.opts.Writer)
-	defer s.w.Close()
+	s.wake = make(chan struct{}, 1)
 	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: Capabilities})
 	s.attach(s.opts.Session)
 	if err := s.opts.Session.Start(s.opts.StartReason); err != nil {
+		s.w.Close()
 		return fmt.Errorf("start session: %w", err)
 	}
-
-	lines := make(chan []byte, 64)
-	go s.readLines(lines)
-	interrupted := false
-loop:
-	for {
+	done := make(chan bool, 1)
+	go func() { done <- s.serve(ctx) }()
+	var interrupted bool
+	select {
+	case interrupted = <-done:
+	case <-ctx.Done():
+		// The dispatcher may be blocked (e.g. by a host that does not read):
+		// abort right away, then wait a bounded time for the rest.
+		s.opts.Broker.SetAttended(false)
+		s.current().Abort(func() {})
 		select {
-		case line, ok := <-lines:
-			if !ok {
-				break loop
-			}
-			s.dispatch(line)
-		case <-ctx.Done():
-			interrupted = true
-			break loop
+		case interrupted = <-done:
+		case <-time.After(s.opts.ShutdownGrace):
+			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
+			return ErrInterrupted
 		}
 	}
-	s.shutdown(interrupted)
+	s.w.Close()
 	if interrupted {
 		return ErrInterrupted
 	}
 	return nil
 }
 
-// readLines feeds lines to the dispatcher; oversized lines become parse
-// errors here so the reader never holds more than one line.
-func (s *Server) readLines(out chan<- []byte) {
+// input is one item from the stdin reader.
+type input struct {
+	line    []byte
+	tooLong bool
+}
+
+// serve is the dispatcher loop. It reports whether it stopped for ctx.
+func (s *Server) serve(ctx context.Context) bool {
+	lines := make(chan input, 64)
+	go s.readLines(lines)
+	in := (<-chan input)(lines)
+	interrupted := false
+	for in != nil || s.switching {
+		select {
+		case it, ok := <-in:
+			if !ok {
+				in = nil
+				continue
+			}
+			s.accept(it)
+		case <-s.wake:
+			s.runTasks()
+		case <-ctx.Done():
+			interrupted = true
+		}
+		if interrupted {
+			break
+		}
+	}
+	s.shutdown(interrupted)
+	return interrupted
+}
+
+// readLines feeds lines to the dispatcher, which answers oversized ones,
+// so that every response is written in input order.
+func (s *Server) readLines(out chan<- input) {
 	defer close(out)
 	lr := NewLineReader(s.opts.In, 0)
 	for {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, ErrLineTooLong):
-			s.w.Send(Response{Type: "response", Command: "parse", Error: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
+			out <- input{tooLong: true}
 			continue
 		case err != nil:
 			if !errors.Is(err, io.EOF) {
@@ -136,25 +194,122 @@ func (s *Server) readLines(out chan<- []byte) {
 			}
 			return
 		}
-		out <- bytes.Clone(line)
+		out <- input{line: bytes.Clone(line)}
+	}
+}
+
+// accept dispatches one input line, or holds it back while a session
+// switch started by an earlier command is still in flight (commands that
+// only read state or answer a pending question go through at once).
+func (s *Server) accept(it input) {
+	if it.tooLong {
+		s.w.Send(Response{Type: "response", Command: "parse", Error: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
+		return
+	}
+	if s.switching {
+		if c, perr := parseCommand(it.line); perr == "" && !passesSwitch[c.name] {
+			s.deferred = append(s.deferred, it.line)
+			return
+		}
+	}
+	s.dispatch(it.line)
+}
+
+// passesSwitch are the commands handled while a switch is in flight: they
+// neither start work nor depend on which session is current afterwards.
+var passesSwitch = map[string]bool{
+	"permission_response": true, "abort": true, "abort_retry": true, "set_client_capabilities": true,
+	"get_state": true, "get_messages": true, "get_last_assistant_text": true, "get_session_stats": true,
+	"get_available_models": true, "get_available_thinking_levels": true, "get_commands": true, "get_skills": true,
+	"get_tools": true, "get_entries": true, "get_tree": true, "get_fork_messages": true, "get_rewind_points": true,
+	"get_plan": true, "get_todos": true, "get_tasks": true, "get_agents": true, "get_trace": true,
+}
+
+// beginSwitch holds back later commands until endSwitch (dispatcher only).
+func (s *Server) beginSwitch() { s.switching = true }
+
+// endSwitch releases the commands held back during a switch, in order
+// (dispatcher only).
+func (s *Server) endSwitch() {
+	s.switching = false
+	for len(s.deferred) > 0 && !s.switching {
+		line := s.deferred[0]
+		s.deferred = s.deferred[1:]
+		s.dispatch(line)
+	}
+}
+
+// onDispatcher runs f on the dispatcher goroutine. It never blocks: the
+// caller is often a session actor the dispatcher may be waiting on.
+func (s *Server) onDispatcher(f func()) {
+	s.tasksMu.Lock()
+	s.tasks = append(s.tasks, f)
+	s.tasksMu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// runTasks runs the posted work in order (dispatcher only).
+func (s *Server) runTasks() {
+	for {
+		s.tasksMu.Lock()
+		if len(s.tasks) == 0 {
+			s.tasksMu.Unlock()
+			return
+		}
+		f := s.tasks[0]
+		s.tasks = s.tasks[1:]
+		s.tasksMu.Unlock()
+		f()
+	}
+}
+
+// waitPending waits for every owed reply while still running posted work,
+// which some replies need (approve_fresh switches on the dispatcher).
+func (s *Server) waitPending() {
+	done := make(chan struct{})
+	go func() {
+		s.pending.Wait()
+		close(done)
+	}()
+	for {
+		select {
+		case <-done:
+			s.runTasks()
+			return
+		case <-s.wake:
+			s.runTasks()
+		}
 	}
 }
 
 func (s *Server) shutdown(interrupted bool) {
 	s.opts.Broker.SetAttended(false)
-	cur := s.current()
 	if interrupted {
-		cur.Abort(func() {})
+		s.current().Abort(func() {})
 	}
-	s.pending.Wait()
+	s.waitPending()
+	// Lines held back by a switch that a signal cut short are answered,
+	// not dropped; nothing new starts during shutdown.
+	for _, line := range s.deferred {
+		if c, perr := parseCommand(line); perr == "" {
+			s.fail(c, fmt.Errorf("%w: the server is shutting down", session.ErrClosed))
+		}
+	}
+	s.deferred, s.switching = nil, false
+	cur := s.current() // a switch may have happened while replies were owed
 	_ = cur.WaitIdle(context.Background())
 	s.mu.Lock()
-	if s.unsub != nil {
-		s.unsub()
-		s.unsub = nil
-	}
+	unsub := s.unsub
+	s.unsub = nil
 	s.mu.Unlock()
+	if unsub != nil {
+		unsub()
+	}
 	s.w.Flush()
+	cur.Close()
 }
 
 func (s *Server) current() *session.Session {
@@ -163,16 +318,18 @@ func (s *Server) current() *session.Session {
 	return s.cur
 }
 
-// attach makes sess the current session and streams its events.
+// attach makes sess the current session and streams its events. The bus
+// is never touched with s.mu held: forward runs under the bus lock.
 func (s *Server) attach(sess *session.Session) {
+	unsub := sess.Subscribe(s.forward)
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.unsub != nil {
-		s.unsub()
+	old := s.unsub
+	s.cur, s.unsub = sess, unsub
+	s.mu.Unlock()
+	if old != nil {
+		old()
 	}
-	s.cur = sess
-	s.unsub = sess.Subscribe(s.forward)
-	sess.SetPlanAttended(s.plans) // attendance is re-applied after every switch
+	sess.SetPlanAttended(s.plans.Load()) // attendance is re-applied after every switch
 }
 
 // forward writes one session event.
@@ -186,7 +343,7 @@ func (s *Server) forward(e events.Event) {
 		s.w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
 		return
 	}
-	if s.compactEvents() {
+	if s.compact.Load() {
 		e = compactEvent(e)
 	}
 	line, err := encodeEvent(e)
@@ -202,12 +359,6 @@ type wireMessageUpdate struct {
 	Type                  string          `json:"type"`
 	AssistantMessageEvent llm.StreamEvent `json:"assistantMessageEvent"`
 	Usage                 *llm.Usage      `json:"usage,omitempty"`
-}
-
-func (s *Server) compactEvents() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.compact
 }
 
 // command is one parsed input line.

@@ -33,6 +33,10 @@ func (s *Server) switchTo(c *command, next *session.Session, reason string) {
 	old := s.current()
 	s.attach(next)
 	if err := next.Start(reason); err != nil {
+		if old != next {
+			s.attach(old)
+			next.Close()
+		}
 		s.fail(c, err)
 		return
 	}

@@ -71,11 +71,16 @@ func (s *Session) Prompt(kind string, in PromptInput, reply func(Disposition, er
 
 func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, error)) {
 	started := func() { reply(Started, nil) }
+	failed := func(err error) { reply("", err) }
 	if st.run == nil {
 		if st.slashCommand(in.Message, reply) {
 			return
 		}
-		st.startPrompt(in.Message, in.Images, "", started)
+		st.startPrompt(in.Message, in.Images, "", started, failed)
+		return
+	}
+	if st.run.kind != runAgent {
+		reply("", fmt.Errorf("%w: a %s is in progress", ErrBusy, st.run.kind))
 		return
 	}
 	behavior := in.StreamingBehavior
@@ -87,7 +92,7 @@ func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, err
 	}
 	switch {
 	case in.Interrupt:
-		st.interrupt(in, started, reply)
+		st.interruptRun(in, started, reply)
 	case behavior == "steer":
 		st.steering = append(st.steering, queued{text: in.Message, images: in.Images})
 		st.queueUpdate()
@@ -104,18 +109,18 @@ func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, err
 }
 
 // startPrompt starts a run whose first message is a new-turn user message.
-func (st *state) startPrompt(text string, images []*llm.ImageContent, origin string, started func()) {
+func (st *state) startPrompt(text string, images []*llm.ImageContent, origin string, started func(), failed func(error)) {
 	m := userMessage(text, images, origin, st.nowMs())
-	st.startRun(text, []input{{msg: m, newRun: true}}, started)
+	st.startRun(text, []input{{msg: m, newRun: true}}, started, failed)
 }
 
-// interrupt takes the queued steering messages, aborts the active run and,
-// once it has settled, starts a new run with those messages followed by in.
-func (st *state) interrupt(in PromptInput, started func(), reply func(Disposition, error)) {
-	steers := st.steering
+// interruptRun takes the queued steering messages, aborts the active run
+// and, once it has settled, starts a new run with those messages followed by
+// in. Interrupts that arrive before that run starts join it.
+func (st *state) interruptRun(in PromptInput, started func(), reply func(Disposition, error)) {
 	var parts []string
 	var images []*llm.ImageContent
-	for _, q := range steers {
+	for _, q := range st.steering {
 		parts = append(parts, q.text)
 		images = append(images, q.images...)
 	}
@@ -123,14 +128,43 @@ func (st *state) interrupt(in PromptInput, started func(), reply func(Dispositio
 		parts = append(parts, in.Message)
 	}
 	images = append(images, in.Images...)
-	if len(parts) == 0 {
+	if len(parts) == 0 && st.interrupt == nil {
 		reply("", fmt.Errorf("%w: interrupt needs a message or queued steering messages", ErrInvalidArguments))
 		return
 	}
 	st.steering = nil
 	st.queueUpdate()
-	text := strings.Join(parts, "\n\n")
-	st.afterIdle = append(st.afterIdle, func() { st.startPrompt(text, images, "interrupt", started) })
+	failed := func(err error) { reply("", err) }
+	if pi := st.interrupt; pi != nil {
+		pi.parts = append(pi.parts, parts...)
+		pi.images = append(pi.images, images...)
+		pi.started = append(pi.started, started)
+		pi.fail = append(pi.fail, failed)
+		st.abortRun()
+		return
+	}
+	pi := &pendingInterrupt{parts: parts, images: images, started: []func(){started}, fail: []func(error){failed}}
+	st.interrupt = pi
+	st.starts = append([]pendingStart{{
+		start: func() {
+			st.interrupt = nil
+			st.startPrompt(strings.Join(pi.parts, "\n\n"), pi.images, "interrupt", func() {
+				for _, f := range pi.started {
+					f()
+				}
+			}, func(err error) {
+				for _, f := range pi.fail {
+					f(err)
+				}
+			})
+		},
+		fail: func(err error) {
+			st.interrupt = nil
+			for _, f := range pi.fail {
+				f(err)
+			}
+		},
+	}}, st.starts...)
 	st.abortRun()
 }
 
@@ -139,7 +173,7 @@ func (st *state) interrupt(in PromptInput, started func(), reply func(Dispositio
 func (s *Session) Abort(done func()) {
 	if !s.post(func(st *state) {
 		st.abortRun()
-		st.whenIdle(done)
+		st.whenSettled(done)
 	}) {
 		done()
 	}
@@ -173,8 +207,9 @@ type State struct {
 func (s *Session) State() (State, error) {
 	return call(s, func(st *state) State {
 		return State{
-			IsStreaming: st.run != nil && !st.compacting, IsCompacting: st.compacting, IsRetrying: st.run != nil && st.run.retrying,
-			Model: modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
+			IsStreaming: st.run != nil && st.run.kind == runAgent, IsCompacting: st.compacting,
+			IsRetrying: st.run != nil && st.run.retrying,
+			Model:      modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
 			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
 			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
 			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,

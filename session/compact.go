@@ -79,7 +79,7 @@ func (s *Session) compactCommand(trigger, instructions, upTo string, reply func(
 			}
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		r := &runState{ctx: ctx, cancel: cancel}
+		r := &runState{ctx: ctx, cancel: cancel, kind: runCompact}
 		st.run = r
 		go func() {
 			defer cancel()

@@ -68,6 +68,9 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 	if reason == "" {
 		reason = "mode"
 	}
+	if r.ctx.Err() != nil { // aborted: nothing to ask
+		return "deny"
+	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
 		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason,

@@ -248,7 +248,7 @@ func (st *state) startApproved(p plan.Plan) {
 	st.startRun(plan.ApprovedUserText, []input{
 		{msg: llm.NewUser(plan.ApprovedUserText, st.nowMs(), plan.OriginPlan), newRun: true},
 		{msg: st.handoff(p)},
-	}, nil)
+	}, nil, nil)
 }
 
 // handoff is the ama.plan_approved message that hands an approved plan to
@@ -303,7 +303,7 @@ func (st *state) planResponse(d PlanDecision, reply func(PlanOutcome, error)) {
 		st.s.publish(events.PlanResolved{PlanID: p.ID, Decision: d.Decision})
 		reply(out, nil)
 		if fb := strings.TrimSpace(d.Feedback); fb != "" {
-			st.startPrompt(d.Feedback, nil, "", nil)
+			st.startPrompt(d.Feedback, nil, "", nil, nil)
 		}
 	case plan.DecisionApprove:
 		st.approve(p, d.Mode, false)
@@ -325,8 +325,9 @@ func (st *state) planResponse(d PlanDecision, reply func(PlanOutcome, error)) {
 
 // AdoptPlan carries out an approved plan in this (fresh) session: the plan
 // and its todos are recorded here, then a turn starts whose first user
-// message is the plan. started is called once that turn has started.
-func (s *Session) AdoptPlan(fp FreshPlan, started func()) {
+// message is the plan. done is called once that turn has started (nil), or
+// with the error when it cannot start.
+func (s *Session) AdoptPlan(fp FreshPlan, done func(error)) {
 	if !s.post(func(st *state) {
 		p := fp.Plan
 		st.plan.planID = p.ID
@@ -336,9 +337,10 @@ func (s *Session) AdoptPlan(fp FreshPlan, started func()) {
 			st.setTodos(plan.TodosFromSteps(p.Steps))
 		}
 		text := plan.FreshHandoff(p.Markdown, p.FilePath, len(p.Steps) > 0, st.isActive(tools.NameTodo))
-		st.startRun(text, []input{{msg: llm.NewUser(text, st.nowMs(), plan.OriginPlan), newRun: true}}, started)
+		st.startRun(text, []input{{msg: llm.NewUser(text, st.nowMs(), plan.OriginPlan), newRun: true}},
+			func() { done(nil) }, done)
 	}) {
-		started()
+		done(ErrClosed)
 	}
 }
 

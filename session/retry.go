@@ -33,7 +33,7 @@ func (s *Session) reply(r *runState) turnReply {
 	if llm.KindOf(tr.err) == llm.ErrOverflow {
 		tr = s.overflow(r, tr)
 	}
-	attempt, retried := 1, false
+	attempt, retried, stopped := 1, false, false
 	for retryable(tr) && r.ctx.Err() == nil {
 		on, err := call(s, func(st *state) bool { return st.autoRetry })
 		if err != nil || !on || attempt > set.MaxRetries || (overloaded(tr) && set.FallbackModel.Provider != "") {
@@ -65,7 +65,8 @@ func (s *Session) reply(r *runState) turnReply {
 				st.run.retryAborted = nil
 			}
 		})
-		if slept != nil { // abort or abort_retry
+		if slept != nil { // abort or abort_retry: the run ends with this failure
+			stopped = true
 			break
 		}
 		attempt++
@@ -78,7 +79,7 @@ func (s *Session) reply(r *runState) turnReply {
 		}
 		s.publish(end)
 	}
-	if retryable(tr) && r.ctx.Err() == nil {
+	if retryable(tr) && r.ctx.Err() == nil && !stopped {
 		tr = s.fallback(r, tr, attempt+1)
 	}
 	return tr

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -332,7 +333,7 @@ func (s *Session) SummarizeFrom(entryID, instructions string, reply func(Summari
 		provider := st.provider.Provider
 		oldLeaf := st.tree.Leaf()
 		ctx, cancel := context.WithCancel(context.Background())
-		st.run = &runState{ctx: ctx, cancel: cancel}
+		st.run = &runState{ctx: ctx, cancel: cancel, kind: runSummary}
 		go func() {
 			defer cancel()
 			msg, err := provider.Stream(ctx, req, nil)
@@ -342,7 +343,14 @@ func (s *Session) SummarizeFrom(entryID, instructions string, reply func(Summari
 					reply(SummarizeFromResult{}, fmt.Errorf("summarize: %w", err))
 					return
 				}
-				summary := strings.TrimSpace(msg.Text(""))
+				summary := ""
+				if msg != nil {
+					summary = strings.TrimSpace(msg.Text(""))
+				}
+				if summary == "" {
+					reply(SummarizeFromResult{}, errors.New("summarize: the model returned an empty summary"))
+					return
+				}
 				from := ""
 				if oldLeaf != nil {
 					from = *oldLeaf

@@ -10,6 +10,7 @@ import (
 
 // runState is the active run of a session (nil when idle).
 type runState struct {
+	kind         string // runAgent, runCompact, runSummary
 	ctx          context.Context
 	cancel       context.CancelFunc
 	retrying     bool               // waiting before a retry
@@ -31,13 +32,36 @@ type input struct {
 
 // startRun begins a run on a new runner goroutine. onStarted is called
 // right after the first turn_start (before the user message), which is when
-// the prompt command answers.
-func (st *state) startRun(prompt string, first []input, onStarted func()) {
+// the prompt command answers. Runs never overlap: while one is active the
+// new one waits for it to settle; onFail (may be nil) is told when the
+// session closes first.
+func (st *state) startRun(prompt string, first []input, onStarted func(), onFail func(error)) {
+	if onFail == nil {
+		onFail = func(error) {}
+	}
+	switch {
+	case st.closing:
+		onFail(ErrClosed)
+		return
+	case st.run != nil:
+		st.starts = append(st.starts, pendingStart{
+			start: func() { st.startRun(prompt, first, onStarted, onFail) },
+			fail:  onFail,
+		})
+		return
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &runState{ctx: ctx, cancel: cancel}
+	r := &runState{ctx: ctx, cancel: cancel, kind: runAgent}
 	st.run = r
 	go st.s.runLoop(r, prompt, first, onStarted)
 }
+
+// Kinds of work that occupy a session.
+const (
+	runAgent   = "agent"
+	runCompact = "compaction"
+	runSummary = "summary"
+)
 
 // abortRun cancels the active run, if any.
 func (st *state) abortRun() {
@@ -138,6 +162,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		if msg.Failed() {
 			return msg.StopReason
 		}
+		if r.ctx.Err() != nil { // aborted during the tools: queues stay as they are
+			return llm.StopAborted
+		}
 		steers, err := call(s, func(st *state) []input {
 			q := takeQueue(&st.steering, st.steeringMode)
 			if len(q) == 0 {
@@ -151,9 +178,6 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		}
 		if len(results) == 0 && len(steers) == 0 {
 			return msg.StopReason
-		}
-		if r.ctx.Err() != nil { // aborted during the tools: no new request
-			return llm.StopAborted
 		}
 		if s.limitReached(r, msg) {
 			return msg.StopReason

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -34,6 +35,9 @@ type Session struct {
 	quit    chan struct{} // closed by Close: the actor stops taking work
 	done    chan struct{} // closed when the actor goroutine has exited
 	closeMu sync.Once
+
+	postMu sync.Mutex // orders post against the actor's final drain
+	closed bool       // the actor took its last closure
 
 	st *state // owned by the actor goroutine
 }
@@ -101,15 +105,23 @@ func (s *Session) loop() {
 		case f := <-s.mailbox:
 			s.exec(f)
 		case <-s.quit:
-			// Drain what is already queued so no reply is lost.
+			// Drain what is already queued so no reply is lost; a post that
+			// races the drain either lands before closed is set or fails.
 			for {
 				select {
 				case f := <-s.mailbox:
 					s.exec(f)
+					continue
 				default:
+				}
+				s.postMu.Lock()
+				if len(s.mailbox) == 0 {
+					s.closed = true
+					s.postMu.Unlock()
 					s.st.shutdown()
 					return
 				}
+				s.postMu.Unlock()
 			}
 		}
 	}
@@ -126,41 +138,43 @@ func (s *Session) exec(f func(*state)) {
 	f(s.st)
 }
 
-// post queues f for the actor. It reports false when the session is closed.
+// post queues f for the actor. It reports false when the session is
+// closed: then f will never run.
 func (s *Session) post(f func(*state)) bool {
-	select {
-	case <-s.quit:
-		return false
-	default:
-	}
-	select {
-	case s.mailbox <- f:
-		return true
-	case <-s.quit:
+	s.postMu.Lock()
+	defer s.postMu.Unlock()
+	if s.closed {
 		return false
 	}
+	s.mailbox <- f // the actor keeps draining until it sets closed
+	return true
 }
 
+// ErrInternal reports a command that failed with a panic (logged).
+var ErrInternal = errors.New("internal error")
+
 // call runs f on the actor and waits for its result. It must never be
-// called from the actor itself.
+// called from the actor itself. A panic in f yields ErrInternal.
 func call[T any](s *Session, f func(*state) T) (T, error) {
-	ch := make(chan T, 1)
-	if !s.post(func(st *state) { ch <- f(st) }) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	if !s.post(func(st *state) {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- result{err: fmt.Errorf("%w: %v", ErrInternal, r)}
+				panic(r) // exec logs it
+			}
+		}()
+		ch <- result{v: f(st)}
+	}) {
 		var zero T
 		return zero, ErrClosed
 	}
-	select {
-	case v := <-ch:
-		return v, nil
-	case <-s.done:
-		select {
-		case v := <-ch:
-			return v, nil
-		default:
-		}
-		var zero T
-		return zero, ErrClosed
-	}
+	res := <-ch
+	return res.v, res.err
 }
 
 // do runs f on the actor and waits until it has run.
@@ -174,6 +188,7 @@ func (s *Session) do(f func(*state)) error {
 func (s *Session) Close() {
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {
+		st.closing = true
 		st.abortRun()
 		st.whenIdle(func() { close(idle) })
 	}) {

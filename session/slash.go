@@ -107,7 +107,7 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 			if arg != "" {
 				prompt += "\n\n" + arg
 			}
-			st.startPrompt(prompt, nil, "", func() { reply(Started, nil) })
+			st.startPrompt(prompt, nil, "", func() { reply(Started, nil) }, func(err error) { reply("", err) })
 			return true
 		}
 	}

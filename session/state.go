@@ -52,8 +52,26 @@ type state struct {
 	compacting  bool
 	pressure    int // highest context_pressure threshold reported since the context was last below 70 %
 	run         *runState
-	idleWaiters []func()
-	afterIdle   []func()
+	idleWaiters []func()       // called once no run is active
+	onSettle    []func()       // called when the current run settles (abort)
+	starts      []pendingStart // runs waiting for the current one to settle
+	interrupt   *pendingInterrupt
+	closing     bool // Close was called: no new run starts
+}
+
+// pendingStart is a run that starts once the session is free.
+type pendingStart struct {
+	start func()
+	fail  func(error) // told when the session closes instead
+}
+
+// pendingInterrupt collects interrupts that arrive before the aborted run
+// has settled: they start one run together.
+type pendingInterrupt struct {
+	parts   []string
+	images  []*llm.ImageContent
+	started []func()
+	fail    []func(error)
 }
 
 // queued is a steering or follow-up message waiting for delivery.
@@ -207,7 +225,8 @@ func takeQueue(q *[]queued, mode string) []queued {
 	return out
 }
 
-// whenIdle runs f now if no run is active, else when the run settles.
+// whenIdle runs f now if no run is active, else once the session is idle
+// (after the current run and any run queued behind it).
 func (st *state) whenIdle(f func()) {
 	if st.run == nil {
 		f()
@@ -216,17 +235,42 @@ func (st *state) whenIdle(f func()) {
 	st.idleWaiters = append(st.idleWaiters, f)
 }
 
-// settled is called by the run's final step on the actor.
+// whenSettled runs f now if no run is active, else when the current run
+// settles.
+func (st *state) whenSettled(f func()) {
+	if st.run == nil {
+		f()
+		return
+	}
+	st.onSettle = append(st.onSettle, f)
+}
+
+// settled is called on the actor when a run (or compaction) has ended:
+// the next queued run starts (unless the session is closing), then those
+// waiting for this run, then, if nothing runs, those waiting for idle.
 func (st *state) settled() {
 	st.run = nil
+	if st.closing {
+		for _, p := range st.starts {
+			p.fail(ErrClosed)
+		}
+		st.starts = nil
+	} else if len(st.starts) > 0 {
+		next := st.starts[0]
+		st.starts = st.starts[1:]
+		next.start()
+	}
+	settle := st.onSettle
+	st.onSettle = nil
+	for _, f := range settle {
+		f()
+	}
+	if st.run != nil {
+		return
+	}
 	waiters := st.idleWaiters
 	st.idleWaiters = nil
 	for _, f := range waiters {
-		f()
-	}
-	next := st.afterIdle
-	st.afterIdle = nil
-	for _, f := range next {
 		f()
 	}
 }
