@@ -76,7 +76,7 @@ func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) string 
 		return "deny"
 	}
 	if d, ok := b.early[req.RequestID]; ok {
-		delete(b.early, req.RequestID)
+		b.forgetEarly(req.RequestID)
 		b.mu.Unlock()
 		return d
 	}
@@ -125,5 +125,16 @@ func (b *Broker) Respond(id, decision string, before func(accepted bool)) {
 	before(ok)
 	if ok {
 		ch <- decision
+	}
+}
+
+// forgetEarly drops a kept answer (b.mu held).
+func (b *Broker) forgetEarly(id string) {
+	delete(b.early, id)
+	for i, e := range b.earlyOrder {
+		if e == id {
+			b.earlyOrder = append(b.earlyOrder[:i:i], b.earlyOrder[i+1:]...)
+			return
+		}
 	}
 }

@@ -2,6 +2,7 @@ package rpc_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/armadra/ama-rpc/events"
@@ -82,4 +83,25 @@ func TestBrokerWithdrawAndTimeout(t *testing.T) {
 	if d := <-res; d != "deny" {
 		t.Fatalf("withdrawn ask: %s", d)
 	}
+}
+
+// An early answer survives the bound when its id was answered and used
+// before: a used answer no longer counts towards the bound.
+func TestBrokerEarlyAnswerBoundCountsLiveAnswers(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	b.Respond("a", "allow", func(bool) {})
+	if d := <-ask(b, context.Background(), "a"); d != "allow" {
+		t.Fatalf("first ask: %s", d)
+	}
+	b.Respond("a", "allow_session", func(bool) {})
+	for i := 0; i < rpc.MaxEarlyAnswers-1; i++ {
+		b.Respond(fmt.Sprintf("x%d", i), "deny", func(bool) {})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rpc.SetOnPending(b, func(string) { cancel() }) // evicted: the ask would wait
+	if d := <-ask(b, ctx, "a"); d != "allow_session" {
+		t.Fatalf("kept answer lost: %s", d)
+	}
+	cancel()
 }

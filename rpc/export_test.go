@@ -6,3 +6,6 @@ func SetOnPending(b *Broker, f func(id string)) {
 	defer b.mu.Unlock()
 	b.onPending = f
 }
+
+// MaxEarlyAnswers is the bound of answers kept for requests not asked yet.
+const MaxEarlyAnswers = maxEarlyAnswers
