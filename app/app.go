@@ -63,6 +63,8 @@ type Hooks struct {
 	Writer     rpc.WriterOptions
 	// ShutdownGrace overrides rpc.DefaultShutdownGrace (tests).
 	ShutdownGrace time.Duration
+	// WriteFault injects session-file write errors (session.Settings).
+	WriteFault func() error
 	// OnServer receives the server before it runs.
 	OnServer func(*rpc.Server)
 }
@@ -236,6 +238,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
+		deps.Settings.WriteFault = h.WriteFault
 	}
 	switch u := user.Plan.Unattended; u {
 	case "", "stop", "approve":

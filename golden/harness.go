@@ -36,6 +36,8 @@ type Config struct {
 	Writer rpc.WriterOptions
 	// ShutdownGrace bounds the shutdown after Interrupt (zero: default).
 	ShutdownGrace time.Duration
+	// WriteFault injects session-file write errors.
+	WriteFault func() error
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -114,7 +116,8 @@ func Start(t testing.TB, cfg Config) *Run {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
-		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
+		WriteFault: cfg.WriteFault,
+		OnServer:   func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {
 		code := app.Main(ctx, app.Env{

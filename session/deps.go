@@ -98,6 +98,10 @@ type Settings struct {
 	ClassifierMode string
 	// ClassifierTimeout bounds one classification (default 10 s).
 	ClassifierTimeout time.Duration
+	// WriteFault, when set, is asked before each session-file write; an
+	// error fails that write as a full or broken disk would (tests inject
+	// disk errors with it).
+	WriteFault func() error
 }
 
 // ToolSet is the registry of tools a session can offer.

@@ -14,8 +14,18 @@ import (
 type diskState struct {
 	file     *store.File
 	path     string // planned or actual path; "" when not persisting
-	unsynced []*store.Entry
+	unsynced []diskWrite
+	batch    []*store.Entry // scratch for flushUnsynced
 	warned   bool
+}
+
+// diskWrite is one line still to write: an entry, or (entry nil) a leaf
+// line. Keeping both in one queue keeps the file's line order, which
+// decides the active branch on reopen.
+type diskWrite struct {
+	entry  *store.Entry
+	leafID *string
+	ts     string
 }
 
 func (d *diskState) close() error {
@@ -35,20 +45,59 @@ func (st *state) persist(e *store.Entry) {
 	if st.disk.file == nil {
 		return
 	}
-	st.disk.unsynced = append(st.disk.unsynced, e)
+	st.disk.unsynced = append(st.disk.unsynced, diskWrite{entry: e})
 	st.flushUnsynced()
 }
 
-func (st *state) flushUnsynced() {
-	if len(st.disk.unsynced) == 0 {
+// persistLeaf records a leaf move when the file exists.
+func (st *state) persistLeaf(id *string) {
+	if st.disk.file == nil {
 		return
 	}
-	if err := st.disk.file.Append(st.disk.unsynced...); err != nil {
-		st.diskFailed(err)
-		return
+	st.disk.unsynced = append(st.disk.unsynced, diskWrite{leafID: id, ts: st.isoNow()})
+	st.flushUnsynced()
+}
+
+// flushUnsynced writes the queued lines in order, consecutive entries in
+// one append; it stops at the first failure and keeps the rest.
+func (st *state) flushUnsynced() {
+	q := st.disk.unsynced
+	for len(q) > 0 {
+		n, err := st.writeHead(q)
+		if err != nil {
+			st.disk.unsynced = q
+			st.diskFailed(err)
+			return
+		}
+		q = q[n:]
 	}
 	st.disk.unsynced = st.disk.unsynced[:0]
 	st.disk.warned = false
+}
+
+// writeHead writes the first queued line, or the run of entries it
+// starts, and says how many queued lines it wrote.
+func (st *state) writeHead(q []diskWrite) (int, error) {
+	if fault := st.s.deps.Settings.WriteFault; fault != nil {
+		if err := fault(); err != nil {
+			return 0, err
+		}
+	}
+	if q[0].entry == nil {
+		return 1, st.disk.file.AppendLeaf(q[0].leafID, q[0].ts)
+	}
+	n := 1
+	for n < len(q) && q[n].entry != nil {
+		n++
+	}
+	batch := st.disk.batch[:0]
+	for _, w := range q[:n] {
+		batch = append(batch, w.entry)
+	}
+	err := st.disk.file.Append(batch...)
+	clear(batch) // do not pin written entries
+	st.disk.batch = batch[:0]
+	return n, err
 }
 
 func (st *state) diskFailed(err error) {

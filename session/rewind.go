@@ -226,11 +226,7 @@ func (st *state) changedSince(p point) []string {
 // leaf line, so new messages start a new branch there.
 func (st *state) moveLeaf(id *string) {
 	_ = st.tree.SetLeaf(id)
-	if st.disk.file != nil {
-		if err := st.disk.file.AppendLeaf(id, st.isoNow()); err != nil {
-			st.diskFailed(err)
-		}
-	}
+	st.persistLeaf(id)
 }
 
 // rewindNote is the ama.rewind-note text (at most 20 files listed).

@@ -284,6 +284,12 @@ func (st *state) shutdown() {
 	if st.judge != nil {
 		st.judge.Close()
 	}
+	if st.disk.file != nil && len(st.disk.unsynced) > 0 {
+		st.flushUnsynced() // a last try; the disk may have recovered
+		if n := len(st.disk.unsynced); n > 0 {
+			st.s.log.Error("session closed with lines the disk refused", zap.String("path", st.disk.path), zap.Int("lines", n))
+		}
+	}
 	if err := st.disk.close(); err != nil {
 		st.s.log.Warn("close session file", zap.Error(err))
 	}
