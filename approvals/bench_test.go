@@ -1,6 +1,7 @@
 package approvals_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -63,6 +64,32 @@ func BenchmarkDecideEach(b *testing.B) {
 	for _, cmd := range benchCommands {
 		c := bashCall(cmd)
 		b.Run(cmd, func(b *testing.B) {
+			for b.Loop() {
+				_ = approvals.Decide(c, p, nil)
+			}
+		})
+	}
+}
+
+// BenchmarkDecideStdin reports commands that feed a script to a shell's
+// standard input, and inline interpreter code.
+func BenchmarkDecideStdin(b *testing.B) {
+	p := &approvals.Policy{Mode: approvals.ModeFullAuto, Deny: mustRules(b, approvals.BuiltinDeny...)}
+	big := "cat <<'EOF' | bash\n" + strings.Repeat("make -C sub test && echo done\n", 200) + "EOF"
+	for _, cmd := range []string{
+		"cat <<'EOF' | bash\nset -e\nnpm ci\nnpm test\nEOF",
+		"echo 'make lint' | sh",
+		"bash < <(printf '%s\\n' 'go vet ./...')",
+		"base64 -d <<< bWFrZQo= | sh",
+		"python3 - <<'EOF'\nimport json, os\nprint(json.dumps({'a': 'b c', 'cmd': 'ls -la'}))\nos.system('git status --short')\nEOF",
+		big,
+	} {
+		c := bashCall(cmd)
+		name := cmd
+		if len(name) > 40 {
+			name = name[:40]
+		}
+		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				_ = approvals.Decide(c, p, nil)
 			}

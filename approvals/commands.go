@@ -37,14 +37,14 @@ func (w *walker) command(idx int) {
 			w.scriptFromWords(idx, []arg{c}, dir, "su -c")
 		}
 	case name == "xargs":
-		_, _, stop := parseArgs(args, optSpec{
+		opts, _, stop := parseArgs(args, optSpec{
 			short: "ILnPsEda", shortOpt: "ile",
 			long:      []string{"--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"},
 			stopFirst: true,
 		})
 		if stop < len(args) {
 			s.spawns = true
-			w.nestedArgv(args[stop:], dir, true)
+			w.nestedArgv(args[stop:], dir, true, xargsReplace(opts), s.stdin)
 		}
 	case name == "find":
 		w.findCommand(idx, args, dir)
@@ -62,11 +62,11 @@ func (w *walker) command(idx int) {
 			w.scriptFromWords(idx, ops[:1], dir, "trap")
 		}
 	case name == "source" || name == ".":
-		if len(args) > 0 {
-			switch args[0].val {
-			case "/dev/stdin", "-", "/dev/fd/0", "/proc/self/fd/0":
-				s.stdinScript = true
-			}
+		if len(args) > 1 && args[0].val == "--" {
+			args = args[1:]
+		}
+		if len(args) > 0 && w.scriptOperand(idx, args[0], name) {
+			w.a.Segments[idx].stdinScript = true
 		}
 	}
 	w.commandVars(idx, dir)
@@ -136,11 +136,42 @@ func (w *walker) changeDir(args []arg, dir string) {
 	}
 }
 
+// xargsReplace returns the replacement string of xargs -I/-i/--replace.
+func xargsReplace(opts []option) string {
+	for _, o := range opts {
+		switch o.name {
+		case "-I":
+			if o.hasVal && o.val.val != "" {
+				return o.val.val
+			}
+		case "-i", "--replace":
+			if o.hasVal && o.val.val != "" {
+				return o.val.val
+			}
+			return "{}"
+		}
+	}
+	return ""
+}
+
 // shellCommand handles sh/bash/...: -c runs its first operand as a script;
-// without -c and without a script file (or with -s) the script comes from
-// standard input (here-documents, here-strings, a pipe).
+// without -c and without a script file (or with -s, -, /dev/stdin) the
+// script comes from standard input (here-documents, here-strings, a pipe,
+// an input redirect), which simple then judges. fish's -C/--init-command
+// and --command run their value too.
 func (w *walker) shellCommand(idx int, args []arg, dir string) {
+	s := &w.a.Segments[idx]
 	cFlag, sFlag := false, false
+	stdinFile := false // a start-up file (--rcfile, BASH_ENV, ENV) is read from standard input
+	for _, as := range s.Assigns {
+		// BASH_ENV and ENV name a file the shell sources before the script.
+		if n, v, _ := strings.Cut(as, "="); (n == "BASH_ENV" || n == "ENV") && v != "" {
+			dyn := s.Dynamic && strings.ContainsAny(v, "$`<")
+			stdinFile = stdinFile || w.scriptOperand(idx, arg{val: v, raw: as, dyn: dyn}, s.Name+" "+n)
+			s = &w.a.Segments[idx]
+		}
+	}
+	var inline []arg // fish -C/--init-command/--command values
 	i := 0
 loop:
 	for i < len(args) {
@@ -153,18 +184,42 @@ loop:
 			i++
 			break loop
 		case strings.HasPrefix(v, "--"):
-			if v == "--rcfile" || v == "--init-file" {
-				i++
+			name, val, has := strings.Cut(v, "=")
+			switch name {
+			case "--rcfile", "--init-file":
+				// The file is sourced by an interactive shell (bash -i).
+				f := arg{val: val, raw: a.raw}
+				if !has && i+1 < len(args) {
+					i++
+					f = args[i]
+				}
+				stdinFile = stdinFile || w.scriptOperand(idx, f, s.Name+" "+name)
+				s = &w.a.Segments[idx]
+			case "--command", "--init-command":
+				if s.Name == "fish" {
+					if !has && i+1 < len(args) {
+						i++
+						val = args[i].val
+						a = args[i]
+					}
+					inline = append(inline, arg{val: val, raw: a.raw, dyn: a.dyn})
+					if name == "--command" {
+						cFlag = true
+					}
+				}
 			}
 		case len(v) > 1 && (v[0] == '-' || v[0] == '+'):
 			for _, c := range v[1:] {
-				switch c {
-				case 'c':
+				switch {
+				case c == 'c':
 					cFlag = true
-				case 's':
+				case c == 's':
 					sFlag = true
-				case 'o', 'O':
+				case c == 'o' || c == 'O':
 					i++ // the option name
+				case c == 'C' && s.Name == "fish" && i+1 < len(args):
+					i++
+					inline = append(inline, args[i])
 				}
 			}
 		default:
@@ -176,18 +231,44 @@ loop:
 	if i < len(args) {
 		ops = args[i:]
 	}
-	switch {
-	case cFlag:
-		if len(ops) > 0 {
-			w.scriptFromWords(idx, ops[:1], dir, w.a.Segments[idx].Name+" -c")
-		}
-	case len(ops) == 0 || sFlag:
+	name := s.Name
+	fromInput := s.virtual && s.runtimeArgs // xargs appends its input to the arguments
+	virtual := s.virtual
+	for _, x := range inline {
+		w.scriptFromWords(idx, []arg{x}, dir, name+" --init-command")
+	}
+	if stdinFile {
 		w.a.Segments[idx].stdinScript = true
+	}
+	switch {
+	case cFlag && len(ops) > 0:
+		if w.repl != "" && virtual && strings.Contains(ops[0].val, w.repl) {
+			w.markOpaque(idx, name+" -c runs a script completed by run-time input ("+ops[0].raw+")")
+		}
+		w.scriptFromWords(idx, ops[:1], dir, name+" -c")
+	case cFlag && len(inline) > 0:
+	case cFlag:
+		if fromInput {
+			w.markOpaque(idx, name+" -c runs xargs' input as a script")
+		}
+	case sFlag:
+		w.a.Segments[idx].stdinScript = true
+	case len(ops) == 0:
+		if fromInput {
+			w.markOpaque(idx, name+" runs a script named by xargs' input")
+			return
+		}
+		w.a.Segments[idx].stdinScript = true
+	default:
+		if w.scriptOperand(idx, ops[0], name) {
+			w.a.Segments[idx].stdinScript = true
+		}
 	}
 }
 
 // scriptFromWords runs the words joined by spaces as a nested script, or
-// marks the command opaque when they are only known at run time.
+// marks the command opaque when they are only known at run time. The
+// script reads what the command reads on standard input.
 func (w *walker) scriptFromWords(idx int, words []arg, dir, what string) {
 	if len(words) == 0 {
 		return
@@ -201,7 +282,7 @@ func (w *walker) scriptFromWords(idx int, words []arg, dir, what string) {
 		}
 		vals[i] = x.val
 	}
-	w.nested(strings.Join(vals, " "), dir)
+	w.nested(strings.Join(vals, " "), dir, w.a.Segments[idx].stdin)
 }
 
 // findCommand handles find: -exec/-execdir/-ok/-okdir run nested commands
@@ -243,7 +324,7 @@ func (w *walker) findCommand(idx int, args []arg, dir string) {
 				if inDir {
 					d = ""
 				}
-				w.nestedArgv(sub, d, false)
+				w.nestedArgv(sub, d, false, "{}", w.a.Segments[idx].stdin)
 			}
 		case "-delete":
 			for _, root := range roots {

@@ -90,6 +90,7 @@ func (a *Analysis) findDanger() {
 	for i := range a.Segments {
 		a.segmentDanger(i)
 		a.hardDenySegment(i)
+		a.interpreterDanger(i)
 	}
 	a.pipeToShell()
 	a.targetDanger()
@@ -348,6 +349,9 @@ func (a *Analysis) pipeToShell() {
 		s := &a.Segments[i]
 		if !runsStdinCode(s.Name) && s.Name != "eval" && s.Name != "source" && s.Name != "." {
 			continue
+		}
+		if s.netIn || (s.stdin != nil && s.stdin.net) {
+			a.addDanger(DangerPipeToShell, s.Name+" runs code read from a network connection (/dev/tcp)")
 		}
 		for _, j := range s.substSegs {
 			if n := a.Segments[j].Name; n == "curl" || n == "wget" {

@@ -7,12 +7,15 @@
 // Shell commands are judged on the mvdan.cc/sh/v3 syntax tree, never on the
 // raw text: every simple command of every list, pipeline, subshell,
 // substitution, compound command and nested script (sh -c, eval, xargs,
-// find -exec, env -S, heredocs fed to a shell) is visited, command names are
-// normalised (quotes, backslashes, paths, assignments and wrappers such as
-// env, nice, timeout, command, sudo are removed) and redirect and operand
+// find -exec, env -S, and whatever a shell reads as its script from standard
+// input: here-documents, here-strings, pipes, input redirects, process
+// substitutions; see stdin.go) is visited, command names are normalised
+// (quotes, backslashes, paths, assignments and wrappers such as env, nice,
+// timeout, command, sudo, busybox are removed) and redirect and operand
 // targets are resolved lexically against the session directory. Whatever
 // cannot be analysed fails closed: it asks, and it is refused where nobody
-// can be asked.
+// can be asked; a script a shell reads that is only known at run time (a
+// file, a variable, another program's output) is opaque, which asks too.
 //
 // Not here: the approval broker (pending requests, timeouts), the model
 // classifier of auto mode, PreToolUse hooks (ama-rpc has none) and the OS

@@ -24,11 +24,22 @@ var fuzzSeeds = []string{
 	"echo $'\\x41'", "[[ $x =~ ^a ]] && ls", "let x=1+2", "declare -A m=([a]=1)", "f() { f | f & }; f",
 	"sudo -u root env FOO=1 nice rm -rf /usr", "printf '%s\\n' 'rm -rf /' | sh", "ls 2>&1 >&- 3>&2 <&0",
 	"cd .. && echo x > y", "exec 3>file", "watch -n1 ls", "flock /tmp/l -c 'rm -rf /'", "time -p ls",
+	// Standard input as code.
+	"cat <<EOF | bash\nrm -rf /\nEOF", "cat - <<EOF | sh\nrm -rf ~\nEOF", "tee x.sh <<EOF | bash\nrm -rf /\nEOF",
+	"sh /dev/stdin <<EOF\nrm -rf /\nEOF", "bash < <(echo 'rm -rf /')", "base64 -d <<< cm0gLXJmIC8K | sh",
+	"cat script.sh | sh", "sh < script.sh", "echo 'rm -rf /' | tee >(bash)", "bash -s < <(printf 'rm -rf /')",
+	"command bash <<EOF\nrm -rf /\nEOF", "{ bash; } <<< 'rm -rf /'", "exec <<< 'rm -rf /'\nbash",
+	"echo 'rm -rf /' | bash -c 'cat | bash'", "echo 'rm -rf /' | xargs -0 sh -c", "bash <(echo 'rm -rf /')",
+	"python3 -c \"import os; os.system('rm -rf /')\"", "python3 - <<EOF\nprint(1)\nEOF", "echo ls | bash",
 }
 
 // FuzzAnalyzeShell: the analyser never panics (internal errors would show
-// up as "internal error"), and a command that does not parse is never
-// allowed, whatever the mode and rules.
+// up as "internal error"), a command that does not parse is never allowed,
+// whatever the mode and rules, and feeding a command to a shell (through a
+// here-document, a here-string, a pipe or sh -c) never makes it more
+// permissive in full-auto: whatever full-auto does not allow on its own
+// (a dangerous payload, something opaque, an unparsable command) it does not
+// allow inside any of these either.
 func FuzzAnalyzeShell(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
@@ -63,6 +74,20 @@ func FuzzAnalyzeShell(f *testing.F) {
 				}
 			}
 		}
+		if len(cmd) > 64<<10 {
+			return
+		}
+		full := &approvals.Policy{Mode: approvals.ModeFullAuto, Allow: mustRules(t, "bash", "bash(*)")}
+		for _, script := range []string{cmd, cmd + "\n"} {
+			if approvals.Decide(bashCall(script), full, nil).Decision == approvals.Allow {
+				continue
+			}
+			for _, fed := range shellFed(script) {
+				if v := approvals.Decide(bashCall(fed), full, nil); v.Decision == approvals.Allow {
+					t.Fatalf("%q is not allowed in full-auto, but fed to a shell as %q it is (%s)", script, fed, v.Reason)
+				}
+			}
+		}
 	})
 }
 
@@ -91,6 +116,35 @@ func FuzzDecideBash(f *testing.F) {
 			t.Fatalf("unparsable %q allowed in %s", cmd, mode)
 		}
 	})
+}
+
+// shellFed returns commands that run exactly script as a script through a
+// shell's standard input (and through sh -c, for comparison). Here-documents
+// and here-strings end their text with a newline, so they are only used
+// for scripts that end with one.
+func shellFed(script string) []string {
+	out := []string{
+		"bash < <(printf '%s' " + sq(script) + ")",
+		"printf '%s' " + sq(script) + " | sh",
+		"sh -c -- " + sq(script),
+	}
+	body, ok := strings.CutSuffix(script, "\n")
+	if !ok {
+		return out
+	}
+	d := "AMA_EOF"
+	for i := 0; strings.Contains(body, d); i++ {
+		d = fmt.Sprintf("AMA_EOF%d", i)
+	}
+	return append(out,
+		"bash <<'"+d+"'\n"+body+"\n"+d,
+		"cat <<'"+d+"' | sh\n"+body+"\n"+d,
+		"tee -a log <<'"+d+"' |& command bash -s\n"+body+"\n"+d,
+		"bash <<< "+sq(body),
+		"printf '%s\\n' "+sq(body)+" | sh",
+		"echo "+sq(body)+" | cat - | env bash",
+		"{ sh; } <<< "+sq(body),
+	)
 }
 
 // wireCommand is the command as Decide decodes it from the tool input.

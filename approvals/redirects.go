@@ -37,10 +37,9 @@ func isFdWord(s string) bool {
 	return true
 }
 
-// redirects records the files redirects write or read. Here-documents and
-// here-strings fed to a shell that reads its script from standard input are
-// analysed as nested scripts.
-func (w *walker) redirects(rs []*syntax.Redirect, seg int, shellStdin bool, dir string) {
+// redirects records the files redirects write or read. What input
+// redirects feed to the command is judged by inputRedirects.
+func (w *walker) redirects(rs []*syntax.Redirect, seg int, dir string) {
 	for _, r := range rs {
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll,
@@ -58,43 +57,7 @@ func (w *walker) redirects(rs []*syntax.Redirect, seg int, shellStdin bool, dir 
 				continue
 			}
 			w.a.Inputs = append(w.a.Inputs, w.target(v, "<", seg, dir))
-		case syntax.Hdoc, syntax.DashHdoc:
-			text, _ := w.heredocText(r)
-			w.keepStdin(seg, text)
-			if shellStdin {
-				w.markSpawn(seg)
-				w.nested(text, dir)
-			}
-		case syntax.WordHdoc:
-			w.keepStdin(seg, w.joinedValue(r.Word).val)
-			if shellStdin {
-				v := w.joinedValue(r.Word)
-				w.markSpawn(seg)
-				if v.dyn {
-					w.markOpaque(seg, "the script fed to the shell is only known at run time")
-				} else {
-					w.nested(v.val, dir)
-				}
-			}
 		}
-	}
-}
-
-// keepStdin remembers (the start of) the text a here-document feeds to a
-// command, for the checks on interpreters.
-func (w *walker) keepStdin(seg int, text string) {
-	if seg < 0 {
-		return
-	}
-	const keep = 64 << 10
-	if s := &w.a.Segments[seg]; len(s.stdinText) < keep {
-		s.stdinText += text[:min(len(text), keep)]
-	}
-}
-
-func (w *walker) markSpawn(seg int) {
-	if seg >= 0 {
-		w.a.Segments[seg].spawns = true
 	}
 }
 

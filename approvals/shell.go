@@ -69,6 +69,9 @@ type Analysis struct {
 	budget     int
 	words      int
 	danger     []DangerMatch
+
+	literal       bool // this analyses a string literal of interpreter code (see interp.go)
+	literalChecks int  // string literals of interpreter code checked so far
 }
 
 // Segment is one simple command.
@@ -83,18 +86,20 @@ type Segment struct {
 	Assigns  []string // NAME=value assignments for this command (prefix and env)
 
 	args        []arg
-	plainName   bool   // command word is a bare lower-case name or lives in a system bin directory
-	dir         string // directory relative paths resolve against ("" = unknown)
-	spawns      bool   // starts a nested layer
-	opaque      string // the code it runs is only known at run time
-	runtimeArgs bool   // gets more arguments at run time (xargs)
-	virtual     bool   // built from another command's arguments (xargs, find -exec)
-	fileOut     bool   // has an output redirect into a file
-	substSegs   []int  // segments inside substitutions in its own words
-	stdinScript bool   // a shell that reads its script from standard input
-	level       int    // substitution nesting level it runs at
-	stdinText   string // here-document or here-string text fed to it (cut)
-	dollar      bool   // some word uses a $-form (even a resolved $HOME)
+	plainName   bool      // command word is a bare lower-case name or lives in a system bin directory
+	dir         string    // directory relative paths resolve against ("" = unknown)
+	spawns      bool      // starts a nested layer
+	opaque      string    // the code it runs is only known at run time
+	runtimeArgs bool      // gets more arguments at run time (xargs)
+	virtual     bool      // built from another command's arguments (xargs, find -exec)
+	fileOut     bool      // has an output redirect into a file
+	substSegs   []int     // segments inside substitutions in its own words
+	stdinScript bool      // a shell that reads its script from standard input
+	level       int       // substitution nesting level it runs at
+	stdinText   string    // here-document or here-string text fed to it (cut)
+	stdin       *stdinSrc // what it reads on standard input (nil: nothing to judge)
+	netIn       bool      // reads code from a network connection (/dev/tcp)
+	dollar      bool      // some word uses a $-form (even a resolved $HOME)
 }
 
 // Target is a path a command writes, deletes or reads.

@@ -28,11 +28,24 @@ func (w *walker) call(c *syntax.CallExpr, redirs []*syntax.Redirect) {
 	for _, as := range c.Assigns {
 		substSegs = append(substSegs, w.substsIn(as)...)
 	}
+	var psubs []psub
 	for _, word := range c.Args {
-		substSegs = append(substSegs, w.substsIn(word)...)
+		segs := w.substsIn(word)
+		substSegs = append(substSegs, segs...)
+		if ps := loneProcSubst(word); ps != nil && ps.Op == syntax.CmdIn {
+			psubs = append(psubs, psub{raw: w.source(word), segs: segs})
+		}
 	}
-	for _, r := range redirs {
-		substSegs = append(substSegs, w.substsIn(r)...)
+	var redirSegs [][]int
+	for k, r := range redirs {
+		segs := w.substsIn(r)
+		substSegs = append(substSegs, segs...)
+		if len(segs) > 0 {
+			if redirSegs == nil {
+				redirSegs = make([][]int, len(redirs))
+			}
+			redirSegs[k] = segs
+		}
 	}
 	assigns := make([]string, 0, len(c.Assigns))
 	dynAssign, dollarAssign := false, false
@@ -42,10 +55,13 @@ func (w *walker) call(c *syntax.CallExpr, redirs []*syntax.Redirect) {
 		dynAssign, dollarAssign = dynAssign || dyn, dollarAssign || dollar
 	}
 	argv := w.expandWords(c.Args)
-	w.simple(argv, assigns, w.segmentText(c, redirs), redirs, substSegs, func(s *Segment) {
+	saved := w.psubs
+	w.psubs = psubs
+	w.simple(argv, assigns, w.segmentText(c, redirs), redirs, redirSegs, substSegs, func(s *Segment) {
 		s.Dynamic = s.Dynamic || dynAssign
 		s.dollar = s.dollar || dollarAssign
 	})
+	w.psubs = saved
 }
 
 // assignText renders an assignment as NAME=value (value expanded when
@@ -85,13 +101,15 @@ func (w *walker) segmentText(c *syntax.CallExpr, redirs []*syntax.Redirect) stri
 }
 
 // simple records one simple command given as expanded words: it strips
-// wrappers, records the segment, its redirects and targets, and analyses
-// any nested layer it starts.
+// wrappers, records the segment, its redirects and targets, judges what it
+// reads on standard input when it runs a script from there, and analyses
+// any nested layer it starts. redirSegs holds the segments found in each
+// redirect's substitutions (nil when there are none).
 func (w *walker) simple(argv []arg, assigns []string, text string, redirs []*syntax.Redirect,
-	substSegs []int, adjust func(*Segment)) {
+	redirSegs [][]int, substSegs []int, adjust func(*Segment)) {
 	seg := Segment{
 		Text: text, Depth: w.depth, InSubst: w.subst > 0, Assigns: assigns,
-		dir: w.dir, substSegs: substSegs, level: w.subst, runtimeArgs: w.runtime,
+		dir: w.dir, substSegs: substSegs, level: w.subst, runtimeArgs: w.runtime, stdin: w.in,
 	}
 	for _, x := range argv {
 		seg.Dynamic = seg.Dynamic || x.dyn
@@ -106,7 +124,10 @@ func (w *walker) simple(argv []arg, assigns []string, text string, redirs []*syn
 		if w.selfSpawn(cmd.val) {
 			w.a.forkBomb = true
 		}
-		if cmd.dyn {
+		switch {
+		case cmd.dyn:
+			seg.opaque = "the command name is only known at run time (" + cmd.raw + ")"
+		case w.repl != "" && strings.Contains(cmd.val, w.repl):
 			seg.opaque = "the command name is only known at run time (" + cmd.raw + ")"
 		}
 	} else if len(u.wrappers) > 0 {
@@ -136,19 +157,37 @@ func (w *walker) simple(argv []arg, assigns []string, text string, redirs []*syn
 			seg.fileOut = true
 		}
 	}
+	ins := w.inputRedirects(redirs, redirSegs, &seg)
+	ownStdin := lastStdin(ins)
+	if ownStdin != nil {
+		seg.stdin = ownStdin
+	}
 	idx := w.addSegment(seg)
 	for _, t := range u.writes {
 		w.addWrite(t, u.wrappers[len(u.wrappers)-1], idx, seg.dir)
 	}
 	dirBefore := w.dir // redirects are opened before cd/pushd run
 	w.command(idx)
-	w.redirects(redirs, idx, w.a.Segments[idx].stdinScript, dirBefore)
+	w.redirects(redirs, idx, dirBefore)
+	if w.a.Segments[idx].stdinScript {
+		// Every input is judged, also here-documents on other descriptors
+		// and redirects a later one overrides: more than runs, never less.
+		for _, in := range ins {
+			w.feedShell(idx, in.src, "a script from standard input")
+		}
+		if ownStdin == nil {
+			w.feedShell(idx, w.in, "a script from standard input")
+		}
+	}
+	if s := &w.a.Segments[idx]; ownStdin != nil && s.Name == "exec" && len(s.args) == 0 {
+		w.in = ownStdin // exec < x: the rest of the script reads x
+	}
 	for _, n := range u.nested {
 		w.a.Segments[idx].spawns = true
 		if n.argv != nil {
-			w.nestedArgv(n.argv, n.dir, false)
+			w.nestedArgv(n.argv, n.dir, false, "", w.a.Segments[idx].stdin)
 		} else {
-			w.nested(n.script, n.dir)
+			w.nested(n.script, n.dir, w.a.Segments[idx].stdin)
 		}
 	}
 }

@@ -43,8 +43,11 @@ var wrapperSpecs = map[string]optSpec{
 	"watch":      {short: "nq", long: []string{"--interval", "--equexit"}, stopFirst: true},
 	"sudo": {short: "ugpChrtTDRU", long: []string{"--user", "--group", "--prompt", "--close-from", "--host",
 		"--role", "--type", "--command-timeout", "--chdir", "--chroot", "--other-user"}, stopFirst: true},
-	"doas":   {short: "uC", stopFirst: true},
-	"pkexec": {long: []string{"--user"}, stopFirst: true},
+	"doas": {short: "uC", stopFirst: true},
+	// Multi-call binaries: busybox sh, toybox rm.
+	"busybox": {stopFirst: true},
+	"toybox":  {stopFirst: true},
+	"pkexec":  {long: []string{"--user"}, stopFirst: true},
 	"run0": {short: "uDg", long: []string{"--user", "--group", "--chdir", "--setenv", "--unit", "--property",
 		"--description", "--slice", "--nice", "--machine"}, stopFirst: true},
 }

@@ -29,7 +29,10 @@ type walker struct {
 	recursion  int
 	collectors []*[]int // pipeline stages being collected
 	funcs      []funcFrame
-	bg         bool // the statement being visited runs in the background
+	bg         bool      // the statement being visited runs in the background
+	in         *stdinSrc // what the statement being visited reads on standard input (see stdin.go)
+	psubs      []psub    // arguments of the command being recorded that are process substitutions
+	repl       string    // text xargs -I or find replaces at run time in this (argv) layer
 }
 
 // funcFrame is a function definition being walked.
@@ -77,8 +80,9 @@ func (w *walker) script(src string) error {
 }
 
 // nested analyses a script that a command runs in a new layer (sh -c, eval,
-// env -S, heredoc into a shell, ...).
-func (w *walker) nested(script, dir string) {
+// env -S, heredoc into a shell, ...). in is what the script reads on
+// standard input (nil when it is itself the shell's input).
+func (w *walker) nested(script, dir string, in *stdinSrc) {
 	if w.depth+1 > MaxNesting {
 		w.a.TooDeep = true
 		return
@@ -86,7 +90,7 @@ func (w *walker) nested(script, dir string) {
 	if len(w.a.layerTexts) < maxLayerTexts {
 		w.a.layerTexts = append(w.a.layerTexts, collapseSpace(script))
 	}
-	c := &walker{a: w.a, src: script, depth: w.depth + 1, dir: dir, subst: w.subst, runtime: w.runtime}
+	c := &walker{a: w.a, src: script, depth: w.depth + 1, dir: dir, subst: w.subst, runtime: w.runtime, in: in}
 	w.a.Depth = max(w.a.Depth, c.depth)
 	if err := c.script(script); err != nil && w.a.Err == nil {
 		w.a.Err = fmt.Errorf("nested script: %w", err)
@@ -94,8 +98,9 @@ func (w *walker) nested(script, dir string) {
 }
 
 // nestedArgv analyses a command that another command runs with its own
-// arguments (xargs, find -exec).
-func (w *walker) nestedArgv(argv []arg, dir string, runtimeArgs bool) {
+// arguments (xargs, find -exec). repl is the text replaced at run time
+// (xargs -I, find's {}), in what the command reads on standard input.
+func (w *walker) nestedArgv(argv []arg, dir string, runtimeArgs bool, repl string, in *stdinSrc) {
 	if w.depth+1 > MaxNesting {
 		w.a.TooDeep = true
 		return
@@ -103,13 +108,14 @@ func (w *walker) nestedArgv(argv []arg, dir string, runtimeArgs bool) {
 	if len(argv) == 0 {
 		return
 	}
-	c := &walker{a: w.a, src: "", depth: w.depth + 1, dir: dir, subst: w.subst, runtime: w.runtime || runtimeArgs}
+	c := &walker{a: w.a, src: "", depth: w.depth + 1, dir: dir, subst: w.subst, runtime: w.runtime || runtimeArgs,
+		repl: repl, in: in}
 	w.a.Depth = max(w.a.Depth, c.depth)
 	raws := make([]string, len(argv))
 	for i, x := range argv {
 		raws[i] = x.raw
 	}
-	c.simple(argv, nil, collapseSpace(strings.Join(raws, " ")), nil, nil, func(s *Segment) {
+	c.simple(argv, nil, collapseSpace(strings.Join(raws, " ")), nil, nil, nil, func(s *Segment) {
 		s.virtual = true
 	})
 }
@@ -130,9 +136,22 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	if s.Negated || s.Background || s.Coprocess || s.Disown {
 		w.a.Compound = true
 	}
+	switch s.Cmd.(type) {
+	case *syntax.CallExpr, *syntax.DeclClause:
+	default:
+		// The redirects of a compound command (or of a statement without a
+		// command) are set up before its body runs, and an input redirect
+		// feeds every command of the body.
+		if len(s.Redirs) > 0 {
+			saved := w.in
+			if in := w.compoundRedirects(s.Redirs); in != nil {
+				w.in = in
+			}
+			defer func() { w.in = saved }()
+		}
+	}
 	switch c := s.Cmd.(type) {
 	case nil:
-		w.redirects(s.Redirs, -1, false, w.dir)
 	case *syntax.CallExpr:
 		w.bg = s.Background
 		w.call(c, s.Redirs)
@@ -146,17 +165,14 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			w.stmt(c.Y)
 			w.settle(before)
 		}
-		w.compoundRedirects(s.Redirs)
 	case *syntax.Subshell:
 		w.a.Compound = true
-		before := w.dir
+		before, in := w.dir, w.in
 		w.stmts(c.Stmts)
-		w.dir = before
-		w.compoundRedirects(s.Redirs)
+		w.dir, w.in = before, in
 	case *syntax.Block:
 		w.a.Compound = true
 		w.stmts(c.Stmts)
-		w.compoundRedirects(s.Redirs)
 	case *syntax.IfClause:
 		w.a.Compound = true
 		before := w.dir
@@ -165,21 +181,18 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			w.stmts(ic.Then)
 		}
 		w.settle(before)
-		w.compoundRedirects(s.Redirs)
 	case *syntax.WhileClause:
 		w.a.Compound = true
 		before := w.dir
 		w.stmts(c.Cond)
 		w.stmts(c.Do)
 		w.settle(before)
-		w.compoundRedirects(s.Redirs)
 	case *syntax.ForClause:
 		w.a.Compound = true
 		before := w.dir
 		w.substsIn(c.Loop)
 		w.stmts(c.Do)
 		w.settle(before)
-		w.compoundRedirects(s.Redirs)
 	case *syntax.CaseClause:
 		w.a.Compound = true
 		before := w.dir
@@ -191,7 +204,6 @@ func (w *walker) stmt(s *syntax.Stmt) {
 			w.stmts(item.Stmts)
 		}
 		w.settle(before)
-		w.compoundRedirects(s.Redirs)
 	case *syntax.FuncDecl:
 		w.a.Compound = true
 		w.funcDecl(c)
@@ -199,13 +211,15 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		if c.Stmt != nil {
 			w.stmt(c.Stmt)
 		}
-		w.compoundRedirects(s.Redirs)
 	case *syntax.DeclClause:
 		w.declClause(c, s.Redirs)
 	case *syntax.CoprocClause:
 		w.a.Compound = true
 		if c.Stmt != nil {
+			in := w.in
+			w.in = coprocInput // written later through ${COPROC[1]}
 			w.stmt(c.Stmt)
+			w.in = in
 		}
 	case *syntax.TestDecl:
 		w.a.Compound = true
@@ -215,7 +229,6 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	default: // ArithmCmd, TestClause, LetClause and anything newer
 		w.a.Compound = true
 		w.substsIn(c)
-		w.compoundRedirects(s.Redirs)
 	}
 }
 
@@ -227,15 +240,28 @@ func (w *walker) settle(before string) {
 	}
 }
 
-func (w *walker) compoundRedirects(rs []*syntax.Redirect) {
-	if len(rs) == 0 {
-		return
+// compoundRedirects handles the redirects of a compound command (or of a
+// statement without a command): their substitutions, the files they write
+// and read, and what they feed to standard input (nil: nothing new).
+func (w *walker) compoundRedirects(rs []*syntax.Redirect) *stdinSrc {
+	var segs [][]int
+	for k, r := range rs {
+		if ss := w.substsIn(r); len(ss) > 0 {
+			if segs == nil {
+				segs = make([][]int, len(rs))
+			}
+			segs[k] = ss
+		}
 	}
-	for _, r := range rs {
-		w.substsIn(r)
-	}
-	w.redirects(rs, -1, false, w.dir)
+	w.redirects(rs, -1, w.dir)
+	return lastStdin(w.inputRedirects(rs, segs, nil))
 }
+
+// Inputs whose data is written at run time by other commands.
+var (
+	procOutInput = unknownInput("the data written into a process substitution >( )")
+	coprocInput  = unknownInput("the data written into a coprocess")
+)
 
 // substsIn analyses every command and process substitution inside a node
 // that holds no statements of its own (words, arithmetic, tests, loops
@@ -250,7 +276,14 @@ func (w *walker) substsIn(n syntax.Node) []int {
 		case *syntax.CmdSubst:
 			w.inSubst(sub.Stmts)
 		case *syntax.ProcSubst:
-			w.inSubst(sub.Stmts)
+			if sub.Op == syntax.CmdOut {
+				in := w.in
+				w.in = procOutInput // what the command writes into it
+				w.inSubst(sub.Stmts)
+				w.in = in
+			} else {
+				w.inSubst(sub.Stmts)
+			}
 		}
 	}
 	if len(w.a.Segments) == start {
@@ -266,41 +299,29 @@ func (w *walker) substsIn(n syntax.Node) []int {
 func (w *walker) inSubst(list []*syntax.Stmt) {
 	w.a.Subst = true
 	w.subst++
-	before := w.dir
+	before, in := w.dir, w.in
 	w.stmts(list)
-	w.dir = before
+	w.dir, w.in = before, in
 	w.subst--
 }
 
-// pipeline walks the stages of a pipeline, each in its own subshell.
+// pipeline walks the stages of a pipeline, each in its own subshell; a
+// stage reads the output of the stage before it.
 func (w *walker) pipeline(b *syntax.BinaryCmd) {
 	stages := flattenPipe(b.Y, flattenPipe(b.X, nil))
 	pl := pipeline{depth: w.depth, stages: make([][]int, len(stages))}
-	before := w.dir
+	before, in := w.dir, w.in
 	for i, st := range stages {
+		if i > 0 {
+			w.in = w.stageOutput(pl.stages[i-1])
+		}
 		w.collectors = append(w.collectors, &pl.stages[i])
 		w.dir = before
 		w.stmt(st)
 		w.collectors = w.collectors[:len(w.collectors)-1]
 	}
-	w.dir = before
+	w.dir, w.in = before, in
 	w.a.pipelines = append(w.a.pipelines, pl)
-	// echo/printf piped straight into a shell is a script too: analysed
-	// when static, opaque otherwise.
-	for i := 0; i+1 < len(pl.stages); i++ {
-		sh := w.firstAtDepth(pl.stages[i+1])
-		if sh < 0 || !w.a.Segments[sh].stdinScript {
-			continue
-		}
-		script, printer, ok := w.echoed(pl.stages[i])
-		switch {
-		case ok:
-			w.a.Segments[sh].spawns = true
-			w.nested(script, w.a.Segments[sh].dir)
-		case printer:
-			w.markOpaque(sh, "the script piped into the shell is only known at run time")
-		}
-	}
 }
 
 func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
@@ -309,52 +330,6 @@ func flattenPipe(s *syntax.Stmt, out []*syntax.Stmt) []*syntax.Stmt {
 		return flattenPipe(b.Y, flattenPipe(b.X, out))
 	}
 	return append(out, s)
-}
-
-func (w *walker) firstAtDepth(stage []int) int {
-	for _, i := range stage {
-		if s := &w.a.Segments[i]; s.Depth == w.depth && s.level == w.subst {
-			return i
-		}
-	}
-	return -1
-}
-
-// echoed returns what a stage made of one echo or printf prints. printer
-// reports that the stage is such a command even when its output is not
-// known statically (ok false).
-func (w *walker) echoed(stage []int) (out string, printer, ok bool) {
-	i := -1
-	for _, j := range stage {
-		if s := &w.a.Segments[j]; s.Depth == w.depth && s.level == w.subst {
-			if i >= 0 {
-				return "", false, false
-			}
-			i = j
-		}
-	}
-	if i < 0 {
-		return "", false, false
-	}
-	s := &w.a.Segments[i]
-	if s.Name != "echo" && s.Name != "printf" {
-		return "", false, false
-	}
-	if s.Dynamic || s.spawns || len(stage) != 1 {
-		return "", true, false
-	}
-	if s.Name == "echo" {
-		args := s.Args
-		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0], "-neE") == "" {
-			args = args[1:]
-		}
-		return strings.Join(args, " "), true, true
-	}
-	if len(s.Args) == 0 {
-		return "", true, false
-	}
-	out, err := printfText(s.Args)
-	return out, true, err == nil
 }
 
 // declClause handles export/declare/local/readonly/typeset.
@@ -371,6 +346,9 @@ func (w *walker) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 			w.a.envTaint = as.Name.Value
 		}
 	}
+	for _, r := range redirs {
+		substSegs = append(substSegs, w.substsIn(r)...)
+	}
 	start, end := c.Pos().Offset(), c.End().Offset()
 	text := ""
 	if int(end) <= len(w.src) && start <= end {
@@ -379,7 +357,7 @@ func (w *walker) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 	seg := Segment{
 		Text: text, Name: c.Variant.Value, Depth: w.depth, InSubst: w.subst > 0,
 		Dynamic: dyn, dollar: dollar, Assigns: assigns, dir: w.dir, substSegs: substSegs, plainName: true,
-		level: w.subst,
+		level: w.subst, stdin: w.in,
 	}
 	seg.Args = assigns
 	for _, s := range assigns {
@@ -387,7 +365,7 @@ func (w *walker) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 	}
 	idx := w.addSegment(seg)
 	w.commandVars(idx, w.dir)
-	w.redirects(redirs, idx, false, w.dir)
+	w.redirects(redirs, idx, w.dir)
 }
 
 // funcDecl analyses a function body (it may run later). While inside it,

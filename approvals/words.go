@@ -244,8 +244,20 @@ func (w *walker) joinedValue(word *syntax.Word) arg {
 
 // heredocText returns the text a here-document feeds to its command and
 // whether it contains run-time expansions. With a quoted delimiter the body
-// is literal.
+// is literal; <<- removes the leading tabs of every line.
 func (w *walker) heredocText(r *syntax.Redirect) (string, bool) {
+	text, dyn := w.heredocBody(r)
+	if r.Op == syntax.DashHdoc && (strings.HasPrefix(text, "\t") || strings.Contains(text, "\n\t")) {
+		lines := strings.Split(text, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimLeft(l, "\t")
+		}
+		text = strings.Join(lines, "\n")
+	}
+	return text, dyn
+}
+
+func (w *walker) heredocBody(r *syntax.Redirect) (string, bool) {
 	if r.Hdoc == nil {
 		return "", false
 	}
