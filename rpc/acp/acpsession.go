@@ -157,9 +157,20 @@ func (as *acpSession) track(e events.Event) {
 	}
 }
 
+// options returns every config option with its current value.
+func (as *acpSession) options() []configOption {
+	return configOptions(as.settings(), as.srv.opts.Deps.Models)
+}
+
+// opened is the result of opening the session (new, load, resume).
+func (as *acpSession) opened() openSessionResult {
+	set := as.settings()
+	return openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, as.srv.opts.Deps.Models)}
+}
+
 // notifyConfig sends config_option_update with every option.
 func (as *acpSession) notifyConfig() {
-	as.srv.notify(as.id, configUpdate{SessionUpdate: updConfig, ConfigOptions: configOptions(as.settings(), as.srv.opts.Deps.Models)})
+	as.srv.notify(as.id, configUpdate{SessionUpdate: updConfig, ConfigOptions: as.options()})
 }
 
 // announce sends what a client learns after opening a session: the

@@ -208,5 +208,5 @@ func handleSetConfigOption(s *Server, c *call) {
 		c.fail(err)
 		return
 	}
-	c.reply(configOptionsResult{ConfigOptions: configOptions(as.settings(), s.opts.Deps.Models)})
+	c.reply(configOptionsResult{ConfigOptions: as.options()})
 }

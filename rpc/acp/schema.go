@@ -69,9 +69,8 @@ type sessionParams struct {
 }
 
 type newSessionResult struct {
-	SessionID     string         `json:"sessionId"`
-	Modes         modeState      `json:"modes"`
-	ConfigOptions []configOption `json:"configOptions"`
+	SessionID string `json:"sessionId"`
+	openSessionResult
 }
 
 type openSessionResult struct {

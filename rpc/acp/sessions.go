@@ -71,8 +71,7 @@ func handleNew(s *Server, c *call) {
 		c.fail(err)
 		return
 	}
-	set := as.settings()
-	c.reply(newSessionResult{SessionID: as.id, Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	c.reply(newSessionResult{SessionID: as.id, openSessionResult: as.opened()})
 	as.announce()
 }
 
@@ -133,8 +132,7 @@ func handleLoad(s *Server, c *call) {
 	for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
 		s.notify(as.id, u)
 	}
-	set := as.settings()
-	c.reply(openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	c.reply(as.opened())
 	as.announce()
 }
 
@@ -150,8 +148,7 @@ func handleResume(s *Server, c *call) {
 		c.fail(err)
 		return
 	}
-	set := as.settings()
-	c.reply(openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, s.opts.Deps.Models)})
+	c.reply(as.opened())
 	as.announce()
 }
 
