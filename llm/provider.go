@@ -217,3 +217,19 @@ func LevelsFor(m *Model) []string {
 	}
 	return append([]string(nil), ThinkingLevels...)
 }
+
+// Sleep waits d or until ctx ends (ctx's error then). It is the default
+// wait of retries and scripted delays; tests inject their own.
+func Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -57,7 +57,7 @@ type Provider struct {
 // New returns a fake provider.
 func New(opts Options) *Provider {
 	if opts.Sleep == nil {
-		opts.Sleep = sleepCtx
+		opts.Sleep = llm.Sleep
 	}
 	return &Provider{opts: opts}
 }
@@ -72,20 +72,6 @@ func (p *Provider) Calls() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.calls
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // next picks the response for the next call.
