@@ -85,11 +85,8 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("%w: entry %s is not in this session", ErrEntryNotFound, entryID)
 	}
 	d := s.deps
-	id := opts.SessionID
-	if id == "" {
-		id = d.NewUUID()
-	}
-	n := newSession(d, id, o.cwd)
+	id := d.sessionID(opts.SessionID)
+	n := newSession(d, id, o.cwd, opts.Approver)
 	st := newState(n, id, o.cwd)
 	st.parentSession = o.file
 	leaf := entryID
@@ -108,12 +105,7 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 		st.shutdown()
 		return nil, err
 	}
-	if opts.Approver != nil {
-		n.approver = opts.Approver
-	}
-	n.st = st
-	go n.loop()
-	return n, nil
+	return n.launch(st), nil
 }
 
 // FindSession returns the file of the session with the given id under the

@@ -168,9 +168,17 @@ func (d *Deps) withDefaults() *Deps {
 		c.Settings.RetryBaseDelay = 2 * time.Second
 	}
 	if c.Settings.Sleep == nil {
-		c.Settings.Sleep = sleepCtx
+		c.Settings.Sleep = llm.Sleep
 	}
 	return &c
+}
+
+// sessionID returns want, or a fresh id when want is empty.
+func (d *Deps) sessionID(want string) string {
+	if want == "" {
+		return d.NewUUID()
+	}
+	return want
 }
 
 // RandomEntryID returns 8 random lowercase hex characters.
@@ -178,18 +186,4 @@ func RandomEntryID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -25,7 +25,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 		return nil, err
 	}
 	h := snap.Header
-	s := newSession(d, h.ID, h.Cwd)
+	s := newSession(d, h.ID, h.Cwd, opts.Approver)
 	st := newState(s, h.ID, h.Cwd)
 	if t, err := time.Parse(store.TimeFormat, h.Timestamp); err == nil {
 		st.created = t
@@ -38,12 +38,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 		_ = f.Close()
 		return nil, err
 	}
-	if opts.Approver != nil {
-		s.approver = opts.Approver
-	}
-	s.st = st
-	go s.loop()
-	return s, nil
+	return s.launch(st), nil
 }
 
 // restore applies the settings of the active branch (model, thinking

@@ -54,28 +54,24 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session cwd: %w", err)
 	}
-	id := opts.SessionID
-	if id == "" {
-		id = d.NewUUID()
-	}
-	s := newSession(d, id, cwd)
+	id := d.sessionID(opts.SessionID)
+	s := newSession(d, id, cwd, opts.Approver)
 	st := newState(s, id, cwd)
 	if err := st.initSettings(opts); err != nil {
 		return nil, err
 	}
-	if opts.Approver != nil {
-		s.approver = opts.Approver
-	}
-	s.st = st
-	go s.loop()
-	return s, nil
+	return s.launch(st), nil
 }
 
-func newSession(d *Deps, id, cwd string) *Session {
+// newSession prepares a session; approver overrides Deps.Approver when set.
+func newSession(d *Deps, id, cwd string, approver Approver) *Session {
+	if approver == nil {
+		approver = d.Approver
+	}
 	return &Session{
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
-		approver: d.Approver,
+		approver: approver,
 		bus:      events.NewBus(),
 		id:       id,
 		cwd:      cwd,
@@ -83,6 +79,13 @@ func newSession(d *Deps, id, cwd string) *Session {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+}
+
+// launch starts the actor with st as its state.
+func (s *Session) launch(st *state) *Session {
+	s.st = st
+	go s.loop()
+	return s
 }
 
 // ID returns the session id.
