@@ -197,6 +197,11 @@ func TestAskBounds(t *testing.T) {
 			if p.runs.Load() != 0 {
 				t.Error("the tool ran after an aborted ask")
 			}
+			// The approver answered allow once its ctx ended; an aborted run
+			// still resolves the ask as deny.
+			if res := eventsOf[events.PermissionResolved](e.rec); len(res) != 1 || res[0].Decision != "deny" {
+				t.Errorf("permission_resolved %+v, want deny after the abort", res)
+			}
 			ends := eventsOf[events.ToolExecutionEnd](e.rec)
 			if len(ends) != 1 || resultText(ends[0]) != "aborted by user" {
 				t.Errorf("tool_execution_end %+v, want aborted by user", ends)
