@@ -23,6 +23,11 @@ fuzz:
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
+	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzAnalyzeShell$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzDecideBash$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 # The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
 # by make test when missing; .ci/run installs it).
