@@ -206,6 +206,8 @@ type setup struct {
 	tools    []tools.Tool
 	approver Approver
 	models   []*llm.Model // extra models of the fake provider
+	cwd      string       // session directory (default: a fresh temporary one)
+	deps     func(*Deps)  // last changes to the dependencies
 }
 
 // newEnv starts a session on the fake provider (model fake/echo), subscribes
@@ -231,7 +233,13 @@ func newEnv(t *testing.T, c setup) *env {
 		Tools:      tt,
 		Policy:     &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly},
 	}
-	s, err := New(deps, Options{Cwd: t.TempDir(), Model: llm.ModelRef{Provider: fake.ProviderID, ID: "echo"}, PermissionMode: c.mode})
+	if c.deps != nil {
+		c.deps(deps)
+	}
+	if c.cwd == "" {
+		c.cwd = t.TempDir()
+	}
+	s, err := New(deps, Options{Cwd: c.cwd, Model: llm.ModelRef{Provider: fake.ProviderID, ID: "echo"}, PermissionMode: c.mode})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
