@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -201,4 +202,38 @@ func TestPlanNotProposed(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAdoptPlan pins AdoptPlan: the fresh session records the plan and its
+// todos and starts a run whose first user message hands the plan over.
+func TestAdoptPlan(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, id := proposed(t, "default", true, Settings{})
+		defer e.s.Close()
+		out, err := respond(t, e, PlanDecision{PlanID: id, Decision: "approve_fresh"})
+		if err != nil || out.Fresh == nil {
+			t.Fatalf("approve_fresh %+v %v", out, err)
+		}
+		f := newEnv(t, setup{})
+		defer f.s.Close()
+		done := make(chan error, 1)
+		f.s.AdoptPlan(*out.Fresh, func(err error) { f.rec.add(mark("adopted")); done <- err })
+		waitIdle(t, f.s)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := f.s.Plan(id); p == nil || p.Status != plan.StatusApproved {
+			t.Errorf("adopted plan %+v", p)
+		}
+		if len(f.s.Todos()) != 2 {
+			t.Errorf("todos %+v", f.s.Todos())
+		}
+		users := userTexts(f.rec)
+		if len(users) != 1 || !strings.HasPrefix(users[0], "plan:") || !strings.Contains(users[0], "Read the code") {
+			t.Errorf("hand-off message %q", users)
+		}
+		if ts := f.rec.types(); indexOf(ts, "mark:adopted", 0) != indexOf(ts, "turn_start", 0)+1 {
+			t.Errorf("AdoptPlan is not answered right after the first turn_start: %s", joinTypes(ts))
+		}
+	})
 }

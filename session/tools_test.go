@@ -10,9 +10,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/session/store"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -326,4 +328,51 @@ func TestExecuteBatch(t *testing.T) {
 			}
 		})
 	})
+}
+
+// TestAutoModeClassifier pins permit's classifier step (state.classifier):
+// in auto mode a call the rules leave open goes to the model classifier,
+// whose allow runs the tool without asking; its usage is recorded.
+func TestAutoModeClassifier(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		answer   string
+		runs     int32
+		asks     int32
+		decision string // AutoDecision.Decision on tool_execution_end
+	}{
+		{"allow", `{"decision":"allow","reason":"harmless"}`, 1, 0, "allow"},
+		{"ask", `{"decision":"ask","reason":"unsure"}`, 0, 1, "ask"},
+		{"malformed answer fails closed", `sure, go ahead`, 0, 1, "ask"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &probe{name: "probe", perm: tools.PermExecute}
+				a := &answer{decision: "deny"}
+				e := newEnv(t, setup{mode: "auto", tools: []tools.Tool{p}, approver: a, script: &fake.Script{Responses: []fake.Response{
+					toolCall("probe", `{"x":1}`), reply(tc.answer), reply("done"),
+				}}})
+				defer e.s.Close()
+				e.runPrompt(t, "go")
+				if p.runs.Load() != tc.runs || a.asks.Load() != tc.asks {
+					t.Errorf("runs %d asks %d, want %d and %d", p.runs.Load(), a.asks.Load(), tc.runs, tc.asks)
+				}
+				ends := eventsOf[events.ToolExecutionEnd](e.rec)
+				if len(ends) != 1 {
+					t.Fatalf("%d tool_execution_end", len(ends))
+				}
+				ad, _ := ends[0].AutoDecision.(*approvals.AutoDecision)
+				if ad == nil || ad.Layer != "classifier" || ad.Decision != tc.decision {
+					t.Errorf("autoDecision %+v, want layer classifier decision %s", ends[0].AutoDecision, tc.decision)
+				}
+				var usage bool
+				for _, en := range eventsOf[events.EntryAppended](e.rec) {
+					usage = usage || en.Entry.Type == store.TypeUsage
+				}
+				if !usage {
+					t.Error("the classifier request's usage was not recorded")
+				}
+			})
+		})
+	}
 }
