@@ -166,8 +166,9 @@ func (l *replyLog) fn(name string) func(Disposition, error) {
 	}
 }
 
-// next returns the next reply; it fails the test when none is due (the
-// bubble deadlocks, which synctest reports) — callers use it after Wait.
+// next returns the next reply, failing the test when none has been given
+// yet. It does not wait: call it once the session is idle (waitIdle) or
+// every goroutine is blocked (synctest.Wait).
 func (l *replyLog) next(t *testing.T) promptReply {
 	t.Helper()
 	select {
