@@ -82,6 +82,9 @@ func Main(ctx context.Context, env Env) int {
 			return runExplain(env, env.Args[1:])
 		case "sessions":
 			return runSessions(env, env.Args[1:])
+		case "help":
+			_, _ = parseFlags([]string{"--help"}, env.Stdout)
+			return ExitOK
 		}
 	}
 	flags, err := parseFlags(env.Args, env.Stderr)

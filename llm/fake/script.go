@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 )
 
 // ErrInvalidScript is wrapped by every script validation error.
@@ -76,7 +78,10 @@ func LoadScript(path string) (*Script, error) {
 	}
 	s, err := ParseScript(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fake script %s: %v", ErrInvalidScript, path, errors.Unwrap(err))
+		// Keep the parser's reason (position, what was expected); only the
+		// repeated prefix goes.
+		reason := strings.TrimPrefix(err.Error(), ErrInvalidScript.Error()+": ")
+		return nil, fmt.Errorf("%w: fake script %s: %s", ErrInvalidScript, path, reason)
 	}
 	return s, nil
 }
@@ -87,7 +92,7 @@ func ParseScript(data []byte) (*Script, error) {
 	var s Script
 	if len(data) > 0 && data[0] == '[' {
 		if err := strictDecode(data, &s.Responses); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+			return nil, fmt.Errorf("%w: %s", ErrInvalidScript, describeJSONError(data, err))
 		}
 	} else {
 		var aux struct {
@@ -96,7 +101,7 @@ func ParseScript(data []byte) (*Script, error) {
 			WhenExhausted string     `json:"whenExhausted"`
 		}
 		if err := strictDecode(data, &aux); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+			return nil, fmt.Errorf("%w: %s", ErrInvalidScript, describeJSONError(data, err))
 		}
 		if aux.Version != nil && *aux.Version != 1 {
 			return nil, fmt.Errorf("%w: unsupported version %d", ErrInvalidScript, *aux.Version)
@@ -110,6 +115,35 @@ func ParseScript(data []byte) (*Script, error) {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
 	}
 	return &s, nil
+}
+
+// describeJSONError names where a decoding error happened (line and
+// column) and what was wrong, so a script author can find the mistake.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("%s: %v", position(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Sprintf("%s: %s must be %s, not JSON %s", position(data, typ.Offset), field, typ.Type, typ.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s: unexpected end of the script", position(data, int64(len(data))))
+	}
+	return err.Error()
+}
+
+// position is "line L, column C" (1-based) of a byte offset.
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
 func strictDecode(data []byte, v any) error {
