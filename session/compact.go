@@ -78,6 +78,7 @@ func (s *Session) compactCommand(trigger, instructions, upTo string, reply func(
 				return
 			}
 		}
+		st.ensureFile()
 		ctx, cancel := context.WithCancel(context.Background())
 		r := &runState{ctx: ctx, cancel: cancel, kind: runCompact}
 		st.run = r

@@ -17,7 +17,13 @@ type diskState struct {
 	unsynced []diskWrite
 	batch    []*store.Entry // scratch for flushUnsynced
 	warned   bool
+	// unannounced are entries appended before the file existed; their
+	// entry_appended goes out once the file holds them.
+	unannounced []*store.Entry
 }
+
+// pending reports a persisting session whose file is not created yet.
+func (d *diskState) pending() bool { return d.path != "" && d.file == nil }
 
 // diskWrite is one line still to write: an entry, or (entry nil) a leaf
 // line. Keeping both in one queue keeps the file's line order, which
@@ -109,8 +115,10 @@ func (st *state) diskFailed(err error) {
 }
 
 // ensureFile creates the session file (header plus every entry so far) if
-// the session persists and it does not exist yet. Called before the first
-// model request.
+// the session persists and it does not exist yet, then announces the
+// entries that waited for it. Called when the first run or compaction
+// starts (before its first event), again before each model request, and
+// at Start for sessions created eagerly (ACP session/new).
 func (st *state) ensureFile() {
 	if st.disk.file != nil || st.disk.path == "" {
 		return
@@ -121,6 +129,10 @@ func (st *state) ensureFile() {
 		return
 	}
 	st.disk.file = f
+	for _, e := range st.disk.unannounced {
+		st.s.publish(events.EntryAppended{Entry: e})
+	}
+	st.disk.unannounced = nil
 }
 
 // header is the first line of the session file.

@@ -50,6 +50,9 @@ func (st *state) startRun(prompt string, first []input, onStarted func(), onFail
 		})
 		return
 	}
+	// The file is created (and the entries that waited for it announced)
+	// before the run's first event: a run always leads to a model request.
+	st.ensureFile()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runState{ctx: ctx, cancel: cancel, kind: runAgent}
 	st.run = r

@@ -165,7 +165,10 @@ func (st *state) newEntryID() string {
 }
 
 // appendEntry attaches e to the current leaf, persists it (when the
-// session has a file) and reports entry_appended.
+// session has a file) and reports entry_appended. While a persisting
+// session has no file yet, the report waits until the file is created, so
+// every announced entry is on disk (a SIGKILL loses only what was never
+// announced).
 func (st *state) appendEntry(e *store.Entry) {
 	e.ID = st.newEntryID()
 	if leaf := st.tree.Leaf(); leaf != nil {
@@ -175,6 +178,12 @@ func (st *state) appendEntry(e *store.Entry) {
 	e.Timestamp = st.isoNow()
 	st.tree.Append(e)
 	st.persist(e)
+	if st.disk.pending() {
+		// The file does not exist yet (lazy creation): the entry is
+		// announced once it is on disk (ensureFile), never before.
+		st.disk.unannounced = append(st.disk.unannounced, e)
+		return
+	}
 	st.s.publish(events.EntryAppended{Entry: e})
 }
 
