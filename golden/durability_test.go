@@ -2,6 +2,7 @@ package golden_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -17,6 +18,8 @@ type kproc struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	sc    *bufio.Scanner
+	// stderr collects the process's stderr (read it after Wait).
+	stderr *bytes.Buffer
 }
 
 func startKproc(t *testing.T, bin, home, work string, env []string, args ...string) *kproc {
@@ -26,13 +29,15 @@ func startKproc(t *testing.T, bin, home, work string, env []string, args ...stri
 	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, env...)
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	return &kproc{t: t, cmd: cmd, stdin: stdin, sc: sc}
+	return &kproc{t: t, cmd: cmd, stdin: stdin, sc: sc, stderr: &stderr}
 }
 
 func (p *kproc) send(line string) {

@@ -31,6 +31,8 @@ type state struct {
 	tenv          *tools.Env
 	parentSession string // header parentSession (forks)
 	announceModel bool   // Start appends a model_change (resume with a new model)
+	announceMode  bool   // Start records the mode (resume with an explicit --permission-mode)
+	eagerFile     bool   // Start creates the session file (Options.EagerFile)
 
 	model         *llm.Model
 	provider      *llm.ProviderEntry
