@@ -172,7 +172,9 @@ func (st *state) newEntryID() string {
 // every announced entry is on disk (a SIGKILL loses only what was never
 // announced).
 func (st *state) appendEntry(e *store.Entry) {
-	e.ID = st.newEntryID()
+	if e.ID == "" { // an id chosen beforehand (a compaction naming itself) stays
+		e.ID = st.newEntryID()
+	}
 	if leaf := st.tree.Leaf(); leaf != nil {
 		p := *leaf
 		e.ParentID = &p
