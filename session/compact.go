@@ -50,14 +50,14 @@ type CompactionResult struct {
 
 // compactPlan is what the actor prepares for a compaction.
 type compactPlan struct {
-	req          *llm.Request
-	provider     llm.Provider
-	firstKept    string // "" with selfKept
-	selfKept     bool   // everything is summarised: nothing before the compaction is kept
+	req       *llm.Request
+	provider  llm.Provider
+	firstKept string // "" with selfKept
+	selfKept  bool   // everything is summarised: nothing before the compaction is kept
 	// unchangedFirst is the first entry of the context as it is (the
 	// result of a compaction that is not recorded).
 	unchangedFirst string
-	tokensBefore int
+	tokensBefore   int
 	// noop: nothing can be summarised; the result (unchanged numbers) is
 	// answered without a model call.
 	noop *CompactionResult
