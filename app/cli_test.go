@@ -49,3 +49,44 @@ func TestHelp(t *testing.T) {
 		}
 	}
 }
+
+// The permission mode is part of the session: set over RPC, restored by
+// --resume and --continue in a new process; an explicit --permission-mode
+// wins.
+func TestPermissionModeSurvivesResume(t *testing.T) {
+	p := newProc(t)
+	const id = "6f0c2a4e-1b3d-4c5e-8f70-9a1b2c3d4e5f"
+	in := `{"id":"p","type":"prompt","message":"hi"}` + "\n" + `{"id":"m","type":"set_permission_mode","mode":"auto-edit"}` + "\n"
+	if code, _, stderr := p.run(t, t.Context(), in, "--model", "fake/echo", "--session-id", id); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	mode := func(args ...string) any {
+		t.Helper()
+		code, lines, stderr := p.run(t, t.Context(), `{"id":"s","type":"get_state"}`+"\n", append([]string{"--model", "fake/echo"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for _, l := range lines {
+			if l["id"] == "s" {
+				return l["data"].(map[string]any)["permissionMode"]
+			}
+		}
+		t.Fatalf("%v: no get_state response", args)
+		return nil
+	}
+	if m := mode("--resume", id); m != "auto-edit" {
+		t.Errorf("--resume: mode %v", m)
+	}
+	if m := mode("--continue"); m != "auto-edit" {
+		t.Errorf("--continue: mode %v", m)
+	}
+	if m := mode("--resume", id, "--permission-mode", "plan"); m != "plan" {
+		t.Errorf("--resume --permission-mode plan: mode %v", m)
+	}
+	if m := mode("--resume", id); m != "plan" {
+		t.Errorf("the explicit mode was not recorded: %v", m)
+	}
+	if m := mode(); m != "default" {
+		t.Errorf("a new session: mode %v", m)
+	}
+}
