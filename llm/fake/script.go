@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -122,6 +123,7 @@ func ParseScript(data []byte) (*Script, error) {
 func describeJSONError(data []byte, err error) string {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var pos *positionedError
 	switch {
 	case errors.As(err, &syn):
 		return fmt.Sprintf("%s: %v", position(data, syn.Offset), err)
@@ -131,6 +133,8 @@ func describeJSONError(data []byte, err error) string {
 			field = "value"
 		}
 		return fmt.Sprintf("%s: %s must be %s, not JSON %s", position(data, typ.Offset), field, typ.Type, typ.Value)
+	case errors.As(err, &pos):
+		return fmt.Sprintf("%s: %s", position(data, pos.off), strings.TrimPrefix(pos.err.Error(), "json: "))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return fmt.Sprintf("%s: unexpected end of the script", position(data, int64(len(data))))
 	}
@@ -146,11 +150,36 @@ func position(data []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
+// strictDecode decodes data into v, refusing unknown keys. Errors that
+// carry no position of their own (an unknown key) get the decoder's.
 func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	err := dec.Decode(v)
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &syn) && !errors.As(err, &typ) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		off := dec.InputOffset()
+		// encoding/json names an unknown key but not where it is: point at
+		// its first use as a key.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if m := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(data); m != nil {
+				off = int64(m[0])
+			}
+		}
+		return &positionedError{off: off, err: err}
+	}
+	return err
 }
+
+// positionedError is a decoding error at a byte offset.
+type positionedError struct {
+	off int64
+	err error
+}
+
+func (e *positionedError) Error() string { return e.err.Error() }
+func (e *positionedError) Unwrap() error { return e.err }
 
 func (s *Script) validate() error {
 	switch s.WhenExhausted {

@@ -18,6 +18,7 @@ func TestLoadScriptKeepsReason(t *testing.T) {
 		{`[{"steps":[{"text":"a","delayMs":5}]}]`, "responses[0].steps[0] must have exactly one of"},
 		{`{"version":2,"responses":[]}`, "unsupported version 2"},
 		{`[{"text":"a"}`, "unexpected end of the script"},
+		{"[{\"text\":\"a\"},\n {\"steps\":[{\"txt\":\"b\"}]}]", `line 2, column 13: unknown field "txt"`},
 	}
 	for i, c := range cases {
 		p := filepath.Join(dir, "s.json")
