@@ -5,11 +5,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+	"github.com/armadra/ama-rpc/session/store"
 )
 
 // kproc is one ama-rpc process driven line by line.
@@ -133,5 +139,63 @@ func TestSigkillAfterStartupEntries(t *testing.T) {
 	_ = r.stdin.Close()
 	if err := r.cmd.Wait(); err != nil {
 		t.Errorf("resumed process: %v", err)
+	}
+}
+
+// While the disk refuses writes nothing is announced; the entries are
+// announced, in order, by the write that finally stores them.
+func TestNoAnnouncementWhileTheDiskRefuses(t *testing.T) {
+	var fault atomic.Pointer[error]
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"},
+		WriteFault: func() error {
+			if e := fault.Load(); e != nil {
+				return *e
+			}
+			return nil
+		}})
+	r.Send(`{"id":"p1","type":"prompt","message":"one"}`)
+	r.WaitFor("settled 1", 1, isType("agent_settled"))
+	before := len(r.Lines())
+	full := error(&fs.PathError{Op: "write", Path: "session", Err: syscall.ENOSPC})
+	fault.Store(&full)
+	r.Send(`{"id":"p2","type":"prompt","message":"two"}`)
+	r.WaitFor("settled 2", 2, isType("agent_settled"))
+	during := r.Lines()[before:]
+	for _, l := range during {
+		if strings.Contains(string(l), `"type":"entry_appended"`) {
+			t.Fatalf("announced while the disk refused: %s", l)
+		}
+	}
+	fault.Store(nil)
+	r.Send(`{"id":"p3","type":"prompt","message":"three"}`)
+	r.WaitFor("settled 3", 3, isType("agent_settled"))
+	r.Send(`{"id":"st","type":"get_state"}`)
+	idx := r.WaitFor("state", 1, isResponse("st"))
+	var st struct {
+		Data struct{ SessionFile string } `json:"data"`
+	}
+	_ = json.Unmarshal(r.Lines()[idx], &st)
+	r.CloseStdin()
+	r.Wait()
+	var reported []string
+	for _, l := range r.Lines() {
+		var v struct {
+			Type  string
+			Entry struct{ ID string }
+		}
+		if json.Unmarshal(l, &v) == nil && v.Type == "entry_appended" {
+			reported = append(reported, v.Entry.ID)
+		}
+	}
+	snap, err := store.ReadSnapshot(st.Data.SessionFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inFile []string
+	for _, e := range snap.Entries {
+		inFile = append(inFile, e.ID)
+	}
+	if strings.Join(inFile, ",") != strings.Join(reported, ",") {
+		t.Fatalf("file %v\nreported %v", inFile, reported)
 	}
 }

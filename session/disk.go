@@ -32,6 +32,9 @@ type diskWrite struct {
 	entry  *store.Entry
 	leafID *string
 	ts     string
+	// deferred: the entry's first write failed, so its entry_appended
+	// waits until a retry writes it.
+	deferred bool
 }
 
 func (d *diskState) close() error {
@@ -46,13 +49,22 @@ func (d *diskState) close() error {
 // exists reports whether the session file has been created.
 func (d *diskState) exists() bool { return d.file != nil }
 
-// persist writes e (and anything left unsynced) when the file exists.
-func (st *state) persist(e *store.Entry) {
+// persist writes e (and anything left unsynced) when the file exists. It
+// reports whether e is on disk now; when it is not, e is announced by the
+// write that finally stores it.
+func (st *state) persist(e *store.Entry) bool {
 	if st.disk.file == nil {
-		return
+		return false
 	}
 	st.disk.unsynced = append(st.disk.unsynced, diskWrite{entry: e})
 	st.flushUnsynced()
+	for i := range st.disk.unsynced {
+		if st.disk.unsynced[i].entry == e {
+			st.disk.unsynced[i].deferred = true
+			return false
+		}
+	}
+	return true
 }
 
 // persistLeaf records a leaf move when the file exists.
@@ -103,6 +115,13 @@ func (st *state) writeHead(q []diskWrite) (int, error) {
 	err := st.disk.file.Append(batch...)
 	clear(batch) // do not pin written entries
 	st.disk.batch = batch[:0]
+	if err == nil {
+		for _, w := range q[:n] {
+			if w.deferred {
+				st.s.publish(events.EntryAppended{Entry: w.entry})
+			}
+		}
+	}
 	return n, err
 }
 

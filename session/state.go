@@ -181,7 +181,9 @@ func (st *state) appendEntry(e *store.Entry) {
 	}
 	e.Timestamp = st.isoNow()
 	st.tree.Append(e)
-	st.persist(e)
+	if !st.persist(e) && st.disk.file != nil {
+		return // not on disk yet (a failed write): announced once written
+	}
 	if st.disk.pending() {
 		// The file does not exist yet (lazy creation): the entry is
 		// announced once it is on disk (ensureFile), never before.
