@@ -150,7 +150,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 			first = id // nothing before the compaction is kept
 		}
 		e := store.CompactionEntry(summary, first, cp.tokensBefore, &usage)
-		e.ID = id
+		e.ID, e.Timestamp = id, st.isoNow()
 		if leaf := st.tree.Leaf(); leaf != nil {
 			p := *leaf
 			e.ParentID = &p

@@ -179,7 +179,9 @@ func (st *state) appendEntry(e *store.Entry) {
 		p := *leaf
 		e.ParentID = &p
 	}
-	e.Timestamp = st.isoNow()
+	if e.Timestamp == "" { // likewise a time chosen with the id
+		e.Timestamp = st.isoNow()
+	}
 	st.tree.Append(e)
 	if !st.persist(e) && st.disk.file != nil {
 		return // not on disk yet (a failed write): announced once written
