@@ -82,6 +82,9 @@ func Main(ctx context.Context, env Env) int {
 			return runExplain(env, env.Args[1:])
 		case "sessions":
 			return runSessions(env, env.Args[1:])
+		case "help":
+			_, _ = parseFlags([]string{"--help"}, env.Stdout)
+			return ExitOK
 		}
 	}
 	flags, err := parseFlags(env.Args, env.Stderr)
@@ -285,6 +288,10 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
 		ActiveTools: active, ForceModel: flags.Model != "",
+		// Only an explicit flag overrides the mode a resumed session
+		// recorded; otherwise the policy's mode (config) applies to new
+		// sessions and the recorded one to resumed sessions.
+		PermissionMode: flags.PermissionMode,
 	}
 	first, reason, err := firstSession(deps, flags, opts)
 	if err != nil {

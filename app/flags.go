@@ -4,7 +4,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/llm"
 )
 
 // Flags are the command-line options of the server.
@@ -49,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.PermissionMode, "permission-mode", "", "plan, allowlist, default, auto-edit, auto or full-auto")
 	fs.Var(&f.Allow, "allow", "allow rule such as 'bash(npm test*)' (repeatable)")
 	fs.Var(&f.Deny, "deny", "deny rule such as 'bash(terraform *)' (repeatable)")
-	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default: all)")
+	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+"; ls and todo are opt-in)")
 	fs.BoolVar(&f.NoSession, "no-session", false, "keep the session in memory (no session file)")
 	fs.StringVar(&f.Session, "session", "", "open this session file")
 	fs.StringVar(&f.Resume, "resume", "", "resume the session with this id")
@@ -60,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory of the session (default: the process cwd)")
 	fs.StringVar(&f.LogLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -68,6 +73,15 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	}
 	if f.Mode != "rpc" && f.Mode != "acp" {
 		return nil, fmt.Errorf("--mode must be rpc or acp, not %q", f.Mode)
+	}
+	if f.PermissionMode != "" && !approvals.Mode(f.PermissionMode).Valid() {
+		return nil, fmt.Errorf("--permission-mode must be one of %s, not %q", modeNames(), f.PermissionMode)
+	}
+	if f.Thinking != "" && !llm.ValidThinkingLevel(f.Thinking) {
+		return nil, fmt.Errorf("--thinking must be off, minimal, low, medium, high or xhigh, not %q", f.Thinking)
+	}
+	if f.SessionID != "" && !uuidShape.MatchString(f.SessionID) {
+		return nil, fmt.Errorf("--session-id must be a UUID such as 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b, not %q", f.SessionID)
 	}
 	n := 0
 	for _, set := range []bool{f.Session != "", f.Resume != "", f.Continue} {
@@ -79,4 +93,55 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 		return nil, fmt.Errorf("--session, --resume and --continue are exclusive")
 	}
 	return f, nil
+}
+
+// uuidShape is the form of session ids (ACP session ids are UUIDs, and the
+// id is part of the session file name).
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func modeNames() string {
+	names := make([]string, len(approvals.Modes))
+	for i, m := range approvals.Modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
+}
+
+// printUsage writes the --help text: synopsis, subcommands, flags,
+// environment and exit codes (the README's Flags, Environment and Exit
+// codes sections in short).
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, `ama-rpc: the ama coding-agent server (JSONL RPC or ACP on stdio)
+
+Usage:
+  ama-rpc [flags]                    serve --mode rpc (default) or --mode acp on stdin/stdout
+  ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]
+                                     print the stored sessions, one JSON object per line
+  ama-rpc explain [--cwd dir] [--permission-mode m] [--allow r] [--deny r] [--unattended]
+                                     run the permission pipeline over tool calls read from stdin
+  ama-rpc help                       print this text
+
+Flags:
+`)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Environment:
+  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   locate config (~/.config/ama) and data (~/.local/share/ama)
+  AMA_CONFIG_DIR, AMA_DATA_DIR           override those two directories
+  AMA_FAKE_SCRIPT                        JSON script of the fake model (see README "Fake provider scripts")
+  AMA_FAKE_RECORD                        file receiving one JSON line per fake model request
+  AMA_APPROVAL_TIMEOUT_MS                how long a permission ask waits for the host (default 600000)
+  OPENAI_API_KEY, OPENAI_BASE_URL        key and endpoint of the openai provider
+  OPENROUTER_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY
+                                         keys of the other presets
+  AMA_API_KEY_<ID>                       key of any provider by id (e.g. AMA_API_KEY_WORK)
+
+Exit codes:
+  0        stdin ended and every started run finished (also --help, --version, help)
+  2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID)
+  3        configuration error (unreadable or invalid config file, missing cwd)
+  4        no usable model (none given, unknown provider or model, missing key)
+  5        session file missing, corrupt, locked or of another directory
+  130/143  SIGINT / SIGTERM
+`)
 }

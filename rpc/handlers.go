@@ -75,8 +75,14 @@ type imageParam struct {
 func toImages(in []imageParam) ([]*llm.ImageContent, error) {
 	var out []*llm.ImageContent
 	for i, im := range in {
+		if im.Type != "" && im.Type != "image" {
+			return nil, fmt.Errorf("%w: images[%d] has type %q; images must be {type:\"image\",data,mimeType}", errInvalidParams, i, im.Type)
+		}
 		if im.Data == "" || im.MimeType == "" {
 			return nil, fmt.Errorf("%w: images[%d] needs data and mimeType", errInvalidParams, i)
+		}
+		if err := llm.ValidateImage(im.Data, im.MimeType); err != nil {
+			return nil, fmt.Errorf("%w: images[%d]: %v", errInvalidParams, i, err)
 		}
 		out = append(out, llm.Image(im.Data, im.MimeType))
 	}

@@ -33,8 +33,9 @@ type PromptInput struct {
 }
 
 // Start announces the session: session_start, then (for a fresh session)
-// the initial entries (model, thinking level, system prompt). Call it once,
-// after subscribing.
+// the initial entries (model, thinking level, system prompt, and the
+// permission mode when it is not default). With Options.EagerFile the
+// session file is created here. Call it once, after subscribing.
 func (s *Session) Start(reason string) error {
 	return s.do(func(st *state) {
 		s.publish(events.SessionStart{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, Reason: reason})
@@ -42,12 +43,22 @@ func (s *Session) Start(reason string) error {
 			st.announceModel = false
 			st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
 		}
+		if st.announceMode {
+			st.announceMode = false
+			st.recordMode()
+		}
 		if st.tree.Len() == 0 {
 			if st.model != nil {
 				st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
 			}
 			st.appendEntry(store.ThinkingLevelEntry(st.thinkingLevel))
 			st.appendEntry(store.MessageEntry(st.systemMessage()))
+			if st.mode != approvals.ModeDefault {
+				st.recordMode()
+			}
+		}
+		if st.eagerFile {
+			st.ensureFile()
 		}
 	})
 }

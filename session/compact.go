@@ -2,9 +2,12 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
@@ -47,11 +50,18 @@ type CompactionResult struct {
 
 // compactPlan is what the actor prepares for a compaction.
 type compactPlan struct {
-	req          *llm.Request
-	provider     llm.Provider
-	firstKept    string
-	tokensBefore int
-	err          error
+	req       *llm.Request
+	provider  llm.Provider
+	firstKept string // "" with selfKept
+	selfKept  bool   // everything is summarised: nothing before the compaction is kept
+	// unchangedFirst is the first entry of the context as it is (the
+	// result of a compaction that is not recorded).
+	unchangedFirst string
+	tokensBefore   int
+	// noop: nothing can be summarised; the result (unchanged numbers) is
+	// answered without a model call.
+	noop *CompactionResult
+	err  error
 }
 
 // Compact summarises the older part of the context (manual compaction).
@@ -78,6 +88,7 @@ func (s *Session) compactCommand(trigger, instructions, upTo string, reply func(
 				return
 			}
 		}
+		st.ensureFile()
 		ctx, cancel := context.WithCancel(context.Background())
 		r := &runState{ctx: ctx, cancel: cancel, kind: runCompact}
 		st.run = r
@@ -98,12 +109,15 @@ func (s *Session) compactCommand(trigger, instructions, upTo string, reply func(
 // the summary request through the session's model, the compaction entry,
 // compaction_end.
 func (s *Session) compact(r *runState, trigger, instructions, upTo string, willRetry bool) (CompactionResult, error) {
-	cp, err := call(s, func(st *state) compactPlan { return st.planCompaction(instructions, upTo) })
+	cp, err := call(s, func(st *state) compactPlan { return st.planCompaction(trigger, instructions, upTo) })
 	if err == nil {
 		err = cp.err
 	}
 	if err != nil {
 		return CompactionResult{}, err
+	}
+	if cp.noop != nil {
+		return *cp.noop, nil
 	}
 	_ = s.do(func(st *state) {
 		st.compacting = true
@@ -127,9 +141,32 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	}
 	usage := msg.Usage
 	res, _ := call(s, func(st *state) CompactionResult {
-		st.appendEntry(store.CompactionEntry(summary, cp.firstKept, cp.tokensBefore, &usage))
-		after := contextTokens(st.context())
-		res := CompactionResult{Summary: summary, FirstKeptEntryID: cp.firstKept, TokensBefore: cp.tokensBefore, TokensAfter: &after, Usage: &usage}
+		// Weigh the context the compaction would leave, with the same
+		// estimate as tokensBefore; one that does not shrink the context
+		// is not recorded (the result then reports the unchanged size).
+		id := st.newEntryID()
+		first := cp.firstKept
+		if cp.selfKept {
+			first = id // nothing before the compaction is kept
+		}
+		e := store.CompactionEntry(summary, first, cp.tokensBefore, &usage)
+		e.ID, e.Timestamp = id, st.isoNow()
+		if leaf := st.tree.Leaf(); leaf != nil {
+			p := *leaf
+			e.ParentID = &p
+		}
+		// Both numbers are estimateTokens of the context without and with
+		// the compaction, so they compare.
+		after := estimateTokens(st.contextOf(append(st.branch(), e)))
+		res := CompactionResult{Summary: summary, FirstKeptEntryID: first, TokensBefore: cp.tokensBefore, TokensAfter: &after, Usage: &usage}
+		if after < cp.tokensBefore {
+			st.appendEntry(e)
+		} else {
+			before := cp.tokensBefore
+			res.Summary, res.FirstKeptEntryID, res.TokensAfter = "", cp.unchangedFirst, &before
+			st.s.log.Info("compaction not recorded: the summary would not make the context smaller",
+				zap.Int("tokensBefore", cp.tokensBefore), zap.Int("tokensAfter", after))
+		}
 		st.compacting = false
 		st.plan.fullNext = true
 		st.pressure = 0
@@ -150,10 +187,18 @@ func wireCompaction(r CompactionResult) any {
 	}{r.Summary, r.FirstKeptEntryID, r.TokensBefore, r.TokensAfter, r.Usage}
 }
 
-// planCompaction picks what to summarise: everything before the first kept
-// turn. Without upTo the most recent turns are kept up to about
-// keepRecentTokens (at least the last turn).
-func (st *state) planCompaction(instructions, upTo string) compactPlan {
+// planCompaction picks what to summarise, as ama does. Cut points are the
+// user, custom and assistant messages after the previous summary (a cut at
+// an assistant message splits the current turn: its user message and the
+// tool results before the cut are summarised too). Without upTo the
+// newest messages are kept up to about keepRecentTokens; when that leaves
+// nothing to summarise the budget shrinks (a quarter, then one token: only
+// the last cut point is kept). With upTo the cut is that rewind point. An
+// overflow that still finds nothing (a first turn with only its user
+// message) summarises the whole context, keeping nothing before the
+// compaction. Otherwise nothing can be summarised and the plan is a no-op
+// result with unchanged numbers (no model call).
+func (st *state) planCompaction(trigger, instructions, upTo string) compactPlan {
 	if st.model == nil || st.provider == nil || st.provider.Provider == nil {
 		return compactPlan{err: fmt.Errorf("%w: compaction needs a model", ErrNoModel)}
 	}
@@ -161,44 +206,54 @@ func (st *state) planCompaction(instructions, upTo string) compactPlan {
 	if err != nil {
 		return compactPlan{err: err}
 	}
-	pts := st.points()
-	if len(pts) == 0 {
-		return compactPlan{err: fmt.Errorf("%w: the session has no messages yet", ErrNothingToCompact)}
-	}
-	keep := pts[len(pts)-1]
-	if upTo != "" {
-		keep, _ = st.findPoint(upTo)
-	} else {
-		budget := st.s.deps.Settings.KeepRecentTokens
-		if budget <= 0 {
-			budget = defaultKeepRecentTokens
-		}
-		for i := len(pts) - 1; i > 0; i-- {
-			if tokensFrom(msgs, info.Entries, pts[i-1].entry) > budget {
-				break
-			}
-			keep = pts[i-1]
-		}
-	}
-	cut := -1
-	for i, e := range info.Entries {
-		if e == keep.entry {
-			cut = i
+	before := estimateTokens(st.context())
+	start := 0
+	for start < len(msgs) {
+		r := msgs[start].MessageRole()
+		if r != llm.RoleSystem && r != llm.RoleCompactionSummary {
 			break
 		}
+		start++
 	}
-	var older []llm.Message
-	if cut > 0 {
-		for _, m := range msgs[:cut] {
-			if _, sys := m.(*llm.SystemMessage); !sys {
-				older = append(older, m)
+	unchanged := ""
+	if start < len(info.Entries) {
+		unchanged = info.Entries[start].ID
+	}
+	cut := -1
+	if upTo != "" {
+		for i, e := range info.Entries {
+			if e.ID == upTo && i > start {
+				cut = i
+			}
+		}
+	} else {
+		keep := st.s.deps.Settings.KeepRecentTokens
+		if keep <= 0 {
+			keep = defaultKeepRecentTokens
+		}
+		for _, budget := range []int{keep, keep / 4, 1} {
+			if cut = cutPoint(msgs, start, max(budget, 1)); cut > start {
+				break
 			}
 		}
 	}
-	if len(older) == 0 {
-		return compactPlan{err: fmt.Errorf("%w: nothing precedes the most recent turn", ErrNothingToCompact)}
+	selfKept := false
+	if cut <= start {
+		if trigger != TriggerOverflow || start >= len(msgs) {
+			return compactPlan{noop: &CompactionResult{FirstKeptEntryID: unchanged, TokensBefore: before, TokensAfter: &before}}
+		}
+		cut, selfKept = len(msgs), true
+	}
+	var older []llm.Message
+	for _, m := range msgs[:cut] {
+		if _, sys := m.(*llm.SystemMessage); !sys {
+			older = append(older, m)
+		}
 	}
 	ask := "Summarise the conversation above."
+	if selfKept {
+		ask += " It is all that is left of the session: keep the user's latest request in full detail, as it has to be answered from your summary."
+	}
 	if s := strings.TrimSpace(instructions); s != "" {
 		ask += "\nAdditional instructions: " + s
 	}
@@ -206,17 +261,59 @@ func (st *state) planCompaction(instructions, upTo string) compactPlan {
 		Model: st.model, System: compactionPrompt, Purpose: llm.PurposeCompact, SessionID: st.id, ThinkingLevel: "off",
 		Messages: append(older, llm.NewUser(ask, st.nowMs(), "")), Timestamp: st.nowMs(),
 	}
-	return compactPlan{req: req, provider: st.provider.Provider, firstKept: keep.EntryID, tokensBefore: contextTokens(st.context())}
+	cp := compactPlan{req: req, provider: st.provider.Provider, selfKept: selfKept, tokensBefore: before, unchangedFirst: unchanged}
+	if !selfKept {
+		cp.firstKept = info.Entries[cut].ID
+	}
+	return cp
 }
 
-// tokensFrom estimates the tokens of the messages from entry on.
-func tokensFrom(msgs []llm.Message, entries []*store.Entry, from *store.Entry) int {
-	for i, e := range entries {
-		if e == from {
-			return contextTokens(modelContext{messages: msgs[i:]})
+// cutPoint returns the index in msgs where the kept part starts when the
+// newest messages are kept up to about budget tokens: the first cut point
+// (user, custom or assistant message) at or after the message where the
+// budget is reached; start or less when nothing can be summarised.
+func cutPoint(msgs []llm.Message, start, budget int) int {
+	var points []int
+	for i := start; i < len(msgs); i++ {
+		switch msgs[i].MessageRole() {
+		case llm.RoleUser, llm.RoleCustom, llm.RoleAssistant, llm.RoleBranchSummary:
+			points = append(points, i)
 		}
 	}
-	return 0
+	if len(points) == 0 {
+		return start
+	}
+	acc := 0
+	for i := len(msgs) - 1; i >= start; i-- {
+		if _, sys := msgs[i].(*llm.SystemMessage); sys {
+			continue
+		}
+		acc += estimateTokens(modelContext{messages: msgs[i : i+1]})
+		if acc >= budget {
+			for _, p := range points {
+				if p >= i {
+					return p
+				}
+			}
+			return points[len(points)-1]
+		}
+	}
+	return start
+}
+
+// estimateTokens is about a token per four characters of the system prompt
+// and of every message as JSON. Compaction reports tokensBefore and
+// tokensAfter with it (not with contextTokens, which prefers the provider's
+// reported usage: that exists only for the context before, so the two
+// numbers would not compare). A compaction that would not lower it is not
+// recorded.
+func estimateTokens(c modelContext) int {
+	chars := len(c.system)
+	for _, m := range c.messages {
+		b, _ := json.Marshal(m)
+		chars += len(b)
+	}
+	return (chars + 3) / 4
 }
 
 // autoCompact compacts before a request when the context passed the

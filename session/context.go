@@ -24,9 +24,12 @@ type modelContext struct {
 
 // context projects the active branch (compactions, context edits and
 // custom messages applied); system checkpoints form the system prompt.
-func (st *state) context() modelContext {
+func (st *state) context() modelContext { return st.contextOf(st.branch()) }
+
+// contextOf projects branch (the active one, or one with a compaction not
+// yet appended, to weigh it).
+func (st *state) contextOf(branch []*store.Entry) modelContext {
 	var c modelContext
-	branch := st.branch()
 	msgs, info, err := store.Project(branch)
 	if err != nil {
 		st.s.log.Warn("project context", zap.Error(err))

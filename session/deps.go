@@ -133,6 +133,10 @@ type Options struct {
 	ActiveTools []string
 	// ForceModel makes Model win over the model restored by Open.
 	ForceModel bool
+	// EagerFile creates the session file at Start (header and the startup
+	// entries) instead of lazily at the first run: a session announced to
+	// a client that may reopen it from another process (ACP session/new).
+	EagerFile bool
 	// Approver answers this session's permission asks (nil: Deps.Approver).
 	Approver Approver
 }

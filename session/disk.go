@@ -17,7 +17,13 @@ type diskState struct {
 	unsynced []diskWrite
 	batch    []*store.Entry // scratch for flushUnsynced
 	warned   bool
+	// unannounced are entries appended before the file existed; their
+	// entry_appended goes out once the file holds them.
+	unannounced []*store.Entry
 }
+
+// pending reports a persisting session whose file is not created yet.
+func (d *diskState) pending() bool { return d.path != "" && d.file == nil }
 
 // diskWrite is one line still to write: an entry, or (entry nil) a leaf
 // line. Keeping both in one queue keeps the file's line order, which
@@ -26,6 +32,9 @@ type diskWrite struct {
 	entry  *store.Entry
 	leafID *string
 	ts     string
+	// deferred: the entry's first write failed, so its entry_appended
+	// waits until a retry writes it.
+	deferred bool
 }
 
 func (d *diskState) close() error {
@@ -40,13 +49,22 @@ func (d *diskState) close() error {
 // exists reports whether the session file has been created.
 func (d *diskState) exists() bool { return d.file != nil }
 
-// persist writes e (and anything left unsynced) when the file exists.
-func (st *state) persist(e *store.Entry) {
+// persist writes e (and anything left unsynced) when the file exists. It
+// reports whether e is on disk now; when it is not, e is announced by the
+// write that finally stores it.
+func (st *state) persist(e *store.Entry) bool {
 	if st.disk.file == nil {
-		return
+		return false
 	}
 	st.disk.unsynced = append(st.disk.unsynced, diskWrite{entry: e})
 	st.flushUnsynced()
+	for i := range st.disk.unsynced {
+		if st.disk.unsynced[i].entry == e {
+			st.disk.unsynced[i].deferred = true
+			return false
+		}
+	}
+	return true
 }
 
 // persistLeaf records a leaf move when the file exists.
@@ -97,6 +115,13 @@ func (st *state) writeHead(q []diskWrite) (int, error) {
 	err := st.disk.file.Append(batch...)
 	clear(batch) // do not pin written entries
 	st.disk.batch = batch[:0]
+	if err == nil {
+		for _, w := range q[:n] {
+			if w.deferred {
+				st.s.publish(events.EntryAppended{Entry: w.entry})
+			}
+		}
+	}
 	return n, err
 }
 
@@ -109,8 +134,10 @@ func (st *state) diskFailed(err error) {
 }
 
 // ensureFile creates the session file (header plus every entry so far) if
-// the session persists and it does not exist yet. Called before the first
-// model request.
+// the session persists and it does not exist yet, then announces the
+// entries that waited for it. Called when the first run or compaction
+// starts (before its first event), again before each model request, and
+// at Start for sessions created eagerly (ACP session/new).
 func (st *state) ensureFile() {
 	if st.disk.file != nil || st.disk.path == "" {
 		return
@@ -121,6 +148,10 @@ func (st *state) ensureFile() {
 		return
 	}
 	st.disk.file = f
+	for _, e := range st.disk.unannounced {
+		st.s.publish(events.EntryAppended{Entry: e})
+	}
+	st.disk.unannounced = nil
 }
 
 // header is the first line of the session file.

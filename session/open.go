@@ -42,7 +42,8 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 }
 
 // restore applies the settings of the active branch (model, thinking
-// level), then opts: opts.Model only when the branch has no usable model or
+// level, permission mode), then opts: opts.PermissionMode (an explicit
+// --permission-mode) wins over the recorded mode and is recorded itself;: opts.Model only when the branch has no usable model or
 // with ForceModel; opts.ThinkingLevel only when the branch has none.
 func (st *state) restore(opts Options) error {
 	_, info, _ := store.Project(st.branch())
@@ -58,8 +59,15 @@ func (st *state) restore(opts Options) error {
 	if restored && !opts.ForceModel {
 		opts.Model = llm.ModelRef{}
 	}
+	recorded, hasMode := recordedMode(st.branch())
+	if hasMode && opts.PermissionMode == "" {
+		st.mode = recorded
+	}
 	if err := st.initSettings(opts); err != nil {
 		return err
+	}
+	if opts.PermissionMode != "" && (!hasMode || recorded != st.mode) {
+		st.announceMode = true
 	}
 	if opts.Model.Provider != "" && (info.Model == nil || info.Model.Provider != st.model.Provider || info.Model.ID != st.model.ID) {
 		st.announceModel = true

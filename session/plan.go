@@ -98,6 +98,9 @@ func (st *state) switchMode(mode approvals.Mode, approved bool) {
 	old := st.mode
 	st.mode = mode
 	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
+	if mode != old {
+		st.recordMode()
+	}
 	switch {
 	case mode == approvals.ModePlan && old != approvals.ModePlan:
 		st.plan.prePlanMode = string(old)
@@ -401,4 +404,34 @@ func (s *Session) changeTodos(f func([]plan.TodoItem) ([]plan.TodoItem, error)) 
 // capability); without one, plan.unattended applies.
 func (s *Session) SetPlanAttended(on bool) {
 	s.post(func(st *state) { st.plan.attended = on })
+}
+
+// CustomPermissionMode is the custom entry that records the session's
+// permission mode ({"mode": …}). ama's session format keeps custom entries
+// of unknown types and ignores them, so the files stay readable by ama.
+const CustomPermissionMode = "ama-rpc.permission_mode"
+
+// recordMode appends the current permission mode to the session.
+func (st *state) recordMode() {
+	st.appendEntry(store.CustomEntry(CustomPermissionMode, struct {
+		Mode string `json:"mode"`
+	}{string(st.mode)}))
+}
+
+// recordedMode is the latest valid permission mode recorded on branch.
+func recordedMode(branch []*store.Entry) (approvals.Mode, bool) {
+	for i := len(branch) - 1; i >= 0; i-- {
+		if branch[i].CustomType() != CustomPermissionMode {
+			continue
+		}
+		var aux struct {
+			Data struct {
+				Mode string `json:"mode"`
+			} `json:"data"`
+		}
+		if branch[i].Decode(&aux) == nil && approvals.Mode(aux.Data.Mode).Valid() {
+			return approvals.Mode(aux.Data.Mode), true
+		}
+	}
+	return "", false
 }

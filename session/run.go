@@ -16,6 +16,7 @@ type runState struct {
 	retrying     bool               // waiting before a retry
 	cancelRetry  context.CancelFunc // ends that wait (abort_retry)
 	retryAborted []func(bool)       // abort_retry replies due when the wait ends
+	failure      string             // error text of the reply that failed the run (notification)
 
 	turns    int            // turns so far in this run
 	cost     float64        // USD spent by this run's replies
@@ -50,6 +51,9 @@ func (st *state) startRun(prompt string, first []input, onStarted func(), onFail
 		})
 		return
 	}
+	// The file is created (and the entries that waited for it announced)
+	// before the run's first event: a run always leads to a model request.
+	st.ensureFile()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runState{ctx: ctx, cancel: cancel, kind: runAgent}
 	st.run = r
@@ -93,6 +97,11 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 				}
 			}
 			s.publish(events.AgentEnd{StopReason: stop, WillRetry: false})
+			if stop == llm.StopError && r.failure != "" {
+				// The prompt was answered when the run started: a failure
+				// after that is reported as a notification (protocol §1.5).
+				s.publish(events.Notification{Level: "error", Message: r.failure})
+			}
 			s.publish(events.AgentBeforeSettle{})
 			s.publish(events.AgentSettled{Warning: r.warning})
 			st.settled()
@@ -160,6 +169,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
 		_ = s.do(func(st *state) { st.afterTurn(tr, len(results)) })
 		if msg.Failed() {
+			if msg.StopReason == llm.StopError {
+				r.failure = msg.ErrorMessage
+			}
 			return msg.StopReason
 		}
 		if r.ctx.Err() != nil { // aborted during the tools: queues stay as they are

@@ -60,6 +60,7 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	if err := st.initSettings(opts); err != nil {
 		return nil, err
 	}
+	st.eagerFile = opts.EagerFile && d.Settings.Persist
 	return s.launch(st), nil
 }
 

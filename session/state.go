@@ -31,6 +31,8 @@ type state struct {
 	tenv          *tools.Env
 	parentSession string // header parentSession (forks)
 	announceModel bool   // Start appends a model_change (resume with a new model)
+	announceMode  bool   // Start records the mode (resume with an explicit --permission-mode)
+	eagerFile     bool   // Start creates the session file (Options.EagerFile)
 
 	model         *llm.Model
 	provider      *llm.ProviderEntry
@@ -165,16 +167,31 @@ func (st *state) newEntryID() string {
 }
 
 // appendEntry attaches e to the current leaf, persists it (when the
-// session has a file) and reports entry_appended.
+// session has a file) and reports entry_appended. While a persisting
+// session has no file yet, the report waits until the file is created, so
+// every announced entry is on disk (a SIGKILL loses only what was never
+// announced).
 func (st *state) appendEntry(e *store.Entry) {
-	e.ID = st.newEntryID()
+	if e.ID == "" { // an id chosen beforehand (a compaction naming itself) stays
+		e.ID = st.newEntryID()
+	}
 	if leaf := st.tree.Leaf(); leaf != nil {
 		p := *leaf
 		e.ParentID = &p
 	}
-	e.Timestamp = st.isoNow()
+	if e.Timestamp == "" { // likewise a time chosen with the id
+		e.Timestamp = st.isoNow()
+	}
 	st.tree.Append(e)
-	st.persist(e)
+	if !st.persist(e) && st.disk.file != nil {
+		return // not on disk yet (a failed write): announced once written
+	}
+	if st.disk.pending() {
+		// The file does not exist yet (lazy creation): the entry is
+		// announced once it is on disk (ensureFile), never before.
+		st.disk.unannounced = append(st.disk.unannounced, e)
+		return
+	}
 	st.s.publish(events.EntryAppended{Entry: e})
 }
 

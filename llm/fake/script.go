@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"regexp"
+	"strings"
 )
 
 // ErrInvalidScript is wrapped by every script validation error.
@@ -76,7 +79,10 @@ func LoadScript(path string) (*Script, error) {
 	}
 	s, err := ParseScript(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: fake script %s: %v", ErrInvalidScript, path, errors.Unwrap(err))
+		// Keep the parser's reason (position, what was expected); only the
+		// repeated prefix goes.
+		reason := strings.TrimPrefix(err.Error(), ErrInvalidScript.Error()+": ")
+		return nil, fmt.Errorf("%w: fake script %s: %s", ErrInvalidScript, path, reason)
 	}
 	return s, nil
 }
@@ -87,7 +93,7 @@ func ParseScript(data []byte) (*Script, error) {
 	var s Script
 	if len(data) > 0 && data[0] == '[' {
 		if err := strictDecode(data, &s.Responses); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+			return nil, fmt.Errorf("%w: %s", ErrInvalidScript, describeJSONError(data, err))
 		}
 	} else {
 		var aux struct {
@@ -96,7 +102,7 @@ func ParseScript(data []byte) (*Script, error) {
 			WhenExhausted string     `json:"whenExhausted"`
 		}
 		if err := strictDecode(data, &aux); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidScript, err)
+			return nil, fmt.Errorf("%w: %s", ErrInvalidScript, describeJSONError(data, err))
 		}
 		if aux.Version != nil && *aux.Version != 1 {
 			return nil, fmt.Errorf("%w: unsupported version %d", ErrInvalidScript, *aux.Version)
@@ -112,11 +118,68 @@ func ParseScript(data []byte) (*Script, error) {
 	return &s, nil
 }
 
+// describeJSONError names where a decoding error happened (line and
+// column) and what was wrong, so a script author can find the mistake.
+func describeJSONError(data []byte, err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var pos *positionedError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("%s: %v", position(data, syn.Offset), err)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Sprintf("%s: %s must be %s, not JSON %s", position(data, typ.Offset), field, typ.Type, typ.Value)
+	case errors.As(err, &pos):
+		return fmt.Sprintf("%s: %s", position(data, pos.off), strings.TrimPrefix(pos.err.Error(), "json: "))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("%s: unexpected end of the script", position(data, int64(len(data))))
+	}
+	return err.Error()
+}
+
+// position is "line L, column C" (1-based) of a byte offset.
+func position(data []byte, off int64) string {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+// strictDecode decodes data into v, refusing unknown keys. Errors that
+// carry no position of their own (an unknown key) get the decoder's.
 func strictDecode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	err := dec.Decode(v)
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &syn) && !errors.As(err, &typ) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		off := dec.InputOffset()
+		// encoding/json names an unknown key but not where it is: point at
+		// its first use as a key.
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if m := regexp.MustCompile(regexp.QuoteMeta(name) + `\s*:`).FindIndex(data); m != nil {
+				off = int64(m[0])
+			}
+		}
+		return &positionedError{off: off, err: err}
+	}
+	return err
 }
+
+// positionedError is a decoding error at a byte offset.
+type positionedError struct {
+	off int64
+	err error
+}
+
+func (e *positionedError) Error() string { return e.err.Error() }
+func (e *positionedError) Unwrap() error { return e.err }
 
 func (s *Script) validate() error {
 	switch s.WhenExhausted {

@@ -37,13 +37,26 @@ func handlePrompt(s *Server, c *call) {
 	as.enqueue(newTurn(c, in))
 }
 
-// promptInput converts ACP content blocks into the session's input: text
-// blocks in order, resource links as "@uri", images as images, and
-// embedded text resources appended as <context> blocks. Audio (not
-// offered) and unknown block types are invalid params.
+// promptInput converts ACP content blocks into the session's input, as
+// ama does: every text-like block becomes one part, in block order, and
+// the parts are joined with a newline (text as is, a resource link as
+// "@uri", an embedded text resource as a <resource uri="…"> block);
+// images (image blocks and embedded image blobs) go with the message in
+// block order. Audio (not offered), invalid images and unknown block types
+// are invalid params.
 func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 	var in session.PromptInput
-	var text, contexts []string
+	var parts []string
+	image := func(i int, data, mime string) error {
+		if data == "" || mime == "" {
+			return errorf(errInvalidParams, "prompt[%d]: an image needs data and mimeType", i)
+		}
+		if err := llm.ValidateImage(data, mime); err != nil {
+			return errorf(errInvalidParams, "prompt[%d]: %v", i, err)
+		}
+		in.Images = append(in.Images, llm.Image(data, mime))
+		return nil
+	}
 	for i, raw := range blocks {
 		var b contentBlock
 		if err := json.Unmarshal(raw, &b); err != nil {
@@ -51,17 +64,16 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 		}
 		switch b.Type {
 		case "text":
-			text = append(text, b.Text)
+			parts = append(parts, b.Text)
 		case "image":
-			if b.Data == "" || b.MimeType == "" {
-				return in, errorf(errInvalidParams, "prompt[%d]: an image needs data and mimeType", i)
+			if err := image(i, b.Data, b.MimeType); err != nil {
+				return in, err
 			}
-			in.Images = append(in.Images, llm.Image(b.Data, b.MimeType))
 		case "resource_link":
 			if b.URI == "" {
 				return in, errorf(errInvalidParams, "prompt[%d]: a resource_link needs a uri", i)
 			}
-			text = append(text, "@"+b.URI)
+			parts = append(parts, "@"+b.URI)
 		case "resource":
 			var r embeddedResource
 			if len(b.Resource) == 0 || json.Unmarshal(b.Resource, &r) != nil || r.URI == "" {
@@ -69,11 +81,13 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			}
 			switch {
 			case r.Text != nil:
-				contexts = append(contexts, fmt.Sprintf("<context ref=%q>\n%s\n</context>", r.URI, *r.Text))
+				parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.URI, *r.Text))
 			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
-				in.Images = append(in.Images, llm.Image(*r.Blob, r.MimeType))
+				if err := image(i, *r.Blob, r.MimeType); err != nil {
+					return in, err
+				}
 			default:
-				text = append(text, "@"+r.URI)
+				parts = append(parts, "@"+r.URI)
 			}
 		case "audio":
 			return in, errorf(errInvalidParams, "prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
@@ -81,13 +95,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			return in, errorf(errInvalidParams, "prompt[%d]: unknown content block type %q", i, b.Type)
 		}
 	}
-	msg := strings.Join(text, "")
-	if len(contexts) > 0 {
-		if msg != "" {
-			msg += "\n\n"
-		}
-		msg += strings.Join(contexts, "\n\n")
-	}
+	msg := strings.Join(parts, "\n")
 	if strings.TrimSpace(msg) == "" && len(in.Images) == 0 {
 		return in, errorf(errInvalidParams, "prompt is empty")
 	}

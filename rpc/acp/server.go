@@ -51,6 +51,8 @@ type Server struct {
 	log      *zap.Logger
 	startDir string // Base.Cwd with symlinks resolved
 
+	ignoredOnce sync.Once // the mcpServers notice (logIgnored)
+
 	w      *rpc.Writer
 	stream *Stream
 	conn   *jsonrpc2.Conn

@@ -28,10 +28,16 @@ func (s *Server) checkCwd(cwd string) error {
 	return nil
 }
 
+// logIgnored says once per process, on stderr at the default log level,
+// that the client's MCP servers and additional directories are not used
+// (ama-rpc has no MCP client yet). Nothing in the answers claims
+// otherwise: initialize declares mcpCapabilities http and sse false.
 func (s *Server) logIgnored(p sessionParams) {
 	if len(p.McpServers) > 0 || len(p.AdditionalDirectories) > 0 {
-		s.log.Info("mcpServers and additionalDirectories are accepted and ignored",
-			zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
+		s.ignoredOnce.Do(func() {
+			s.log.Warn("the client's mcpServers and additionalDirectories are ignored: ama-rpc has no MCP support yet and works only in its start directory",
+				zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
+		})
 	}
 }
 
@@ -56,6 +62,11 @@ func handleNew(s *Server, c *call) {
 	s.logIgnored(p)
 	opts := s.opts.Base
 	opts.SessionID = ""
+	// The answer promises that the id exists: the file (header, settings,
+	// permission mode) is written now, so session/resume, session/load and
+	// --resume work for it from another process even if it is never
+	// prompted.
+	opts.EagerFile = true
 	reason := "new"
 	s.mu.Lock()
 	if !s.startupClaimed {
@@ -96,7 +107,8 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 		return nil, errorf(errUnknownSession, "no session %s for %s", p.SessionID, s.opts.Base.Cwd)
 	}
 	opts := s.opts.Base
-	opts.Cwd, opts.ThinkingLevel, opts.SessionID = "", "", ""
+	// A stored session keeps its own thinking level and permission mode.
+	opts.Cwd, opts.ThinkingLevel, opts.SessionID, opts.PermissionMode = "", "", "", ""
 	return s.openSession(func(a session.Approver) (*session.Session, error) {
 		opts.Approver = a
 		sess, err := session.Open(s.opts.Deps, path, opts)
