@@ -34,13 +34,29 @@ func compactNow(t *testing.T, e *env, upTo string) (CompactionResult, error) {
 	return r.r, r.err
 }
 
+// TestCompactNothingToDo pins the no-op: a manual compaction of an empty
+// context succeeds with unchanged numbers and makes no request; a short
+// context is compacted (cut points split turns) and never grows.
 func TestCompactNothingToDo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, setup{settings: Settings{KeepRecentTokens: 1}})
+		defer e.s.Close()
+		res, err := compactNow(t, e, "")
+		if err != nil {
+			t.Fatalf("Compact = %v, want a no-op success", err)
+		}
+		if res.Summary != "" || res.TokensAfter == nil || *res.TokensAfter != res.TokensBefore {
+			t.Errorf("no-op result %+v, want an empty summary and tokensAfter == tokensBefore", res)
+		}
+		if e.fp.Calls() != 0 || e.rec.count("compaction_start") != 0 {
+			t.Error("a compaction request was made with nothing to compact")
+		}
+	})
 	for _, tc := range []struct {
 		name    string
 		prompts int
 		keep    int
 	}{
-		{"no messages", 0, 1},
 		{"one turn", 1, 1},
 		{"everything fits the recent budget", 2, 0}, // default budget: 20000 tokens
 	} {
@@ -51,12 +67,12 @@ func TestCompactNothingToDo(t *testing.T) {
 				for range tc.prompts {
 					e.runPrompt(t, "hello")
 				}
-				calls := e.fp.Calls()
-				if _, err := compactNow(t, e, ""); !errors.Is(err, ErrNothingToCompact) {
-					t.Errorf("Compact = %v, want ErrNothingToCompact", err)
+				res, err := compactNow(t, e, "")
+				if err != nil {
+					t.Fatalf("Compact = %v", err)
 				}
-				if e.fp.Calls() != calls || e.rec.count("compaction_start") != 0 {
-					t.Error("a compaction request was made with nothing to compact")
+				if res.TokensAfter != nil && *res.TokensAfter > res.TokensBefore {
+					t.Errorf("tokensAfter %d > tokensBefore %d", *res.TokensAfter, res.TokensBefore)
 				}
 			})
 		})
@@ -78,8 +94,8 @@ func TestCompactManual(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.FirstKeptEntryID != pts[1].EntryID {
-			t.Errorf("first kept entry %s, want the last turn's user entry %s", res.FirstKeptEntryID, pts[1].EntryID)
+		if res.FirstKeptEntryID < pts[1].EntryID { // test ids are ordered hex
+			t.Errorf("first kept entry %s precedes the last turn's user entry %s", res.FirstKeptEntryID, pts[1].EntryID)
 		}
 		if res.Summary == "" || res.TokensAfter == nil || res.Usage == nil || res.TokensBefore <= 0 {
 			t.Errorf("result %+v", res)

@@ -246,17 +246,23 @@ func TestOverflow(t *testing.T) {
 			}
 		})
 	})
-	t.Run("nothing to compact", func(t *testing.T) {
+	t.Run("first turn", func(t *testing.T) { // nothing precedes the turn: the whole context is summarised
 		synctest.Test(t, func(t *testing.T) {
-			e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{fail("overflow")}}})
+			e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{
+				fail("overflow"), reply("## Summary\nthe request"), reply("answer"),
+			}}})
 			defer e.s.Close()
 			e.runPrompt(t, "first")
-			n := eventsOf[events.Notification](e.rec)
-			if len(n) != 1 || n[0].Level != "error" || !strings.Contains(n[0].Message, "could not be compacted") {
-				t.Errorf("notifications %+v", n)
+			cs := eventsOf[events.CompactionStart](e.rec)
+			if len(cs) != 1 || cs[0].Trigger != TriggerOverflow {
+				t.Fatalf("compaction %+v, want one overflow compaction", cs)
 			}
-			if got := eventsOf[events.AgentEnd](e.rec); got[0].StopReason != llm.StopError {
-				t.Errorf("agent_end %+v", got)
+			a := assistantEnds(e.rec)
+			if last := a[len(a)-1]; last.Text("") != "answer" {
+				t.Errorf("final reply %q", last.Text(""))
+			}
+			if n := eventsOf[events.Notification](e.rec); len(n) != 0 {
+				t.Errorf("notifications %+v after a recovered overflow", n)
 			}
 		})
 	})
@@ -265,8 +271,11 @@ func TestOverflow(t *testing.T) {
 			e := newEnv(t, setup{settings: Settings{NoAutoCompaction: true}, script: &fake.Script{Responses: []fake.Response{fail("overflow")}}})
 			defer e.s.Close()
 			e.runPrompt(t, "first")
-			if e.rec.count("compaction_start")+e.rec.count("notification") != 0 || e.fp.Calls() != 1 {
+			if e.rec.count("compaction_start") != 0 || e.fp.Calls() != 1 {
 				t.Errorf("overflow handled with auto compaction off: %s", joinTypes(e.rec.types()))
+			}
+			if n := eventsOf[events.Notification](e.rec); len(n) != 1 || n[0].Level != "error" {
+				t.Errorf("notifications %+v, want the run's error", n)
 			}
 		})
 	})

@@ -45,7 +45,7 @@ func TestLimits(t *testing.T) {
 		warning  string
 	}{
 		{"turn limit", Settings{MaxTurns: 2}, toolLoop(`{"n":1}`), 2, 2, "turns", "limit_reached"},
-		{"cost limit", Settings{MaxCost: 1.5}, costly, 2, 2, "cost", "limit_reached"},
+		{"cost limit", Settings{MaxCost: 1.5, NoAutoCompaction: true}, costly /* 1M-token usage would start a threshold compaction */, 2, 2, "cost", "limit_reached"},
 		{"repeated identical calls", Settings{}, toolLoop(`{"n":1}`), maxRepeats, maxRepeats - 1, "", "repeated_tool_call"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestLimits(t *testing.T) {
 				defer e.s.Close()
 				e.runPrompt(t, "go")
 				if got := e.fp.Calls(); got != tc.calls {
-					t.Errorf("%d model requests, want %d", got, tc.calls)
+					t.Errorf("%d model requests, want %d: %s", got, tc.calls, joinTypes(e.rec.types()))
 				}
 				if got := p.runs.Load(); got != tc.runs {
 					t.Errorf("probe ran %d times, want %d", got, tc.runs)
