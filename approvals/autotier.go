@@ -100,7 +100,7 @@ func deletionReason(s *Segment) string {
 	name, args := s.Name, s.Args
 	switch name {
 	case "rm":
-		if shortCluster(args, "rRf") || longOpt(args, "--recursive", 3) || longOpt(args, "--force", 3) {
+		if p := rmTable.parse(s.args); p.has("--recursive", "--force") {
 			return "rm -r/-f"
 		}
 	case "find":
@@ -127,7 +127,7 @@ func deletionReason(s *Segment) string {
 				return "git stash " + op
 			}
 		case "reset":
-			if hasWord(rest, "--hard") {
+			if p := gitResetTable.parse(argsOf(rest)); p.has("--hard") {
 				return "git reset --hard"
 			}
 		}
