@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"path"
 	"strings"
 )
 
@@ -152,6 +153,23 @@ func (a *Analysis) RuleTierReason() string {
 			return "deletes or discards data (" + r + ")"
 		}
 	}
+	for _, list := range [][]Target{a.Inputs, a.Writes} {
+		for _, t := range list {
+			if !t.Dynamic && isNetPath(t.Path) {
+				return "network access (" + t.Path + ")"
+			}
+		}
+	}
+	for i := range a.Segments {
+		if r := environArgReason(&a.Segments[i]); r != "" {
+			return r
+		}
+	}
+	for _, t := range a.Inputs {
+		if !t.Dynamic && environPath(t.Path) {
+			return "reads the environment of a process (" + t.Path + "), which holds secrets"
+		}
+	}
 	for _, t := range a.Writes {
 		if t.Dynamic {
 			return "writes to a path only known at run time (" + t.Raw + ")"
@@ -211,4 +229,54 @@ func (a *Analysis) secretArgReason(s *Segment) string {
 		}
 	}
 	return ""
+}
+
+// environArgReason reports an argument naming /proc/<pid>/environ (also
+// through globs and relative to cd /proc): printing a process environment
+// prints its secrets.
+func environArgReason(s *Segment) string {
+	for _, x := range s.args {
+		if x.dyn {
+			continue
+		}
+		v := x.val
+		if strings.HasPrefix(v, "-") {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = val
+		}
+		if !strings.Contains(v, "environ") && !strings.ContainsAny(v, "*?[") {
+			continue
+		}
+		if p, ok := joinPath(s.dir, v); ok && environPath(p) {
+			return "reads the environment of a process (" + x.raw + "), which holds secrets"
+		}
+	}
+	return ""
+}
+
+// environPath reports /proc/PID/environ and /proc/PID/task/TID/environ,
+// where any component may be a glob that matches.
+func environPath(p string) bool {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if !strings.HasPrefix(p, "/") || len(parts) < 3 || !procGlobMatch(parts[0], "proc") ||
+		!procGlobMatch(parts[len(parts)-1], "environ") {
+		return false
+	}
+	return len(parts) == 3 || len(parts) == 5 && procGlobMatch(parts[2], "task")
+}
+
+// procGlobMatch reports whether a path component, possibly a glob, matches
+// name.
+func procGlobMatch(pat, name string) bool {
+	if pat == name {
+		return true
+	}
+	if !strings.ContainsAny(pat, "*?[") {
+		return false
+	}
+	ok, err := path.Match(pat, name)
+	return ok || err != nil
 }

@@ -93,6 +93,8 @@ func (a *Analysis) staticSafe(extra []string, readOnly bool) string {
 			return "not a plain command name"
 		case dotfileGlob(s):
 			return "a glob that may match dotfiles"
+		case s.envCleared != "":
+			return s.envCleared + " removes variables from the environment (also the settings that keep git from running programs)"
 		}
 		for _, as := range s.Assigns {
 			name, _, _ := strings.Cut(as, "=")

@@ -206,6 +206,8 @@ func (w *walker) unwrapEnv(args []arg, seg *Segment, u *unwrapResult) int {
 				valArg = args[i]
 			}
 			switch name {
+			case "--ignore-environment", "--unset":
+				seg.envCleared = "env " + name
 			case "--chdir":
 				seg.dir = w.resolveDir(seg.dir, valArg)
 			case "--split-string":
@@ -217,6 +219,9 @@ func (w *walker) unwrapEnv(args []arg, seg *Segment, u *unwrapResult) int {
 		case len(v) > 1 && v[0] == '-':
 			for j := 1; j < len(v); j++ {
 				c := v[j]
+				if c == 'i' || c == 'u' {
+					seg.envCleared = "env -" + string(c)
+				}
 				if strings.IndexByte("uCSP", c) < 0 {
 					continue
 				}
