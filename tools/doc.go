@@ -23,7 +23,7 @@
 // original content or none of them.
 //
 // bash runs `<shell> -c command` as the leader of a new process group
-// (stdin from the null device, environment plus Env.ExtraEnv); a timeout or
+// (stdin from the null device, the environment of CommandEnviron: the server's without the model's credentials, git hardened by GIT_CONFIG_*, plus Env.ExtraEnv); a timeout or
 // an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).
 // background:true hands the command to Env.Jobs, which reports lifecycle
 // changes through the callback given to NewJobs. grep and glob honour
