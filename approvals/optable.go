@@ -197,7 +197,13 @@ func (t *optTable) parseLong(p *parsedArgs, args []arg, i int) int {
 		}
 	}
 	used := 0
-	if o.def != nil && o.def.val == reqVal && !has && !o.neg && i+1 < len(args) {
+	needs := o.def != nil && o.def.val == reqVal
+	for _, c := range o.cands {
+		// An ambiguous abbreviation is judged as each option it may
+		// stand for (the program refuses it; we do not guess which).
+		needs = needs || o.def == nil && c.val == reqVal
+	}
+	if needs && !has && !o.neg && i+1 < len(args) {
 		o.val, o.hasVal = args[i+1], true
 		used = 1
 	}
@@ -275,21 +281,23 @@ func (p *parsedArgs) has(names ...string) bool {
 	return false
 }
 
-// value returns the value of the last option with the canonical name.
+// value returns the value of the last option with the canonical name (or
+// of an ambiguous abbreviation that may be it).
 func (p *parsedArgs) value(name string) (arg, bool) {
 	for i := len(p.opts) - 1; i >= 0; i-- {
-		if o := &p.opts[i]; o.def != nil && o.def.name == name && o.hasVal && !o.neg {
+		if o := &p.opts[i]; o.hasVal && o.is(name) {
 			return o.val, true
 		}
 	}
 	return arg{}, false
 }
 
-// values returns the values of every option with the canonical name.
+// values returns the values of every option with the canonical name (or
+// of ambiguous abbreviations that may be it).
 func (p *parsedArgs) values(name string) []arg {
 	var out []arg
 	for i := range p.opts {
-		if o := &p.opts[i]; o.def != nil && o.def.name == name && o.hasVal && !o.neg {
+		if o := &p.opts[i]; o.hasVal && o.is(name) {
 			out = append(out, o.val)
 		}
 	}

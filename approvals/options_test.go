@@ -58,7 +58,7 @@ func TestSafeListOptionGrammar(t *testing.T) {
 		"tsc --noEmit", "tsc -p tsconfig.json --noEmit", "vitest run -t parse", "pytest -q -x",
 		"python3 -m pytest -k foo", "cargo test --release", "cargo clippy -- -D warnings", "cargo check --workspace",
 		"git status", "git log --oneline -n 5", "git diff HEAD~1", "git diff --text", "git log --output-indicator-new=+",
-		"git --no-pager log", "git --no-p log", "git -C sub status", "git -C ./sub/deeper log -1",
+		"git --no-pager log", "git -C sub status", "git -C ./sub/deeper log -1",
 		"git branch --list", "git branch --show-current", "git branch -a", "git branch --contains HEAD",
 		"sort -o out.txt in.txt", "sort --output=out.txt in.txt", "sort --outp=out.txt in.txt", "sort -rn a",
 		"grep -rn foo .", "date +%s", "date -u +%Y", "file -b a", "file --mime-type a", "rg -n foo", "fd -e go",

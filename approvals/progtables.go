@@ -48,10 +48,11 @@ var (
 		"--raw-output0 --version --help").other()
 )
 
-// gitGlobal are git's options before the subcommand. -C, --no-pager,
+// gitGlobal are git's options before the subcommand (git matches them
+// exactly: no abbreviations). -C, --no-pager,
 // --paginate and the pathspec switches are the plain ones; the rest point
 // git at other repositories or configuration, or run programs.
-var gitGlobal = newOptTable(styleGNU, "-C= --no-pager -P -p|--paginate --no-optional-locks "+
+var gitGlobal = newOptTable(styleExact, "-C= --no-pager -P -p|--paginate --no-optional-locks "+
 	"--literal-pathspecs --glob-pathspecs --noglob-pathspecs --icase-pathspecs --no-replace-objects "+
 	"!-c= !--config-env= !--git-dir= !--work-tree= !--namespace= !--exec-path? !--super-prefix= !--bare "+
 	"!--list-cmds= !--attr-source= --version --help -v -h").posix()
