@@ -33,10 +33,13 @@ func gitSplit(args []string) (globals []string, sub string, rest []string) {
 	return args[:len(args)-len(g.rest)-1], g.sub, restS
 }
 
-// gitDirInside reports that every -C of the global options leads to a
-// directory inside the project (a repository elsewhere brings its own
+// gitDirInside reports that git runs in the project: the directory it
+// starts in and every -C of the global options lead inside it (a repository elsewhere brings its own
 // configuration, which may run programs).
 func (a *Analysis) gitDirInside(g gitCmd, dir string) bool {
+	if dir == "" || a.Cwd == "" || !within(dir, a.Cwd) {
+		return false // cd'd outside the project, or somewhere unknown
+	}
 	for _, o := range g.globals.opts {
 		if o.def == nil || o.def.name != "-C" {
 			continue

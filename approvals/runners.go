@@ -33,6 +33,21 @@ func (w *walker) runnerCommand(idx int, name string, args []arg, dir string) {
 		w.expectCommand(idx, args, dir)
 	case "parallel", "sem":
 		w.parallelCommand(idx, args, dir)
+	case "sort":
+		// sort runs the compress program itself (argv, no shell).
+		p := sortTable.parse(args)
+		for _, v := range p.values("--compress-program") {
+			w.a.Segments[idx].spawns = true
+			w.nestedArgv([]arg{v}, dir, false, "", nil)
+		}
+	case "rg":
+		p := rgTable.parse(args)
+		for _, v := range p.values("--pre") {
+			w.a.Segments[idx].spawns = true
+			w.nestedArgv([]arg{v, {val: "{}", raw: "{}"}}, dir, false, "{}", nil)
+		}
+	case "fd", "fdfind":
+		w.fdCommand(idx, args, dir)
 	case "sg":
 		// sg GROUP [-c] COMMAND: the command is a string run by /bin/sh -c.
 		rest := args
@@ -631,5 +646,25 @@ func (w *walker) parallelCommand(idx int, args []arg, dir string) {
 			}
 			w.scriptFromWords(idx, words, dir, "parallel")
 		}
+	}
+}
+
+// fdCommand handles fd -x/--exec and -X/--exec-batch: the words after the
+// option up to ";" are a command run for the results ({} stands for one).
+func (w *walker) fdCommand(idx int, args []arg, dir string) {
+	for i := 0; i < len(args); i++ {
+		v := args[i].val
+		if v != "-x" && v != "--exec" && v != "-X" && v != "--exec-batch" {
+			continue
+		}
+		j := i + 1
+		for j < len(args) && args[j].val != ";" {
+			j++
+		}
+		if j > i+1 {
+			w.a.Segments[idx].spawns = true
+			w.nestedArgv(args[i+1:j], dir, true, "{}", nil)
+		}
+		i = j
 	}
 }

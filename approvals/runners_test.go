@@ -100,3 +100,19 @@ func TestRunnersOpaque(t *testing.T) {
 		}
 	}
 }
+
+// Programs that exec a program named in an option: the program is judged.
+func TestOptionPrograms(t *testing.T) {
+	for cmd, id := range map[string]string{
+		"sort --compress-program=shutdown a": approvals.DangerShutdown,
+		"sort --compress-prog=reboot a":      approvals.DangerShutdown,
+		"rg --pre=reboot x":                  approvals.DangerShutdown,
+		"fd . -x rm -rf ~":                   approvals.DangerRmRfRoot,
+		"fd -X rm -rf / ;":                   approvals.DangerRmRfRoot,
+		"fd --exec sudo ls":                  approvals.DangerSudo,
+	} {
+		if ids := dangerIDs(analyze(cmd)); !hasID(ids, id) {
+			t.Errorf("%q: got %v, want %s", cmd, ids, id)
+		}
+	}
+}
