@@ -165,3 +165,24 @@ func TestDangerousAbbreviations(t *testing.T) {
 		}
 	}
 }
+
+// Repository-shaped layouts that are not bare (a .git directory or a .git
+// file pointing elsewhere) cannot be made without asking in auto: git would
+// use their configuration, which safe.bareRepository does not stop.
+func TestRepositoryLayoutsAsk(t *testing.T) {
+	p := policy(t, approvals.ModeAuto, nil, nil)
+	calls := []approvals.Call{
+		pathCall("write", approvals.ClassWrite, "sub/.git"), pathCall("write", approvals.ClassWrite, "sub/.git/config"),
+		pathCall("write", approvals.ClassWrite, "sub/.GIT"), pathCall("edit", approvals.ClassWrite, ".git/config"),
+	}
+	for _, cmd := range []string{"echo 'gitdir: ../evil' > sub/.git", "printf x | tee sub/.git", "mkdir -p x/.git",
+		"cp evil/config x/.git/config", "ln -s ../evil sub/.git", "mv evil sub/.git", "git -C evil2 config diff.external 'touch x'",
+		"git config --file sub/.git/config core.fsmonitor x", "git init --bare evil"} {
+		calls = append(calls, bashCall(cmd))
+	}
+	for _, c := range calls {
+		if v := approvals.Decide(c, p, nil); v.Decision == approvals.Allow {
+			t.Errorf("%s %s: allowed (%s)", c.Tool, c.Input, v.Reason)
+		}
+	}
+}
