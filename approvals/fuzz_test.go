@@ -180,15 +180,18 @@ func watchdog(cmd string) (stop func()) {
 	return func() { t.Stop() }
 }
 
-var longOptionRE = regexp.MustCompile(`--[A-Za-z][A-Za-z0-9-]+`)
+// longOptionRE finds long options at the start of a word (not the letters
+// of a short-option cluster such as -0--Ar).
+var longOptionRE = regexp.MustCompile(`(?:^|[\s'"])(--[A-Za-z][A-Za-z0-9-]+)`)
 
 // abbreviations returns the command with one long option shortened to each
 // of its prefixes ("--force" → "--f", "--fo", …, "--forc"), at most 64.
 func abbreviations(cmd string) []string {
 	var out []string
-	for _, loc := range longOptionRE.FindAllStringIndex(cmd, 16) {
-		for n := loc[0] + 3; n < loc[1] && len(out) < 64; n++ {
-			out = append(out, cmd[:n]+cmd[loc[1]:])
+	for _, loc := range longOptionRE.FindAllStringSubmatchIndex(cmd, 16) {
+		start, end := loc[2], loc[3]
+		for n := start + 3; n < end && len(out) < 64; n++ {
+			out = append(out, cmd[:n]+cmd[end:])
 		}
 	}
 	return out
