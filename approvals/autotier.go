@@ -116,11 +116,11 @@ func deletionReason(s *Segment) string {
 		case "clean", "restore":
 			return "git " + sub
 		case "checkout":
-			if hasWord(rest, "--", ".", "-f", "--force") {
+			if p := gitCheckoutTable.parse(argsOf(rest)); hasWord(rest, "--", ".") || p.has("--force", "--discard-changes") {
 				return "git checkout discarding changes"
 			}
 		case "switch":
-			if hasWord(rest, "-f", "--force", "--discard-changes") {
+			if p := gitCheckoutTable.parse(argsOf(rest)); p.has("--force", "--discard-changes") {
 				return "git switch discarding changes"
 			}
 		case "stash":

@@ -186,3 +186,13 @@ func TestRepositoryLayoutsAsk(t *testing.T) {
 		}
 	}
 }
+
+// Discarding changes asks in auto's rule tier, abbreviated too.
+func TestDiscardAbbreviations(t *testing.T) {
+	for _, cmd := range []string{"git checkout --forc main", "git checkout -qf main", "git switch --disc main",
+		"git switch --force main", "git checkout --discard main", "git reset --ha"} {
+		if r := analyze(cmd).RuleTierReason(); !strings.Contains(r, "discard") {
+			t.Errorf("%q: rule tier %q", cmd, r)
+		}
+	}
+}

@@ -85,6 +85,10 @@ var (
 	gitResetTable = newOptTable(styleGNU, "--soft --mixed --hard --merge --keep -q|--quiet -N|--intent-to-add "+
 		"-p|--patch --recurse-submodules? --pathspec-from-file= --pathspec-file-nul --refresh --no-refresh")
 
+	gitCheckoutTable = newOptTable(styleGNU, "-f|--force --discard-changes -b= -B= -c|--create= -C|--force-create= "+
+		"--orphan= -t|--track? --no-track --conflict= -m|--merge -p|--patch -q|--quiet --detach --guess --no-guess "+
+		"--ours --theirs --pathspec-from-file= --recurse-submodules --progress --overlay --no-overlay").other()
+
 	gitCleanTable = newOptTable(styleGNU, "-d -f|--force -i|--interactive -n|--dry-run -q|--quiet "+
 		"-e|--exclude= -x -X")
 
