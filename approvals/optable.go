@@ -49,7 +49,6 @@ type optTable struct {
 	longs     []string           // long spellings, sorted, for prefix lookups
 	anyOther  bool               // options not in the table are accepted (the program has no others that matter)
 	stopFirst bool               // options end at the first operand
-	digits    bool               // -NUM is an option (head -20)
 }
 
 // newOptTable builds a table from a spec: space-separated groups of
@@ -90,16 +89,15 @@ func (t *optTable) add(spec string) *optTable {
 // with returns a copy of the table with more options.
 func (t *optTable) with(spec string) *optTable {
 	c := &optTable{style: t.style, defs: make(map[string]*optDef, len(t.defs)), anyOther: t.anyOther,
-		stopFirst: t.stopFirst, digits: t.digits, longs: slices.Clone(t.longs)}
+		stopFirst: t.stopFirst, longs: slices.Clone(t.longs)}
 	for k, v := range t.defs {
 		c.defs[k] = v
 	}
 	return c.add(spec)
 }
 
-func (t *optTable) other() *optTable   { t.anyOther = true; return t }
-func (t *optTable) posix() *optTable   { t.stopFirst = true; return t }
-func (t *optTable) numeric() *optTable { t.digits = true; return t }
+func (t *optTable) other() *optTable { t.anyOther = true; return t }
+func (t *optTable) posix() *optTable { t.stopFirst = true; return t }
 
 // pOpt is one option as the program parses it.
 type pOpt struct {
@@ -163,10 +161,6 @@ func (t *optTable) parse(args []arg) parsedArgs {
 			p.operands = append(p.operands, args[i+1:]...)
 			p.stop = i + 1
 			return p
-		}
-		if t.digits && allDigits(v[1:]) {
-			p.opts = append(p.opts, pOpt{text: v, def: &optDef{name: "-NUM"}})
-			continue
 		}
 		if strings.HasPrefix(v, "--") || t.style == styleGo {
 			i += t.parseLong(&p, args, i)

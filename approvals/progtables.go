@@ -8,11 +8,6 @@ package approvals
 // bad option is still caught.
 
 var (
-	// Programs with no option that writes, runs code or changes anything.
-	anyOptions = newOptTable(styleGNU, "").other()
-
-	headTable = newOptTable(styleGNU, "-n|--lines= -c|--bytes=").other().numeric()
-
 	rmTable = newOptTable(styleGNU, "-f|--force -i -I --interactive? --one-file-system --no-preserve-root "+
 		"--preserve-root? -r|-R|--recursive -d|--dir -v|--verbose --help --version")
 

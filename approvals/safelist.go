@@ -345,11 +345,10 @@ func vitestSafe(args []arg) bool {
 func (a *Analysis) readOnlyCommand(s *Segment) bool {
 	args := s.args
 	switch s.Name {
-	case "ls", "cat", "wc", "stat", "echo", "printf", "pwd", "which", "du", "basename",
+	case "ls", "cat", "head", "tail", "wc", "stat", "echo", "printf", "pwd", "which", "du", "basename",
 		"dirname", "realpath", "true", "false", "cd", "grep", "egrep", "fgrep":
-		// None of their options writes a file or runs a program.
-		return true
-	case "head", "tail":
+		// None of their options writes a file or runs a program: every
+		// option is accepted (their operands are still judged as paths).
 		return true
 	case "tree":
 		_, ok := optsSafe(treeTable, args)
