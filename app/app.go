@@ -250,6 +250,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
+	deps.Settings.ToolEnv = toolEnvPolicy(user)
 	deps.Settings.MaxTurns, deps.Settings.MaxCost = user.Limits.Turns, user.Limits.Cost
 	deps.Settings.CompactionPercent = user.Compaction.ThresholdPercent
 	deps.Settings.KeepRecentTokens = user.Compaction.KeepRecentTokens
@@ -375,6 +376,27 @@ func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags
 		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
 	}
 	return llm.NewRegistry(append([]*llm.ProviderEntry{fp.Entry()}, entries...)...), nil
+}
+
+// toolEnvPolicy keeps the model's credentials out of the commands tools
+// run: every provider's key variable (presets and apiKeyEnv of the user's
+// providers) is hidden unless tools.env.passthrough names it.
+func toolEnvPolicy(user *config.Config) tools.EnvPolicy {
+	var hide []string
+	for _, p := range openai.Presets() {
+		if p.KeyEnv != "" {
+			hide = append(hide, p.KeyEnv)
+		}
+	}
+	for _, raw := range user.Providers {
+		var pc struct {
+			APIKeyEnv string `json:"apiKeyEnv"`
+		}
+		if json.Unmarshal(raw, &pc) == nil && pc.APIKeyEnv != "" {
+			hide = append(hide, pc.APIKeyEnv)
+		}
+	}
+	return tools.EnvPolicy{Hide: hide, Pass: user.Tools.Env.Passthrough}
 }
 
 // keyHint names the environment variable that gives a provider its key.

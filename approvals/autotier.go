@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"path"
 	"strings"
 )
 
@@ -100,7 +101,7 @@ func deletionReason(s *Segment) string {
 	name, args := s.Name, s.Args
 	switch name {
 	case "rm":
-		if shortCluster(args, "rRf") || longOpt(args, "--recursive", 3) || longOpt(args, "--force", 3) {
+		if p := rmTable.parse(s.args); p.has("--recursive", "--force") {
 			return "rm -r/-f"
 		}
 	case "find":
@@ -115,11 +116,11 @@ func deletionReason(s *Segment) string {
 		case "clean", "restore":
 			return "git " + sub
 		case "checkout":
-			if hasWord(rest, "--", ".", "-f", "--force") {
+			if p := gitCheckoutTable.parse(argsOf(rest)); hasWord(rest, "--", ".") || p.has("--force", "--discard-changes") {
 				return "git checkout discarding changes"
 			}
 		case "switch":
-			if hasWord(rest, "-f", "--force", "--discard-changes") {
+			if p := gitCheckoutTable.parse(argsOf(rest)); p.has("--force", "--discard-changes") {
 				return "git switch discarding changes"
 			}
 		case "stash":
@@ -127,7 +128,7 @@ func deletionReason(s *Segment) string {
 				return "git stash " + op
 			}
 		case "reset":
-			if hasWord(rest, "--hard") {
+			if p := gitResetTable.parse(argsOf(rest)); p.has("--hard") {
 				return "git reset --hard"
 			}
 		}
@@ -150,6 +151,23 @@ func (a *Analysis) RuleTierReason() string {
 		}
 		if r := deletionReason(s); r != "" {
 			return "deletes or discards data (" + r + ")"
+		}
+	}
+	for _, list := range [][]Target{a.Inputs, a.Writes} {
+		for _, t := range list {
+			if !t.Dynamic && isNetPath(t.Path) {
+				return "network access (" + t.Path + ")"
+			}
+		}
+	}
+	for i := range a.Segments {
+		if r := environArgReason(&a.Segments[i]); r != "" {
+			return r
+		}
+	}
+	for _, t := range a.Inputs {
+		if !t.Dynamic && environPath(t.Path) {
+			return "reads the environment of a process (" + t.Path + "), which holds secrets"
 		}
 	}
 	for _, t := range a.Writes {
@@ -211,4 +229,54 @@ func (a *Analysis) secretArgReason(s *Segment) string {
 		}
 	}
 	return ""
+}
+
+// environArgReason reports an argument naming /proc/<pid>/environ (also
+// through globs and relative to cd /proc): printing a process environment
+// prints its secrets.
+func environArgReason(s *Segment) string {
+	for _, x := range s.args {
+		if x.dyn {
+			continue
+		}
+		v := x.val
+		if strings.HasPrefix(v, "-") {
+			_, val, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = val
+		}
+		if !strings.Contains(v, "environ") && !strings.ContainsAny(v, "*?[") {
+			continue
+		}
+		if p, ok := joinPath(s.dir, v); ok && environPath(p) {
+			return "reads the environment of a process (" + x.raw + "), which holds secrets"
+		}
+	}
+	return ""
+}
+
+// environPath reports /proc/PID/environ and /proc/PID/task/TID/environ,
+// where any component may be a glob that matches.
+func environPath(p string) bool {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if !strings.HasPrefix(p, "/") || len(parts) < 3 || !procGlobMatch(parts[0], "proc") ||
+		!procGlobMatch(parts[len(parts)-1], "environ") {
+		return false
+	}
+	return len(parts) == 3 || len(parts) == 5 && procGlobMatch(parts[2], "task")
+}
+
+// procGlobMatch reports whether a path component, possibly a glob, matches
+// name.
+func procGlobMatch(pat, name string) bool {
+	if pat == name {
+		return true
+	}
+	if !strings.ContainsAny(pat, "*?[") {
+		return false
+	}
+	ok, err := path.Match(pat, name)
+	return ok || err != nil
 }

@@ -96,3 +96,25 @@ func BenchmarkDecideStdin(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecideOptions reports commands judged through the option tables
+// and the runners.
+func BenchmarkDecideOptions(b *testing.B) {
+	p := &approvals.Policy{Mode: approvals.ModeAuto, Deny: mustRules(b, approvals.BuiltinDeny...)}
+	for _, cmd := range []string{
+		"make -j4 test",
+		"go test -race -run TestX -count=1 ./approvals/",
+		"git log --oneline -n 5 -- src",
+		"git push --force-w origin main",
+		"sort -o out.txt -k 2 in.txt",
+		"strace -f -o trace.txt make test",
+		"tar --to-command='wc -l' -xf a.tar",
+	} {
+		c := bashCall(cmd)
+		b.Run(cmd, func(b *testing.B) {
+			for b.Loop() {
+				_ = approvals.Decide(c, p, nil)
+			}
+		})
+	}
+}

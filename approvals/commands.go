@@ -31,7 +31,7 @@ func (w *walker) command(idx int) {
 		w.shellCommand(idx, args, dir)
 	case name == "eval":
 		w.scriptFromWords(idx, args, dir, "eval")
-	case name == "su":
+	case name == "su" || name == "runuser":
 		opts, _, _ := parseArgs(args, optSpec{short: "csgGw", long: []string{"--command", "--shell", "--group", "--supp-group", "--whitelist-environment"}})
 		if c, ok := optVal(opts, "-c", "--command"); ok {
 			w.scriptFromWords(idx, []arg{c}, dir, "su -c")
@@ -50,6 +50,8 @@ func (w *walker) command(idx int) {
 		w.findCommand(idx, args, dir)
 	case name == "git":
 		w.gitCommands(idx, args, dir)
+	default:
+		w.runnerCommand(idx, name, args, dir)
 	case name == "alias":
 		for _, x := range args {
 			if _, v, ok := strings.Cut(x.val, "="); ok && v != "" {
@@ -92,35 +94,61 @@ func (w *walker) commandVars(idx int, dir string) {
 	}
 }
 
-// gitCommands analyses command lines passed in `git -c key=value`: pagers,
-// editors, diff/filter/merge drivers and shell aliases ("!cmd").
+// gitCommands analyses command lines passed in `git -c key=value` and
+// `--config-env` (pagers, editors, diff/filter/merge drivers, shell
+// aliases "!cmd"), and the commands git subcommands run (see runners.go).
 func (w *walker) gitCommands(idx int, args []arg, dir string) {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i].val != "-c" {
-			if !strings.HasPrefix(args[i].val, "-") {
-				return // the subcommand: global options end
+	g := parseGit(args)
+	for _, o := range g.globals.opts {
+		if o.def == nil || !o.hasVal {
+			continue
+		}
+		switch o.def.name {
+		case "-c":
+			key, val, ok := strings.Cut(o.val.val, "=")
+			if _, run := gitConfigCommand(key, "!x"); o.val.dyn && run {
+				w.markOpaque(idx, "git -c sets "+key+" to a command only known at run time")
+				continue
 			}
-			continue
+			if script, run := gitConfigCommand(key, val); ok && run {
+				w.scriptFromWords(idx, []arg{{val: script, raw: o.val.raw, dyn: o.val.dyn}}, dir, "git -c "+strings.ToLower(key))
+			}
+		case "--config-env":
+			key, _, _ := strings.Cut(o.val.val, "=")
+			if _, run := gitConfigCommand(key, "!x"); run {
+				w.markOpaque(idx, "git --config-env sets "+key+" to a command only known at run time")
+			}
 		}
-		i++
-		key, val, ok := strings.Cut(args[i].val, "=")
-		if !ok || val == "" {
-			continue
-		}
-		key = strings.ToLower(key)
-		switch {
-		case key == "core.pager" || key == "core.editor" || key == "core.sshcommand" || key == "diff.external" ||
-			key == "core.fsmonitor" || key == "sequence.editor" || key == "gpg.program" || key == "core.askpass" ||
-			strings.HasPrefix(key, "pager.") || strings.HasSuffix(key, ".textconv") ||
-			strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".clean") ||
-			strings.HasSuffix(key, ".smudge") || strings.HasSuffix(key, ".process") || strings.HasSuffix(key, ".driver"):
-		case (strings.HasPrefix(key, "alias.") || strings.HasPrefix(key, "credential.")) && strings.HasPrefix(val, "!"):
-			val = val[1:]
-		default:
-			continue
-		}
-		w.scriptFromWords(idx, []arg{{val: val, raw: args[i].raw, dyn: args[i].dyn}}, dir, "git -c "+key)
 	}
+	w.gitSubcommand(idx, g, dir)
+}
+
+// gitConfigCommand reports configuration keys whose value is a command
+// line git runs, and the command (an alias runs a command only with "!").
+func gitConfigCommand(key, val string) (string, bool) {
+	key = strings.ToLower(key)
+	switch {
+	case val == "":
+		return "", false
+	case key == "core.pager" || key == "core.editor" || key == "core.sshcommand" || key == "diff.external" ||
+		key == "core.fsmonitor" || key == "sequence.editor" || key == "gpg.program" || key == "core.askpass" ||
+		key == "core.hookspath" || key == "uploadpack.packobjectshook" || key == "credential.helper" ||
+		strings.HasPrefix(key, "pager.") || strings.HasSuffix(key, ".textconv") ||
+		strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".clean") || strings.HasSuffix(key, ".cmd") ||
+		strings.HasSuffix(key, ".smudge") || strings.HasSuffix(key, ".process") || strings.HasSuffix(key, ".driver") ||
+		strings.HasPrefix(key, "hook.") || strings.HasSuffix(key, ".program") || strings.HasSuffix(key, ".receivepack") ||
+		strings.HasSuffix(key, ".uploadpack") || strings.HasSuffix(key, ".proxycommand") || key == "core.gitproxy":
+		if key == "credential.helper" || strings.HasSuffix(key, ".helper") {
+			if !strings.HasPrefix(val, "!") {
+				return "", false // a helper name, not a command line
+			}
+			return val[1:], true
+		}
+		return val, true
+	case (strings.HasPrefix(key, "alias.") || strings.HasPrefix(key, "credential.")) && strings.HasPrefix(val, "!"):
+		return val[1:], true
+	}
+	return "", false
 }
 
 // changeDir follows cd/pushd for resolving later relative paths.

@@ -125,7 +125,7 @@ func (a *Analysis) segmentDanger(i int) {
 	case name == "rm":
 		a.rmDanger(i)
 	case name == "git":
-		a.gitDanger(args)
+		a.gitDanger(s)
 	case name == "chmod":
 		recursive := shortCluster(args, "R") || longOpt(args, "--recursive", 5)
 		if op, _ := firstOperand(args, "--reference"); recursive && (op == "777" || op == "0777" || op == "a+rwx" || op == "ugo+rwx") {
@@ -185,15 +185,15 @@ var npmValued = []string{"-w", "--workspace", "--filter", "-F", "-C", "--dir", "
 
 func (a *Analysis) rmDanger(i int) {
 	s := &a.Segments[i]
-	recursive := shortCluster(s.Args, "rR") || longOpt(s.Args, "--recursive", 3)
-	force := shortCluster(s.Args, "f") || longOpt(s.Args, "--force", 3)
+	p := rmTable.parse(s.args)
+	recursive, force := p.has("--recursive"), p.has("--force")
 	if !recursive {
 		return
 	}
 	if s.runtimeArgs {
 		a.addDanger(DangerRmDynamic, "deletes recursively paths that are only known at run time (xargs rm)")
 	}
-	_, ops, _ := parseArgs(s.args, optSpec{long: []string{"--interactive"}})
+	ops := p.operands
 	for _, op := range ops {
 		if force && a.rootLike(op, s.dir) {
 			a.addDanger(DangerRmRfRoot, "recursively force-deletes a whole tree (rm -rf "+op.raw+")")
@@ -285,16 +285,18 @@ func dynamicDeleteReason(prefix, dir, cwd, home string) string {
 	return ""
 }
 
-func (a *Analysis) gitDanger(args []string) {
-	globals, sub, rest := gitSplit(args)
+func (a *Analysis) gitDanger(s *Segment) {
+	g := parseGit(s.args)
+	globals, _, rest := gitSplit(s.Args)
 	if gitTLSOff(globals) {
 		a.addDanger(DangerTLS, "turns off TLS certificate checks (git -c http.sslVerify=false)")
 	}
-	switch sub {
+	p := gitSubTable(g.sub).parse(g.rest)
+	switch g.sub {
 	case "push":
-		force := shortCluster(rest, "f") || hasPrefixed(rest, "--force", "--force-with-lease", "--force-if-includes")
-		for _, r := range rest {
-			if strings.HasPrefix(r, "+") && len(r) > 1 {
+		force := p.has("--force", "--force-with-lease", "--force-if-includes")
+		for _, r := range p.operands {
+			if strings.HasPrefix(r.val, "+") && len(r.val) > 1 || r.dyn && strings.HasPrefix(r.raw, "+") {
 				force = true
 			}
 		}
@@ -302,16 +304,15 @@ func (a *Analysis) gitDanger(args []string) {
 			a.addDanger(DangerGitPushForce, "force-pushes, which can overwrite remote history (git push --force)")
 		}
 	case "reset":
-		if hasWord(rest, "--hard") {
+		if p.has("--hard") {
 			a.addDanger(DangerGitResetHard, "discards uncommitted changes (git reset --hard)")
 		}
 	case "clean":
-		if shortCluster(rest, "f") || hasWord(rest, "--force") {
+		if p.has("--force") {
 			a.addDanger(DangerGitCleanForce, "deletes untracked files (git clean -f)")
 		}
 	case "branch":
-		del := shortCluster(rest, "d") || hasWord(rest, "--delete")
-		if shortCluster(rest, "D") || (del && (shortCluster(rest, "f") || hasWord(rest, "--force"))) {
+		if p.has("-D") || (p.has("--delete") && p.has("--force")) {
 			a.addDanger(DangerGitBranchDelete, "force-deletes a branch, possibly losing unmerged commits (git branch -D)")
 		}
 	case "config":

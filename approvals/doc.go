@@ -12,7 +12,14 @@
 // substitutions; see stdin.go) is visited, command names are normalised
 // (quotes, backslashes, paths, assignments and wrappers such as env, nice,
 // timeout, command, sudo, busybox are removed) and redirect and operand
-// targets are resolved lexically against the session directory. Whatever
+// targets are resolved lexically against the session directory. Options
+// are parsed with per-program option tables (optable.go, progtables.go)
+// that follow the program's own parser: GNU/git unique-prefix
+// abbreviations, clusters, "=value" or separate values, "--"; the safe and
+// read-only lists accept only the options an entry lists, and the
+// dangerous list resolves abbreviations the same way. Commands that other
+// programs run (git difftool -x, tar --to-command, sed e, strace, tmux,
+// gdb -ex shell, ...; runners.go) are nested layers. Whatever
 // cannot be analysed fails closed: it asks, and it is refused where nobody
 // can be asked; a script a shell reads that is only known at run time (a
 // file, a variable, another program's output) is opaque, which asks too.
@@ -27,7 +34,8 @@
 // need not exist; symlinks are not followed; ~user is never looked up.
 //
 // Concurrency: AnalyzeShell, Decide, ParseRule, BuildPolicy and the Rule and
-// Analysis methods keep no shared state and are safe for concurrent use (a
+// Analysis methods keep no shared mutable state (the option tables are
+// built at init and only read) and are safe for concurrent use (a
 // fresh shell parser is created per analysis). A *Policy must not be mutated
 // while Decide runs with it. Memory is guarded by a mutex and may be shared
 // by any number of goroutines. No function starts a goroutine.

@@ -112,7 +112,7 @@ func TestEvasionsAreNotSafe(t *testing.T) {
 		"env LD_PRELOAD=x ls", "export PAGER=x; git log", "PAGER=x; git log", "ls $(echo x)", "ls `pwd`",
 		"cat <(ls)", "ls $X", "echo ${HOME}", "ls &", "(ls)", "{ ls; }", "./ls", "LS", "if ls; then ls; fi",
 		"ls() { rm x; }; ls", "cat .e*", "ls .*", "sudo ls", "rg --pre x y", "find . -exec ls \\;",
-		"find . -delete", "sort -o out x", "date -s now", "git diff --ext-diff", "git log --output=x",
+		"find . -delete", "sort -o ~/.bashrc x", "sort --outp=../x a", "date -s now", "git diff --ext-diff", "git log --output=x",
 		"git show --textconv", "git branch -D x", "git branch newbranch", "cat .env", "env -S ls",
 	} {
 		t.Run(cmd, func(t *testing.T) {

@@ -3,6 +3,7 @@ package approvals_test
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,6 +32,11 @@ var fuzzSeeds = []string{
 	"command bash <<EOF\nrm -rf /\nEOF", "{ bash; } <<< 'rm -rf /'", "exec <<< 'rm -rf /'\nbash",
 	"echo 'rm -rf /' | bash -c 'cat | bash'", "echo 'rm -rf /' | xargs -0 sh -c", "bash <(echo 'rm -rf /')",
 	"python3 -c \"import os; os.system('rm -rf /')\"", "python3 - <<EOF\nprint(1)\nEOF", "echo ls | bash",
+	// Long options that abbreviate.
+	"git push --force-with-lease", "git push --force-if-includes origin main", "git reset --hard HEAD~1",
+	"git clean --force -d", "git branch --delete --force x", "rm --recursive --force ~", "rm --recursive --force --one-file-system /",
+	"git push --repo origin --force", "env git --no-pager push --force", "sh -c 'git reset --hard'",
+	"sort --compress-program=sh a", "git difftool --extcmd='rm -rf ~'", "tar --to-command='rm -rf ~' -xf a",
 }
 
 // FuzzAnalyzeShell: the analyser never panics (internal errors would show
@@ -78,6 +84,19 @@ func FuzzAnalyzeShell(f *testing.F) {
 			return
 		}
 		full := &approvals.Policy{Mode: approvals.ModeFullAuto, Allow: mustRules(t, "bash", "bash(*)")}
+		if a.Err == nil && len(a.Danger()) > 0 {
+			// An option abbreviation never turns a dangerous command safe:
+			// every unique-prefix spelling of each long option stays
+			// refused or asked in full-auto and auto.
+			auto := &approvals.Policy{Mode: approvals.ModeAuto, Allow: mustRules(t, "bash", "bash(*)")}
+			for _, abbr := range abbreviations(cmd) {
+				for _, p := range []*approvals.Policy{full, auto} {
+					if v := approvals.Decide(bashCall(abbr), p, nil); v.Decision == approvals.Allow {
+						t.Fatalf("%q is dangerous, but its abbreviation %q is allowed in %s (%s)", cmd, abbr, p.Mode, v.Reason)
+					}
+				}
+			}
+		}
 		for _, script := range []string{cmd, cmd + "\n"} {
 			if approvals.Decide(bashCall(script), full, nil).Decision == approvals.Allow {
 				continue
@@ -159,4 +178,21 @@ func wireCommand(cmd string) string {
 func watchdog(cmd string) (stop func()) {
 	t := time.AfterFunc(20*time.Second, func() { panic(fmt.Sprintf("slow input (%d bytes): %q", len(cmd), cmd)) })
 	return func() { t.Stop() }
+}
+
+// longOptionRE finds long options at the start of a word (not the letters
+// of a short-option cluster such as -0--Ar).
+var longOptionRE = regexp.MustCompile(`(?:^|[\s'"])(--[A-Za-z][A-Za-z0-9-]+)`)
+
+// abbreviations returns the command with one long option shortened to each
+// of its prefixes ("--force" → "--f", "--fo", …, "--forc"), at most 64.
+func abbreviations(cmd string) []string {
+	var out []string
+	for _, loc := range longOptionRE.FindAllStringSubmatchIndex(cmd, 16) {
+		start, end := loc[2], loc[3]
+		for n := start + 3; n < end && len(out) < 64; n++ {
+			out = append(out, cmd[:n]+cmd[end:])
+		}
+	}
+	return out
 }

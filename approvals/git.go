@@ -2,40 +2,56 @@ package approvals
 
 import "strings"
 
-// gitSplit separates git's global options from the subcommand and its
-// arguments. Global options that take a separate value keep it next to them.
-func gitSplit(args []string) (globals []string, sub string, rest []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch a {
-		case "-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix":
-			globals = append(globals, a)
-			if i+1 < len(args) {
-				globals = append(globals, args[i+1])
-				i++
-			}
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			globals = append(globals, a)
-			continue
-		}
-		return globals, a, args[i+1:]
-	}
-	return globals, "", nil
+// gitCmd is a git command line split the way git parses it: global
+// options, the subcommand and its arguments.
+type gitCmd struct {
+	globals parsedArgs
+	sub     string
+	rest    []arg
 }
 
-// gitGlobalsPlain reports that the global options are limited to -C DIR and
-// --no-pager (anything else, like -c or --git-dir, can run other programs).
-func gitGlobalsPlain(globals []string) bool {
-	for i := 0; i < len(globals); i++ {
-		switch globals[i] {
-		case "--no-pager":
-		case "-C":
-			i++
-		default:
+// parseGit splits git's arguments.
+func parseGit(args []arg) gitCmd {
+	g := gitCmd{globals: gitGlobal.parse(args)}
+	if ops := g.globals.operands; len(ops) > 0 && !ops[0].dyn {
+		g.sub, g.rest = ops[0].val, ops[1:]
+	}
+	return g
+}
+
+// gitSplit separates git's global options from the subcommand and its
+// arguments (as strings).
+func gitSplit(args []string) (globals []string, sub string, rest []string) {
+	g := parseGit(argsOf(args))
+	if g.sub == "" {
+		return args, "", nil
+	}
+	restS := make([]string, len(g.rest))
+	for i, r := range g.rest {
+		restS[i] = r.val
+	}
+	return args[:len(args)-len(g.rest)-1], g.sub, restS
+}
+
+// gitDirInside reports that git runs in the project: the directory it
+// starts in and every -C of the global options lead inside it (a repository elsewhere brings its own
+// configuration, which may run programs).
+func (a *Analysis) gitDirInside(g gitCmd, dir string) bool {
+	if dir == "" || a.Cwd == "" || !within(dir, a.Cwd) {
+		return false // cd'd outside the project, or somewhere unknown
+	}
+	for _, o := range g.globals.opts {
+		if o.def == nil || o.def.name != "-C" {
+			continue
+		}
+		if !o.hasVal || o.val.dyn {
 			return false
 		}
+		p, ok := joinPath(dir, o.val.val)
+		if !ok || a.Cwd == "" || !within(p, a.Cwd) {
+			return false
+		}
+		dir = p
 	}
 	return true
 }
@@ -68,65 +84,29 @@ func isFalseWord(v string) bool {
 }
 
 // gitBranchListing reports a `git branch` that only lists branches.
-func gitBranchListing(rest []string) bool {
-	listing := false
-	for i := 0; i < len(rest); i++ {
-		a := rest[i]
-		switch {
-		case a == "--":
-			return false
-		case strings.HasPrefix(a, "--"):
-			name, _, has := strings.Cut(a, "=")
-			switch name {
-			case "--delete", "--move", "--copy", "--force", "--set-upstream-to", "--set-upstream",
-				"--unset-upstream", "--edit-description", "--track", "--no-track", "--create-reflog", "--recurse-submodules":
-				return false
-			case "--list", "--all", "--remotes":
-				listing = true
-			case "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format":
-				listing = true
-				if !has {
-					i++
-				}
-			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if strings.ContainsAny(a[1:], "dDmMcCfuet") {
-				return false
-			}
-			if strings.ContainsAny(a[1:], "lar") {
-				listing = true
-			}
-		default:
-			if !listing {
-				return false // `git branch NAME` creates a branch
-			}
-		}
-	}
-	return true
-}
-
-// gitReadSafe reports the read-only git invocations of the safe lists.
-func gitReadSafe(args []string) bool {
-	globals, sub, rest := gitSplit(args)
-	if !gitGlobalsPlain(globals) {
+func gitBranchListing(rest []arg) bool {
+	p, ok := optsSafe(gitBranchTable, rest)
+	if !ok {
 		return false
 	}
-	switch sub {
-	case "status", "rev-parse", "blame", "ls-files":
-		return true
-	case "diff", "log", "show":
-		for _, a := range rest {
-			if a == "--" {
-				break
-			}
-			if hasPrefixed([]string{a}, "--output", "--ext-diff", "--textconv", "--open-files-in-pager") ||
-				strings.HasPrefix(a, "-O") {
-				return false
-			}
-		}
-		return true
+	// `git branch NAME` creates a branch; patterns need a listing option.
+	return len(p.operands) == 0 || p.has("--list", "--all", "--remotes")
+}
+
+// gitReadSafe reports the read-only git invocations of the safe lists:
+// plain global options (-C only into the project), a read-only
+// subcommand, and none of its options that write or run programs.
+func (a *Analysis) gitReadSafe(s *Segment) bool {
+	g := parseGit(s.args)
+	if g.globals.unsafe(gitGlobal) != "" || !a.gitDirInside(g, s.dir) {
+		return false
+	}
+	switch g.sub {
+	case "status", "rev-parse", "blame", "ls-files", "diff", "log", "show":
+		_, ok := optsSafe(gitSubTable(g.sub), g.rest)
+		return ok
 	case "branch":
-		return gitBranchListing(rest)
+		return gitBranchListing(g.rest)
 	}
 	return false
 }

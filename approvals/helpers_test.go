@@ -3,6 +3,7 @@ package approvals_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -79,3 +80,7 @@ func letter(v approvals.Verdict) string {
 	}
 	return "Q"
 }
+
+// sprintf substitutes the command for %s (fmt would also interpret other
+// verbs in the forms).
+func sprintf(form, cmd string) string { return strings.ReplaceAll(form, "%s", cmd) }

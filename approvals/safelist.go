@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -92,6 +93,8 @@ func (a *Analysis) staticSafe(extra []string, readOnly bool) string {
 			return "not a plain command name"
 		case dotfileGlob(s):
 			return "a glob that may match dotfiles"
+		case s.envCleared != "":
+			return s.envCleared + " removes variables from the environment (also the settings that keep git from running programs)"
 		}
 		for _, as := range s.Assigns {
 			name, _, _ := strings.Cut(as, "=")
@@ -108,12 +111,12 @@ func (a *Analysis) staticSafe(extra []string, readOnly bool) string {
 			return "starts with an assignment or a wrapper"
 		}
 		if readOnly {
-			if !readOnlyCommand(s) {
+			if !a.readOnlyCommand(s) {
 				return s.Name + " is not on the read-only list"
 			}
 			continue
 		}
-		if !autoSafeCommand(s) && !extraSafe(s, extra) {
+		if !a.autoSafeCommand(s) && !extraSafe(s, extra) {
 			return s.Name + " is not on the safe list"
 		}
 	}
@@ -187,83 +190,203 @@ func findSafe(args []string) bool {
 	return !hasPrefixed(args, "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls")
 }
 
-// autoSafeCommand is the auto safe list (section 7).
-func autoSafeCommand(s *Segment) bool {
-	args := s.Args
-	switch s.Name {
-	case "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "pwd", "echo", "printf", "which",
-		"printenv", "true", "false", "cut", "tr", "diff", "basename", "dirname", "realpath", "stat",
-		"file", "du", "df", "whoami", "uname", "cd", "pushd", "popd", "env":
-		if s.Name == "file" && hasPrefixed(args, "-C", "--compile") {
+// optsSafe parses args with the table and reports whether every option is
+// one the table accepts.
+func optsSafe(t *optTable, args []arg) (parsedArgs, bool) {
+	p := t.parse(args)
+	return p, p.unsafe(t) == ""
+}
+
+// operandsIn reports operands that are all among the words.
+func operandsIn(ops []arg, words ...string) bool {
+	for _, o := range ops {
+		if o.dyn || !slices.Contains(words, o.val) {
 			return false
 		}
-		return s.Name != "env" || len(args) == 0
-	case "rg":
-		return !hasPrefixed(args, "--pre")
-	case "sort":
-		return !hasOpt(mustOpts(s.args, sortSpec), "-o", "--output", "--compress-program")
-	case "date":
-		return !hasOpt(mustOpts(s.args, optSpec{short: "dfrsI", long: []string{"--date", "--file", "--reference", "--set"}}), "-s", "--set")
-	case "find":
-		return findSafe(args)
-	case "git":
-		return gitReadSafe(args)
-	case "npm", "pnpm", "yarn":
-		switch {
-		case wordsPrefix(args, "test"), wordsPrefix(args, "run", "test"), wordsPrefix(args, "run", "lint"),
-			wordsPrefix(args, "run", "typecheck"), wordsPrefix(args, "run", "build"):
-			return true
-		case s.Name == "npm" && wordsPrefix(args, "t"):
-			return true
-		case s.Name != "npm" && (wordsPrefix(args, "lint") || wordsPrefix(args, "typecheck") || wordsPrefix(args, "build")):
-			return true
-		case s.Name == "pnpm" && (wordsPrefix(args, "tsc") && hasWord(args, "--noEmit") ||
-			wordsPrefix(args, "vitest", "run") || wordsPrefix(args, "exec", "vitest", "run")):
-			return true
-		case s.Name == "yarn" && wordsPrefix(args, "vitest", "run"):
-			return true
-		}
-	case "node":
-		return wordsPrefix(args, "--test")
-	case "tsc":
-		return hasWord(args, "--noEmit")
-	case "vitest":
-		return wordsPrefix(args, "run")
-	case "pytest":
+	}
+	return true
+}
+
+// autoSafeCommand is the auto safe list (section 7): the read-only list
+// plus build tools and test runners, each with the options it accepts.
+func (a *Analysis) autoSafeCommand(s *Segment) bool {
+	if a.readOnlyCommand(s) {
 		return true
+	}
+	args := s.args
+	switch s.Name {
+	case "cut", "tr", "diff", "df", "whoami", "uname", "pushd", "popd":
+		return true
+	case "sort":
+		// -o writes a file: it is a write target the rule tier judges.
+		_, ok := optsSafe(sortTable, args)
+		return ok
+	case "date":
+		p, ok := optsSafe(dateTable, args)
+		// An operand that is not +FORMAT sets the clock (date MMDDhhmm).
+		for _, o := range p.operands {
+			if !strings.HasPrefix(o.val, "+") {
+				return false
+			}
+		}
+		return ok
+	case "npm", "pnpm", "yarn":
+		return jsRunnerSafe(s.Name, args)
+	case "node":
+		p, ok := optsSafe(nodeTestTable, args)
+		return ok && p.has("--test")
+	case "tsc":
+		p, ok := optsSafe(tscTable, args)
+		return ok && p.has("--noEmit")
+	case "vitest":
+		return vitestSafe(args)
+	case "pytest":
+		_, ok := optsSafe(pytestTable, args)
+		return ok
 	case "python", "python3":
-		return wordsPrefix(args, "-m", "pytest")
+		if len(args) < 2 || args[0].val != "-m" || args[1].val != "pytest" {
+			return false
+		}
+		_, ok := optsSafe(pytestTable, args[2:])
+		return ok
 	case "cargo":
-		return wordsPrefix(args, "test") || wordsPrefix(args, "check") || wordsPrefix(args, "build") || wordsPrefix(args, "clippy")
+		if len(args) == 0 || !slices.Contains([]string{"test", "check", "build", "clippy"}, args[0].val) {
+			return false
+		}
+		p, ok := optsSafe(cargoTable, args[1:])
+		return ok && (len(p.after) == 0 || args[0].val == "test" || args[0].val == "clippy")
 	case "go":
-		return wordsPrefix(args, "test") || wordsPrefix(args, "build") || wordsPrefix(args, "vet")
+		if len(args) == 0 {
+			return false
+		}
+		t := goFlags
+		switch args[0].val {
+		case "test", "build":
+		case "vet":
+			t = goVetFlags
+		default:
+			return false
+		}
+		p, ok := optsSafe(t, args[1:])
+		return ok && !p.dashdash
 	case "make":
-		return wordsPrefix(args, "test") || wordsPrefix(args, "check") || wordsPrefix(args, "lint") || wordsPrefix(args, "build")
+		p, ok := optsSafe(makeTable, args)
+		if !ok {
+			return false
+		}
+		for _, o := range p.operands {
+			// Targets of the list only; NAME=value overrides variables
+			// (SHELL=…), a bare number is the value of -j.
+			if o.dyn || !(slices.Contains([]string{"test", "check", "lint", "build"}, o.val) || allDigits(o.val)) {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }
 
-// readOnlyCommand is the read-only list (section 6).
-func readOnlyCommand(s *Segment) bool {
-	args := s.Args
-	switch s.Name {
-	case "ls", "cat", "head", "tail", "wc", "stat", "echo", "printf", "pwd", "which", "du", "basename",
-		"dirname", "realpath", "true", "false", "cd", "grep", "egrep", "fgrep":
+// goVetFlags also accepts the analyzers' own flags (-printf=false).
+var goVetFlags = goFlags.with("").other()
+
+// jsRunnerSafe is the npm/pnpm/yarn part of the safe list: a test, lint,
+// typecheck or build script with the runner's harmless options; arguments
+// after "--" go to the project's own script.
+func jsRunnerSafe(name string, args []arg) bool {
+	if name == "pnpm" && len(args) > 0 {
+		switch args[0].val {
+		case "tsc":
+			p, ok := optsSafe(tscTable, args[1:])
+			return ok && p.has("--noEmit")
+		case "vitest":
+			return vitestSafe(args[1:])
+		case "exec":
+			return len(args) > 1 && args[1].val == "vitest" && vitestSafe(args[2:])
+		}
+	}
+	if name == "yarn" && len(args) > 0 && args[0].val == "vitest" {
+		return vitestSafe(args[1:])
+	}
+	p, ok := optsSafe(npmTable, args)
+	if !ok {
+		return false
+	}
+	ops := p.operands[:len(p.operands)-len(p.after)]
+	vals := make([]string, 0, len(ops))
+	for _, o := range ops {
+		if o.dyn {
+			return false
+		}
+		vals = append(vals, o.val)
+	}
+	switch {
+	case wordsPrefix(vals, "test"), wordsPrefix(vals, "run", "test"), wordsPrefix(vals, "run", "lint"),
+		wordsPrefix(vals, "run", "typecheck"), wordsPrefix(vals, "run", "build"):
 		return true
-	case "tree":
-		return !hasOpt(mustOpts(s.args, treeSpec), "-o")
-	case "file":
-		return !hasPrefixed(args, "-C", "--compile")
-	case "rg":
-		return !hasPrefixed(args, "--pre")
-	case "fd":
-		return !hasPrefixed(args, "-x", "-X", "--exec", "--exec-batch")
-	case "find":
-		return findSafe(args)
-	case "jq":
-		return !hasPrefixed(args, "-i", "--in-place")
-	case "git":
-		return gitReadSafe(args)
+	case name == "npm" && wordsPrefix(vals, "t"):
+		return true
+	case name != "npm" && (wordsPrefix(vals, "lint") || wordsPrefix(vals, "typecheck") || wordsPrefix(vals, "build")):
+		return true
 	}
 	return false
 }
+
+// vitestSafe reports `vitest run` with accepted options.
+func vitestSafe(args []arg) bool {
+	if len(args) == 0 || args[0].val != "run" {
+		return false
+	}
+	_, ok := optsSafe(vitestTable, args[1:])
+	return ok
+}
+
+// readOnlyCommand is the read-only list (section 6), each entry with the
+// options it accepts.
+func (a *Analysis) readOnlyCommand(s *Segment) bool {
+	args := s.args
+	switch s.Name {
+	case "ls", "cat", "head", "tail", "wc", "stat", "echo", "printf", "pwd", "which", "du", "basename",
+		"dirname", "realpath", "true", "false", "cd", "grep", "egrep", "fgrep":
+		// None of their options writes a file or runs a program: every
+		// option is accepted (their operands are still judged as paths).
+		return true
+	case "tree":
+		_, ok := optsSafe(treeTable, args)
+		return ok
+	case "file":
+		_, ok := optsSafe(fileTable, args)
+		return ok
+	case "rg":
+		_, ok := optsSafe(rgTable, args)
+		return ok
+	case "fd":
+		_, ok := optsSafe(fdTable, args)
+		return ok
+	case "find":
+		return findSafe(s.Args)
+	case "jq":
+		p, ok := optsSafe(jqTable, args)
+		if !ok {
+			return false
+		}
+		// env and $ENV print the environment (secrets). The filter is
+		// not always the first operand (--arg takes two values), so every
+		// word is checked.
+		for _, o := range p.operands {
+			if o.dyn || jqEnvRE.MatchString(o.val) {
+				return false
+			}
+		}
+		for _, o := range p.opts {
+			if o.hasVal && jqEnvRE.MatchString(o.val.val) {
+				return false
+			}
+		}
+		return true
+	case "git":
+		return a.gitReadSafe(s)
+	}
+	return false
+}
+
+var jqEnvRE = regexp.MustCompile(`\$ENV\b|\benv\b`)

@@ -100,6 +100,7 @@ type Segment struct {
 	stdin       *stdinSrc // what it reads on standard input (nil: nothing to judge)
 	netIn       bool      // reads code from a network connection (/dev/tcp)
 	dollar      bool      // some word uses a $-form (even a resolved $HOME)
+	envCleared  string    // env -i / -u removed variables (also the protections of the bash tool's environment)
 }
 
 // Target is a path a command writes, deletes or reads.

@@ -107,12 +107,25 @@ func (w *walker) fileTargets(idx int) {
 			write(o)
 		}
 	case "sort":
-		if o, ok := optVal(mustOpts(args, sortSpec), "-o", "--output"); ok {
+		p := sortTable.parse(args)
+		if o, ok := p.value("--output"); ok {
 			write(o)
 		}
 	case "tree":
-		if o, ok := optVal(mustOpts(args, treeSpec), "-o"); ok {
+		p := treeTable.parse(args)
+		if o, ok := p.value("-o"); ok {
 			write(o)
+		}
+	case "go":
+		if len(args) == 0 {
+			return
+		}
+		p := goFlags.parse(args[1:])
+		for _, f := range []string{"-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile",
+			"-mutexprofile", "-trace", "-outputdir"} {
+			for _, o := range p.values(f) {
+				write(o)
+			}
 		}
 	case "curl":
 		if o, ok := optVal(mustOpts(args, optSpec{short: "oHdXuAeEKrwxTbcFmy", long: []string{"--output", "--output-dir"}}), "-o", "--output"); ok {

@@ -50,6 +50,29 @@ var wrapperSpecs = map[string]optSpec{
 	"pkexec":  {long: []string{"--user"}, stopFirst: true},
 	"run0": {short: "uDg", long: []string{"--user", "--group", "--chdir", "--setenv", "--unit", "--property",
 		"--description", "--slice", "--nice", "--machine"}, stopFirst: true},
+	// Tracers, namespaces, resource limits and session helpers that run
+	// their operand as a command.
+	"strace": {short: "aeoOpPsSuEXIb", long: []string{"--output", "--attach", "--user", "--env", "--string-limit",
+		"--trace", "--signal", "--status", "--trace-path", "--detach-on", "--columns"}, stopFirst: true},
+	"ltrace": {short: "aAeDFlnopsuwx", long: []string{"--output", "--library", "--indent", "--align"}, stopFirst: true},
+	"unshare": {short: "RwSGl", long: []string{"--root", "--wd", "--setuid", "--setgid", "--propagation", "--setgroups",
+		"--map-user", "--map-group", "--map-users", "--map-groups", "--monotonic", "--boottime", "--load-interp"}, stopFirst: true},
+	"chroot":  {long: []string{"--userspec", "--groups"}, stopFirst: true},
+	"nsenter": {short: "tSGL", shortOpt: "muinpUCTrw", long: []string{"--target", "--setuid", "--setgid", "--env"}, stopFirst: true},
+	"systemd-run": {short: "upEMHsd", long: []string{"--unit", "--property", "--setenv", "--machine", "--host",
+		"--description", "--slice", "--uid", "--gid", "--nice", "--working-directory", "--service-type",
+		"--on-active", "--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar",
+		"--path-property", "--socket-property", "--timer-property", "--background", "--json"}, stopFirst: true},
+	"fakeroot":         {short: "lsib", long: []string{"--lib", "--faked"}, stopFirst: true},
+	"valgrind":         {stopFirst: true},
+	"numactl":          {short: "ipmCNP", long: []string{"--interleave", "--preferred", "--membind", "--physcpubind", "--cpunodebind", "--preferred-many", "--weighted-interleave"}, stopFirst: true},
+	"prlimit":          {short: "p", shortOpt: "cdefilmnqrstuvxy", long: []string{"--pid", "--output"}, stopFirst: true},
+	"eatmydata":        {stopFirst: true},
+	"xvfb-run":         {short: "nsfepw", long: []string{"--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol", "--wait"}, stopFirst: true},
+	"dbus-run-session": {long: []string{"--config-file", "--dbus-daemon"}, stopFirst: true},
+	"ssh-agent":        {short: "aEPtO", stopFirst: true},
+	"screen":           {short: "SpheTstcX", long: []string{"-Logfile"}, stopFirst: true},
+	"runuser":          {short: "ugGsw", long: []string{"--user", "--group", "--supp-group", "--shell", "--whitelist-environment"}, stopFirst: true},
 }
 
 // isPrivilegeWrapper reports sudo-like wrappers.
@@ -108,6 +131,41 @@ func (w *walker) unwrapOne(name string, args []arg, seg *Segment, u *unwrapResul
 	}
 	opts, _, stop := parseArgs(args, spec)
 	switch name {
+	case "strace", "ltrace":
+		if o, ok := optVal(opts, "-o", "--output"); ok {
+			u.writes = append(u.writes, o)
+		}
+	case "valgrind", "dbus-run-session":
+		for _, o := range args[:stop] {
+			if v, ok := strings.CutPrefix(o.val, "--log-file="); ok {
+				u.writes = append(u.writes, arg{val: v, raw: o.raw, dyn: o.dyn})
+			}
+		}
+	case "xvfb-run":
+		if o, ok := optVal(opts, "-e", "--error-file"); ok {
+			u.writes = append(u.writes, o)
+		}
+	case "fakeroot":
+		if hasOpt(opts, "-l", "--lib", "--faked") {
+			u.opaque = "fakeroot loads a library or daemon named in its options"
+		}
+	case "screen":
+		// -X sends commands to a running session (stuff types into its
+		// shell), -c reads a configuration that can run commands.
+		if hasOpt(opts, "-X", "-c") {
+			u.opaque = "screen -X/-c runs screen commands that can type into a shell"
+			return len(args)
+		}
+	case "runuser":
+		// runuser -u USER COMMAND…; the su-like form (runuser USER -c …) is
+		// handled with su.
+		if !hasOpt(opts, "-u", "--user") {
+			return -1
+		}
+	case "chroot":
+		if stop < len(args) {
+			stop++ // the new root
+		}
 	case "ionice":
 		if hasOpt(opts, "-p", "-P", "-u", "--pid", "--pgid", "--uid") {
 			return -1
@@ -206,6 +264,8 @@ func (w *walker) unwrapEnv(args []arg, seg *Segment, u *unwrapResult) int {
 				valArg = args[i]
 			}
 			switch name {
+			case "--ignore-environment", "--unset":
+				seg.envCleared = "env " + name
 			case "--chdir":
 				seg.dir = w.resolveDir(seg.dir, valArg)
 			case "--split-string":
@@ -217,6 +277,9 @@ func (w *walker) unwrapEnv(args []arg, seg *Segment, u *unwrapResult) int {
 		case len(v) > 1 && v[0] == '-':
 			for j := 1; j < len(v); j++ {
 				c := v[j]
+				if c == 'i' || c == 'u' {
+					seg.envCleared = "env -" + string(c)
+				}
 				if strings.IndexByte("uCSP", c) < 0 {
 					continue
 				}

@@ -27,6 +27,7 @@ type Config struct {
 	Checkpoints   Checkpoints                `json:"checkpoints"`
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
+	Tools         Tools                      `json:"tools"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -83,6 +84,20 @@ type Checkpoints struct {
 type Limits struct {
 	Turns int     `json:"turns,omitempty"`
 	Cost  float64 `json:"cost,omitempty"`
+}
+
+// Tools configures the built-in tools.
+type Tools struct {
+	Env ToolsEnv `json:"env"`
+}
+
+// ToolsEnv configures the environment of the commands the bash tool runs.
+// The model's credentials (provider key variables, AMA_API_KEY_*, apiKeyEnv
+// names, *_BASE_URL values with user info or a query) are removed from it;
+// Passthrough names variables that are kept anyway. Read from the user
+// config only: a project cannot hand the key to the commands it runs.
+type ToolsEnv struct {
+	Passthrough []string `json:"passthrough,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -98,6 +98,9 @@ type Settings struct {
 	ClassifierMode string
 	// ClassifierTimeout bounds one classification (default 10 s).
 	ClassifierTimeout time.Duration
+	// ToolEnv filters the environment of the commands tools run (the
+	// model's credentials are removed).
+	ToolEnv tools.EnvPolicy
 	// WriteFault, when set, is asked before each session-file write; an
 	// error fails that write as a full or broken disk would (tests inject
 	// disk errors with it).

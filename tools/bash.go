@@ -117,10 +117,7 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 			return errorf("Working directory not found: %s", env.Rel(dir)), nil
 		}
 	}
-	var extra []string
-	if env != nil {
-		extra = env.ExtraEnv
-	}
+	extra := env.CommandEnviron()
 	if a.Background {
 		return b.startJob(env, a, dir, extra)
 	}

@@ -23,8 +23,10 @@
 // original content or none of them.
 //
 // bash runs `<shell> -c command` as the leader of a new process group
-// (stdin from the null device, environment plus Env.ExtraEnv); a timeout or
-// an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).
+// (stdin from the null device, the environment of Env.CommandEnviron: the
+// server's without the model's credentials, git settings forced through
+// GIT_CONFIG_* so that repository configuration cannot run programs, plus
+// Env.ExtraEnv); a timeout or an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).
 // background:true hands the command to Env.Jobs, which reports lifecycle
 // changes through the callback given to NewJobs. grep and glob honour
 // .gitignore and .ignore files (each applies to its directory's subtree;

@@ -59,7 +59,7 @@ type JobSpec struct {
 	Command string
 	Dir     string
 	Shell   string   // default: bash from PATH, else sh
-	Env     []string // added to this process's environment
+	Env     []string // the complete environment (nil: CommandEnv of this process's)
 }
 
 // Jobs is the registry of a session's background commands. Each job runs

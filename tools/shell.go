@@ -32,12 +32,15 @@ func shellOf(env *Env) string {
 }
 
 // newShellCmd prepares `<shell> -c command` in dir as the leader of its own
-// process group, with stdin from the null device and the environment of
-// this process plus Env.ExtraEnv.
-func newShellCmd(shell, command, dir string, extraEnv []string) *exec.Cmd {
+// process group, with stdin from the null device and the given complete
+// environment (nil: CommandEnv of this process's environment).
+func newShellCmd(shell, command, dir string, environ []string) *exec.Cmd {
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), extraEnv...)
+	if environ == nil {
+		environ = CommandEnv(os.Environ(), EnvPolicy{}, nil)
+	}
+	cmd.Env = environ
 	cmd.Stdin = nil // the null device
 	setProcessGroup(cmd)
 	return cmd

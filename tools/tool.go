@@ -107,6 +107,9 @@ type Env struct {
 	Shell string
 	// ExtraEnv is added to the environment of commands (KEY=VALUE).
 	ExtraEnv []string
+	// EnvPolicy says which credential variables commands do not see and
+	// which are passed through anyway (see CommandEnv).
+	EnvPolicy EnvPolicy
 	// Todos is the session's task list (the todo tool); may be nil.
 	Todos TodoStore
 }

@@ -300,9 +300,34 @@ func truncate(s string, n int) string {
 // error message.
 var tokenPattern = regexp.MustCompile(`(?i)\bbearer\s+[^\s"']+|\b(?:sk|gsk|xai|pk)[-_][A-Za-z0-9_\-*]{8,}`)
 
+// urlSecretPattern matches the user info and the query of URLs in a text
+// (a base URL such as https://user:key@host/v1 or https://host/v1?key=…
+// carries its secret there; Go's transport errors quote the request URL).
+var urlSecretPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^/\s"'@?#]*@)?([^\s"'?#]*)([?#][^\s"']*)?`)
+
 func redactTokens(s string) string {
+	if strings.Contains(s, "://") {
+		s = urlSecretPattern.ReplaceAllStringFunc(s, redactURL)
+	}
 	if !strings.ContainsAny(s, "-_") && !strings.Contains(strings.ToLower(s), "bearer") {
 		return s
 	}
 	return tokenPattern.ReplaceAllString(s, "[redacted]")
+}
+
+// redactURL replaces the user info and the query of one URL.
+func redactURL(u string) string {
+	m := urlSecretPattern.FindStringSubmatch(u)
+	if m == nil || (m[2] == "" && m[4] == "") {
+		return u
+	}
+	out := m[1]
+	if m[2] != "" {
+		out += "[redacted]@"
+	}
+	out += m[3]
+	if m[4] != "" {
+		out += m[4][:1] + "[redacted]"
+	}
+	return out
 }

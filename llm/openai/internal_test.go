@@ -65,6 +65,10 @@ func TestRedactTokens(t *testing.T) {
 		"gsk_0123456789abcdef rejected":                     "[redacted] rejected",
 		"plain message":                                     "plain message",
 		"max-tokens too-large":                              "max-tokens too-large",
+		`Post "https://h.example/v1/chat/completions?key=abc123": dial tcp: no such host`: `Post "https://h.example/v1/chat/completions?[redacted]": dial tcp: no such host`,
+		`Post "https://user:pw@h.example/v1/chat/completions": EOF`:                       `Post "https://[redacted]@h.example/v1/chat/completions": EOF`,
+		"see https://docs.example/errors for help":                                        "see https://docs.example/errors for help",
+		"base http://k:s@10.0.0.1:8000/v1?api-key=x#frag end":                             "base http://[redacted]@10.0.0.1:8000/v1?[redacted] end",
 	} {
 		if got := redactTokens(in); got != want {
 			t.Errorf("redactTokens(%q) = %q, want %q", in, got, want)

@@ -665,3 +665,18 @@ func TestConcurrentStreams(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A secret in the base URL (user info or query) never appears in an error
+// text: the transport quotes the request URL in its errors.
+func TestBaseURLSecretRedacted(t *testing.T) {
+	for _, base := range []string{"http://127.0.0.1:1/v1?api-key=url-secret-123", "http://u:url-secret-123@127.0.0.1:1/v1"} {
+		p := openai.New(openai.Options{ID: "x", BaseURL: base, APIKey: "k", KeySource: openai.KeySourceEnv})
+		_, err := p.Stream(context.Background(), request(), func(llm.StreamEvent, *llm.AssistantMessage) {})
+		if err == nil {
+			t.Fatalf("%s: no error", base)
+		}
+		if strings.Contains(err.Error(), "url-secret-123") {
+			t.Errorf("secret in error: %v", err)
+		}
+	}
+}
