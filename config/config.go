@@ -27,6 +27,7 @@ type Config struct {
 	Checkpoints   Checkpoints                `json:"checkpoints"`
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
+	Sandbox       Sandbox                    `json:"sandbox"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -83,6 +84,20 @@ type Checkpoints struct {
 type Limits struct {
 	Turns int     `json:"turns,omitempty"`
 	Cost  float64 `json:"cost,omitempty"`
+}
+
+// Sandbox configures the OS sandbox of bash (see package sandbox). Only the
+// user config may enable or loosen it; the project config may only set
+// network to "deny".
+type Sandbox struct {
+	// Enabled is "auto" (default) or "off".
+	Enabled string `json:"enabled,omitempty"`
+	// Bash is "auto" (run bash in the sandbox) or "off" (default).
+	Bash string `json:"bash,omitempty"`
+	// Network is "deny" (default) or "allow".
+	Network string `json:"network,omitempty"`
+	// Writable adds writable paths (absolute, ~ or ~/…).
+	Writable []string `json:"writable,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -1,0 +1,17 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+)
+
+func detect(string, bool, bool) Status {
+	return Status{Mechanism: "none", Detail: "no OS sandbox on this platform (Landlock is Linux-only)"}
+}
+
+func setupProc(*exec.Cmd, Policy) error { return errors.New("sandbox: not supported on this platform") }
+
+// MaybeLaunch does nothing on this platform.
+func MaybeLaunch() {}

@@ -1,0 +1,158 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// LauncherArg is the hidden subcommand that applies a policy and execs the
+// command: `<self> __sandbox-exec <path> -- <argv…>`.
+const LauncherArg = "__sandbox-exec"
+
+// policyEnv carries the JSON policy to the launcher; the launcher removes
+// it before it execs the command.
+const policyEnv = "AMA_SANDBOX_POLICY"
+
+// minABI is the oldest Landlock ABI used: ABI 3 is the first that restricts
+// truncate(2); older kernels would let a sandboxed command empty any file.
+const minABI = 3
+
+// Status is what the machine offers.
+type Status struct {
+	// Available is true when bash can run in a write-restricting sandbox.
+	Available bool `json:"available"`
+	// Mechanism is "landlock" or "none".
+	Mechanism string `json:"mechanism"`
+	// ABI is the kernel's Landlock ABI version (0: none).
+	ABI int `json:"abi"`
+	// Namespaces is true when the launcher gets private user, mount (and,
+	// with the network denied, network) namespaces: .git/hooks,
+	// .git/config and .ama are then read-only bind mounts and the network
+	// is isolated completely.
+	Namespaces bool `json:"namespaces"`
+	// NetworkIsolation is true when the network can be denied (Landlock
+	// ABI 4 TCP rules or an empty network namespace).
+	NetworkIsolation bool `json:"networkIsolation"`
+	// Detail explains a missing or reduced sandbox.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Runtime is the process-wide sandbox: settings plus what the kernel
+// offers. It is immutable.
+type Runtime struct {
+	settings Settings
+	status   Status
+	self     string
+}
+
+// New detects the sandbox for the given settings. self is the executable
+// that handles LauncherArg (os.Executable() in production). The probe (a
+// sandboxed start of `true`) only runs when the settings want bash
+// sandboxed.
+func New(s Settings, self string) *Runtime {
+	r := &Runtime{settings: s, self: self}
+	r.status = detect(self, s.Wanted(), true)
+	return r
+}
+
+// Settings returns the resolved settings.
+func (r *Runtime) Settings() Settings { return r.settings }
+
+// Status returns what the machine offers.
+func (r *Runtime) Status() Status { return r.status }
+
+// Active reports whether bash runs sandboxed: the settings want it and the
+// kernel can do it. It is fixed for the life of the process.
+func (r *Runtime) Active() bool {
+	return r != nil && r.settings.Wanted() && r.status.Available
+}
+
+// NetworkDenied reports whether sandboxed commands have no network: asked
+// for and enforceable.
+func (r *Runtime) NetworkDenied() bool {
+	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation
+}
+
+// Describe is a one-line English summary for logs, explain and the
+// classifier's sandbox note.
+func (r *Runtime) Describe() string {
+	if !r.Active() {
+		return ""
+	}
+	s := "writes limited to the project and temp directories, credential files unreadable; "
+	if r.NetworkDenied() {
+		return s + "network blocked"
+	}
+	return s + "network allowed"
+}
+
+// Command is the sandbox of one bash call: a Runtime with a bound policy.
+type Command struct {
+	rt     *Runtime
+	policy Policy
+}
+
+// For returns the sandbox of bash calls in the given directories; readOnly
+// is plan mode. It returns nil when the sandbox is not active.
+func (r *Runtime) For(d Dirs, readOnly bool) *Command {
+	if !r.Active() {
+		return nil
+	}
+	p := ForBash(r.settings, d, readOnly)
+	p.DenyNetwork = r.NetworkDenied()
+	return &Command{rt: r, policy: p}
+}
+
+// Policy returns the bound policy.
+func (c *Command) Policy() Policy { return c.policy }
+
+// DenialHint returns the sandbox hint when output (of a failed command)
+// looks like a sandbox denial, else "".
+func (c *Command) DenialHint(output string) string {
+	if c == nil || !LooksLikeDenial(output, c.policy.DenyNetwork) {
+		return ""
+	}
+	return Hint(c.policy.DenyNetwork)
+}
+
+// Wrap rewrites cmd (not started yet) to start through the launcher. The
+// process the caller starts execs the command in place, so its pid and
+// process group are the command's. An error means the command must not run.
+func (c *Command) Wrap(cmd *exec.Cmd) error {
+	if c == nil || c.rt == nil {
+		return errors.New("sandbox: not active")
+	}
+	return c.rt.wrap(cmd, c.policy)
+}
+
+func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) error {
+	if cmd.Err != nil {
+		return cmd.Err
+	}
+	if r.self == "" {
+		return errors.New("sandbox: the launcher executable is unknown")
+	}
+	p.Namespaces = r.status.Namespaces
+	data, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("sandbox: encode policy: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	clean := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, policyEnv+"=") {
+			clean = append(clean, kv)
+		}
+	}
+	cmd.Env = append(clean, policyEnv+"="+string(data))
+	args := append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
+	cmd.Path, cmd.Args = r.self, args
+	return setupProc(cmd, p)
+}
