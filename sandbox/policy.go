@@ -74,7 +74,6 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 	if !readOnly {
 		add(&p.Write, d.Project)
 		add(&p.Write, d.Temp)
-		add(&p.Write, "/tmp")
 		add(&p.Write, d.Output)
 		for _, w := range s.Writable {
 			add(&p.Write, w)

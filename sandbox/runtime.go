@@ -47,14 +47,16 @@ type Runtime struct {
 	settings Settings
 	status   Status
 	self     string
+	base     Dirs // Home, Temp, Config, Data
 }
 
 // New detects the sandbox for the given settings. self is the executable
 // that handles LauncherArg (os.Executable() in production). The probe (a
 // sandboxed start of `true`) only runs when the settings want bash
-// sandboxed.
-func New(s Settings, self string) *Runtime {
-	r := &Runtime{settings: s, self: self}
+// sandboxed. base holds the process-wide directories (Home, Temp, Config,
+// Data); For adds the project and output directories of a session.
+func New(s Settings, self string, base Dirs) *Runtime {
+	r := &Runtime{settings: s, self: self, base: base}
 	r.status = detect(self, s.Wanted(), true)
 	return r
 }
@@ -96,12 +98,15 @@ type Command struct {
 	policy Policy
 }
 
-// For returns the sandbox of bash calls in the given directories; readOnly
-// is plan mode. It returns nil when the sandbox is not active.
-func (r *Runtime) For(d Dirs, readOnly bool) *Command {
+// For returns the sandbox of bash calls in a session's project and output
+// directories; readOnly is plan mode. It returns nil when the sandbox is
+// not active.
+func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	if !r.Active() {
 		return nil
 	}
+	d := r.base
+	d.Project, d.Output = project, output
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
 	return &Command{rt: r, policy: p}
@@ -155,4 +160,36 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) error {
 	args := append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
 	cmd.Path, cmd.Args = r.self, args
 	return setupProc(cmd, p)
+}
+
+// Report is the sandbox as hosts see it (get_state, ACP initialize).
+type Report struct {
+	// Active: bash runs sandboxed.
+	Active    bool   `json:"active"`
+	Mechanism string `json:"mechanism"`
+	ABI       int    `json:"abi,omitempty"`
+	// Namespaces: read-only bind mounts and a private network namespace
+	// back the Landlock rules.
+	Namespaces bool `json:"namespaces"`
+	// Network is "deny" or "allow" as enforced (a deny the kernel cannot
+	// enforce is reported as allow).
+	Network string `json:"network"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Report returns the host-facing report, or nil when bash sandboxing is
+// not configured (sandbox.bash is not "auto" or the sandbox is off).
+func (r *Runtime) Report() *Report {
+	if r == nil || !r.settings.Wanted() {
+		return nil
+	}
+	rep := &Report{Active: r.Active(), Mechanism: r.status.Mechanism, ABI: r.status.ABI,
+		Namespaces: r.status.Namespaces, Network: "allow", Detail: r.status.Detail}
+	if r.NetworkDenied() {
+		rep.Network = "deny"
+	}
+	if !rep.Active {
+		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + r.status.Detail
+	}
+	return rep
 }

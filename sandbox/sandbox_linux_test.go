@@ -48,13 +48,13 @@ func writeFile(t *testing.T, p, s string) {
 	}
 }
 
-func runtimeFor(t *testing.T, s sandbox.Settings) *sandbox.Runtime {
+func runtimeFor(t *testing.T, s sandbox.Settings, w world) *sandbox.Runtime {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := sandbox.New(s, self)
+	rt := sandbox.New(s, self, w.dirs())
 	if !rt.Status().Available {
 		t.Skipf("no usable Landlock sandbox on this kernel: %s", rt.Status().Detail)
 	}
@@ -87,16 +87,16 @@ func (w world) sh(t *testing.T, c *sandbox.Command, script string) (string, int)
 }
 
 func (w world) dirs() sandbox.Dirs {
-	return sandbox.Dirs{Project: w.project, Home: w.home, Temp: w.tmp}
+	return sandbox.Dirs{Home: w.home, Temp: w.tmp}
 }
 
 func exists(p string) bool { _, err := os.Lstat(p); return err == nil }
 
 func TestSandboxFilesystem(t *testing.T) {
-	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true})
-	t.Logf("status: %+v", rt.Status())
 	w := newWorld(t)
-	c := rt.For(w.dirs(), false)
+	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, w)
+	t.Logf("status: %+v", rt.Status())
+	c := rt.For(w.project, "", false)
 
 	if out, code := w.sh(t, c, "touch inside.txt && mkdir -p src/a && echo x > src/a/b && echo t > \"$TMPDIR/t\" && cat \"$HOME/notes.txt\" && echo hi > /dev/null"); code != 0 {
 		t.Fatalf("allowed writes failed (%d): %s", code, out)
@@ -151,9 +151,9 @@ func TestSandboxFilesystem(t *testing.T) {
 }
 
 func TestSandboxPlanIsReadOnly(t *testing.T) {
-	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true})
 	w := newWorld(t)
-	c := rt.For(w.dirs(), true)
+	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, w)
+	c := rt.For(w.project, "", true)
 	out, code := w.sh(t, c, "ls src >/dev/null && touch plan.txt")
 	if code == 0 || exists(filepath.Join(w.project, "plan.txt")) {
 		t.Fatalf("plan sandbox allowed a write (%d): %s", code, out)
@@ -164,11 +164,11 @@ func TestSandboxPlanIsReadOnly(t *testing.T) {
 }
 
 func TestSandboxNetwork(t *testing.T) {
-	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true})
+	w := newWorld(t)
+	rt := runtimeFor(t, sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, w)
 	if !rt.NetworkDenied() {
 		t.Skipf("the network cannot be denied here: %+v", rt.Status())
 	}
-	w := newWorld(t)
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +186,7 @@ func TestSandboxNetwork(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash needed for /dev/tcp")
 	}
-	c := rt.For(w.dirs(), false)
+	c := rt.For(w.project, "", false)
 	out, code := w.sh(t, c, "bash -c '"+script+"'")
 	if code == 0 || strings.Contains(out, "connected") {
 		t.Errorf("connection was not refused (%d): %s", code, out)
@@ -216,15 +216,15 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestSandboxWithoutNamespaces(t *testing.T) {
 	self, _ := os.Executable()
-	rt := sandbox.NewWithoutNamespaces(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self)
+	w := newWorld(t)
+	rt := sandbox.NewWithoutNamespaces(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self, w.dirs())
 	if !rt.Status().Available {
 		t.Skipf("no usable Landlock sandbox: %s", rt.Status().Detail)
 	}
 	if rt.Status().Namespaces {
 		t.Fatal("namespaces used although disabled")
 	}
-	w := newWorld(t)
-	c := rt.For(w.dirs(), false)
+	c := rt.For(w.project, "", false)
 	if out, code := w.sh(t, c, "echo x > src/new.txt && echo y > .git/HEAD"); code != 0 {
 		t.Fatalf("writes below the project root failed (%d): %s", code, out)
 	}

@@ -60,6 +60,9 @@ type JobSpec struct {
 	Dir     string
 	Shell   string   // default: bash from PATH, else sh
 	Env     []string // added to this process's environment
+	// Sandbox, when set, wraps the command (the job runs sandboxed; its
+	// output file is opened here, outside the sandbox).
+	Sandbox CommandSandbox
 }
 
 // Jobs is the registry of a session's background commands. Each job runs
@@ -130,6 +133,12 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		shell = defaultShell()
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
+	if spec.Sandbox != nil {
+		if err := spec.Sandbox.Wrap(cmd); err != nil {
+			out.Close()
+			return JobInfo{}, fmt.Errorf("start job in the sandbox: %w", err)
+		}
+	}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		out.Close()

@@ -10,9 +10,13 @@ import (
 	"syscall"
 
 	"github.com/armadra/ama-rpc/app"
+	"github.com/armadra/ama-rpc/sandbox"
 )
 
 func main() {
+	// The hidden sandbox launcher (`ama-rpc __sandbox-exec …`) applies the
+	// Landlock policy and execs the command; it never returns.
+	sandbox.MaybeLaunch()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
