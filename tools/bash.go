@@ -61,7 +61,7 @@ type BashDetails struct {
 }
 
 func (b *BashTool) Decl() llm.ToolDecl { return b.Sandbox.decl() }
-func (*BashTool) Permission() string { return PermExecute }
+func (*BashTool) Permission() string   { return PermExecute }
 
 // PermissionFor implements ArgsPermission: a call that only queries a
 // background job ({job, action}, no command) is a read.
