@@ -263,9 +263,9 @@ func buildRules(p Policy) ([]landlock.Rule, error) {
 			continue
 		}
 		if fi.IsDir() {
-			rules = append(rules, landlock.PathAccess(fsAll, d))
+			rules = append(rules, landlock.PathAccess(fsAll, d).IgnoreIfMissing())
 		} else {
-			rules = append(rules, landlock.PathAccess(fsFile, d))
+			rules = append(rules, landlock.PathAccess(fsFile, d).IgnoreIfMissing())
 		}
 	}
 	return rules, nil
@@ -284,7 +284,7 @@ func grant(rules *[]landlock.Rule, root string, excluded []string, rights, dirOn
 		return
 	}
 	if dirOnly != 0 {
-		*rules = append(*rules, landlock.PathAccess(dirOnly, root))
+		*rules = append(*rules, landlock.PathAccess(dirOnly, root).IgnoreIfMissing())
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -312,9 +312,9 @@ func add(rules *[]landlock.Rule, p string, rights landlock.AccessFSSet) {
 		return
 	}
 	if fi.IsDir() {
-		*rules = append(*rules, landlock.PathAccess(rights, p))
+		*rules = append(*rules, landlock.PathAccess(rights, p).IgnoreIfMissing())
 	} else if r := rights & fsFile; r != 0 {
-		*rules = append(*rules, landlock.PathAccess(r, p))
+		*rules = append(*rules, landlock.PathAccess(r, p).IgnoreIfMissing())
 	}
 }
 
