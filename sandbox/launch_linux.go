@@ -5,20 +5,17 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
 )
 
 // capSysAdmin is CAP_SYS_ADMIN; the launcher keeps it (inside its own user
@@ -83,10 +80,16 @@ func runProbe(r *Runtime, pol Policy) error {
 	cmd := exec.CommandContext(ctx, truePath)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := r.wrap(cmd, pol); err != nil {
+	release, err := r.wrap(cmd, pol)
+	if err != nil {
 		return err
 	}
-	if err := cmd.Run(); err != nil {
+	err = cmd.Start()
+	release()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		if s := strings.TrimSpace(stderr.String()); s != "" {
 			return fmt.Errorf("%w: %s", err, s)
 		}
@@ -116,54 +119,13 @@ func setupProc(cmd *exec.Cmd, p Policy) error {
 	return nil
 }
 
-// MaybeLaunch runs the launcher when this process was started as one
-// (os.Args[1] == LauncherArg) and never returns then; otherwise it returns
-// at once. Call it first thing in main and in TestMain of packages whose
-// tests start sandboxed commands.
-func MaybeLaunch() {
-	if len(os.Args) < 2 || os.Args[1] != LauncherArg {
-		return
-	}
-	err := launch(os.Args[2:])
-	fmt.Fprintf(os.Stderr, "ama-rpc sandbox: %v\n", err)
-	os.Exit(126)
-}
-
-// launch applies the policy and execs the command; it returns only on
-// failure.
-func launch(args []string) error {
-	if len(args) < 3 || args[1] != "--" {
-		return errors.New("usage: " + LauncherArg + " <path> -- <argv…>")
-	}
-	path, argv := args[0], args[2:]
-	var p Policy
-	if err := json.Unmarshal([]byte(os.Getenv(policyEnv)), &p); err != nil {
-		return fmt.Errorf("no usable policy: %w", err)
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, policyEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	// Credentials, no_new_privs and the Landlock domain belong to this
-	// thread; it execs below and is never unlocked.
-	runtime.LockOSThread()
-	if p.Namespaces {
-		if err := protectMounts(p.Protect); err != nil {
-			return err
-		}
-		if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-			return fmt.Errorf("clear ambient capabilities: %w", err)
-		}
-	}
-	rules, err := buildRules(p)
-	if err != nil {
-		return err
-	}
+// newRuleset builds the Landlock ruleset of a policy (not enforced: the
+// launcher enforces it) and returns it as a file with the
+// landlock_restrict_self flags.
+func newRuleset(p Policy) (*os.File, uint32, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < minABI {
-		return fmt.Errorf("Landlock ABI %d is not usable (%v)", abi, err)
+		return nil, 0, fmt.Errorf("Landlock ABI %d is not usable (%v)", abi, err)
 	}
 	cfg := landlock.Config{
 		HandledAccessFS: fsAll,
@@ -171,62 +133,22 @@ func launch(args []string) error {
 	}
 	if p.DenyNetwork {
 		if abi < 4 && !p.Namespaces {
-			return fmt.Errorf("cannot deny the network: Landlock ABI %d has no TCP rules and there is no network namespace", abi)
+			return nil, 0, fmt.Errorf("cannot deny the network: Landlock ABI %d has no TCP rules and there are no network namespaces", abi)
 		}
 		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetBindTCP | ll.AccessNetConnectTCP)
 	}
 	// Best effort only downgrades what the kernel lacks beyond the checks
-	// above: rights newer than its ABI (ioctl on devices before ABI 5, IPC
-	// scoping before 6), which older kernels do not restrict at all.
-	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	// above (minABI, TCP rules): rights newer than its ABI (ioctl on
+	// devices before ABI 5, IPC scoping before 6), which such kernels do
+	// not restrict at all.
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(buildRules(p)...)
 	if err != nil {
-		return fmt.Errorf("build the Landlock ruleset: %w", err)
+		return nil, 0, fmt.Errorf("build the Landlock ruleset: %w", err)
 	}
 	if fd < 0 {
-		return errors.New("the Landlock ruleset is empty")
+		return nil, 0, errors.New("the Landlock ruleset is empty")
 	}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("no_new_privs: %w", err)
-	}
-	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-		return fmt.Errorf("landlock_restrict_self: %w", err)
-	}
-	_ = unix.Close(fd)
-	return fmt.Errorf("exec %s: %w", path, syscall.Exec(path, argv, env))
-}
-
-// protectMounts makes the launcher's mount tree private and re-mounts each
-// existing protected path read-only on top of itself.
-func protectMounts(paths []string) error {
-	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("private mounts: %w", err)
-	}
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			continue // missing: see README "Sandbox", known limits
-		}
-		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("bind %s: %w", p, err)
-		}
-		var sf unix.Statfs_t
-		if err := unix.Statfs(p, &sf); err != nil {
-			return fmt.Errorf("statfs %s: %w", p, err)
-		}
-		// Flags locked by the outer namespace must be kept on remount.
-		flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
-		for _, f := range [...]struct{ st, ms uintptr }{
-			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-		} {
-			if uintptr(sf.Flags)&f.st != 0 {
-				flags |= f.ms
-			}
-		}
-		if err := unix.Mount("none", p, "", flags, ""); err != nil {
-			return fmt.Errorf("read-only %s: %w", p, err)
-		}
-	}
-	return nil
+	return os.NewFile(uintptr(fd), "landlock-ruleset"), flags, nil
 }
 
 // Access rights.
@@ -241,7 +163,7 @@ const (
 // buildRules expands the policy: read everywhere except the hidden paths,
 // write in the writable trees except hidden (and, without namespaces,
 // protected) paths, and the device files.
-func buildRules(p Policy) ([]landlock.Rule, error) {
+func buildRules(p Policy) []landlock.Rule {
 	hide := realPaths(p.Hide)
 	var rules []landlock.Rule
 	grant(&rules, "/", hide, fsRead, fsListDir)
@@ -268,7 +190,7 @@ func buildRules(p Policy) ([]landlock.Rule, error) {
 			rules = append(rules, landlock.PathAccess(fsFile, d).IgnoreIfMissing())
 		}
 	}
-	return rules, nil
+	return rules
 }
 
 // grant gives rights on the tree at root minus the excluded paths. Landlock

@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 )
 
@@ -13,5 +14,6 @@ func detect(string, bool, bool) Status {
 
 func setupProc(*exec.Cmd, Policy) error { return errors.New("sandbox: not supported on this platform") }
 
-// MaybeLaunch does nothing on this platform.
-func MaybeLaunch() {}
+func newRuleset(Policy) (*os.File, uint32, error) {
+	return nil, 0, errors.New("sandbox: not supported on this platform")
+}

@@ -1,21 +1,20 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
+
+	"github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
 // LauncherArg is the hidden subcommand that applies a policy and execs the
-// command: `<self> __sandbox-exec <path> -- <argv…>`.
-const LauncherArg = "__sandbox-exec"
-
-// policyEnv carries the JSON policy to the launcher; the launcher removes
-// it before it execs the command.
-const policyEnv = "AMA_SANDBOX_POLICY"
+// command: `<self> __sandbox-exec <path> -- <argv…>` (package launcher).
+const LauncherArg = launcher.Arg
 
 // minABI is the oldest Landlock ABI used: ABI 3 is the first that restricts
 // truncate(2); older kernels would let a sandboxed command empty any file.
@@ -124,42 +123,56 @@ func (c *Command) DenialHint(output string) string {
 	return Hint(c.policy.DenyNetwork)
 }
 
-// Wrap rewrites cmd (not started yet) to start through the launcher. The
-// process the caller starts execs the command in place, so its pid and
-// process group are the command's. An error means the command must not run.
-func (c *Command) Wrap(cmd *exec.Cmd) error {
+// Wrap rewrites cmd (not started yet) to start through the launcher: the
+// Landlock ruleset is built here and inherited as a descriptor, and the
+// launcher execs the command in place, so its pid and process group are
+// the command's. release must be called once cmd.Start returned (it closes
+// this process's copy of the ruleset). An error means the command must not
+// run.
+func (c *Command) Wrap(cmd *exec.Cmd) (release func(), err error) {
 	if c == nil || c.rt == nil {
-		return errors.New("sandbox: not active")
+		return nil, errors.New("sandbox: not active")
 	}
 	return c.rt.wrap(cmd, c.policy)
 }
 
-func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) error {
+func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 	if cmd.Err != nil {
-		return cmd.Err
+		return nil, cmd.Err
 	}
 	if r.self == "" {
-		return errors.New("sandbox: the launcher executable is unknown")
+		return nil, errors.New("sandbox: the launcher executable is unknown")
 	}
 	p.Namespaces = r.status.Namespaces
-	data, err := json.Marshal(p)
+	ruleset, flags, err := newRuleset(p)
 	if err != nil {
-		return fmt.Errorf("sandbox: encode policy: %w", err)
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	clean := make([]string, 0, len(env)+1)
+	clean := make([]string, 0, len(env)+4)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, policyEnv+"=") {
+		if !slices.ContainsFunc(launcher.Envs, func(k string) bool { return strings.HasPrefix(kv, k+"=") }) {
 			clean = append(clean, kv)
 		}
 	}
-	cmd.Env = append(clean, policyEnv+"="+string(data))
-	args := append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
-	cmd.Path, cmd.Args = r.self, args
-	return setupProc(cmd, p)
+	clean = append(clean,
+		launcher.EnvFD+"="+strconv.Itoa(3+len(cmd.ExtraFiles)),
+		launcher.EnvFlags+"="+strconv.FormatUint(uint64(flags), 10))
+	if p.Namespaces {
+		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvProtect+"="+strings.Join(p.Protect, "\n"))
+	}
+	cmd.Env = clean
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
+	cmd.Args = append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
+	cmd.Path = r.self
+	if err := setupProc(cmd, p); err != nil {
+		ruleset.Close()
+		return nil, err
+	}
+	return func() { ruleset.Close() }, nil
 }
 
 // Report is the sandbox as hosts see it (get_state, ACP initialize).

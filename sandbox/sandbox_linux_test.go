@@ -71,10 +71,15 @@ func (w world) sh(t *testing.T, c *sandbox.Command, script string) (string, int)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := c.Wrap(cmd); err != nil {
+	release, err := c.Wrap(cmd)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Run()
+	err = cmd.Start()
+	release()
+	if err == nil {
+		err = cmd.Wait()
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -136,14 +136,16 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	env := call.env()
 	sink := newOutputSink(env, NameBash)
 	cmd := newShellCmd(shellOf(env), a.Command, dir, extra)
-	sb, err := wrapSandbox(env, a, cmd)
+	sb, release, err := wrapSandbox(env, a, cmd)
 	if err != nil {
 		sink.finish()
 		return errorf("%v", err), nil
 	}
 	cmd.Stdout, cmd.Stderr = sink, sink
 	cmd.WaitDelay = bashPipeGrace
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	release()
+	if err != nil {
 		sink.finish()
 		return errorf("Cannot start %s: %v", shellOf(env), err), nil
 	}

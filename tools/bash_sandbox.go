@@ -12,10 +12,11 @@ import (
 // provides one per session and mode).
 type CommandSandbox interface {
 	// Wrap rewrites a command that has not started so it runs inside the
-	// sandbox, keeping its pid and process group. An error means the
-	// command must not run at all (the permission pipeline may have
-	// allowed it only because it would be sandboxed).
-	Wrap(cmd *exec.Cmd) error
+	// sandbox, keeping its pid and process group; release is called once
+	// cmd.Start returned. An error means the command must not run at all
+	// (the permission pipeline may have allowed it only because it would
+	// be sandboxed).
+	Wrap(cmd *exec.Cmd) (release func(), err error)
 	// DenialHint returns the one-line [sandbox: …] hint when the output of
 	// a failed command looks like a sandbox refusal, else "".
 	DenialHint(output string) string
@@ -68,14 +69,18 @@ func callSandbox(env *Env, a bashArgs) CommandSandbox {
 }
 
 // wrapSandbox wraps cmd when the call runs sandboxed and returns the
-// sandbox (nil: runs bare).
-func wrapSandbox(env *Env, a bashArgs, cmd *exec.Cmd) (CommandSandbox, error) {
-	sb := callSandbox(env, a)
+// sandbox (nil: runs bare) and the release to call after cmd.Start.
+func wrapSandbox(env *Env, a bashArgs, cmd *exec.Cmd) (CommandSandbox, func(), error) {
+	return wrapWith(callSandbox(env, a), cmd)
+}
+
+func wrapWith(sb CommandSandbox, cmd *exec.Cmd) (CommandSandbox, func(), error) {
 	if sb == nil {
-		return nil, nil
+		return nil, func() {}, nil
 	}
-	if err := sb.Wrap(cmd); err != nil {
-		return nil, fmt.Errorf("Cannot start the command in the OS sandbox, so it was not run: %s", strings.TrimSpace(err.Error()))
+	release, err := sb.Wrap(cmd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Cannot start the command in the OS sandbox, so it was not run: %s", strings.TrimSpace(err.Error()))
 	}
-	return sb, nil
+	return sb, release, nil
 }

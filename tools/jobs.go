@@ -133,14 +133,15 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		shell = defaultShell()
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
-	if spec.Sandbox != nil {
-		if err := spec.Sandbox.Wrap(cmd); err != nil {
-			out.Close()
-			return JobInfo{}, fmt.Errorf("start job in the sandbox: %w", err)
-		}
+	_, release, err := wrapWith(spec.Sandbox, cmd)
+	if err != nil {
+		out.Close()
+		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	release()
+	if err != nil {
 		out.Close()
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}

@@ -11,12 +11,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/tools"
 )
 
 func TestMain(m *testing.M) {
-	sandbox.MaybeLaunch() // the test binary is the sandbox launcher too
 	goleak.VerifyTestMain(m)
 }
 

@@ -10,13 +10,12 @@ import (
 	"syscall"
 
 	"github.com/armadra/ama-rpc/app"
-	"github.com/armadra/ama-rpc/sandbox"
+	// The hidden sandbox launcher (`ama-rpc __sandbox-exec …`) takes over
+	// the process in its init, before the heavy packages initialise.
+	_ "github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
 func main() {
-	// The hidden sandbox launcher (`ama-rpc __sandbox-exec …`) applies the
-	// Landlock policy and execs the command; it never returns.
-	sandbox.MaybeLaunch()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
