@@ -146,6 +146,21 @@ func TestSandboxFilesystem(t *testing.T) {
 	if code == 0 || strings.Contains(out, "PRIVATE KEY") {
 		t.Errorf("read of ~/.ssh/id_rsa was not refused (%d): %s", code, out)
 	}
+	// Nor through procfs, nor by undoing the read-only mount.
+	for _, script := range []string{`cat "/proc/self/root$HOME/.ssh/id_rsa"`, `cat "/proc/1/root$HOME/.ssh/id_rsa"`} {
+		if out, code := w.sh(t, c, script); code == 0 || strings.Contains(out, "PRIVATE") {
+			t.Errorf("%s: not refused (%d): %s", script, code, out)
+		}
+	}
+	if out, code := w.sh(t, c, "umount .git/hooks 2>&1; umount -l .git/hooks 2>&1; echo x > .git/hooks/post-merge"); code == 0 || exists(filepath.Join(w.project, ".git", "hooks", "post-merge")) {
+		t.Errorf("unmounting the read-only bind mount worked (%d): %s", code, out)
+	}
+	// Signals cannot leave the sandbox (Landlock ABI 6 scoping).
+	if rt.Status().ABI >= 6 {
+		if out, code := w.sh(t, c, "kill -0 "+strconv.Itoa(os.Getpid())); code == 0 {
+			t.Errorf("signal to the parent allowed: %s", out)
+		}
+	}
 	// A link planted in the project does not reach the key either.
 	if err := os.Symlink(filepath.Join(w.home, ".ssh"), filepath.Join(w.project, "keys")); err != nil {
 		t.Fatal(err)
