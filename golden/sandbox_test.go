@@ -158,3 +158,47 @@ func TestSandboxEndToEnd(t *testing.T) {
 	r.CloseStdin()
 	r.Wait()
 }
+
+// Plan mode runs its read-only commands in a sandbox where nothing is
+// writable (defence in depth for the read-only list).
+func TestSandboxPlanMode(t *testing.T) {
+	if ok, why := golden.SandboxAvailable(); !ok {
+		t.Skipf("needs the Landlock sandbox: %s", why)
+	}
+	// ls is on the read-only list, so plan mode allows it; it must run
+	// sandboxed (the read-only policy itself is tested in package sandbox).
+	script, _ := json.Marshal(map[string]any{"version": 1, "responses": []any{
+		map[string]any{"steps": []any{map[string]any{"toolCall": map[string]any{"name": "bash", "arguments": map[string]any{"command": "ls"}}}}},
+		map[string]any{"text": "done"},
+	}})
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--mode", "rpc", "--model", "fake/echo", "--no-session", "--permission-mode", "plan"},
+		Script:     script,
+		UserConfig: []byte(`{"sandbox":{"bash":"auto"}}`),
+		Files:      map[string]string{"a.txt": "x"},
+	})
+	r.WaitFor("session_start", 1, isType("session_start"))
+	r.Send(`{"id":"p","type":"prompt","message":"look"}`)
+	r.WaitFor("agent_settled", 1, isType("agent_settled"))
+	var found bool
+	for _, l := range r.Lines() {
+		var v struct {
+			Type   string
+			Result struct {
+				Details struct{ Sandboxed bool }
+			}
+			IsError bool
+		}
+		if json.Unmarshal(l, &v) == nil && v.Type == "tool_execution_end" {
+			found = true
+			if v.IsError || !v.Result.Details.Sandboxed {
+				t.Errorf("plan-mode ls: %s", l)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no tool result")
+	}
+	r.CloseStdin()
+	r.Wait()
+}
