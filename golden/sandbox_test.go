@@ -202,3 +202,50 @@ func TestSandboxPlanMode(t *testing.T) {
 	r.CloseStdin()
 	r.Wait()
 }
+
+// In auto mode there is no free pass: a sandboxed call the rules leave open
+// goes to the classifier, whose request carries the sandbox note; a
+// sandbox:false call asks at the rule tier without the classifier.
+func TestSandboxAutoModeClassifierNote(t *testing.T) {
+	if ok, why := golden.SandboxAvailable(); !ok {
+		t.Skipf("needs the Landlock sandbox: %s", why)
+	}
+	record := filepath.Join(t.TempDir(), "requests.jsonl")
+	script, _ := json.Marshal([]any{
+		map[string]any{"steps": []any{
+			map[string]any{"toolCall": map[string]any{"name": "bash", "arguments": map[string]any{"command": "node gen.js"}}},
+			map[string]any{"toolCall": map[string]any{"name": "bash", "arguments": map[string]any{"command": "node gen.js", "sandbox": false}}},
+		}},
+		map[string]any{"text": `{"decision":"allow","reason":"project script"}`},
+		map[string]any{"text": "done"},
+	})
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--mode", "rpc", "--model", "fake/echo", "--no-session", "--permission-mode", "auto"},
+		Script:     script,
+		UserConfig: []byte(`{"sandbox":{"bash":"auto"}}`),
+		Env:        map[string]string{"AMA_FAKE_RECORD": record},
+		Files:      map[string]string{"gen.js": "console.log(1)\n"},
+	})
+	r.WaitFor("session_start", 1, isType("session_start"))
+	r.Send(`{"id":"p","type":"prompt","message":"generate"}`)
+	r.WaitFor("agent_settled", 1, isType("agent_settled"))
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "network blocked"); n != 1 {
+		t.Errorf("classifier requests with the sandbox note: %d, want 1\n%s", n, data)
+	}
+	var asked int
+	for _, l := range r.Lines() {
+		var v struct{ Type string }
+		if json.Unmarshal(l, &v) == nil && v.Type == "permission_request" {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("%d permission requests, want 1 (the sandbox:false call)", asked)
+	}
+	r.CloseStdin()
+	r.Wait()
+}
