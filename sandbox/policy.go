@@ -16,6 +16,10 @@ type Policy struct {
 	// (.git/hooks, .git/config, .ama). Missing entries stay uncreatable
 	// only where the mechanism can guarantee it (see README "Sandbox").
 	Protect []string `json:"protect,omitempty"`
+	// Pin are directories that hold protected paths; with namespaces they
+	// become (writable) mount points so they cannot be renamed away and
+	// replaced (mv .git .old && mkdir -p .git/hooks).
+	Pin []string `json:"pin,omitempty"`
 	// Hide are unreadable (credentials); everything else is readable.
 	Hide []string `json:"hide,omitempty"`
 	// Devices are device files that may be opened for writing.
@@ -83,6 +87,7 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 		for _, rel := range ProtectedProjectPaths {
 			add(&p.Protect, filepath.Join(d.Project, rel))
 		}
+		add(&p.Pin, filepath.Join(d.Project, ".git"))
 	}
 	if d.Home != "" {
 		for _, rel := range HiddenHomePaths {

@@ -162,7 +162,14 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		launcher.EnvFD+"="+strconv.Itoa(3+len(cmd.ExtraFiles)),
 		launcher.EnvFlags+"="+strconv.FormatUint(uint64(flags), 10))
 	if p.Namespaces {
-		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvProtect+"="+strings.Join(p.Protect, "\n"))
+		mounts := make([]string, 0, len(p.Pin)+len(p.Protect))
+		for _, m := range p.Pin {
+			mounts = append(mounts, launcher.MountPin+m)
+		}
+		for _, m := range p.Protect {
+			mounts = append(mounts, launcher.MountReadOnly+m)
+		}
+		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvMounts+"="+strings.Join(mounts, "\n"))
 	}
 	cmd.Env = clean
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)

@@ -155,6 +155,18 @@ func TestSandboxFilesystem(t *testing.T) {
 	if out, code := w.sh(t, c, "umount .git/hooks 2>&1; umount -l .git/hooks 2>&1; echo x > .git/hooks/post-merge"); code == 0 || exists(filepath.Join(w.project, ".git", "hooks", "post-merge")) {
 		t.Errorf("unmounting the read-only bind mount worked (%d): %s", code, out)
 	}
+	// Nor by renaming the protected directories away and recreating them.
+	for _, script := range []string{
+		"mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit",
+		"mv .git/hooks .git/hooks-old && mkdir .git/hooks && echo evil > .git/hooks/pre-commit",
+		"mv .ama .ama-old && mkdir .ama && echo '{}' > .ama/config.json",
+	} {
+		out, code := w.sh(t, c, script)
+		if code == 0 || exists(filepath.Join(w.project, ".git-old")) || exists(filepath.Join(w.project, ".ama-old")) ||
+			exists(filepath.Join(w.project, ".git", "hooks", "pre-commit")) || !exists(filepath.Join(w.project, ".git", "HEAD")) {
+			t.Errorf("%q was not refused (%d): %s", script, code, out)
+		}
+	}
 	// Signals cannot leave the sandbox (Landlock ABI 6 scoping).
 	if rt.Status().ABI >= 6 {
 		if out, code := w.sh(t, c, "kill -0 "+strconv.Itoa(os.Getpid())); code == 0 {
@@ -252,6 +264,8 @@ func TestSandboxWithoutNamespaces(t *testing.T) {
 		{"echo x > .git/hooks/post-checkout", filepath.Join(w.project, ".git", "hooks", "post-checkout")},
 		{"mkdir .ama/skills", filepath.Join(w.project, ".ama", "skills")},
 		{"touch top.txt", filepath.Join(w.project, "top.txt")}, // the price of the fallback
+		{"mv .git .git-old", filepath.Join(w.project, ".git-old")},
+		{"mv .git/hooks .git/hooks-old", filepath.Join(w.project, ".git", "hooks-old")},
 	} {
 		if out, code := w.sh(t, c, tc.script); code == 0 || exists(tc.marker) {
 			t.Errorf("%q was allowed (%d): %s", tc.script, code, out)

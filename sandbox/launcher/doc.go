@@ -28,13 +28,22 @@ const (
 	EnvFD = "AMA_SANDBOX_FD"
 	// EnvFlags are the landlock_restrict_self flags (decimal).
 	EnvFlags = "AMA_SANDBOX_FLAGS"
-	// EnvProtect lists the paths to re-mount read-only, separated by
-	// newlines; set only when the launcher runs in new user and mount
-	// namespaces.
-	EnvProtect = "AMA_SANDBOX_PROTECT"
+	// EnvMounts lists the bind mounts to make, one per line, each
+	// MountPin or MountReadOnly followed by an absolute path; set only when
+	// the launcher runs in new user and mount namespaces.
+	EnvMounts = "AMA_SANDBOX_MOUNTS"
 	// EnvNamespaces is "1" when the launcher runs in new namespaces.
 	EnvNamespaces = "AMA_SANDBOX_NS"
 )
 
 // Envs are all of them (for filtering).
-var Envs = []string{EnvFD, EnvFlags, EnvProtect, EnvNamespaces}
+var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces}
+
+// Bind mount kinds in EnvMounts.
+const (
+	// MountPin binds a directory onto itself, writable: a mount point
+	// cannot be renamed or removed, so what it holds cannot be swapped.
+	MountPin = "pin:"
+	// MountReadOnly binds a path onto itself read-only.
+	MountReadOnly = "ro:"
+)

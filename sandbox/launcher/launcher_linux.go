@@ -47,7 +47,7 @@ func run(args []string) error {
 	}
 	flags, _ := strconv.ParseUint(os.Getenv(EnvFlags), 10, 32)
 	ns := os.Getenv(EnvNamespaces) == "1"
-	protect := os.Getenv(EnvProtect)
+	mounts := os.Getenv(EnvMounts)
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !isOurs(kv) {
@@ -56,7 +56,7 @@ func run(args []string) error {
 	}
 	runtime.LockOSThread() // never unlocked: this thread execs
 	if ns {
-		if err := protectMounts(protect); err != nil {
+		if err := bindMounts(mounts); err != nil {
 			return err
 		}
 		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
@@ -82,21 +82,26 @@ func isOurs(kv string) bool {
 	return false
 }
 
-// protectMounts makes the mount tree private and re-mounts each existing
-// path read-only on top of itself.
-func protectMounts(list string) error {
+// bindMounts makes the mount tree private and binds each existing path
+// onto itself, read-only for MountReadOnly entries.
+func bindMounts(list string) error {
 	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return errors.New("private mounts: " + err.Error())
 	}
-	for _, p := range strings.Split(list, "\n") {
-		if p == "" {
+	for _, line := range strings.Split(list, "\n") {
+		ro := strings.HasPrefix(line, MountReadOnly)
+		p := strings.TrimPrefix(strings.TrimPrefix(line, MountReadOnly), MountPin)
+		if p == "" || p == line {
 			continue
 		}
-		if _, err := os.Lstat(p); err != nil {
-			continue // missing: see README "Sandbox", known limits
+		if fi, err := os.Lstat(p); err != nil || (!ro && !fi.IsDir()) {
+			continue // missing (see README "Sandbox", known limits), or a .git file (worktree)
 		}
 		if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 			return errors.New("bind " + p + ": " + err.Error())
+		}
+		if !ro {
+			continue
 		}
 		var sf syscall.Statfs_t
 		if err := syscall.Statfs(p, &sf); err != nil {
