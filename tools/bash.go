@@ -303,6 +303,11 @@ func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs) (*Result
 		}
 	}
 	text := head + jobStatusLine(info) + "\n" + out
+	if info.Sandboxed && env.Sandbox != nil && info.ExitCode != nil && *info.ExitCode != 0 {
+		if h := env.Sandbox.DenialHint(out); h != "" {
+			text += "\n" + h
+		}
+	}
 	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{ExitCode: info.ExitCode, Job: &info}}, nil
 }
 

@@ -101,6 +101,19 @@ func TestBashSandboxBackgroundJob(t *testing.T) {
 	}
 }
 
+func TestBashSandboxJobHint(t *testing.T) {
+	env, _ := sandboxEnv(t)
+	env.Jobs = tools.NewJobs(env.OutputDir, nil)
+	defer env.Jobs.StopAll()
+	r := runSandboxed(t, env, map[string]any{"background": true, "command": "echo x > ../job-out.txt"})
+	d := r.Details.(tools.BashDetails)
+	if d.Job == nil || !d.Job.Sandboxed {
+		t.Fatalf("%+v", d)
+	}
+	got := text(runSandboxed(t, env, map[string]any{"job": d.Job.ID, "action": "wait"}))
+	contains(t, got, "exited with code 1", "Permission denied", "\n[sandbox: ")
+}
+
 func TestBashSandboxDecl(t *testing.T) {
 	plain, _ := registry.Get("bash")
 	sb, _ := sandboxRegistry.Get("bash")

@@ -52,6 +52,8 @@ type JobInfo struct {
 	// ExitCode is set once the job exited on its own; a job killed by a
 	// signal it did not get from Stop reports 128+signal, as shells do.
 	ExitCode *int `json:"exitCode,omitempty"`
+	// Sandboxed is set when the job runs in the OS sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // JobSpec describes a command to start in the background.
@@ -146,7 +148,8 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
 	jb := &job{
-		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning},
+		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning,
+			Sandboxed: spec.Sandbox != nil},
 		done: make(chan struct{}),
 	}
 	j.mu.Lock()
