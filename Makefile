@@ -38,6 +38,9 @@ acp-deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai
 	$(GO) run ./test/bench -bin $(BIN)
+	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
+	# bare vs through the built binary's launcher (skips without Landlock).
+	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap' -benchtime 50x ./sandbox
 
 # Rewrite the golden transcripts under test/fixtures (review the diff!).
 golden:

@@ -226,11 +226,21 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		log.Warn("permission config: " + w)
 	}
 
+	sb, err := buildSandbox(getenv, paths, user, project, log)
+	if err != nil {
+		return nil, err
+	}
+	toolOpts := []tools.Option{tools.WithShellInspector(shellInspector(paths.Home))}
+	if sb.Active() {
+		toolOpts = append(toolOpts, tools.WithBashSandbox(sb.NetworkDenied()))
+		policy.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: sb.NetworkDenied()}
+	}
+
 	broker := rpc.NewBroker()
 	deps := &session.Deps{
 		Log:      log,
 		Models:   registry,
-		Tools:    tools.Default(tools.WithShellInspector(shellInspector(paths.Home))),
+		Tools:    tools.Default(toolOpts...),
 		Approver: broker,
 		Policy:   policy,
 		Dirs:     session.Dirs{Data: paths.Data, Sessions: sessionsDir, Config: paths.Config, Home: paths.Home},
@@ -238,6 +248,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 			ClassifierMode: user.Permission.Classifier, ClassifierTimeout: time.Duration(user.Permission.ClassifierTimeoutMs) * time.Millisecond},
 		Skills:  skillList,
 		Version: Version,
+		Sandbox: sb,
 	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID

@@ -28,7 +28,13 @@ type explainOutput struct {
 	Dangerous    []string                `json:"dangerous,omitempty"`
 	Classify     bool                    `json:"classify,omitempty"`
 	AutoDecision *approvals.AutoDecision `json:"autoDecision,omitempty"`
-	Error        string                  `json:"error,omitempty"`
+	// Sandboxed: the sandbox free pass allowed the call.
+	Sandboxed bool `json:"sandboxed,omitempty"`
+	// RunsSandboxed tells, for bash calls when sandbox.bash is "auto",
+	// whether the call would run in the OS sandbox (false: sandbox:false,
+	// or the kernel has no usable sandbox).
+	RunsSandboxed *bool  `json:"runsSandboxed,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 // runExplain runs the permission pipeline over tool calls read as JSONL
@@ -84,13 +90,22 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
 	}
 	pol.Unattended = *unattended
+	sb, err := buildSandbox(env.Getenv, paths, user, project, newLogger(env.Stderr, "warn"))
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+		return ExitConfig
+	}
+	if sb.Active() {
+		pol.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: sb.NetworkDenied()}
+	}
 	registry := tools.Default()
-	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home)
+	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, sb.Settings().Wanted())
 	return ExitOK
 }
 
 // explain decides each input line.
-func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string) {
+// sandboxWanted adds runsSandboxed to bash verdicts.
+func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool) {
 	lr := rpc.NewLineReader(in, 0)
 	w := rpc.NewWriter(out, rpc.WriterOptions{})
 	defer w.Close()
@@ -115,8 +130,14 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		if t, ok := registry.Get(call.Tool); ok {
 			class = approvals.Class(tools.PermissionOf(t, call.Input))
 		}
-		v := approvals.Decide(approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}, pol, nil)
-		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous, AutoDecision: v.Auto}
+		ac := approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}
+		v := approvals.Decide(ac, pol, nil)
+		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous,
+			AutoDecision: v.Auto, Sandboxed: v.Sandboxed}
+		if sandboxWanted && call.Tool == tools.NameBash && class != approvals.ClassRead {
+			runs := approvals.RunsSandboxed(ac, pol)
+			o.RunsSandboxed = &runs
+		}
 		if v.Classify {
 			o.Classify = true
 			o.Layer = "classifier"

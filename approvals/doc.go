@@ -26,7 +26,8 @@
 //
 // Not here: the approval broker (pending requests, timeouts), the model
 // classifier of auto mode, PreToolUse hooks (ama-rpc has none) and the OS
-// sandbox free pass (ama-rpc has no sandbox). Decide reports through
+// sandbox itself (package sandbox; Policy.Sandbox says whether it is active
+// and sandbox.go holds the free pass). Decide reports through
 // Verdict.Classify that the classifier should be consulted; the caller does
 // that and folds the answer in with Verdict.WithClassifier and Finalize.
 //

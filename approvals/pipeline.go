@@ -13,6 +13,7 @@ type Policy struct {
 	Unattended bool     // nobody can answer: a final ask becomes deny
 	PlanBash   string   // plan.bash: "readonly" (default), "ask", "deny"
 	AutoSafe   []string // user-level autoSafeCommands additions
+	Sandbox    Sandbox  // the OS sandbox of bash (sandbox.go)
 }
 
 // AutoDecision records how auto mode decided (for audits and the wire).
@@ -44,6 +45,8 @@ type Verdict struct {
 	Classify bool
 	// Auto is set in auto mode.
 	Auto *AutoDecision
+	// Sandboxed is set when the sandbox free pass allowed the call.
+	Sandboxed bool
 }
 
 // Texts shown to the model or the user.
@@ -248,6 +251,9 @@ func decideMode(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 	if v, ok := lifted(c, pol, mem); ok {
 		return v
 	}
+	if v, ok := sandboxPass(c, pol, mode); ok {
+		return v
+	}
 	return Verdict{Decision: Ask, Layer: layer, AskReason: "mode", Reason: capitalize(why) + "."}
 }
 
@@ -322,6 +328,9 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 	}
 	if v, ok := lifted(c, pol, mem); ok {
 		v.Auto = &AutoDecision{Layer: "rule", Decision: string(Allow), Reason: v.Reason}
+		return v
+	}
+	if v, ok := sandboxLeave(c, pol); ok {
 		return v
 	}
 	static := func(reason string) Verdict {

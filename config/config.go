@@ -28,6 +28,7 @@ type Config struct {
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
 	Tools         Tools                      `json:"tools"`
+	Sandbox       Sandbox                    `json:"sandbox"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -98,6 +99,20 @@ type Tools struct {
 // config only: a project cannot hand the key to the commands it runs.
 type ToolsEnv struct {
 	Passthrough []string `json:"passthrough,omitempty"`
+}
+
+// Sandbox configures the OS sandbox of bash (see package sandbox). Only the
+// user config may enable or loosen it; the project config may only set
+// network to "deny".
+type Sandbox struct {
+	// Enabled is "auto" (default) or "off".
+	Enabled string `json:"enabled,omitempty"`
+	// Bash is "auto" (run bash in the sandbox) or "off" (default).
+	Bash string `json:"bash,omitempty"`
+	// Network is "deny" (default) or "allow".
+	Network string `json:"network,omitempty"`
+	// Writable adds writable paths (absolute, ~ or ~/…).
+	Writable []string `json:"writable,omitempty"`
 }
 
 // Approvals configures permission asks.

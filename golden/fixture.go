@@ -32,6 +32,9 @@ type Case struct {
 	Zero []string `json:"zero,omitempty"`
 	// Exit is the expected exit code (default 0).
 	Exit int `json:"exit,omitempty"`
+	// Requires names machine features the case needs; "sandbox" (a usable
+	// Landlock sandbox) skips the case where the kernel lacks it.
+	Requires []string `json:"requires,omitempty"`
 	// Writer bounds the output queue (stall tests).
 	MaxQueuedItems int `json:"maxQueuedItems,omitempty"`
 	MaxQueuedBytes int `json:"maxQueuedBytes,omitempty"`
@@ -317,6 +320,7 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	if err := dec.Decode(&c); err != nil {
 		t.Fatalf("%s/case.json: %v", dir, err)
 	}
+	skipUnlessAvailable(t, c.Requires)
 	steps, err := LoadSteps(filepath.Join(dir, "in.jsonl"))
 	if err != nil {
 		t.Fatal(err)

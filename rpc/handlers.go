@@ -153,7 +153,11 @@ func handleClearQueue(s *Server, c *command) {
 
 func handleGetState(s *Server, c *command) {
 	st, err := s.current().State()
-	s.answer(c, toWireState(st), err)
+	ws := toWireState(st)
+	if s.opts.Deps != nil {
+		ws.Sandbox = s.opts.Deps.Sandbox.Report()
+	}
+	s.answer(c, ws, err)
 }
 
 func handleGetMessages(s *Server, c *command) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/session"
 )
 
@@ -53,6 +54,8 @@ type wireState struct {
 	FollowUpMode        string        `json:"followUpMode"`
 	AutoCompaction      bool          `json:"autoCompaction"`
 	AutoRetry           bool          `json:"autoRetry"`
+	// Sandbox is present when bash sandboxing is configured.
+	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
 }
 
 func toWireState(s session.State) wireState {

@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -47,6 +48,8 @@ type Deps struct {
 	Skills []skills.Skill
 	// Version is the agent version written to headers and hello.
 	Version string
+	// Sandbox is the OS sandbox of bash (nil or inactive: bash runs bare).
+	Sandbox *sandbox.Runtime
 }
 
 // Dirs are the directories a session uses.

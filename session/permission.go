@@ -16,11 +16,12 @@ import (
 
 // permissionSnapshot is the permission state a turn decides with.
 type permissionSnapshot struct {
-	policy     approvals.Policy // with the session's current mode
-	memory     *approvals.Memory
-	home       string
-	latestUser string
-	classifier *classifier.Classifier // nil unless the mode is auto
+	policy      approvals.Policy // with the session's current mode
+	memory      *approvals.Memory
+	home        string
+	latestUser  string
+	classifier  *classifier.Classifier // nil unless the mode is auto
+	sandboxDesc string                 // the OS sandbox in words (classifier note)
 }
 
 // permit runs the permission pipeline for one call: deny rules, the
@@ -36,7 +37,7 @@ func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.Too
 	if v.Classify {
 		if pol.classifier != nil {
 			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
-				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser})
+				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call)})
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
 		v = approvals.Finalize(v, &pol.policy)
@@ -112,6 +113,7 @@ func (st *state) toolEnv() *toolEnv {
 	if st.mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
 	}
+	st.applySandbox(e)
 	return e
 }
 

@@ -39,6 +39,8 @@ type BashTool struct {
 	// KillGrace is the time between SIGTERM and SIGKILL when a command is
 	// stopped; 0 means DefaultKillGrace.
 	KillGrace time.Duration
+	// Sandbox is set when bash runs in an OS sandbox (bash_sandbox.go).
+	Sandbox *BashSandboxDecl
 }
 
 // NewBash returns the bash tool with the given danger analysis (may be
@@ -55,10 +57,11 @@ type BashDetails struct {
 	Truncated      bool     `json:"truncated,omitempty"`
 	FullOutputPath string   `json:"fullOutputPath,omitempty"`
 	Job            *JobInfo `json:"job,omitempty"`
+	Sandboxed      bool     `json:"sandboxed,omitempty"`
 }
 
-func (*BashTool) Decl() llm.ToolDecl { return decl(NameBash, bashSchema) }
-func (*BashTool) Permission() string { return PermExecute }
+func (b *BashTool) Decl() llm.ToolDecl { return b.Sandbox.decl() }
+func (*BashTool) Permission() string   { return PermExecute }
 
 // PermissionFor implements ArgsPermission: a call that only queries a
 // background job ({job, action}, no command) is a read.
@@ -78,6 +81,7 @@ type bashArgs struct {
 	Background  bool   `json:"background"`
 	Job         string `json:"job"`
 	Action      string `json:"action"`
+	Sandbox     *bool  `json:"sandbox"`
 }
 
 func (a bashArgs) timeout() time.Duration {
@@ -129,9 +133,16 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	env := call.env()
 	sink := newOutputSink(env, NameBash)
 	cmd := newShellCmd(shellOf(env), a.Command, dir, extra)
+	sb, release, err := wrapSandbox(env, a, cmd)
+	if err != nil {
+		sink.finish()
+		return errorf("%v", err), nil
+	}
 	cmd.Stdout, cmd.Stderr = sink, sink
 	cmd.WaitDelay = bashPipeGrace
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	release()
+	if err != nil {
 		sink.finish()
 		return errorf("Cannot start %s: %v", shellOf(env), err), nil
 	}
@@ -188,7 +199,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 		return nil, fmt.Errorf("bash: %w", context.Cause(ctx))
 	}
 
-	d := BashDetails{Truncated: cut, FullOutputPath: full, TimedOut: timedOut}
+	d := BashDetails{Truncated: cut, FullOutputPath: full, TimedOut: timedOut, Sandboxed: sb != nil}
 	var notes []string
 	if ps := cmd.ProcessState; ps != nil && !timedOut {
 		if ps.Exited() {
@@ -216,9 +227,15 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	if len(notes) > 0 {
 		body += "\n\n[" + strings.Join(notes, " ") + "]"
 	}
+	failed := timedOut || d.Signal != "" || d.ExitCode == nil || *d.ExitCode != 0
+	if sb != nil && failed {
+		if h := sb.DenialHint(text); h != "" {
+			body += "\n" + h
+		}
+	}
 	return &Result{
 		Content: []llm.Content{llm.Text(body)},
-		IsError: timedOut || d.Signal != "" || d.ExitCode == nil || *d.ExitCode != 0,
+		IsError: failed,
 		Details: d,
 	}, nil
 }
@@ -234,13 +251,13 @@ func (b *BashTool) startJob(env *Env, a bashArgs, dir string, extra []string) (*
 	if env == nil || env.Jobs == nil {
 		return ErrorResult("Background jobs are not available in this session; run the command without background."), nil
 	}
-	info, err := env.Jobs.Start(JobSpec{Command: a.Command, Dir: dir, Shell: shellOf(env), Env: extra})
+	info, err := env.Jobs.Start(JobSpec{Command: a.Command, Dir: dir, Shell: shellOf(env), Env: extra, Sandbox: callSandbox(env, a)})
 	if err != nil {
 		return errorf("Cannot start the job: %v", err), nil
 	}
 	text := fmt.Sprintf("Started job %s (pid %d); output goes to %s.\nCheck it with {\"job\":%q,\"action\":\"output\"}, wait for it with action \"wait\", end it with action \"stop\".",
 		info.ID, info.PID, info.OutputPath, info.ID)
-	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{Job: &info}}, nil
+	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{Job: &info, Sandboxed: callSandbox(env, a) != nil}}, nil
 }
 
 // jobAction answers {job, action}; the default action is output.
@@ -283,6 +300,11 @@ func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs) (*Result
 		}
 	}
 	text := head + jobStatusLine(info) + "\n" + out
+	if info.Sandboxed && env.Sandbox != nil && info.ExitCode != nil && *info.ExitCode != 0 {
+		if h := env.Sandbox.DenialHint(out); h != "" {
+			text += "\n" + h
+		}
+	}
 	return &Result{Content: []llm.Content{llm.Text(text)}, Details: BashDetails{ExitCode: info.ExitCode, Job: &info}}, nil
 }
 

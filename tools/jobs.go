@@ -52,6 +52,8 @@ type JobInfo struct {
 	// ExitCode is set once the job exited on its own; a job killed by a
 	// signal it did not get from Stop reports 128+signal, as shells do.
 	ExitCode *int `json:"exitCode,omitempty"`
+	// Sandboxed is set when the job runs in the OS sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // JobSpec describes a command to start in the background.
@@ -60,6 +62,9 @@ type JobSpec struct {
 	Dir     string
 	Shell   string   // default: bash from PATH, else sh
 	Env     []string // the complete environment (nil: CommandEnv of this process's)
+	// Sandbox, when set, wraps the command (the job runs sandboxed; its
+	// output file is opened here, outside the sandbox).
+	Sandbox CommandSandbox
 }
 
 // Jobs is the registry of a session's background commands. Each job runs
@@ -130,13 +135,21 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		shell = defaultShell()
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
+	_, release, err := wrapWith(spec.Sandbox, cmd)
+	if err != nil {
+		out.Close()
+		return JobInfo{}, fmt.Errorf("start job: %w", err)
+	}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	release()
+	if err != nil {
 		out.Close()
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
 	jb := &job{
-		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning},
+		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning,
+			Sandboxed: spec.Sandbox != nil},
 		done: make(chan struct{}),
 	}
 	j.mu.Lock()

@@ -52,6 +52,14 @@ type Option func(*options)
 
 type options struct {
 	inspect ShellInspector
+	sandbox *BashSandboxDecl
+}
+
+// WithBashSandbox declares the bash tool for an active OS sandbox: the
+// schema gains the sandbox parameter and the description one sentence.
+// Without it the declaration is byte-identical to the plain one.
+func WithBashSandbox(networkDenied bool) Option {
+	return func(o *options) { o.sandbox = &BashSandboxDecl{NetworkDenied: networkDenied} }
 }
 
 // WithShellInspector sets the danger analysis the bash tool's previews
@@ -69,7 +77,7 @@ func Default(opts ...Option) *Registry {
 		opt(&o)
 	}
 	r, err := NewRegistry(
-		NewBash(o.inspect),
+		&BashTool{Inspect: o.inspect, Sandbox: o.sandbox},
 		EditTool{},
 		GlobTool{},
 		GrepTool{},

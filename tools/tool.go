@@ -112,6 +112,9 @@ type Env struct {
 	EnvPolicy EnvPolicy
 	// Todos is the session's task list (the todo tool); may be nil.
 	Todos TodoStore
+	// Sandbox runs bash commands (foreground and background) in an OS
+	// sandbox unless a call says sandbox:false; nil: no sandbox.
+	Sandbox CommandSandbox
 }
 
 // PermissionOf is the permission class of one call of t: tools whose class

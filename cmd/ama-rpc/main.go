@@ -10,6 +10,9 @@ import (
 	"syscall"
 
 	"github.com/armadra/ama-rpc/app"
+	// The hidden sandbox launcher (`ama-rpc __sandbox-exec …`) takes over
+	// the process in its init, before the heavy packages initialise.
+	_ "github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
 func main() {

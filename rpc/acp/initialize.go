@@ -16,6 +16,7 @@ func handleInitialize(s *Server, c *call) {
 			LoadSession:        true,
 			PromptCapabilities: promptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
 			McpCapabilities:    mcpCapabilities{},
+			Meta:               sandboxMeta(s.opts.Deps),
 		},
 		// The process only starts with a usable model, so nothing needs
 		// signing in.

@@ -28,6 +28,9 @@ type agentCapabilities struct {
 	PromptCapabilities  promptCapabilities  `json:"promptCapabilities"`
 	McpCapabilities     mcpCapabilities     `json:"mcpCapabilities"`
 	SessionCapabilities sessionCapabilities `json:"sessionCapabilities"`
+	// Meta carries ama extensions: "ama/sandbox" when bash sandboxing is
+	// configured.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 type promptCapabilities struct {

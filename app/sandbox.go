@@ -1,0 +1,45 @@
+package app
+
+import (
+	"fmt"
+	"os"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+// buildSandbox resolves the sandbox settings (user config, project config
+// that may only tighten, AMA_SANDBOX) and probes the kernel once. A wanted
+// but unavailable sandbox is logged on stderr: bash then asks as without it.
+func buildSandbox(getenv func(string) string, paths config.Paths, user, project *config.Config, log *zap.Logger) (*sandbox.Runtime, error) {
+	s, warns, err := sandbox.Resolve(user.Sandbox, project.Sandbox, getenv("AMA_SANDBOX"), paths.Home)
+	for _, w := range warns {
+		log.Warn("sandbox config: " + w)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
+	}
+	self, err := os.Executable()
+	if err != nil && s.Wanted() {
+		log.Warn("sandbox: cannot find the ama-rpc executable to launch it", zap.Error(err))
+	}
+	tmp := getenv("TMPDIR")
+	if tmp == "" {
+		tmp = "/tmp"
+	}
+	rt := sandbox.New(s, self, sandbox.Dirs{Home: paths.Home, Temp: tmp, Config: paths.Config, Data: paths.Data})
+	switch st := rt.Status(); {
+	case !s.Wanted():
+	case !rt.Active():
+		log.Warn("sandbox unavailable: bash commands run without it and ask as usual", zap.String("detail", st.Detail))
+	default:
+		if s.NetworkDenied && !rt.NetworkDenied() {
+			log.Warn("sandbox: the network cannot be denied on this kernel; sandboxed commands still ask", zap.Int("abi", st.ABI))
+		}
+		log.Info("sandbox active", zap.String("mechanism", st.Mechanism), zap.Int("abi", st.ABI),
+			zap.Bool("namespaces", st.Namespaces), zap.Bool("networkDenied", rt.NetworkDenied()), zap.String("detail", st.Detail))
+	}
+	return rt, nil
+}

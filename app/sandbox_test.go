@@ -1,0 +1,65 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/app"
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+func TestExplainShowsSandbox(t *testing.T) {
+	self, _ := os.Executable()
+	if st := sandbox.New(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self, sandbox.Dirs{Temp: os.TempDir()}).Status(); !st.Available || !st.NetworkIsolation {
+		t.Skipf("needs the Landlock sandbox: %s", st.Detail)
+	}
+	home := t.TempDir()
+	cfg := filepath.Join(home, ".config", "ama", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"sandbox":{"bash":"auto"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := `{"tool":"bash","input":{"command":"touch x"}}
+{"tool":"bash","input":{"command":"touch x","sandbox":false}}
+{"tool":"bash","input":{"command":"cat .env"}}
+`
+	var out, errb bytes.Buffer
+	code := app.Main(t.Context(), app.Env{
+		Args: []string{"explain"}, Stdin: strings.NewReader(in), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}, Cwd: t.TempDir(),
+	})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	want := []string{
+		`"decision":"allow","layer":"sandbox"`,
+		`"decision":"ask","layer":"mode"`,
+		`"decision":"ask","layer":"mode"`,
+	}
+	wantRuns := []bool{true, false, true}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %q", out.String())
+	}
+	for i, l := range lines {
+		var v struct {
+			Sandboxed     bool
+			RunsSandboxed *bool
+		}
+		_ = json.Unmarshal([]byte(l), &v)
+		if !strings.Contains(l, want[i]) || v.RunsSandboxed == nil || *v.RunsSandboxed != wantRuns[i] || v.Sandboxed != (i == 0) {
+			t.Errorf("line %d: %s", i+1, l)
+		}
+	}
+}

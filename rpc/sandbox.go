@@ -1,0 +1,12 @@
+package rpc
+
+import "slices"
+
+// capabilities are the hello capabilities: Capabilities, plus "sandbox"
+// when bash runs in the OS sandbox.
+func (s *Server) capabilities() []string {
+	if s.opts.Deps != nil && s.opts.Deps.Sandbox.Active() {
+		return append(slices.Clone(Capabilities), "sandbox")
+	}
+	return Capabilities
+}

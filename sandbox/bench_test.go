@@ -1,0 +1,110 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+// BenchmarkStartTrue measures the start-up cost the sandbox adds to one
+// bash call: `true` started bare, through the Landlock launcher without
+// namespaces, and with user, mount and network namespaces (the default
+// where they work). It reports the median wall time per start (ms/median);
+// `make bench` runs it 50 times each with the built binary as launcher
+// (AMA_SANDBOX_LAUNCHER), otherwise the test binary launches.
+func BenchmarkStartTrue(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	self := os.Getenv("AMA_SANDBOX_LAUNCHER")
+	if self == "" {
+		self, _ = os.Executable()
+	}
+	root := b.TempDir()
+	project := filepath.Join(root, "proj")
+	for _, d := range []string{filepath.Join(project, ".git", "hooks"), filepath.Join(root, "home", ".ssh"), filepath.Join(root, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}
+	dirs := sandbox.Dirs{Home: filepath.Join(root, "home"), Temp: filepath.Join(root, "tmp")}
+	withNS := sandbox.New(s, self, dirs)
+	if !withNS.Active() {
+		b.Skipf("no sandbox: %s", withNS.Status().Detail)
+	}
+	variants := []struct {
+		name string
+		sb   *sandbox.Command
+	}{
+		{"bare", nil},
+		{"landlock", sandbox.NewWithoutNamespaces(s, self, dirs).For(project, "", false)},
+	}
+	if withNS.Status().Namespaces {
+		variants = append(variants, struct {
+			name string
+			sb   *sandbox.Command
+		}{"landlock+namespaces", withNS.For(project, "", false)})
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			times := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				cmd := exec.Command(truePath)
+				cmd.Dir = project
+				start := time.Now()
+				release := func() {}
+				if v.sb != nil {
+					var err error
+					if release, err = v.sb.Wrap(cmd); err != nil {
+						b.Fatal(err)
+					}
+				}
+				err := cmd.Start()
+				release()
+				if err == nil {
+					err = cmd.Wait()
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				times = append(times, time.Since(start))
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/median")
+		})
+	}
+}
+
+// BenchmarkWrap is the parent's share: expanding the policy into Landlock
+// rules and building the ruleset.
+func BenchmarkWrap(b *testing.B) {
+	self, _ := os.Executable()
+	root := b.TempDir()
+	project := filepath.Join(root, "proj")
+	if err := os.MkdirAll(filepath.Join(project, ".git", "hooks"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	home, _ := os.UserHomeDir()
+	rt := sandbox.New(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self, sandbox.Dirs{Home: home, Temp: os.TempDir()})
+	if !rt.Active() {
+		b.Skip(rt.Status().Detail)
+	}
+	c := rt.For(project, "", false)
+	for b.Loop() {
+		cmd := exec.Command("/bin/true")
+		release, err := c.Wrap(cmd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		release()
+	}
+}

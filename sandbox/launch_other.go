@@ -1,0 +1,19 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
+
+func detect(string, bool, bool) Status {
+	return Status{Mechanism: "none", Detail: "no OS sandbox on this platform (Landlock is Linux-only)"}
+}
+
+func setupProc(*exec.Cmd, Policy) error { return errors.New("sandbox: not supported on this platform") }
+
+func newRuleset(Policy) (*os.File, uint32, error) {
+	return nil, 0, errors.New("sandbox: not supported on this platform")
+}

@@ -1,0 +1,215 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/armadra/ama-rpc/sandbox/launcher"
+)
+
+// LauncherArg is the hidden subcommand that applies a policy and execs the
+// command: `<self> __sandbox-exec <path> -- <argv…>` (package launcher).
+const LauncherArg = launcher.Arg
+
+// minABI is the oldest Landlock ABI used: ABI 3 is the first that restricts
+// truncate(2); older kernels would let a sandboxed command empty any file.
+const minABI = 3
+
+// Status is what the machine offers.
+type Status struct {
+	// Available is true when bash can run in a write-restricting sandbox.
+	Available bool `json:"available"`
+	// Mechanism is "landlock" or "none".
+	Mechanism string `json:"mechanism"`
+	// ABI is the kernel's Landlock ABI version (0: none).
+	ABI int `json:"abi"`
+	// Namespaces is true when the launcher gets private user, mount (and,
+	// with the network denied, network) namespaces: .git/hooks,
+	// .git/config and .ama are then read-only bind mounts and the network
+	// is isolated completely.
+	Namespaces bool `json:"namespaces"`
+	// NetworkIsolation is true when the network can be denied (Landlock
+	// ABI 4 TCP rules or an empty network namespace).
+	NetworkIsolation bool `json:"networkIsolation"`
+	// Detail explains a missing or reduced sandbox.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Runtime is the process-wide sandbox: settings plus what the kernel
+// offers. It is immutable.
+type Runtime struct {
+	settings Settings
+	status   Status
+	self     string
+	base     Dirs // Home, Temp, Config, Data
+}
+
+// New detects the sandbox for the given settings. self is the executable
+// that handles LauncherArg (os.Executable() in production). The probe (a
+// sandboxed start of `true`) only runs when the settings want bash
+// sandboxed. base holds the process-wide directories (Home, Temp, Config,
+// Data); For adds the project and output directories of a session.
+func New(s Settings, self string, base Dirs) *Runtime {
+	r := &Runtime{settings: s, self: self, base: base}
+	r.status = detect(self, s.Wanted(), true)
+	return r
+}
+
+// Settings returns the resolved settings.
+func (r *Runtime) Settings() Settings { return r.settings }
+
+// Status returns what the machine offers.
+func (r *Runtime) Status() Status { return r.status }
+
+// Active reports whether bash runs sandboxed: the settings want it and the
+// kernel can do it. It is fixed for the life of the process.
+func (r *Runtime) Active() bool {
+	return r != nil && r.settings.Wanted() && r.status.Available
+}
+
+// NetworkDenied reports whether sandboxed commands have no network: asked
+// for and enforceable.
+func (r *Runtime) NetworkDenied() bool {
+	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation
+}
+
+// Describe is a one-line English summary for logs, explain and the
+// classifier's sandbox note.
+func (r *Runtime) Describe() string {
+	if !r.Active() {
+		return ""
+	}
+	s := "writes limited to the project and temp directories, credential files unreadable; "
+	if r.NetworkDenied() {
+		return s + "network blocked"
+	}
+	return s + "network allowed"
+}
+
+// Command is the sandbox of one bash call: a Runtime with a bound policy.
+type Command struct {
+	rt     *Runtime
+	policy Policy
+}
+
+// For returns the sandbox of bash calls in a session's project and output
+// directories; readOnly is plan mode. It returns nil when the sandbox is
+// not active.
+func (r *Runtime) For(project, output string, readOnly bool) *Command {
+	if !r.Active() {
+		return nil
+	}
+	d := r.base
+	d.Project, d.Output = project, output
+	p := ForBash(r.settings, d, readOnly)
+	p.DenyNetwork = r.NetworkDenied()
+	return &Command{rt: r, policy: p}
+}
+
+// Policy returns the bound policy.
+func (c *Command) Policy() Policy { return c.policy }
+
+// DenialHint returns the sandbox hint when output (of a failed command)
+// looks like a sandbox denial, else "".
+func (c *Command) DenialHint(output string) string {
+	if c == nil || !LooksLikeDenial(output, c.policy.DenyNetwork) {
+		return ""
+	}
+	return Hint(c.policy.DenyNetwork)
+}
+
+// Wrap rewrites cmd (not started yet) to start through the launcher: the
+// Landlock ruleset is built here and inherited as a descriptor, and the
+// launcher execs the command in place, so its pid and process group are
+// the command's. release must be called once cmd.Start returned (it closes
+// this process's copy of the ruleset). An error means the command must not
+// run.
+func (c *Command) Wrap(cmd *exec.Cmd) (release func(), err error) {
+	if c == nil || c.rt == nil {
+		return nil, errors.New("sandbox: not active")
+	}
+	return c.rt.wrap(cmd, c.policy)
+}
+
+func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if r.self == "" {
+		return nil, errors.New("sandbox: the launcher executable is unknown")
+	}
+	p.Namespaces = r.status.Namespaces
+	ruleset, flags, err := newRuleset(p)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	clean := make([]string, 0, len(env)+4)
+	for _, kv := range env {
+		if !slices.ContainsFunc(launcher.Envs, func(k string) bool { return strings.HasPrefix(kv, k+"=") }) {
+			clean = append(clean, kv)
+		}
+	}
+	clean = append(clean,
+		launcher.EnvFD+"="+strconv.Itoa(3+len(cmd.ExtraFiles)),
+		launcher.EnvFlags+"="+strconv.FormatUint(uint64(flags), 10))
+	if p.Namespaces {
+		mounts := make([]string, 0, len(p.Pin)+len(p.Protect))
+		for _, m := range p.Pin {
+			mounts = append(mounts, launcher.MountPin+m)
+		}
+		for _, m := range p.Protect {
+			mounts = append(mounts, launcher.MountReadOnly+m)
+		}
+		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvMounts+"="+strings.Join(mounts, "\n"))
+	}
+	cmd.Env = clean
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
+	cmd.Args = append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
+	cmd.Path = r.self
+	if err := setupProc(cmd, p); err != nil {
+		ruleset.Close()
+		return nil, err
+	}
+	return func() { ruleset.Close() }, nil
+}
+
+// Report is the sandbox as hosts see it (get_state, ACP initialize).
+type Report struct {
+	// Active: bash runs sandboxed.
+	Active    bool   `json:"active"`
+	Mechanism string `json:"mechanism"`
+	ABI       int    `json:"abi,omitempty"`
+	// Namespaces: read-only bind mounts and a private network namespace
+	// back the Landlock rules.
+	Namespaces bool `json:"namespaces"`
+	// Network is "deny" or "allow" as enforced (a deny the kernel cannot
+	// enforce is reported as allow).
+	Network string `json:"network"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Report returns the host-facing report, or nil when bash sandboxing is
+// not configured (sandbox.bash is not "auto" or the sandbox is off).
+func (r *Runtime) Report() *Report {
+	if r == nil || !r.settings.Wanted() {
+		return nil
+	}
+	rep := &Report{Active: r.Active(), Mechanism: r.status.Mechanism, ABI: r.status.ABI,
+		Namespaces: r.status.Namespaces, Network: "allow", Detail: r.status.Detail}
+	if r.NetworkDenied() {
+		rep.Network = "deny"
+	}
+	if !rep.Active {
+		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + r.status.Detail
+	}
+	return rep
+}

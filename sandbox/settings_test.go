@@ -1,0 +1,92 @@
+package sandbox_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+func TestResolve(t *testing.T) {
+	s, warns, err := sandbox.Resolve(config.Sandbox{}, config.Sandbox{}, "", "/home/u")
+	if err != nil || s.Wanted() || !s.NetworkDenied || len(warns) != 0 {
+		t.Fatalf("defaults: %+v %q %v", s, warns, err)
+	}
+	s, warns, err = sandbox.Resolve(config.Sandbox{Bash: "auto", Network: "allow", Writable: []string{"~/.cache/go", "/opt/x", "rel", "/opt/x"}},
+		config.Sandbox{}, "", "/home/u")
+	if err != nil || !s.Wanted() || s.NetworkDenied || !slices.Equal(s.Writable, []string{"/home/u/.cache/go", "/opt/x"}) || len(warns) != 1 {
+		t.Fatalf("user: %+v %q %v", s, warns, err)
+	}
+	// The project may deny the network, nothing else.
+	s, warns, err = sandbox.Resolve(config.Sandbox{Bash: "auto", Network: "allow"},
+		config.Sandbox{Network: "deny"}, "", "/home/u")
+	if err != nil || !s.NetworkDenied || len(warns) != 0 {
+		t.Fatalf("project deny: %+v %q %v", s, warns, err)
+	}
+	s, warns, _ = sandbox.Resolve(config.Sandbox{}, config.Sandbox{Bash: "auto", Network: "allow", Writable: []string{"/"}, Enabled: "off"}, "", "/home/u")
+	if s.Wanted() || !s.NetworkDenied || !s.Enabled || len(warns) != 4 {
+		t.Fatalf("project loosening: %+v %q", s, warns)
+	}
+	for _, w := range warns {
+		if !strings.Contains(w, "ignored") {
+			t.Errorf("warning %q", w)
+		}
+	}
+	if s, _, _ := sandbox.Resolve(config.Sandbox{Bash: "auto"}, config.Sandbox{}, "off", "/home/u"); s.Wanted() {
+		t.Error("AMA_SANDBOX=off ignored")
+	}
+	if _, _, err := sandbox.Resolve(config.Sandbox{Bash: "yes"}, config.Sandbox{}, "", "/home/u"); !errors.Is(err, sandbox.ErrInvalidSettings) {
+		t.Errorf("bad value: %v", err)
+	}
+}
+
+func TestForBash(t *testing.T) {
+	s := sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true, Writable: []string{"/opt/cache"}}
+	d := sandbox.Dirs{Project: "/p", Home: "/h", Temp: "/t", Output: "/h/.local/share/ama/tool-output/s1", Config: "/h/.config/ama", Data: "/h/.local/share/ama"}
+	p := sandbox.ForBash(s, d, false)
+	if !slices.Equal(p.Write, []string{"/p", "/t", "/h/.local/share/ama/tool-output/s1", "/opt/cache"}) {
+		t.Errorf("write: %q", p.Write)
+	}
+	if !slices.Equal(p.Protect, []string{"/p/.git/hooks", "/p/.git/config", "/p/.ama"}) {
+		t.Errorf("protect: %q", p.Protect)
+	}
+	for _, h := range []string{"/h/.ssh", "/h/.gnupg", "/h/.aws", "/h/.config/ama", "/h/.local/share/ama/auth.json", "/h/.netrc"} {
+		if !slices.Contains(p.Hide, h) {
+			t.Errorf("%s not hidden: %q", h, p.Hide)
+		}
+	}
+	if !p.DenyNetwork || p.ReadOnly {
+		t.Errorf("%+v", p)
+	}
+	if ro := sandbox.ForBash(s, d, true); len(ro.Write) != 0 || !ro.ReadOnly || len(ro.Devices) == 0 {
+		t.Errorf("plan: %+v", ro)
+	}
+}
+
+func TestDenialHint(t *testing.T) {
+	for _, tc := range []struct {
+		out     string
+		netDeny bool
+		want    bool
+	}{
+		{"touch: cannot touch '/etc/x': Permission denied", false, true},
+		{"bash: .git/hooks/x: Read-only file system", false, true},
+		{"curl: (6) Could not resolve host: example.com", true, true},
+		{"curl: (6) Could not resolve host: example.com", false, false},
+		{"FAIL: 3 tests failed", true, false},
+	} {
+		if got := sandbox.LooksLikeDenial(tc.out, tc.netDeny); got != tc.want {
+			t.Errorf("%q: %v", tc.out, got)
+		}
+	}
+	h := sandbox.Hint(true)
+	if !strings.HasPrefix(h, "[sandbox: ") || !strings.HasSuffix(h, "]") || strings.Contains(h, "\n") || !strings.Contains(h, "sandbox:false") || !strings.Contains(h, "no network") {
+		t.Errorf("hint %q", h)
+	}
+	if strings.Contains(sandbox.Hint(false), "no network") {
+		t.Error("network allowed but hint says no network")
+	}
+}

@@ -1,0 +1,30 @@
+package session
+
+import (
+	"github.com/armadra/ama-rpc/approvals"
+)
+
+// applySandbox gives a turn's tools and permission snapshot the same answer
+// to "does bash run sandboxed": the bash tool gets the session's sandbox
+// (nothing writable in plan mode), the pipeline learns that it is active
+// and whether the network is denied.
+func (st *state) applySandbox(e *toolEnv) {
+	rt := st.s.deps.Sandbox
+	if !rt.Active() {
+		return
+	}
+	e.policy.policy.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: rt.NetworkDenied()}
+	e.policy.sandboxDesc = rt.Describe()
+	if c := rt.For(e.env.Cwd, e.env.OutputDir, st.mode == approvals.ModePlan); c != nil {
+		e.env.Sandbox = c
+	}
+}
+
+// sandboxNote is the classifier's os_sandbox input for a call that runs
+// sandboxed ("" otherwise).
+func (p *permissionSnapshot) sandboxNote(call approvals.Call) string {
+	if !approvals.RunsSandboxed(call, &p.policy) {
+		return ""
+	}
+	return p.sandboxDesc
+}
