@@ -227,7 +227,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	deps := &session.Deps{
 		Log:      log,
 		Models:   registry,
-		Tools:    tools.Default(tools.WithShellInspector(shellInspector(paths.Home))),
+		Tools:    tools.Default(),
 		Approver: broker,
 		Policy:   policy,
 		Dirs:     session.Dirs{Data: paths.Data, Sessions: sessionsDir, Config: paths.Config, Home: paths.Home},
@@ -297,19 +297,6 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 func permissionLayer(c *config.Config) approvals.Layer {
 	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny,
 		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash}
-}
-
-// shellInspector describes a bash command for approval previews: the
-// danger it carries, in words, and the paths it writes or deletes.
-func shellInspector(home string) tools.ShellInspector {
-	return func(command, cwd string) ([]string, []string) {
-		a := approvals.AnalyzeShell(command, cwd, home)
-		var danger []string
-		for _, d := range a.Danger() {
-			danger = append(danger, d.Reason)
-		}
-		return danger, append(a.WriteTargets(), a.DeleteTargets()...)
-	}
 }
 
 // DefaultActiveTools are offered to the model unless --tools says

@@ -115,7 +115,10 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		if t, ok := registry.Get(call.Tool); ok {
 			class = approvals.Class(tools.PermissionOf(t, call.Input))
 		}
-		v := approvals.Decide(approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}, pol, nil)
+		// The same resolution as the server: the bash cwd argument, and
+		// symlinks of the paths that exist, are followed.
+		facts := tools.Resolve(call.Tool, call.Input, &tools.Env{Cwd: cwd, Home: home}).Facts()
+		v := approvals.Decide(approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home, Facts: facts}, pol, nil)
 		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous, AutoDecision: v.Auto}
 		if v.Classify {
 			o.Classify = true

@@ -29,12 +29,14 @@ const (
 // ShellInspector analyses a command for an approval preview: danger holds
 // short phrases describing what is risky ("deletes files recursively"),
 // affected the paths the command would change (absolute or relative to
-// cwd). The approvals package provides one; it must be read-only.
+// cwd). It must be read-only. Without one the preview shows the analysis
+// of the call's Resolved (the one the verdict used); an inspector replaces
+// it (tests, other front ends).
 type ShellInspector func(command, cwd string) (danger []string, affected []string)
 
 // BashTool runs shell commands, in the foreground or as background jobs.
 type BashTool struct {
-	// Inspect analyses commands for previews; nil means no analysis.
+	// Inspect analyses commands for previews; nil means the Resolved's.
 	Inspect ShellInspector
 	// KillGrace is the time between SIGTERM and SIGKILL when a command is
 	// stopped; 0 means DefaultKillGrace.
@@ -112,9 +114,12 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 	dir := env.cwd()
 	if a.Cwd != "" {
-		dir = env.Abs(a.Cwd)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return errorf("Working directory not found: %s", env.Rel(dir)), nil
+		// The directory the verdict judged the command in: the cwd
+		// argument with its symlinks resolved.
+		r := call.resolution(NameBash)
+		dir = r.Dir
+		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
+			return errorf("Working directory not found: %s", env.Rel(r.DirPath)), nil
 		}
 	}
 	var extra []string

@@ -23,7 +23,7 @@ func (e *Env) cwd() string {
 // cleaned. Symlinks are not resolved.
 func (e *Env) Abs(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home := e.home(); home != "" {
 			p = filepath.Join(home, p[1:])
 		}
 	}
