@@ -60,3 +60,19 @@ func plural(n int, word string) string {
 	}
 	return itoa(n) + " " + word + "s"
 }
+
+// within reports whether the absolute path p is root or below it.
+func within(p, root string) bool {
+	_, ok := relInside(root, p)
+	return ok && root != ""
+}
+
+// underName names a path found below the real directory realRoot by the
+// spelling lexRoot the model used for it (results keep the model's names).
+func underName(lexRoot, realRoot, abs string) string {
+	rel, ok := relInside(realRoot, abs)
+	if !ok {
+		return abs
+	}
+	return filepath.Join(lexRoot, filepath.FromSlash(rel))
+}
