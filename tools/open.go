@@ -77,6 +77,9 @@ func openReal(root, p string, kind openKind) (f *os.File, fi fs.FileInfo, create
 	}
 	name := parts[len(parts)-1]
 	f, fi, created, err = openLeaf(dir, name, kind)
+	if errors.Is(err, fs.ErrNotExist) && pseudoLinkTarget(name) {
+		err = ErrNotRegular // /dev/stdin, /proc/self/fd/N naming a pipe or socket
+	}
 	if err != nil {
 		return nil, nil, false, &fs.PathError{Op: "open", Path: p, Err: err}
 	}
@@ -260,4 +263,16 @@ func describeOpenError(err error) string {
 		return ErrPathChanged.Error()
 	}
 	return err.Error()
+}
+
+// pseudoLinkTarget reports the names /proc/<pid>/fd links carry for
+// descriptors that are not files ("pipe:[123]", "socket:[4]",
+// "anon_inode:[eventfd]").
+func pseudoLinkTarget(name string) bool {
+	for _, pre := range [...]string{"pipe:[", "socket:[", "anon_inode:"} {
+		if strings.HasPrefix(name, pre) {
+			return true
+		}
+	}
+	return false
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -121,7 +122,11 @@ func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 		sh = sh.WithRealPaths(real)
 	}
 	r.Shell = sh
-	r.Changes = append(sh.WriteTargets(), sh.DeleteTargets()...)
+	for _, p := range append(sh.WriteTargets(), sh.DeleteTargets()...) {
+		if !slices.Contains(r.Changes, p) {
+			r.Changes = append(r.Changes, p)
+		}
+	}
 }
 
 // Facts is what the verdict needs from r (nil for tools without paths or
