@@ -1,7 +1,6 @@
 package session
 
 import (
-
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/checkpoint"

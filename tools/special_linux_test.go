@@ -112,4 +112,3 @@ func TestSpecialFilesRefused(t *testing.T) {
 		}
 	}
 }
-
