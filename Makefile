@@ -23,6 +23,7 @@ fuzz:
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
+	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 
 # The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
 # by make test when missing; .ci/run installs it).
