@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 )
@@ -215,9 +216,14 @@ func (a *Analysis) PathsToResolve() []string {
 	}
 	for _, list := range [...][]Target{a.Writes, a.Deletes, a.Inputs} {
 		for _, t := range list {
-			if !t.Dynamic {
-				add(t.joined)
+			if t.Dynamic {
+				continue
 			}
+			if parent, _, ok := t.unfollowed(); ok {
+				add(parent)
+				continue
+			}
+			add(t.joined)
 		}
 	}
 	for i := range a.Segments {
@@ -266,8 +272,18 @@ func (a *Analysis) WithRealPaths(real map[string]string) *Analysis {
 	fix := func(ts []Target) []Target {
 		out := append([]Target(nil), ts...)
 		for i := range out {
-			if r, ok := real[out[i].joined]; ok && !out[i].Dynamic {
-				out[i].Path = r
+			t := &out[i]
+			if t.Dynamic {
+				continue
+			}
+			if parent, base, ok := t.unfollowed(); ok {
+				if r, ok := real[parent]; ok {
+					t.Path = path.Join(r, base)
+				}
+				continue
+			}
+			if r, ok := real[t.joined]; ok {
+				t.Path = r
 			}
 		}
 		return out
@@ -275,7 +291,46 @@ func (a *Analysis) WithRealPaths(real map[string]string) *Analysis {
 	b.Writes, b.Deletes, b.Inputs = fix(a.Writes), fix(a.Deletes), fix(a.Inputs)
 	b.danger, b.literalChecks = nil, 0
 	b.findDanger()
+	b.linkedDeleteDanger(a.Deletes)
 	return &b
+}
+
+// unfollowed reports targets whose last component the command does not
+// follow when it is a symlink (rm removes the link, not its target): only
+// their directory is resolved. A trailing slash follows the link.
+func (t *Target) unfollowed() (parent, base string, ok bool) {
+	switch t.Op {
+	case "rm", "rmdir", "unlink", "srm":
+	default:
+		return "", "", false
+	}
+	i := strings.LastIndexByte(t.joined, '/')
+	if i <= 0 || i == len(t.joined)-1 {
+		return "", "", false
+	}
+	base = t.joined[i+1:]
+	if base == "." || base == ".." {
+		return "", "", false
+	}
+	return t.joined[:i], base, true
+}
+
+// linkedDeleteDanger reports recursive deletions that reach, through a
+// symlink, what the lexical check let pass (rm -rf build/ with build ->
+// HOME). lexical are the deletes before resolution.
+func (a *Analysis) linkedDeleteDanger(lexical []Target) {
+	for i, t := range a.Deletes {
+		if t.Dynamic || i >= len(lexical) || t.Path == lexical[i].Path || t.Segment < 0 || t.Segment >= len(a.Segments) {
+			continue
+		}
+		s := &a.Segments[t.Segment]
+		if !shortCluster(s.Args, "rR") && !longOpt(s.Args, "--recursive", 3) {
+			continue
+		}
+		if r := systemDeleteReason(t.Path, a.Cwd, a.Home); r != "" {
+			a.addDanger(DangerRmSystem, "recursively deletes "+r+" ("+t.Raw+" resolves to "+t.Path+")")
+		}
+	}
 }
 
 // realArg returns the resolved name of an argument, or "" when it was not
