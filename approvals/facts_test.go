@@ -44,6 +44,7 @@ func TestFactsFileTools(t *testing.T) {
 			&approvals.Facts{Root: "/data/u/proj", Home: home, Path: "/data/u/proj/src/x"}, []string{"write(/home/u/proj/src/**)"}, approvals.Allow, "write(/home/u/proj/src/**)"},
 		{"symlinked project root is inside", approvals.ModeAuto, "write", "src/x",
 			&approvals.Facts{Root: "/data/u/proj", Home: home, Path: "/data/u/proj/src/x"}, nil, approvals.Allow, "inside the project"},
+		{"process environment", approvals.ModeAuto, "read", "/proc/self/environ", fileFacts("/proc/4242/environ"), nil, approvals.Deny, "process environment"},
 		{"unresolvable path", approvals.ModeAuto, "read", "loop/x", &approvals.Facts{Root: cwd, Home: home, PathErr: "too many levels of symbolic links"}, nil, approvals.Deny, ""}, // deny rules fail closed
 	}
 	for _, tt := range tests {

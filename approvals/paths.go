@@ -163,6 +163,9 @@ func secretReason(p string) string {
 	case strings.Contains(lp+"/", "/.config/gcloud/"):
 		return "Google Cloud credentials (.config/gcloud)"
 	}
+	if strings.HasPrefix(p, "/proc/") && base == "environ" {
+		return "process environment " + p + " (holds credentials)"
+	}
 	if base == "auth.json" {
 		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {
 			return "ama API key file (auth.json)"

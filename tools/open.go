@@ -20,7 +20,16 @@ var (
 	// ErrNotRegular is returned (wrapped) for devices, FIFOs, sockets and
 	// (where the tool wants a file) directories.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrProcEnviron is returned (wrapped) for /proc/<pid>/environ: the
+	// environment of ama-rpc (or of another process of the user) holds the
+	// provider's credentials, and file tools run inside ama-rpc.
+	ErrProcEnviron = errors.New("a process environment (it holds credentials); the file tools do not read it")
 )
+
+// procEnviron reports /proc/<pid>/environ and /proc/<pid>/task/<tid>/environ.
+func procEnviron(p string) bool {
+	return strings.HasPrefix(p, "/proc/") && filepath.Base(p) == "environ"
+}
 
 // openKind is what a tool wants from openReal.
 type openKind int
@@ -53,6 +62,9 @@ func openReal(root, p string, kind openKind) (f *os.File, fi fs.FileInfo, create
 	p = filepath.Clean(p)
 	if !filepath.IsAbs(p) {
 		return nil, nil, false, fmt.Errorf("open %s: not an absolute path", p)
+	}
+	if procEnviron(p) {
+		return nil, nil, false, &fs.PathError{Op: "open", Path: p, Err: ErrProcEnviron}
 	}
 	base, rel := "/", strings.TrimPrefix(p, "/")
 	if r, ok := relInside(root, p); ok && root != "" {
@@ -187,6 +199,9 @@ var (
 // for reading: O_NONBLOCK, then fstat; anything but a regular file is
 // refused with ErrNotRegular.
 func openRegular(p string) (*os.File, fs.FileInfo, error) {
+	if procEnviron(filepath.Clean(p)) {
+		return nil, nil, &fs.PathError{Op: "open", Path: p, Err: ErrProcEnviron}
+	}
 	f, err := os.OpenFile(p, os.O_RDONLY|openExtraFlags, 0)
 	if err != nil {
 		return nil, nil, err
@@ -261,6 +276,8 @@ func describeOpenError(err error) string {
 		return "not a regular file (devices, FIFOs and sockets are not read or written by the file tools)"
 	case errors.Is(err, ErrPathChanged):
 		return ErrPathChanged.Error()
+	case errors.Is(err, ErrProcEnviron):
+		return ErrProcEnviron.Error()
 	}
 	return err.Error()
 }
