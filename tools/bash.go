@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -120,6 +121,11 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		dir = r.Dir
 		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
 			return errorf("Working directory not found: %s", env.Rel(r.DirPath)), nil
+		}
+	}
+	if r := call.Resolved; r != nil && r.Tool == NameBash {
+		if why := changedSince(r, call, env); why != "" {
+			return errorf("Not run: %s since the command was checked (a symlink or directory was swapped, maybe by an earlier call of this reply). Run it again to have it checked anew.", why), nil
 		}
 	}
 	var extra []string
@@ -309,4 +315,24 @@ func jobStatusLine(info JobInfo) string {
 		}
 	}
 	return s + " Output file: " + info.OutputPath
+}
+
+// changedSince resolves the command again and reports whether what the
+// verdict judged (its directory, the files it writes or deletes) resolves
+// differently now: earlier calls of the same reply ran in between. It cannot
+// see what changes while the command runs (that is the sandbox's job).
+func changedSince(r *Resolved, call *Call, env *Env) string {
+	now := Resolve(NameBash, call.Args, env)
+	switch {
+	case now.Dir != r.Dir:
+		return fmt.Sprintf("its working directory now resolves to %s, not %s", now.Dir, r.Dir)
+	case !slices.Equal(now.Changes, r.Changes):
+		for i, p := range now.Changes {
+			if i >= len(r.Changes) || r.Changes[i] != p {
+				return "a file it writes now resolves to " + p
+			}
+		}
+		return "the files it writes resolve differently"
+	}
+	return ""
 }
