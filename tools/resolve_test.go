@@ -269,3 +269,30 @@ func TestResolvedFactsJSON(t *testing.T) {
 		t.Errorf("facts %s", b)
 	}
 }
+
+// bash runs where the verdict judged it: the cwd argument resolved, and a
+// swap after the verdict refuses the command instead of redirecting it.
+func TestBashRunsInResolvedDir(t *testing.T) {
+	l := newLayout(t)
+	if err := os.Mkdir(filepath.Join(l.work, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bash, _ := registry.Get("bash")
+	args := map[string]any{"command": "pwd -P", "cwd": "linkdir"}
+	r := resolve(t, l.env, "bash", args)
+	res := tools.Execute(context.Background(), bash, &tools.Call{Args: rawArgs(t, args), Env: l.env, Resolved: r})
+	if got := strings.TrimSpace(text(res)); got != l.outside {
+		t.Errorf("pwd = %q, want %q", got, l.outside)
+	}
+	args = map[string]any{"command": "echo pwned > y.txt", "cwd": "sub"}
+	r = resolve(t, l.env, "bash", args)
+	os.Rename(filepath.Join(l.work, "sub"), filepath.Join(l.work, "sub.old"))
+	l.link(t, l.outside, "sub")
+	res = tools.Execute(context.Background(), bash, &tools.Call{Args: rawArgs(t, args), Env: l.env, Resolved: r})
+	if !res.IsError || !strings.Contains(text(res), "Not run") {
+		t.Errorf("after the swap: %s", text(res))
+	}
+	if _, err := os.Lstat(filepath.Join(l.outside, "y.txt")); err == nil {
+		t.Error("outside/y.txt was written")
+	}
+}
