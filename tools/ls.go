@@ -60,7 +60,10 @@ func (LsTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if !fi.IsDir() {
 		return errorf("%s is a file (%s), not a directory; use read to see it", shown, formatBytes(fi.Size())), nil
 	}
-	entries, err := readDirFile(f) // sorted by name
+	entries, err := readDirCtx(ctx, f) // sorted by name
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		return errorf("Cannot list %s: %v", shown, unwrapPathError(err)), nil
 	}

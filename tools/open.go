@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -238,9 +239,9 @@ func readRegularFile(p string, max int64) ([]byte, bool, error) {
 	return readBounded(f, max)
 }
 
-// readDirNames lists a directory opened without blocking, sorted by name
+// readDir lists a directory opened without blocking, sorted by name
 // (like os.ReadDir).
-func readDir(p string) ([]fs.DirEntry, error) {
+func readDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|openExtraFlags, 0)
 	if err != nil {
 		return nil, err
@@ -253,14 +254,34 @@ func readDir(p string) ([]fs.DirEntry, error) {
 	if !fi.IsDir() {
 		return nil, &fs.PathError{Op: "readdir", Path: p, Err: errNotDir}
 	}
-	return readDirFile(f)
+	return readDirCtx(ctx, f)
 }
 
 // readDirFile lists an open directory sorted by name.
 func readDirFile(f *os.File) ([]fs.DirEntry, error) {
-	entries, err := f.ReadDir(-1)
-	sortEntries(entries)
-	return entries, err
+	return readDirCtx(context.Background(), f)
+}
+
+// readDirCtx lists an open directory sorted by name, in chunks, ending
+// with ctx's error when ctx ends (huge directories).
+func readDirCtx(ctx context.Context, f *os.File) ([]fs.DirEntry, error) {
+	var all []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		chunk, err := f.ReadDir(4096)
+		all = append(all, chunk...)
+		if errors.Is(err, io.EOF) || (err == nil && len(chunk) == 0) {
+			break
+		}
+		if err != nil {
+			sortEntries(all)
+			return all, err
+		}
+	}
+	sortEntries(all)
+	return all, nil
 }
 
 func sortEntries(entries []fs.DirEntry) {

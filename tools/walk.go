@@ -89,7 +89,10 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 		if l, ok := loadIgnores(dir); ok {
 			layers = append(layers[:len(layers):len(layers)], l)
 		}
-		entries, err := readDir(dir) // never blocks on a FIFO put in a directory's place
+		entries, err := readDir(ctx, dir) // never blocks on a FIFO put in a directory's place
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
 			return nil // unreadable directories are skipped
 		}
