@@ -257,11 +257,6 @@ func readDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
 	return readDirCtx(ctx, f)
 }
 
-// readDirFile lists an open directory sorted by name.
-func readDirFile(f *os.File) ([]fs.DirEntry, error) {
-	return readDirCtx(context.Background(), f)
-}
-
 // readDirCtx lists an open directory sorted by name, in chunks, ending
 // with ctx's error when ctx ends (huge directories).
 func readDirCtx(ctx context.Context, f *os.File) ([]fs.DirEntry, error) {
