@@ -28,6 +28,7 @@ fuzz:
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 
 # The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
 # by make test when missing; .ci/run installs it).

@@ -230,7 +230,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if err != nil {
 		return nil, err
 	}
-	toolOpts := []tools.Option{tools.WithShellInspector(shellInspector(paths.Home))}
+	var toolOpts []tools.Option // the bash previews use the resolved call's analysis
 	if sb.Active() {
 		toolOpts = append(toolOpts, tools.WithBashSandbox(sb.NetworkDenied()))
 		policy.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: sb.NetworkDenied()}
@@ -316,19 +316,6 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 func permissionLayer(c *config.Config) approvals.Layer {
 	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny,
 		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash}
-}
-
-// shellInspector describes a bash command for approval previews: the
-// danger it carries, in words, and the paths it writes or deletes.
-func shellInspector(home string) tools.ShellInspector {
-	return func(command, cwd string) ([]string, []string) {
-		a := approvals.AnalyzeShell(command, cwd, home)
-		var danger []string
-		for _, d := range a.Danger() {
-			danger = append(danger, d.Reason)
-		}
-		return danger, append(a.WriteTargets(), a.DeleteTargets()...)
-	}
 }
 
 // DefaultActiveTools are offered to the model unless --tools says

@@ -130,7 +130,10 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		if t, ok := registry.Get(call.Tool); ok {
 			class = approvals.Class(tools.PermissionOf(t, call.Input))
 		}
-		ac := approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}
+		// The same resolution as the server: the bash cwd argument, and
+		// symlinks of the paths that exist, are followed.
+		facts := tools.Resolve(call.Tool, call.Input, &tools.Env{Cwd: cwd, Home: home}).Facts()
+		ac := approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home, Facts: facts}
 		v := approvals.Decide(ac, pol, nil)
 		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous,
 			AutoDecision: v.Auto, Sandboxed: v.Sandboxed}

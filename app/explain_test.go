@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -67,5 +68,33 @@ func TestExplainBadLineKeepsGoing(t *testing.T) {
 	got := runExplain(t, nil, "nope\n{\"tool\":\"ls\",\"input\":{}}\n")
 	if len(got) != 2 || got[0]["error"] == nil || got[1]["decision"] != "allow" {
 		t.Fatalf("got %v", got)
+	}
+}
+
+// explain resolves calls like the server: the bash cwd argument and the
+// symlinks of existing paths.
+func TestExplainResolves(t *testing.T) {
+	root := t.TempDir()
+	proj, outside := root+"/proj", root+"/outside"
+	for _, d := range []string{proj, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, proj+"/linkdir"); err != nil {
+		t.Fatal(err)
+	}
+	input := strings.Join([]string{
+		`{"tool":"write","input":{"path":"linkdir/pwned.txt","content":"x"}}`,
+		`{"tool":"bash","input":{"command":"echo x > outside.txt","cwd":".."}}`,
+		`{"tool":"bash","input":{"command":"echo x > linkdir/b"}}`,
+		`{"tool":"write","input":{"path":"src/a.txt","content":"x"}}`,
+	}, "\n") + "\n"
+	got := runExplain(t, []string{"--permission-mode", "auto", "--cwd", proj}, input)
+	want := []string{"ask", "ask", "ask", "allow"}
+	for i, w := range want {
+		if i >= len(got) || got[i]["decision"] != w {
+			t.Errorf("line %d: %v, want %s", i+1, got, w)
+		}
 	}
 }

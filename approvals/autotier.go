@@ -210,6 +210,11 @@ func (a *Analysis) secretArgReason(s *Segment) string {
 		if r := secretReason(p); r != "" {
 			return "touches " + r
 		}
+		if rp := a.realArg(s, v); rp != "" && rp != p {
+			if r := secretReason(rp); r != "" {
+				return "touches " + r + " (" + v + " resolves to " + rp + ")"
+			}
+		}
 		return ""
 	}
 	for _, x := range s.args {

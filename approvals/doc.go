@@ -32,7 +32,14 @@
 // that and folds the answer in with Verdict.WithClassifier and Finalize.
 //
 // Purity: the package performs no I/O at all. Paths are judged as text and
-// need not exist; symlinks are not followed; ~user is never looked up.
+// need not exist; ~user is never looked up. What is on disk comes in as
+// data: Call.Facts (built by tools.Resolve) carries the target of a file
+// tool with its symlinks resolved and the bash analysis run in the resolved
+// cwd argument with its targets resolved (AnalyzeShellIn, PathsToResolve,
+// WithRealPaths). With Facts, deny rules hit when any name of the path
+// matches (lexical or resolved), allow rules and "inside the project" need
+// the resolved one. Without Facts (tests) the judgement is lexical only;
+// the bash cwd argument is honoured either way.
 //
 // Concurrency: AnalyzeShell, Decide, ParseRule, BuildPolicy and the Rule and
 // Analysis methods keep no shared mutable state (the option tables are

@@ -3,6 +3,7 @@ package approvals
 import (
 	"bytes"
 	"encoding/json"
+	"path"
 	"strings"
 )
 
@@ -13,6 +14,34 @@ type Call struct {
 	Input json.RawMessage // the arguments as the model sent them
 	Cwd   string          // absolute session directory = project root
 	Home  string          // absolute HOME for ~ and $HOME
+	// Facts is what the call really touches, looked up on disk by the
+	// caller (tools.Resolve). nil: the input is judged lexically only.
+	Facts *Facts
+}
+
+// Facts is the resolved interpretation of a call, built by the tools
+// package (which does the I/O; this package does none). With Facts the
+// verdict judges the files the call will really act on: deny rules hit when
+// either the lexical or the resolved path matches, allow rules and the
+// "inside the project" checks need the resolved path.
+type Facts struct {
+	// Root and Home are the project root and HOME with symlinks resolved.
+	Root, Home string
+	// Path is the target of a file tool with symlinks resolved (absolute,
+	// cleaned). "" with PathErr set when it cannot be resolved.
+	Path    string
+	PathErr string
+	// Shell is the analysis of a bash command, run in the resolved working
+	// directory (the cwd argument) with its targets resolved
+	// (Analysis.WithRealPaths).
+	Shell *Analysis
+}
+
+// spelling is one way of naming the path of a file tool call, with the
+// directories relative rule patterns and ~ are matched against.
+type spelling struct {
+	path, cwd, home string
+	real            bool // names the file the call acts on
 }
 
 // callCtx is a call prepared for the pipeline: input decoded, path
@@ -29,10 +58,13 @@ type callCtx struct {
 	isMemory bool
 	memCmd   string
 	memPaths []string
-	hasPath  bool // the tool operates on a file path
-	path     string
+	hasPath  bool   // the tool operates on a file path
+	path     string // the path judged: resolved when Facts are given
 	pathOK   bool
-	action   string // todo action
+	root     string     // project root path is judged against
+	lexPath  string     // the lexical reading of the path argument
+	spells   []spelling // names of the path for rule matching
+	action   string     // todo action
 }
 
 // knownPathTools take a path argument that defaults to the working
@@ -68,9 +100,17 @@ func newCallCtx(call Call) *callCtx {
 		cmd, present, isStr := str("command")
 		_, hasJob := obj["job"]
 		switch {
+		case present && isStr && call.Facts != nil && call.Facts.Shell != nil:
+			c.command, c.bash = cmd, call.Facts.Shell
 		case present && isStr:
 			c.command = cmd
-			c.bash = AnalyzeShell(cmd, c.call.Cwd, c.call.Home)
+			dir := c.call.Cwd
+			if d, ok, isStr := str("cwd"); ok && isStr && d != "" {
+				dir, _ = resolveToolPath(d, c.call.Cwd, c.call.Home) // "" when unknown: paths become dynamic
+			} else if ok && !isStr && c.invalid == "" {
+				c.invalid = "the cwd argument is not a string"
+			}
+			c.bash = AnalyzeShellIn(cmd, dir, c.call.Cwd, c.call.Home)
 		case !present && hasJob:
 			c.bgQuery, c.class = true, ClassRead
 		case c.invalid == "":
@@ -120,5 +160,44 @@ func newCallCtx(call Call) *callCtx {
 		c.hasPath = true
 		c.path, c.pathOK = c.call.Cwd, c.call.Cwd != ""
 	}
+	if c.hasPath {
+		c.resolvePath(call.Facts)
+	}
 	return c
+}
+
+// resolvePath folds the resolved path of Facts into the call: the resolved
+// path is the one judged; rules see every spelling.
+func (c *callCtx) resolvePath(f *Facts) {
+	c.root, c.lexPath = c.call.Cwd, c.path
+	if c.pathOK {
+		c.spells = []spelling{{path: c.path, cwd: c.call.Cwd, home: c.call.Home, real: f == nil}}
+	}
+	if f == nil {
+		return
+	}
+	if f.Path == "" {
+		c.path, c.pathOK = "", false
+		if c.invalid == "" {
+			c.invalid = "the path cannot be resolved (" + cmpOr(f.PathErr, "unknown error") + ")"
+		}
+		return
+	}
+	root, home := cmpOr(cleanDir(f.Root), c.call.Cwd), cmpOr(cleanDir(f.Home), c.call.Home)
+	c.path, c.pathOK, c.root = path.Clean(f.Path), true, root
+	c.spells = append(c.spells, spelling{path: c.path, cwd: root, home: home, real: true})
+	// The same file named through the unresolved project root and HOME
+	// (rules are written with those names).
+	if cwd := c.call.Cwd; cwd != "" && cwd != root && within(c.path, root) {
+		c.spells = append(c.spells, spelling{path: cwd + strings.TrimPrefix(c.path, root), cwd: cwd, home: c.call.Home, real: true})
+	} else if h := c.call.Home; h != "" && h != home && within(c.path, home) {
+		c.spells = append(c.spells, spelling{path: h + strings.TrimPrefix(c.path, home), cwd: c.call.Cwd, home: h, real: true})
+	}
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -49,8 +49,8 @@ func (a *Analysis) literalDanger(name, code string) {
 			continue
 		}
 		a.literalChecks++
-		sub := &Analysis{Command: lit, Cwd: a.Cwd, Home: a.Home, literal: true}
-		w := &walker{a: sub, src: lit, dir: a.Cwd}
+		sub := &Analysis{Command: lit, Cwd: a.Cwd, Dir: a.Dir, Home: a.Home, literal: true}
+		w := &walker{a: sub, src: lit, dir: a.Dir}
 		if !utf8Clean(lit) || w.script(lit) != nil {
 			continue // not a shell command
 		}

@@ -26,6 +26,20 @@ func joinPath(dir, p string) (string, bool) {
 	return path.Clean(dir + "/" + p), true
 }
 
+// joinRaw joins p to dir without cleaning ("" when p is relative and dir
+// unknown).
+func joinRaw(dir, p string) string {
+	switch {
+	case p != "" && p[0] == '/':
+		return p
+	case dir == "":
+		return ""
+	case p == "":
+		return dir
+	}
+	return dir + "/" + p
+}
+
 // cleanDir cleans an absolute directory; anything else becomes unknown.
 func cleanDir(d string) string {
 	if d == "" || d[0] != '/' {
@@ -148,6 +162,9 @@ func secretReason(p string) string {
 		return "Docker credentials (.docker/config.json)"
 	case strings.Contains(lp+"/", "/.config/gcloud/"):
 		return "Google Cloud credentials (.config/gcloud)"
+	}
+	if strings.HasPrefix(p, "/proc/") && base == "environ" {
+		return "process environment " + p + " (holds credentials)"
 	}
 	if base == "auth.json" {
 		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {

@@ -373,8 +373,18 @@ func autoRuleReason(c *callCtx) string {
 	if r := secretReason(c.path); r != "" {
 		return "touches " + r
 	}
+	if c.lexPath != c.path {
+		if r := secretReason(c.lexPath); r != "" {
+			return "touches " + r
+		}
+	}
 	if c.class == ClassWrite {
-		return protectedWriteReason(c.path, c.call.Cwd)
+		if r := protectedWriteReason(c.path, c.root); r != "" {
+			return r
+		}
+		if c.lexPath != c.path && c.lexPath != "" {
+			return protectedWriteReason(c.lexPath, c.call.Cwd)
+		}
 	}
 	return ""
 }

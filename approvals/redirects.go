@@ -79,7 +79,7 @@ func (w *walker) target(v arg, op string, seg int, dir string) Target {
 		t.Dynamic = true
 		return t
 	}
-	t.Path = p
+	t.Path, t.joined = p, joinRaw(dir, v.val)
 	return t
 }
 

@@ -166,7 +166,12 @@ func (r *Rule) denyMatch(c *callCtx) bool {
 		if !c.pathOK || len(c.path) > maxPathLen || !r.pathOK {
 			return true
 		}
-		return pathRuleMatch(r.pattern, c.path, c.call.Cwd, c.call.Home, true)
+		for _, sp := range c.spells { // any name of the path
+			if len(sp.path) > maxPathLen || pathRuleMatch(r.pattern, sp.path, sp.cwd, sp.home, true) {
+				return true
+			}
+		}
+		return false
 	}
 	return false // a pattern never applies to tools without a path
 }
@@ -222,7 +227,12 @@ func (r *Rule) allowMatch(c *callCtx) bool {
 		if !c.pathOK || len(c.path) > maxPathLen || !r.pathOK {
 			return false
 		}
-		return pathRuleMatch(r.pattern, c.path, c.call.Cwd, c.call.Home, false)
+		for _, sp := range c.spells { // a name of the file really touched
+			if sp.real && len(sp.path) <= maxPathLen && pathRuleMatch(r.pattern, sp.path, sp.cwd, sp.home, false) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package approvals
 import (
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
 )
@@ -35,7 +36,8 @@ var (
 // immutable once AnalyzeShell returns.
 type Analysis struct {
 	Command string // the command as given
-	Cwd     string // directory the command starts in (the project root)
+	Cwd     string // the project root (what "inside the project" means)
+	Dir     string // directory the command starts in (the bash cwd argument; Cwd by default)
 	Home    string // HOME used for ~ and $HOME
 
 	// Err is set when the command could not be analysed (syntax error,
@@ -72,6 +74,10 @@ type Analysis struct {
 
 	literal       bool // this analyses a string literal of interpreter code (see interp.go)
 	literalChecks int  // string literals of interpreter code checked so far
+
+	// real maps joined, uncleaned paths (see PathsToResolve) to what they
+	// resolve to on disk; set by WithRealPaths.
+	real map[string]string
 }
 
 // Segment is one simple command.
@@ -110,13 +116,24 @@ type Target struct {
 	Dynamic bool   // depends on run-time values or an unknown directory
 	Op      string // how: ">", ">>", "&>", ">|", "tee", "cp", "rm", "<", ...
 	Segment int    // index into Segments; -1 for redirects of compound commands
+
+	// joined is the path joined to its directory but not cleaned: "a/../b"
+	// is only "b" when a is not a symlink, so the resolver needs it.
+	joined string
 }
 
 // AnalyzeShell parses a bash command with mvdan.cc/sh and collects what it
 // runs, writes and deletes. cwd and home must be absolute; paths are only
 // resolved lexically. It never panics: internal errors end up in Err.
-func AnalyzeShell(command, cwd, home string) (a *Analysis) {
-	a = &Analysis{Command: command, Cwd: cleanDir(cwd), Home: cleanDir(home)}
+func AnalyzeShell(command, cwd, home string) *Analysis {
+	return AnalyzeShellIn(command, cwd, cwd, home)
+}
+
+// AnalyzeShellIn is AnalyzeShell for a command that starts in dir (the bash
+// tool's cwd argument, resolved) of the project rooted at root. An unknown
+// dir ("") makes every relative path dynamic.
+func AnalyzeShellIn(command, dir, root, home string) (a *Analysis) {
+	a = &Analysis{Command: command, Cwd: cleanDir(root), Dir: cleanDir(dir), Home: cleanDir(home)}
 	defer func() {
 		if r := recover(); r != nil {
 			a.Err = fmt.Errorf("%w: internal error: %v", ErrUnanalyzable, r)
@@ -131,7 +148,7 @@ func AnalyzeShell(command, cwd, home string) (a *Analysis) {
 		a.Err = fmt.Errorf("%w: invalid characters", ErrUnanalyzable)
 		return a
 	}
-	w := &walker{a: a, src: command, dir: a.Cwd}
+	w := &walker{a: a, src: command, dir: a.Dir}
 	if err := w.script(command); err != nil {
 		a.Err = err
 		return a
@@ -179,4 +196,149 @@ func targetPaths(ts []Target) []string {
 		out = append(out, t.Path)
 	}
 	return out
+}
+
+// maxResolvePaths bounds the paths PathsToResolve returns.
+const maxResolvePaths = 512
+
+// PathsToResolve lists the paths the caller should look up on disk and hand
+// back through WithRealPaths: every write, delete and input target and
+// every argument that could name a file, joined to its directory but not
+// cleaned (only the file system knows what "link/.." is). Each appears
+// once; at most maxResolvePaths.
+func (a *Analysis) PathsToResolve() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && p[0] == '/' && !seen[p] && len(out) < maxResolvePaths {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, list := range [...][]Target{a.Writes, a.Deletes, a.Inputs} {
+		for _, t := range list {
+			if t.Dynamic {
+				continue
+			}
+			if parent, _, ok := t.unfollowed(); ok {
+				add(parent)
+				continue
+			}
+			add(t.joined)
+		}
+	}
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		for _, x := range s.args {
+			if v := pathArgValue(x); v != "" {
+				add(joinRaw(s.dir, v))
+			}
+		}
+	}
+	return out
+}
+
+// pathArgValue is the part of an argument that may name a file: the word,
+// or the value of --opt=value; "" for dynamic words, globs and URLs.
+func pathArgValue(x arg) string {
+	if x.dyn {
+		return ""
+	}
+	v := x.val
+	if strings.HasPrefix(v, "-") {
+		_, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return ""
+		}
+		v = val
+	}
+	if v == "" || v == "-" || strings.Contains(v, "://") || strings.ContainsAny(v, "*?[") {
+		return ""
+	}
+	return v
+}
+
+// WithRealPaths returns a copy of a that judges what is on disk: every
+// target whose joined path is in real gets the resolved path instead of the
+// lexical one, the arguments are checked as secrets under their resolved
+// names too, and the dangerous list is computed again. real maps the paths
+// of PathsToResolve to absolute, cleaned, symlink-free paths (the caller did
+// the I/O; this does none). a is not changed.
+func (a *Analysis) WithRealPaths(real map[string]string) *Analysis {
+	if a == nil || len(real) == 0 || a.Err != nil {
+		return a
+	}
+	b := *a
+	b.real = real
+	fix := func(ts []Target) []Target {
+		out := append([]Target(nil), ts...)
+		for i := range out {
+			t := &out[i]
+			if t.Dynamic {
+				continue
+			}
+			if parent, base, ok := t.unfollowed(); ok {
+				if r, ok := real[parent]; ok {
+					t.Path = path.Join(r, base)
+				}
+				continue
+			}
+			if r, ok := real[t.joined]; ok {
+				t.Path = r
+			}
+		}
+		return out
+	}
+	b.Writes, b.Deletes, b.Inputs = fix(a.Writes), fix(a.Deletes), fix(a.Inputs)
+	b.danger, b.literalChecks = nil, 0
+	b.findDanger()
+	b.linkedDeleteDanger(a.Deletes)
+	return &b
+}
+
+// unfollowed reports targets whose last component the command does not
+// follow when it is a symlink (rm removes the link, not its target): only
+// their directory is resolved. A trailing slash follows the link.
+func (t *Target) unfollowed() (parent, base string, ok bool) {
+	switch t.Op {
+	case "rm", "rmdir", "unlink", "srm":
+	default:
+		return "", "", false
+	}
+	i := strings.LastIndexByte(t.joined, '/')
+	if i <= 0 || i == len(t.joined)-1 {
+		return "", "", false
+	}
+	base = t.joined[i+1:]
+	if base == "." || base == ".." {
+		return "", "", false
+	}
+	return t.joined[:i], base, true
+}
+
+// linkedDeleteDanger reports recursive deletions that reach, through a
+// symlink, what the lexical check let pass (rm -rf build/ with build ->
+// HOME). lexical are the deletes before resolution.
+func (a *Analysis) linkedDeleteDanger(lexical []Target) {
+	for i, t := range a.Deletes {
+		if t.Dynamic || i >= len(lexical) || t.Path == lexical[i].Path || t.Segment < 0 || t.Segment >= len(a.Segments) {
+			continue
+		}
+		s := &a.Segments[t.Segment]
+		if !shortCluster(s.Args, "rR") && !longOpt(s.Args, "--recursive", 3) {
+			continue
+		}
+		if r := systemDeleteReason(t.Path, a.Cwd, a.Home); r != "" {
+			a.addDanger(DangerRmSystem, "recursively deletes "+r+" ("+t.Raw+" resolves to "+t.Path+")")
+		}
+	}
+}
+
+// realArg returns the resolved name of an argument, or "" when it was not
+// looked up.
+func (a *Analysis) realArg(s *Segment, v string) string {
+	if a.real == nil {
+		return ""
+	}
+	return a.real[joinRaw(s.dir, v)]
 }

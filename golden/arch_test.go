@@ -39,8 +39,11 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 	allowed := map[string][]string{
-		"events":     {"llm", "plan", "session/store"},
-		"tools":      {"llm", "plan"},
+		"events": {"llm", "plan", "session/store"},
+		// tools resolves a call (cwd, symlinks, the shell analysis) once for
+		// the verdict, the preview, the checkpoint and the execution; the
+		// analyser is approvals' (a pure leaf).
+		"tools":      {"llm", "plan", "approvals"},
 		"classifier": {"llm"},
 		"skills":     {},
 	}

@@ -23,6 +23,16 @@ type Case struct {
 	Env    map[string]string `json:"env,omitempty"`
 	Script json.RawMessage   `json:"script,omitempty"`
 	Files  map[string]string `json:"files,omitempty"`
+	// Dirs, Links and Fifos shape the file system before the start (see
+	// Config).
+	Dirs  []string          `json:"dirs,omitempty"`
+	Links map[string]string `json:"links,omitempty"`
+	Fifos []string          `json:"fifos,omitempty"`
+	// Absent lists paths relative to the run's root that must not exist
+	// after the run, Expect files (relative to the root) and the content
+	// they must have: the side effects, checked besides the transcript.
+	Absent []string          `json:"absent,omitempty"`
+	Expect map[string]string `json:"expect,omitempty"`
 	// Config is the user config file content.
 	Config json.RawMessage `json:"config,omitempty"`
 	Keep   Keep            `json:"keep"`
@@ -325,7 +335,7 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Args: c.Args, Env: c.Env, Files: c.Files,
+	cfg := Config{Args: c.Args, Env: c.Env, Files: c.Files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
 		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script
@@ -337,6 +347,16 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	Play(t, r, steps)
 	if code := r.Wait(); code != c.Exit {
 		t.Fatalf("exit code %d, want %d; stderr:\n%s", code, c.Exit, r.Stderr())
+	}
+	for _, p := range c.Absent {
+		if _, err := os.Lstat(filepath.Join(r.Root, p)); err == nil {
+			t.Errorf("%s exists after the run; it must not", p)
+		}
+	}
+	for p, want := range c.Expect {
+		if got, err := os.ReadFile(filepath.Join(r.Root, p)); err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v) after the run, want %q", p, got, err, want)
+		}
 	}
 	style := c.Normalize
 	if style == "" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,6 +31,13 @@ type Config struct {
 	Script []byte
 	// Files are created under the work directory before the start.
 	Files map[string]string
+	// Dirs are created under the root (beside home/ and work/: "outside").
+	Dirs []string
+	// Links are symlinks created under the work directory: name -> target;
+	// "<root>" in a target stands for the run's root.
+	Links map[string]string
+	// Fifos are named pipes created under the work directory.
+	Fifos []string
 	// UserConfig is written to the user config file (~/.config/ama/config.json).
 	UserConfig []byte
 	// Writer bounds the output queue (zero: defaults).
@@ -83,6 +91,21 @@ func Start(t testing.TB, cfg Config) *Run {
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for _, d := range cfg.Dirs {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range cfg.Links {
+		if err := os.Symlink(strings.ReplaceAll(target, "<root>", root), filepath.Join(r.Work, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range cfg.Fifos {
+		if err := mkfifo(filepath.Join(r.Work, name)); err != nil {
+			t.Skipf("mkfifo: %v", err)
 		}
 	}
 	if cfg.UserConfig != nil {

@@ -1,11 +1,8 @@
 package session
 
 import (
-	"encoding/json"
-
 	"go.uber.org/zap"
 
-	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/session/store"
 	"github.com/armadra/ama-rpc/tools"
@@ -90,24 +87,6 @@ func (st *state) recordAfter(ck *turnCheckpoint) {
 		ck.turn.After(checkpoint.Path(st.cwd, key))
 	}
 	st.appendEntry(store.CustomEntry(customCheckpoint, checkpointData{V: 1, UserEntryID: ck.userEntryID, Files: ck.turn.Files()}))
-}
-
-// bashTargets are the files a bash command writes or deletes, as far as
-// the command analysis can tell (checkpoints record them before it runs).
-func bashTargets(args json.RawMessage, cwd, home string) []string {
-	var a struct {
-		Command string `json:"command"`
-		Cwd     string `json:"cwd"`
-	}
-	if json.Unmarshal(args, &a) != nil || a.Command == "" {
-		return nil
-	}
-	dir := cwd
-	if a.Cwd != "" {
-		dir = a.Cwd
-	}
-	an := approvals.AnalyzeShell(a.Command, dir, home)
-	return append(an.WriteTargets(), an.DeleteTargets()...)
 }
 
 // checkpointRecords collects the checkpoint of every turn on the branch

@@ -4,6 +4,10 @@
 // approvals; checkpoints), plan mode, rewind and the session commands the
 // protocol layers call.
 //
+// Each tool call is resolved once (tools.Resolve) before its verdict; the
+// verdict (approvals.Call.Facts), the approval preview, the checkpoint and
+// the execution (tools.Execute, the one tool runner) all use that value.
+//
 // Concurrency contract:
 //   - Each Session has one actor goroutine that owns all of its state.
 //     Every command is a closure posted to the actor's mailbox and run in

@@ -29,10 +29,11 @@ type permissionSnapshot struct {
 // mode, the static judgement and, in auto mode, the model classifier. When
 // the verdict is ask, the host is asked. It returns whether the call may
 // run, the text the model sees when it may not, and the auto-mode audit.
-func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCall) (bool, string, any) {
+func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall) (bool, string, any) {
 	pol := env.policy
+	tool, tc := p.tool, p.call
 	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
-		Cwd: env.env.Cwd, Home: pol.home}
+		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
 	v := approvals.Decide(call, &pol.policy, pol.memory)
 	if v.Classify {
 		if pol.classifier != nil {
@@ -52,7 +53,7 @@ func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.Too
 	case approvals.Deny:
 		return false, v.Reason, auto
 	}
-	switch s.ask(r, env, tool, tc, v.AskReason, auto) {
+	switch s.ask(r, env, p, v.AskReason, auto) {
 	case "allow":
 		return true, "", auto
 	case "allow_session":
@@ -65,7 +66,8 @@ func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.Too
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
 // yields deny, even if the host allowed.
-func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCall, reason string, auto any) string {
+func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason string, auto any) string {
+	tool, tc := p.tool, p.call
 	if reason == "" {
 		reason = "mode"
 	}
@@ -80,8 +82,8 @@ func (s *Session) ask(r *runState, env *toolEnv, tool tools.Tool, tc *llm.ToolCa
 	}
 	if pv, ok := tool.(tools.Previewer); ok {
 		pctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)
-		if p := pv.Preview(pctx, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env}); p != nil {
-			req.Preview = p
+		if pre := pv.Preview(pctx, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res}); pre != nil {
+			req.Preview = pre
 		}
 		cancel()
 	}

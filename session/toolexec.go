@@ -16,7 +16,8 @@ import (
 type preparedCall struct {
 	call   *llm.ToolCall
 	tool   tools.Tool
-	result *tools.Result // set when the call ends before execution
+	res    *tools.Resolved // the one interpretation verdict, preview, checkpoint and execution use
+	result *tools.Result   // set when the call ends before execution
 	denied bool
 	auto   any // autoDecision of the permission step (auto mode)
 }
@@ -91,7 +92,8 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
 		return p
 	}
-	allowed, denyText, auto := s.permit(r, env, tool, tc)
+	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env)
+	allowed, denyText, auto := s.permit(r, env, p)
 	p.auto = auto
 	if !allowed {
 		p.denied = true
@@ -151,31 +153,21 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 	wg.Wait()
 }
 
-// invoke runs one tool, turning errors and panics into error results.
-func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) (res *tools.Result) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			res = tools.ErrorResult(fmt.Sprintf("tool %s failed: %v", p.call.Name, rec))
-		}
-	}()
+// invoke runs one tool through the tools package's runner (panics, error
+// texts, the result cap), on the interpretation the verdict judged. The
+// files its analysis says a bash command changes are recorded for the
+// checkpoint first (file tools record their own target).
+func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) *tools.Result {
 	tc := p.call
-	if tc.Name == tools.NameBash && env.env.BeforeChange != nil {
-		for _, t := range bashTargets(tc.Arguments, env.env.Cwd, env.policy.home) {
+	if tc.Name == tools.NameBash && env.env.BeforeChange != nil && p.res != nil {
+		for _, t := range p.res.Changes {
 			env.env.BeforeChange(t)
 		}
 	}
-	res, err := p.tool.Execute(ctx, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Update: func(partial string) {
-		s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
-	}})
-	switch {
-	case ctx.Err() != nil && (err != nil || res == nil || res.IsError):
-		return tools.ErrorResult("aborted by user")
-	case err != nil:
-		return tools.ErrorResult(err.Error())
-	case res == nil:
-		return tools.ErrorResult(fmt.Sprintf("tool %s returned no result", tc.Name))
-	}
-	return res
+	return tools.Execute(ctx, p.tool, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res,
+		Update: func(partial string) {
+			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
+		}})
 }
 
 func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {

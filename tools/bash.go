@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,12 +30,14 @@ const (
 // ShellInspector analyses a command for an approval preview: danger holds
 // short phrases describing what is risky ("deletes files recursively"),
 // affected the paths the command would change (absolute or relative to
-// cwd). The approvals package provides one; it must be read-only.
+// cwd). It must be read-only. Without one the preview shows the analysis
+// of the call's Resolved (the one the verdict used); an inspector replaces
+// it (tests, other front ends).
 type ShellInspector func(command, cwd string) (danger []string, affected []string)
 
 // BashTool runs shell commands, in the foreground or as background jobs.
 type BashTool struct {
-	// Inspect analyses commands for previews; nil means no analysis.
+	// Inspect analyses commands for previews; nil means the Resolved's.
 	Inspect ShellInspector
 	// KillGrace is the time between SIGTERM and SIGKILL when a command is
 	// stopped; 0 means DefaultKillGrace.
@@ -116,9 +119,17 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 	dir := env.cwd()
 	if a.Cwd != "" {
-		dir = env.Abs(a.Cwd)
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return errorf("Working directory not found: %s", env.Rel(dir)), nil
+		// The directory the verdict judged the command in: the cwd
+		// argument with its symlinks resolved.
+		r := call.resolution(NameBash)
+		dir = r.Dir
+		if fi, err := os.Stat(dir); dir == "" || err != nil || !fi.IsDir() {
+			return errorf("Working directory not found: %s", env.Rel(r.DirPath)), nil
+		}
+	}
+	if r := call.Resolved; r != nil && r.Tool == NameBash {
+		if why := changedSince(r, call, env); why != "" {
+			return errorf("Not run: %s since the command was checked (a symlink or directory was swapped, maybe by an earlier call of this reply). Run it again to have it checked anew.", why), nil
 		}
 	}
 	extra := env.CommandEnviron()
@@ -323,4 +334,24 @@ func jobStatusLine(info JobInfo) string {
 		}
 	}
 	return s + " Output file: " + info.OutputPath
+}
+
+// changedSince resolves the command again and reports whether what the
+// verdict judged (its directory, the files it writes or deletes) resolves
+// differently now: earlier calls of the same reply ran in between. It cannot
+// see what changes while the command runs (that is the sandbox's job).
+func changedSince(r *Resolved, call *Call, env *Env) string {
+	now := Resolve(NameBash, call.Args, env)
+	switch {
+	case now.Dir != r.Dir:
+		return fmt.Sprintf("its working directory now resolves to %s, not %s", now.Dir, r.Dir)
+	case !slices.Equal(now.Changes, r.Changes):
+		for i, p := range now.Changes {
+			if i >= len(r.Changes) || r.Changes[i] != p {
+				return "a file it writes now resolves to " + p
+			}
+		}
+		return "the files it writes resolve differently"
+	}
+	return ""
 }

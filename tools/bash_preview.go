@@ -35,18 +35,31 @@ func (b *BashTool) Preview(ctx context.Context, call *Call) *Preview {
 	p := &Preview{Kind: "bash", Severity: SeverityInfo}
 	lines := strings.Split(strings.TrimRight(a.Command, "\n"), "\n")
 	p.Lines = boundLines(lines, maxPreviewCommandLines)
-	dir := env.cwd()
+	r := call.resolution(NameBash)
 	if a.Cwd != "" {
-		dir = env.Abs(a.Cwd)
-		p.Lines = append(p.Lines, "in "+env.Rel(dir))
+		p.Lines = append(p.Lines, "in "+env.Rel(r.DirPath))
+		if r.Dir != r.DirPath && r.Dir != "" {
+			p.Lines[len(p.Lines)-1] += " (" + r.Dir + ")"
+		}
 	}
 	if a.Background {
 		p.Lines = append(p.Lines, "runs in the background")
 	}
-	if b.Inspect == nil {
+	// The danger and the paths come from the analysis the verdict used
+	// (resolved cwd and targets) unless an inspector replaces it.
+	var danger, paths []string
+	dir := cmpOr(r.Dir, env.cwd())
+	switch {
+	case b.Inspect != nil:
+		danger, paths = b.Inspect(a.Command, dir)
+	case r.Shell != nil:
+		for _, d := range r.Shell.Danger() {
+			danger = append(danger, d.Reason)
+		}
+		paths = r.Changes
+	default:
 		return p
 	}
-	danger, paths := b.Inspect(a.Command, dir)
 	for _, d := range danger {
 		p.Lines = append(p.Lines, "danger: "+d)
 	}

@@ -9,11 +9,30 @@
 // embedded files in descriptions/), Validate checks arguments, and Run
 // bundles lookup, validation, execution, panic recovery and the 30 000
 // character cap with the protocol's error texts ("Tool <name> not found",
-// "Invalid arguments for <name>:\n…", "aborted by user").
+// "Invalid arguments for <name>:\n…", "aborted by user"); Execute is that
+// runner without lookup and validation, and the session runs every call
+// through it.
 //
-// Paths given by the model are resolved against Env.Cwd ("~" is the home
-// directory); results name paths relative to Env.Cwd when they are inside
-// it. Text over MaxResultChars is cut (read, grep, glob and ls keep the
+// Paths given by the model are resolved against Env.Cwd ("~" is
+// Env.Home); results name paths relative to Env.Cwd when they are inside
+// it, as the model spelled them.
+//
+// Resolve is the one interpretation of a call: the bash working directory
+// (the cwd argument), every path the call reads or writes with the
+// symlinks of its existing prefix resolved, and the shell analysis run in
+// that directory with its targets resolved. The session computes it once;
+// the verdict (Resolved.Facts), the approval preview, the checkpoint
+// (Resolved.Changes) and the execution (Call.Resolved) all use it. File
+// tools open what was judged and nothing else (open.go): from an os.Root
+// of the project (or of / for paths outside it), one directory at a time,
+// each checked to be the directory lstat saw, the file itself never
+// through a symlink, new files with O_EXCL; a directory swapped for a
+// symlink after the verdict fails with ErrPathChanged. Opens use O_NONBLOCK
+// and fstat decides: read, grep, ls, edit, write and previews refuse
+// devices, FIFOs and sockets (ErrNotRegular) and bound every read (read:
+// ReadMaxScanBytes, grep: GrepMaxFileBytes, edit: EditMaxFileBytes, images:
+// ReadMaxImageBytes). grep does not follow a symlinked file out of the
+// project and the search root. Text over MaxResultChars is cut (read, grep, glob and ls keep the
 // head, bash keeps the tail) and the full text is saved under
 // Env.OutputDir, created with mode 0700 when first needed.
 //
@@ -33,7 +52,8 @@
 // a pattern that one file ignores cannot be re-included by a deeper file),
 // always skip .git and never follow symlinked directories.
 //
-// Concurrency: tool values are stateless and may be shared; per-session
+// Concurrency: tool values are stateless and may be shared; a Resolved is
+// immutable once Resolve returns and may be read by any goroutine; per-session
 // state lives in Env (ReadTracker, Jobs), whose types are safe for
 // concurrent use. Execute may be called concurrently for read tools. Tools
 // never write to stdout. Execute returns an error only when ctx ended

@@ -132,26 +132,42 @@ func lineList(content string, offsets []int, max int) string {
 	return strings.Join(parts, ", ")
 }
 
-// prepareEdit loads the target and computes the new content without
-// changing anything.
-func prepareEdit(env *Env, a editArgs) (st fileState, old, new string, n int, bad *Result) {
-	st, bad = statTarget(env, a.Path)
-	if bad != nil {
-		return st, "", "", 0, bad
-	}
-	if !st.exists {
-		return st, "", "", 0, errorf("File not found: %s (use write to create a file)", st.shown)
-	}
-	b, err := os.ReadFile(st.abs)
-	if err != nil {
-		return st, "", "", 0, errorf("Cannot read %s: %v", st.shown, unwrapPathError(err))
+// EditMaxFileBytes is the largest file edit changes.
+const EditMaxFileBytes = 16 << 20
+
+// prepareEdit loads the target through f (opened by openReal) and computes
+// the new content without changing anything.
+func prepareEdit(f *os.File, st fileState, a editArgs) (old, new string, n int, bad *Result) {
+	b, more, err := readBounded(f, EditMaxFileBytes)
+	switch {
+	case err != nil:
+		return "", "", 0, errorf("Cannot read %s: %v", st.shown, unwrapPathError(err))
+	case more:
+		return "", "", 0, errorf("%s is too large to edit (more than %s); use bash for files this size", st.shown, formatBytes(EditMaxFileBytes))
 	}
 	old = string(b)
 	new, n, msg := applyEdits(old, st.shown, a.Edits, a.ReplaceAll)
 	if msg != "" {
-		return st, old, "", 0, ErrorResult(msg + "\nNo edit was applied.")
+		return old, "", 0, ErrorResult(msg + "\nNo edit was applied.")
 	}
-	return st, old, new, n, nil
+	return old, new, n, nil
+}
+
+// openEditTarget checks and opens the target of an edit (openUpdate to
+// change it, openRead for the preview).
+func openEditTarget(env *Env, r *Resolved, kind openKind) (*os.File, fileState, *Result) {
+	st, bad := statTarget(env, r)
+	if bad != nil {
+		return nil, st, bad
+	}
+	if !st.exists {
+		return nil, st, errorf("File not found: %s (use write to create a file)", st.shown)
+	}
+	f, _, _, err := openReal(st.root, st.abs, kind)
+	if err != nil {
+		return nil, st, errorf("Cannot read %s: %v", st.shown, describeOpenError(err))
+	}
+	return f, st, nil
 }
 
 func (EditTool) Execute(ctx context.Context, call *Call) (*Result, error) {
@@ -160,13 +176,18 @@ func (EditTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return r, nil
 	}
 	env := call.env()
-	abs := env.Abs(a.Path)
-	if !env.Reads.Has(abs) {
-		if _, err := os.Stat(abs); err == nil {
-			return notReadResult(env.Rel(abs)), nil
+	r := call.resolution(NameEdit)
+	if r.Err == nil && !env.Reads.Has(r.Real) {
+		if _, err := os.Lstat(r.Real); err == nil {
+			return notReadResult(env.Rel(r.Path)), nil
 		}
 	}
-	st, old, new, n, bad := prepareEdit(env, a)
+	f, st, bad := openEditTarget(env, r, openUpdate)
+	if bad != nil {
+		return bad, nil
+	}
+	defer f.Close()
+	old, new, n, bad := prepareEdit(f, st, a)
 	if bad != nil {
 		return bad, nil
 	}
@@ -176,7 +197,11 @@ func (EditTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if env != nil && env.BeforeChange != nil {
 		env.BeforeChange(st.abs)
 	}
-	if err := os.WriteFile(st.abs, []byte(new), st.mode); err != nil {
+	err := writeAll(f, []byte(new), true)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return errorf("Cannot write %s: %v", st.shown, unwrapPathError(err)), nil
 	}
 	env.Reads.Mark(st.abs)
@@ -208,16 +233,17 @@ func (EditTool) Preview(ctx context.Context, call *Call) *Preview {
 	if decodeArgs(NameEdit, call, &a) != nil {
 		return nil
 	}
-	st, bad := statTarget(call.env(), a.Path)
-	if bad != nil || !st.exists {
+	f, st, bad := openEditTarget(call.env(), call.resolution(NameEdit), openRead)
+	if bad != nil {
 		return nil // the call fails before it changes anything
 	}
+	defer f.Close()
 	p := &Preview{Kind: "edit", Severity: SeverityInfo, Affected: []Affected{affectedFile(st)}}
 	if st.size > maxDiffBytes {
 		p.Lines = []string{fmt.Sprintf("%s: %s to a %s file (too large to diff)", st.shown, plural(len(a.Edits), "edit"), formatBytes(st.size))}
 		return p
 	}
-	st, old, new, _, bad := prepareEdit(call.env(), a)
+	old, new, _, bad := prepareEdit(f, st, a)
 	if bad != nil {
 		// The call will fail; say why instead of showing a diff.
 		p.Lines = boundLines(strings.Split(llm.JoinText(bad.Content, "\n"), "\n"), MaxPreviewLines)

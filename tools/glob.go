@@ -114,7 +114,8 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if limit <= 0 {
 		limit = GlobDefaultLimit
 	}
-	root := env.Abs(cmpOr(a.Path, "."))
+	r := call.resolution(NameGlob)
+	root := r.Path
 	var includes, excludes []string
 	for _, p := range splitPatterns(a.Pattern) {
 		if strings.HasPrefix(p, "!") {
@@ -155,11 +156,19 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 			includes[i] = "*"
 		}
 	}
-	if fi, err := os.Stat(root); err != nil {
+	// The walk follows the real directory (what the verdict judged when
+	// the root is the path argument); results keep the name given.
+	shownRoot, realRoot := root, r.Real
+	if root != r.Path || r.Err != nil {
+		realRoot = realOr(root)
+	}
+	if fi, err := os.Stat(realRoot); err != nil {
 		return errorf("Directory not found: %s", env.Rel(root)), nil
 	} else if !fi.IsDir() {
 		return errorf("%s is a file, not a directory", env.Rel(root)), nil
 	}
+	root = realRoot
+	shown := func(abs string) string { return env.Rel(underName(shownRoot, root, abs)) }
 	var inc, exc []globPattern
 	for _, p := range includes {
 		inc = append(inc, newGlobPattern(p))
@@ -199,7 +208,7 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		if err != nil {
 			return nil
 		}
-		hits = append(hits, hit{shown: env.Rel(abs), mtime: fi.ModTime()})
+		hits = append(hits, hit{shown: shown(abs), mtime: fi.ModTime()})
 		return nil
 	})
 	walkCut := errors.Is(err, errWalkLimit)
@@ -207,7 +216,7 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return nil, err
 	}
 	if len(hits) == 0 {
-		return &Result{Content: []llm.Content{llm.Text(fmt.Sprintf("No files match %q in %s", a.Pattern, env.Rel(root)))},
+		return &Result{Content: []llm.Content{llm.Text(fmt.Sprintf("No files match %q in %s", a.Pattern, env.Rel(shownRoot)))},
 			Details: GlobDetails{}}, nil
 	}
 	sort.Slice(hits, func(i, j int) bool {

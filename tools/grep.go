@@ -87,32 +87,47 @@ func (GrepTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 	ctxLines := min(max(int(a.Context), 0), GrepMaxContext)
 
-	root := env.Abs(cmpOr(a.Path, "."))
-	fi, err := os.Stat(root)
-	if err != nil {
-		return errorf("Path not found: %s", env.Rel(root)), nil
+	r := call.resolution(NameGrep)
+	root := r.Real // the walk follows what was judged, not the name
+	if r.Err != nil {
+		return errorf("Cannot search %s: %v", env.Rel(r.Path), r.Err), nil
 	}
-	g := &grepRun{env: env, re: re, limit: limit, context: ctxLines, filesOnly: a.FilesOnly}
+	f, fi, _, err := openReal(r.RealRoot, root, openAny)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf("Path not found: %s", env.Rel(r.Path)), nil
+	case err != nil:
+		return errorf("Cannot search %s: %v", env.Rel(r.Path), describeOpenError(err)), nil
+	}
+	g := &grepRun{env: env, re: re, limit: limit, context: ctxLines, filesOnly: a.FilesOnly,
+		shown: func(abs string) string { return env.Rel(underName(r.Path, root, abs)) }}
 	// Matching the whole file first is a cheap filter, valid only when
 	// the pattern has no anchors (they mean line ends here).
 	g.prefilter = !strings.ContainsAny(expr, "^$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`)
 	if !fi.IsDir() {
-		err = g.file(root, fi.Size())
+		err = g.search(ctx, f, root, fi.Size())
+		f.Close()
 	} else {
+		f.Close()
 		err = walkFiles(ctx, env, root, nil, func(abs string, d fs.DirEntry) error {
 			if a.Glob != "" && !globMatches(a.Glob, root, abs) {
 				return nil
 			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
 			if d.Type()&fs.ModeSymlink != 0 {
-				if info, err = os.Stat(abs); err != nil {
+				// A link is searched only when its file lies in the project
+				// or below the search root: a link to ~/.ssh/id_rsa in the
+				// tree must not be read by a search that was judged by its
+				// root.
+				rp, err := realPath(abs)
+				if err != nil || !(within(rp, r.RealRoot) || within(rp, root)) {
 					return nil
 				}
+				return g.file(ctx, rp, abs)
 			}
-			return g.file(abs, info.Size())
+			if d.Type() != 0 {
+				return nil // devices, FIFOs, sockets
+			}
+			return g.file(ctx, abs, abs)
 		})
 	}
 	walkCut := errors.Is(err, errWalkLimit)
@@ -122,7 +137,7 @@ func (GrepTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 
 	d := GrepDetails{Matches: g.matches, Files: g.files, LimitReached: g.limitHit, SkippedLarge: g.large, SkippedBin: g.binary}
 	if g.matches == 0 {
-		text := fmt.Sprintf("No matches for %q in %s", a.Pattern, env.Rel(root))
+		text := fmt.Sprintf("No matches for %q in %s", a.Pattern, env.Rel(r.Path))
 		if g.large > 0 {
 			text += fmt.Sprintf(" (%s over 2 MB skipped)", plural(g.large, "file"))
 		}
@@ -171,6 +186,7 @@ func globMatches(pattern, root, abs string) bool {
 
 type grepRun struct {
 	env       *Env
+	shown     func(abs string) string // how results name a file
 	re        *regexp.Regexp
 	limit     int
 	context   int
@@ -185,14 +201,34 @@ type grepRun struct {
 	binary   int
 }
 
-// file searches one file; it returns errStopWalk once the limit is hit.
-func (g *grepRun) file(abs string, size int64) error {
+// file opens and searches one file found by the walk (open: what to open,
+// abs: how it is named); anything that is not a regular file on the opened
+// descriptor is skipped.
+func (g *grepRun) file(ctx context.Context, open, abs string) error {
+	f, fi, err := openRegular(open)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	return g.search(ctx, f, abs, fi.Size())
+}
+
+// search searches one opened regular file; it returns errStopWalk once the
+// limit is hit.
+func (g *grepRun) search(ctx context.Context, f *os.File, abs string, size int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if size > GrepMaxFileBytes {
 		g.large++
 		return nil
 	}
-	data, err := os.ReadFile(abs)
+	data, more, err := readBounded(f, GrepMaxFileBytes)
 	if err != nil {
+		return nil
+	}
+	if more { // grew since fstat
+		g.large++
 		return nil
 	}
 	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
@@ -202,7 +238,7 @@ func (g *grepRun) file(abs string, size int64) error {
 	if g.prefilter && !g.re.Match(data) {
 		return nil
 	}
-	shown := g.env.Rel(abs)
+	shown := g.shown(abs)
 	if g.filesOnly {
 		if !g.anyLine(data) {
 			return nil

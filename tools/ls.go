@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -43,16 +44,26 @@ func (LsTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if limit <= 0 {
 		limit = LsDefaultLimit
 	}
-	abs := env.Abs(cmpOr(a.Path, "."))
-	shown := env.Rel(abs)
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return errorf("Directory not found: %s", shown), nil
+	r := call.resolution(NameLs)
+	abs, shown := r.Real, env.Rel(r.Path)
+	if r.Err != nil {
+		return errorf("Cannot list %s: %v", shown, r.Err), nil
 	}
+	f, fi, _, err := openReal(r.RealRoot, abs, openAny)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errorf("Directory not found: %s", shown), nil
+	case err != nil:
+		return errorf("Cannot list %s: %v", shown, describeOpenError(err)), nil
+	}
+	defer f.Close()
 	if !fi.IsDir() {
 		return errorf("%s is a file (%s), not a directory; use read to see it", shown, formatBytes(fi.Size())), nil
 	}
-	entries, err := os.ReadDir(abs) // sorted by name
+	entries, err := readDirCtx(ctx, f) // sorted by name
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
 	if err != nil {
 		return errorf("Cannot list %s: %v", shown, unwrapPathError(err)), nil
 	}

@@ -23,7 +23,7 @@ func (e *Env) cwd() string {
 // cleaned. Symlinks are not resolved.
 func (e *Env) Abs(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
+		if home := e.home(); home != "" {
 			p = filepath.Join(home, p[1:])
 		}
 	}
@@ -59,4 +59,20 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return itoa(n) + " " + word + "s"
+}
+
+// within reports whether the absolute path p is root or below it.
+func within(p, root string) bool {
+	_, ok := relInside(root, p)
+	return ok && root != ""
+}
+
+// underName names a path found below the real directory realRoot by the
+// spelling lexRoot the model used for it (results keep the model's names).
+func underName(lexRoot, realRoot, abs string) string {
+	rel, ok := relInside(realRoot, abs)
+	if !ok {
+		return abs
+	}
+	return filepath.Join(lexRoot, filepath.FromSlash(rel))
 }

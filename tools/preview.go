@@ -3,7 +3,6 @@ package tools
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -43,7 +42,7 @@ func readForDiff(st fileState) (string, bool) {
 	if st.size > maxDiffBytes {
 		return "", false
 	}
-	f, err := os.Open(st.abs)
+	f, _, _, err := openReal(st.root, st.abs, openRead)
 	if err != nil {
 		return "", false
 	}

@@ -25,6 +25,9 @@ const (
 	ReadMaxLineChars = 2000
 	// ReadMaxImageBytes is the largest image read attaches.
 	ReadMaxImageBytes = 5 << 20
+	// ReadMaxScanBytes bounds how much of a text file read looks at to
+	// find the page and count the lines.
+	ReadMaxScanBytes = 256 << 20
 )
 
 // ReadTool shows text files with line numbers and images as attachments.
@@ -55,20 +58,19 @@ func (ReadTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return r, nil
 	}
 	env := call.env()
-	abs := env.Abs(a.Path)
-	shown := env.Rel(abs)
-	st, err := os.Stat(abs)
+	r := call.resolution(NameRead)
+	abs, shown := r.Real, env.Rel(r.Path)
+	if r.Err != nil {
+		return errorf("Cannot read %s: %v", shown, r.Err), nil
+	}
+	f, st, _, err := openReal(r.RealRoot, abs, openRead)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return errorf("File not found: %s", shown), nil
-	case err != nil:
-		return errorf("Cannot read %s: %v", shown, unwrapPathError(err)), nil
-	case st.IsDir():
+	case errors.Is(err, errIsDir):
 		return errorf("%s is a directory; use ls to list it", shown), nil
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return errorf("Cannot read %s: %v", shown, unwrapPathError(err)), nil
+	case err != nil:
+		return errorf("Cannot read %s: %v", shown, describeOpenError(err)), nil
 	}
 	defer f.Close()
 
@@ -147,17 +149,23 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 	if limit <= 0 {
 		limit = ReadDefaultLimit
 	}
-	br := bufio.NewReaderSize(r, 64*1024)
+	lr := &io.LimitedReader{R: r, N: ReadMaxScanBytes}
+	br := bufio.NewReaderSize(lr, 64*1024)
 	var (
 		out       strings.Builder
 		lineNo    int
 		lastShown int
 		longCut   bool
 		budgetHit bool
+		scanCut   bool
 	)
 	for {
 		if lineNo%4096 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if lr.N <= 0 && br.Buffered() == 0 {
+			scanCut = true // the rest of the file is not looked at
+			break
 		}
 		text, ok, err := readLine(br, ReadMaxLineChars)
 		if err != nil {
@@ -186,6 +194,8 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 	case total == 0:
 		return &Result{Content: []llm.Content{llm.Text(fmt.Sprintf("%s is empty.", shown))},
 			Details: ReadDetails{Path: shown}}, nil
+	case offset > total && scanCut:
+		return errorf("Offset %d is beyond the part of %s that read looks at (the first %s, %s)", offset, shown, formatBytes(ReadMaxScanBytes), plural(total, "line")), nil
 	case offset > total:
 		return errorf("Offset %d is past the end of %s (%s)", offset, shown, plural(total, "line")), nil
 	}
@@ -194,6 +204,9 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 	var notes []string
 	if longCut {
 		notes = append(notes, fmt.Sprintf("Lines longer than %d characters were cut.", ReadMaxLineChars))
+	}
+	if scanCut {
+		notes = append(notes, fmt.Sprintf("Only the first %s of the file were looked at; line counts stop there.", formatBytes(ReadMaxScanBytes)))
 	}
 	if lastShown < total {
 		d.NextOffset = lastShown + 1

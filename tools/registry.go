@@ -232,7 +232,7 @@ func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 	}()
 	res, err := t.Execute(ctx, call)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case ctx.Err() != nil && (err != nil || res == nil || res.IsError):
 		return ErrorResult("aborted by user")
 	case err != nil:
 		return ErrorResult(err.Error())

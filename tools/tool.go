@@ -51,6 +51,9 @@ type Call struct {
 	Env  *Env
 	// Update reports streamed output (the whole output so far). May be nil.
 	Update func(partial string)
+	// Resolved is the interpretation the call was judged on (Resolve); the
+	// tool acts on it. nil: the tool resolves the call itself.
+	Resolved *Resolved
 }
 
 // Result is what a tool produced.
@@ -93,6 +96,8 @@ type Affected struct {
 type Env struct {
 	// Cwd is the session working directory (the project root).
 	Cwd string
+	// Home is the home directory "~" stands for ("" = the process's).
+	Home string
 	// OutputDir is where tools save full outputs that were cut.
 	OutputDir string
 	// Reads records files the session has read (write and edit require a

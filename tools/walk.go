@@ -15,6 +15,9 @@ import (
 // at.
 const maxWalkEntries = 200000
 
+// maxIgnoreFileBytes is how much of one .gitignore or .ignore is read.
+const maxIgnoreFileBytes = 1 << 20
+
 // errWalkLimit stops a walk that saw maxWalkEntries entries.
 var errWalkLimit = errors.New("walk limit reached")
 
@@ -44,7 +47,7 @@ func (l ignoreLayer) ignores(abs string, isDir bool) bool {
 func loadIgnores(dir string) (ignoreLayer, bool) {
 	var lines []string
 	for _, name := range []string{".gitignore", ".ignore"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, _, err := readRegularFile(filepath.Join(dir, name), maxIgnoreFileBytes)
 		if err != nil {
 			continue
 		}
@@ -65,7 +68,7 @@ func ignored(layers []ignoreLayer, abs string, isDir bool) bool {
 	return false
 }
 
-// walkFiles visits the files below root in lexical order, depth first,
+// walkFiles visits the files below root (a real path) in lexical order, depth first,
 // calling visit with each file's absolute path and entry. It skips .git,
 // files and directories matched by the .gitignore/.ignore files of root,
 // of its subdirectories and of root's ancestors up to the session cwd, and
@@ -76,7 +79,7 @@ func ignored(layers []ignoreLayer, abs string, isDir bool) bool {
 // The walk ends with errWalkLimit after maxWalkEntries entries and with
 // ctx's error when ctx ends.
 func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs string) bool, visit func(abs string, d fs.DirEntry) error) error {
-	layers := ancestorIgnores(env.cwd(), root)
+	layers := ancestorIgnores(realOr(env.cwd()), root)
 	if ignored(layers, root, true) {
 		layers = nil
 	}
@@ -86,7 +89,10 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 		if l, ok := loadIgnores(dir); ok {
 			layers = append(layers[:len(layers):len(layers)], l)
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := readDir(ctx, dir) // never blocks on a FIFO put in a directory's place
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
 			return nil // unreadable directories are skipped
 		}

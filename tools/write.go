@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"syscall"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -31,20 +31,24 @@ type writeArgs struct {
 
 // fileState is what write and edit learn about their target before acting.
 type fileState struct {
-	abs, shown string
+	abs, shown string // abs: the real path (Resolved.Real)
+	root       string // the real project root (Resolved.RealRoot)
 	exists     bool
 	mode       fs.FileMode
 	size       int64
 }
 
-// statTarget looks at the target of write/edit. The result is an error
-// result when the path cannot be a regular file.
-func statTarget(env *Env, path string) (fileState, *Result) {
-	abs := env.Abs(path)
-	st := fileState{abs: abs, shown: env.Rel(abs), mode: 0o644}
-	fi, err := os.Stat(abs)
+// statTarget looks at the resolved target of write/edit (lstat: the real
+// path has no symlinks left). The result is an error result when the path
+// cannot be a regular file.
+func statTarget(env *Env, r *Resolved) (fileState, *Result) {
+	st := fileState{abs: r.Real, root: r.RealRoot, shown: env.Rel(r.Path), mode: 0o644}
+	if r.Err != nil {
+		return st, errorf("Cannot access %s: %v", st.shown, r.Err)
+	}
+	fi, err := os.Lstat(st.abs)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return st, nil
 	case err != nil:
 		return st, errorf("Cannot access %s: %v", st.shown, unwrapPathError(err))
@@ -69,7 +73,7 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return r, nil
 	}
 	env := call.env()
-	st, bad := statTarget(env, a.Path)
+	st, bad := statTarget(env, call.resolution(NameWrite))
 	if bad != nil {
 		return bad, nil
 	}
@@ -82,12 +86,18 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if env != nil && env.BeforeChange != nil {
 		env.BeforeChange(st.abs)
 	}
-	if err := os.MkdirAll(filepath.Dir(st.abs), 0o755); err != nil {
-		return errorf("Cannot create the directory of %s: %v", st.shown, unwrapPathError(err)), nil
+	f, _, created, err := openReal(st.root, st.abs, openCreate)
+	if err != nil {
+		return errorf("Cannot write %s: %v", st.shown, describeOpenError(err)), nil
 	}
-	if err := os.WriteFile(st.abs, []byte(a.Content), st.mode); err != nil {
+	err = writeAll(f, []byte(a.Content), !created)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return errorf("Cannot write %s: %v", st.shown, unwrapPathError(err)), nil
 	}
+	st.exists = !created
 	env.Reads.Mark(st.abs)
 	verb := "Updated"
 	if !st.exists {
@@ -98,6 +108,18 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 			plural(len(a.Content), "byte"), plural(countLines(a.Content), "line")))},
 		Details: WriteDetails{Path: st.shown, Created: !st.exists, Bytes: len(a.Content)},
 	}, nil
+}
+
+// writeAll replaces the content of the opened file (truncating it first
+// when it existed).
+func writeAll(f *os.File, data []byte, truncate bool) error {
+	if truncate {
+		if err := f.Truncate(0); err != nil {
+			return err
+		}
+	}
+	_, err := f.WriteAt(data, 0)
+	return err
 }
 
 // countLines counts lines the way an editor shows them ("a\nb" and
@@ -123,7 +145,7 @@ func (WriteTool) Preview(ctx context.Context, call *Call) *Preview {
 	if decodeArgs(NameWrite, call, &a) != nil {
 		return nil
 	}
-	st, bad := statTarget(call.env(), a.Path)
+	st, bad := statTarget(call.env(), call.resolution(NameWrite))
 	if bad != nil {
 		return nil
 	}
