@@ -165,6 +165,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 		wg       sync.WaitGroup
 		aborted  bool // set by the watcher, read after wg.Wait
 		timedOut bool
+		ticked   bool // an update went out from the ticker; read after wg.Wait
 	)
 	wg.Add(1)
 	go func() { // stops the group on abort or timeout
@@ -194,6 +195,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 				case <-tick.C:
 					if sink.takeDirty() {
 						call.Update(sink.snapshot())
+						ticked = true
 					}
 				}
 			}
@@ -202,7 +204,9 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	waitErr := cmd.Wait()
 	close(done)
 	wg.Wait()
-	if call.Update != nil {
+	// The final update, unless a tick already sent everything: the events
+	// of a command do not depend on whether it outlived one tick.
+	if call.Update != nil && (sink.takeDirty() || !ticked) {
 		call.Update(sink.snapshot())
 	}
 	text, cut, full := sink.finish()
