@@ -138,7 +138,9 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 	}
 	s.w.Close()
-	if interrupted {
+	// A signal always wins: it may have arrived while the stdin-EOF (or
+	// disconnect) shutdown was already under way, which reports false.
+	if interrupted || ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	return nil
@@ -155,6 +157,7 @@ func (s *Server) serve(ctx context.Context) bool {
 	lines := make(chan input, 64)
 	go s.readLines(lines)
 	in := (<-chan input)(lines)
+	broken := s.w.Broken()
 	interrupted := false
 	for in != nil || s.switching {
 		select {
@@ -164,6 +167,12 @@ func (s *Server) serve(ctx context.Context) bool {
 				continue
 			}
 			s.accept(it)
+		case <-broken:
+			// The host closed stdout: a disconnect, handled like the end of
+			// stdin (nothing more is read; a started run finishes, its
+			// output discarded, its entries kept in the session file).
+			s.log.Warn("stdout is closed: shutting down as on stdin EOF")
+			broken, in = nil, nil
 		case <-s.wake:
 			s.runTasks()
 		case <-ctx.Done():

@@ -47,6 +47,7 @@ type Writer struct {
 	done     chan struct{}
 	stats    WriterStats
 	writeErr error
+	broken   chan struct{} // closed at the first write error
 }
 
 // WriterStats are counters for tests and benchmarks.
@@ -84,7 +85,8 @@ type WriterOptions struct {
 
 // NewWriter starts the writer goroutine for out.
 func NewWriter(out io.Writer, opt WriterOptions) *Writer {
-	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{})}
+	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{}),
+		broken: make(chan struct{})}
 	if w.log == nil {
 		w.log = zap.NewNop()
 	}
@@ -213,22 +215,28 @@ func (w *Writer) loop() {
 	}
 }
 
-// write writes one line in pieces. Errors are logged once and then ignored,
-// like the reference: the server keeps running its sessions even if the
-// host stopped reading.
+// write writes one line in pieces. The first error (EPIPE: the host closed
+// its end of stdout) is logged and reported through Broken; from then on
+// output is discarded, so senders never block on a dead stream.
 func (w *Writer) write(line []byte) {
+	if w.writeErr != nil {
+		return
+	}
 	for len(line) > 0 {
 		n := min(len(line), ChunkSize)
 		if _, err := w.out.Write(line[:n]); err != nil {
-			if w.writeErr == nil {
-				w.writeErr = err
-				w.log.Warn("stdout write failed; output is being discarded", zap.Error(err))
-			}
+			w.writeErr = err
+			w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
+			close(w.broken)
 			return
 		}
 		line = line[n:]
 	}
 }
+
+// Broken is closed when a write to the output failed: nobody can read
+// what is sent any more (the server treats it as a disconnect).
+func (w *Writer) Broken() <-chan struct{} { return w.broken }
 
 // Flush blocks until every line enqueued before the call has been written.
 func (w *Writer) Flush() {

@@ -1,0 +1,280 @@
+package robust_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// bin is the ama-rpc binary built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ama-robust-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "ama-rpc")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is one ama-rpc child process talking over pipes, as a host sees it.
+type proc struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	stderr bytes.Buffer
+	home   string
+	work   string
+
+	mu    sync.Mutex
+	cond  *sync.Cond
+	lines [][]byte
+	bad   []string // lines that are not valid UTF-8 JSON
+	eof   bool
+	// stalled is set when the collector stopped reading (stallAfter).
+	stalled bool
+
+	exited chan struct{}
+	state  *os.ProcessState
+}
+
+type procConfig struct {
+	args   []string
+	script string // fake script JSON ("" = none)
+	home   string // reuse a home (resume); "" = fresh
+	// noRead leaves stdout to the test (it reads p.stdout itself or not at all).
+	noRead bool
+	// stallAfter stops reading stdout after the first line it accepts
+	// (the host stops reading mid-stream).
+	stallAfter func(line) bool
+}
+
+func start(t testing.TB, cfg procConfig) *proc {
+	t.Helper()
+	p := &proc{t: t, home: cfg.home, work: t.TempDir(), exited: make(chan struct{})}
+	p.cond = sync.NewCond(&p.mu)
+	if p.home == "" {
+		p.home = t.TempDir()
+	}
+	args := cfg.args
+	if len(args) == 0 {
+		args = []string{"--model", "fake/echo"}
+	}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Dir = p.work
+	p.cmd.Env = []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(p.home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share")}
+	if cfg.script != "" {
+		path := filepath.Join(t.TempDir(), "script.json")
+		if err := os.WriteFile(path, []byte(cfg.script), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.cmd.Env = append(p.cmd.Env, "AMA_FAKE_SCRIPT="+path)
+	}
+	p.cmd.Stderr = &lockedBuf{p: p}
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.noRead {
+		go p.collect(cfg.stallAfter)
+	}
+	go func() {
+		// cmd.Wait closes stdout: only the collector may still be reading it,
+		// and Wait waits for nothing else (stdout is a pipe we own).
+		st, _ := p.cmd.Process.Wait()
+		p.mu.Lock()
+		p.state = st
+		p.mu.Unlock()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+type lockedBuf struct{ p *proc }
+
+func (b *lockedBuf) Write(x []byte) (int, error) {
+	b.p.mu.Lock()
+	defer b.p.mu.Unlock()
+	return b.p.stderr.Write(x)
+}
+
+func (p *proc) collect(stallAfter func(line) bool) {
+	r := bufio.NewReaderSize(p.stdout, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			p.mu.Lock()
+			l := bytes.TrimSuffix(line, []byte("\n"))
+			if !json.Valid(l) || !isUTF8(l) {
+				p.bad = append(p.bad, clip(l))
+			}
+			p.lines = append(p.lines, l)
+			p.cond.Broadcast()
+			stall := stallAfter != nil && stallAfter(decode(l))
+			if stall {
+				p.stalled = true
+			}
+			p.mu.Unlock()
+			if stall {
+				return // the host reads no more
+			}
+		}
+		if err != nil {
+			p.mu.Lock()
+			p.eof = true
+			p.cond.Broadcast()
+			p.mu.Unlock()
+			return
+		}
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+func (p *proc) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
+		p.t.Fatalf("write stdin: %v", err)
+	}
+}
+
+// line is the envelope the tests look at.
+type line struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Command string `json:"command"`
+	Success bool   `json:"success"`
+	Code    string `json:"code"`
+	Error   string `json:"error"`
+	Event   struct {
+		Type string `json:"type"`
+	} `json:"assistantMessageEvent"`
+	RequestID string `json:"requestId"`
+}
+
+func decode(b []byte) line {
+	var l line
+	_ = json.Unmarshal(b, &l)
+	return l
+}
+
+// waitFor blocks until a line satisfying pred arrives (or fails the test
+// after timeout) and returns it.
+func (p *proc) waitFor(desc string, timeout time.Duration, pred func(line) bool) line {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	defer timer.Stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	seen := 0
+	for {
+		for ; seen < len(p.lines); seen++ {
+			if l := decode(p.lines[seen]); pred(l) {
+				return l
+			}
+		}
+		if p.eof || time.Now().After(deadline) {
+			p.t.Fatalf("no %s within %s (eof %v); stderr:\n%s", desc, timeout, p.eof, p.stderr.String())
+		}
+		p.cond.Wait()
+	}
+}
+
+func response(id string) func(line) bool {
+	return func(l line) bool { return l.Type == "response" && l.ID == id }
+}
+
+func event(typ string) func(line) bool {
+	return func(l line) bool { return l.Type == typ }
+}
+
+// wait waits at most timeout for the exit and returns the exit code
+// (128+n for a death by signal) and how long it took; -1 on timeout (the
+// process is then killed).
+func (p *proc) wait(timeout time.Duration) (int, time.Duration) {
+	t0 := time.Now()
+	select {
+	case <-p.exited:
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+		return -1, time.Since(t0)
+	}
+	return exitCode(p.state), time.Since(t0)
+}
+
+func exitCode(st *os.ProcessState) int {
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return st.ExitCode()
+}
+
+// peakRSS is the child's peak resident set in bytes (after exit).
+func (p *proc) peakRSS() int64 {
+	if ru, ok := p.state.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
+
+func (p *proc) signal(s syscall.Signal) {
+	if err := p.cmd.Process.Signal(s); err != nil {
+		p.t.Fatalf("signal: %v", err)
+	}
+}
+
+func (p *proc) stderrText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+func (p *proc) badLines() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.bad...)
+}
+
+func isUTF8(b []byte) bool { return utf8.Valid(b) }
