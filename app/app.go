@@ -404,8 +404,28 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		env.Hooks.OnServer(srv)
 	}
 	err := srv.Run(ctx)
-	w.first.Close()
+	closeBounded(ctx, w.first, w.log)
 	return runExit(ctx, err, env, w.log)
+}
+
+// closeBounded closes the startup session; after a signal it waits at most
+// a second, so that nothing stuck (a host that stopped reading) outlives the
+// shutdown grace the README promises.
+func closeBounded(ctx context.Context, s interface{ Close() }, log *zap.Logger) {
+	if ctx.Err() == nil {
+		s.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		s.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		log.Warn("the session did not close in time after the signal")
+	}
 }
 
 // runExit maps the end of a serving run to the exit code.

@@ -134,6 +134,15 @@ func (s *Server) Run(ctx context.Context) error {
 		case interrupted = <-done:
 		case <-time.After(s.opts.ShutdownGrace):
 			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
+			// Unblock whoever waits for room in the queue (a run's events,
+			// the dispatcher), so the aborted run can end and the session
+			// close; then give that one more grace at most.
+			s.w.Abandon()
+			select {
+			case <-done:
+			case <-time.After(s.opts.ShutdownGrace / 5):
+				s.log.Warn("the session did not close after the output was abandoned")
+			}
 			return ErrInterrupted
 		}
 	}

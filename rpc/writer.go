@@ -242,17 +242,8 @@ func (w *Writer) Broken() <-chan struct{} { return w.broken }
 func (w *Writer) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for (len(w.q) > 0 || w.busy) && !w.closedAndDrained() {
+	for (len(w.q) > 0 || w.busy) && !w.closed { // closed: drained by Close, or abandoned
 		w.space.Wait()
-	}
-}
-
-func (w *Writer) closedAndDrained() bool {
-	select {
-	case <-w.done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -266,6 +257,22 @@ func (w *Writer) Close() {
 	w.space.Broadcast()
 	w.mu.Unlock()
 	<-w.done
+}
+
+// Abandon gives up on output that cannot be delivered (the host stopped
+// reading and the shutdown grace is over): queued lines are dropped, and
+// senders blocked on the full queue, and all later ones, return at once.
+// It does not wait for the writer goroutine, which may be stuck in a write.
+func (w *Writer) Abandon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for i := range w.q {
+		w.q[i] = nil
+	}
+	w.q, w.qBytes = nil, 0
+	w.ready.Broadcast()
+	w.space.Broadcast()
 }
 
 // Stats returns a snapshot of the counters.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -278,3 +279,34 @@ func (p *proc) badLines() []string {
 }
 
 func isUTF8(b []byte) bool { return utf8.Valid(b) }
+
+// waitBlocked waits until the child has been idle (no CPU time used) for a
+// while: a server blocked on a full stdout pipe. It reads /proc.
+func waitBlocked(t testing.TB, p *proc) {
+	t.Helper()
+	stat := filepath.Join("/proc", fmt.Sprint(p.cmd.Process.Pid), "stat")
+	var last string
+	still := 0
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			t.Fatalf("read %s: %v", stat, err)
+		}
+		f := strings.Fields(string(b))
+		cpu := f[13] + "/" + f[14] // utime/stime
+		if cpu == last {
+			still++
+		} else {
+			still, last = 0, cpu
+		}
+		if still >= 5 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the child never settled")
+		}
+	}
+}
