@@ -29,6 +29,33 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.Clone(buf.Bytes()), nil
 }
 
+// rawJSON is response data that is already encoded (valid JSON, any
+// depth): encodeOK writes it verbatim. encoding/json would re-scan a
+// json.RawMessage and refuse nesting deeper than 10000 levels (a long
+// linear session tree).
+type rawJSON []byte
+
+// encodeOK encodes a success response line with data. The envelope keys
+// are in the order of Response.
+func encodeOK(id *string, command string, data any) ([]byte, error) {
+	raw, ok := data.(rawJSON)
+	if !ok {
+		return Marshal(Response{ID: id, Type: "response", Command: command, Success: true, Data: data})
+	}
+	out := make([]byte, 0, len(raw)+len(command)+80)
+	out = append(out, '{')
+	if id != nil {
+		out = append(out, `"id":`...)
+		out = jsonstr.Append(out, *id, jsonstr.Wire)
+		out = append(out, ',')
+	}
+	out = append(out, `"type":"response","command":`...)
+	out = jsonstr.Append(out, command, jsonstr.Wire)
+	out = append(out, `,"success":true,"data":`...)
+	out = append(out, raw...)
+	return append(out, "}\n"...), nil
+}
+
 // encodeEvent writes {"type":<t>, <fields of e>} as one line.
 func encodeEvent(e events.Event) ([]byte, error) {
 	body, err := Marshal(e)

@@ -442,9 +442,16 @@ func (s *Server) dispatch(line []byte) {
 	h(s, c)
 }
 
-// ok writes a success response.
+// ok writes a success response. A result that cannot be encoded is
+// answered with an encode_failed error instead of vanishing.
 func (s *Server) ok(c *command, data any) {
-	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Success: true, Data: data})
+	line, err := encodeOK(c.id, c.name, data)
+	if err != nil {
+		s.log.Error("encode response", zap.String("command", c.name), zap.Error(err))
+		s.fail(c, fmt.Errorf("%w: the %s result cannot be sent: %v", errEncode, c.name, err))
+		return
+	}
+	s.w.SendLine(line)
 }
 
 // fail writes an error response with the wire code of err.

@@ -3,6 +3,7 @@ package rpc
 import (
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -200,6 +201,9 @@ func (w *Writer) loop() {
 			buf = appendDeltaLine(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
 			line = buf
 		}
+		if it.line != nil { // delta lines are built valid by jsonstr
+			line = ValidUTF8(line)
+		}
 		w.write(line)
 
 		w.mu.Lock()
@@ -257,6 +261,30 @@ func (w *Writer) Close() {
 	w.space.Broadcast()
 	w.mu.Unlock()
 	<-w.done
+}
+
+// ValidUTF8 returns line with every byte that is not part of valid UTF-8
+// replaced by the escape \ufffd (U+FFFD), as encoding/json does for Go
+// strings. It is the last step before stdout, so raw text spliced into a
+// line (entries of a session file with invalid bytes, via get_entries,
+// get_tree or entry_appended) cannot make a line invalid UTF-8. In a JSON
+// line such bytes can only be inside strings, where the escape is valid.
+// A valid line is returned as is, without copying.
+func ValidUTF8(line []byte) []byte {
+	if utf8.Valid(line) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+64)
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		if r == utf8.RuneError && n == 1 {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, line[i:i+n]...)
+		}
+		i += n
+	}
+	return out
 }
 
 // Abandon gives up on output that cannot be delivered (the host stopped

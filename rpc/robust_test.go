@@ -1,0 +1,83 @@
+package rpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"go.uber.org/zap"
+)
+
+// A result that encoding/json refuses (here NaN) is answered with an
+// encode_failed error response instead of vanishing.
+func TestUnencodableResultIsAnswered(t *testing.T) {
+	var out bytes.Buffer
+	s := &Server{log: zap.NewNop(), w: NewWriter(&out, WriterOptions{})}
+	id := "x"
+	s.ok(&command{id: &id, name: "get_state"}, map[string]float64{"v": math.NaN()})
+	s.w.Close()
+	var r Response
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("no response line: %q", out.String())
+	}
+	if r.Success || r.Code != CodeEncodeFailed || r.ID == nil || *r.ID != "x" || r.Command != "get_state" {
+		t.Fatalf("got %s", out.String())
+	}
+}
+
+// Raw results of any depth are written verbatim (encoding/json stops at
+// 10000 levels).
+func TestRawResultAnyDepth(t *testing.T) {
+	const depth = 100000
+	raw := strings.Repeat(`[`, depth) + strings.Repeat(`]`, depth)
+	id := "t\u2028"
+	line, err := encodeOK(&id, "get_tree", rawJSON(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"id":"t\u2028","type":"response","command":"get_tree","success":true,"data":` + raw + "}\n"
+	if string(line) != want {
+		t.Fatalf("line starts %q", line[:80])
+	}
+	// The same envelope as the generic encoder.
+	generic, _ := Marshal(Response{ID: &id, Type: "response", Command: "get_tree", Success: true, Data: json.RawMessage(`[]`)})
+	mine, _ := encodeOK(&id, "get_tree", rawJSON(`[]`))
+	if !bytes.Equal(generic, mine) {
+		t.Fatalf("envelope %q, generic %q", mine, generic)
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"ok €"}`:                       `{"a":"ok €"}`,
+		"{\"a\":\"\xff\xfe\"}":               `{"a":"\ufffd\ufffd"}`,
+		"{\"a\":\"cut \xe2\x82 x\"}":         `{"a":"cut \ufffd\ufffd x"}`,
+		"{\"a\":\"surrogate \xed\xa0\x80\"}": `{"a":"surrogate \ufffd\ufffd\ufffd"}`,
+	} {
+		if got := string(ValidUTF8([]byte(in))); got != want {
+			t.Errorf("ValidUTF8(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzValidUTF8: the result is valid UTF-8, a valid JSON line stays valid
+// JSON, and valid input is returned unchanged.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte("{\"a\":\"\xff\"}"))
+	f.Add([]byte(`{"a":"€"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got := ValidUTF8(b)
+		if !utf8.Valid(got) {
+			t.Fatalf("invalid UTF-8 out of %q", b)
+		}
+		if utf8.Valid(b) && !bytes.Equal(got, b) {
+			t.Fatalf("valid input changed")
+		}
+		if json.Valid(b) && !json.Valid(got) {
+			t.Fatalf("%q became invalid JSON: %q", b, got)
+		}
+	})
+}
