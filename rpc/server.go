@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,6 +205,10 @@ func (s *Server) readLines(out chan<- input) {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, ErrLineTooLong):
+			// The reader dropped the line's buffer (up to MaxLineBytes);
+			// hand that memory back to the OS now rather than at the
+			// runtime's leisurely pace, so a rejected line leaves no trace.
+			debug.FreeOSMemory()
 			out <- input{tooLong: true}
 			continue
 		case err != nil:
@@ -212,7 +217,7 @@ func (s *Server) readLines(out chan<- input) {
 			}
 			return
 		}
-		out <- input{line: bytes.Clone(line)}
+		out <- input{line: lr.Take(line)}
 	}
 }
 
@@ -381,9 +386,10 @@ type wireMessageUpdate struct {
 
 // command is one parsed input line.
 type command struct {
-	id   *string
-	name string
-	raw  []byte
+	id        *string
+	name      string
+	raw       []byte
+	idTooLong bool // the id exceeds MaxIDBytes (then id is nil)
 }
 
 // parseCommand validates the envelope. A non-empty second result is the
@@ -398,30 +404,55 @@ func parseCommand(line []byte) (*command, string) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	// A map keeps key matching exact (struct decoding would also accept
-	// "Type" or "ID").
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal(line, &env); err != nil {
-		return nil, "JSON parse failed: " + err.Error()
+	// Exact key matching (struct decoding would also accept "Type" or
+	// "ID"); the members are visited in place, not copied.
+	var typ, id []byte
+	if !members(line, func(k string, v []byte) {
+		switch k {
+		case "type":
+			typ = v
+		case "id":
+			id = v
+		}
+	}) {
+		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
 	c := &command{raw: line}
-	typ := env["type"]
 	if len(typ) == 0 || typ[0] != '"' || json.Unmarshal(typ, &c.name) != nil {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	if id := env["id"]; len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			c.id = &s
+	if len(id) > 0 && id[0] == '"' {
+		// Escapes make the raw form at most 6 bytes a byte longer (\u00xx)
+		// and 12 a 3-byte character (a surrogate pair covers 4 bytes).
+		if len(id) > 6*MaxIDBytes+2 {
+			c.idTooLong = true
+		} else {
+			var s string
+			if json.Unmarshal(id, &s) == nil {
+				if len(s) > MaxIDBytes {
+					c.idTooLong = true
+				} else {
+					c.id = &s
+				}
+			}
 		}
 	}
 	return c, ""
 }
 
+// MaxIDBytes bounds a command id (UTF-8 bytes). A longer id is refused with
+// invalid_arguments, in a response without id: echoing megabytes back is
+// no use to a host matching responses.
+const MaxIDBytes = 1024
+
 func (s *Server) dispatch(line []byte) {
 	c, perr := parseCommand(line)
 	if perr != "" {
 		s.w.Send(Response{Type: "response", Command: "parse", Error: perr})
+		return
+	}
+	if c.idTooLong {
+		s.fail(c, coded{msg: fmt.Sprintf("id longer than %d bytes", MaxIDBytes), err: errInvalidParams})
 		return
 	}
 	h, ok := handlers[c.name]
@@ -514,14 +545,10 @@ func foldedKeys(raw []byte, p any) []string {
 		}
 		exact[name] = true
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
 	var out []string
-	for k := range m {
+	members(raw, func(k string, _ []byte) { // keys only: values are not copied
 		if exact[k] {
-			continue
+			return
 		}
 		for name := range exact {
 			if strings.EqualFold(k, name) {
@@ -529,7 +556,7 @@ func foldedKeys(raw []byte, p any) []string {
 				break
 			}
 		}
-	}
+	})
 	return out
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -266,13 +267,29 @@ func exitCode(st *os.ProcessState) int {
 	return st.ExitCode()
 }
 
-// peakRSS is the child's peak resident set in bytes (after exit).
-func (p *proc) peakRSS() int64 {
-	if ru, ok := p.state.SysUsage().(*syscall.Rusage); ok {
-		return ru.Maxrss * 1024
+// procStatus reads one "kB" field of the child's /proc status (VmRSS,
+// VmHWM) in bytes; -1 once it has exited. The rusage of wait4 is no use
+// here: ru_maxrss of a child forked by Go (CLONE_VM) starts at the test
+// process's own resident set.
+func (p *proc) procStatus(field string) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return -1
 	}
-	return 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, field+":") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return -1
 }
+
+// peakRSS is the child's peak resident set so far (VmHWM), in bytes.
+func (p *proc) peakRSS() int64 { return p.procStatus("VmHWM") }
+
+// vmRSS is the child's current resident set in bytes.
+func (p *proc) vmRSS() int64 { return p.procStatus("VmRSS") }
 
 func (p *proc) signal(s syscall.Signal) {
 	if err := p.cmd.Process.Signal(s); err != nil {
