@@ -75,6 +75,14 @@ func encodeOK(id *string, command string, data any) ([]byte, error) {
 // encodeEvent writes {"type":<t>, <fields of e>} as one line.
 // The fields are encoded right after the type (no copy of the body).
 func encodeEvent(e events.Event) ([]byte, error) {
+	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
+		// The entry's own writer, spliced: encoding/json would copy its
+		// output twice more (compaction, then the encoder's buffer). The
+		// writer escapes raw U+2028/U+2029 on the way out (ValidUTF8).
+		out := append(make([]byte, 0, len(ea.Entry.Body)+160), `{"type":"entry_appended","entry":`...)
+		out = ea.Entry.AppendJSON(out)
+		return append(out, "}\n"...), nil
+	}
 	prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type()) // event type names are plain ASCII
 	out, err := marshalAfter(prefix, e)
 	if err != nil {

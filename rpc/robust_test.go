@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/session/store"
 )
 
 // A result that encoding/json refuses (here NaN) is answered with an
@@ -52,10 +55,11 @@ func TestRawResultAnyDepth(t *testing.T) {
 
 func TestValidUTF8(t *testing.T) {
 	for in, want := range map[string]string{
-		`{"a":"ok €"}`:                       `{"a":"ok €"}`,
-		"{\"a\":\"\xff\xfe\"}":               `{"a":"\ufffd\ufffd"}`,
-		"{\"a\":\"cut \xe2\x82 x\"}":         `{"a":"cut \ufffd\ufffd x"}`,
-		"{\"a\":\"surrogate \xed\xa0\x80\"}": `{"a":"surrogate \ufffd\ufffd\ufffd"}`,
+		`{"a":"ok €"}`:                              `{"a":"ok €"}`,
+		"{\"a\":\"\xff\xfe\"}":                      `{"a":"\ufffd\ufffd"}`,
+		"{\"a\":\"cut \xe2\x82 x\"}":                `{"a":"cut \ufffd\ufffd x"}`,
+		"{\"a\":\"surrogate \xed\xa0\x80\"}":        `{"a":"surrogate \ufffd\ufffd\ufffd"}`,
+		"{\"a\":\"sep \u2028\u2029 \xe2\x80\xaa\"}": `{"a":"sep \u2028\u2029 ` + "\u202a" + `"}`,
 	} {
 		if got := string(ValidUTF8([]byte(in))); got != want {
 			t.Errorf("ValidUTF8(%q) = %q, want %q", in, got, want)
@@ -73,7 +77,7 @@ func FuzzValidUTF8(f *testing.F) {
 		if !utf8.Valid(got) {
 			t.Fatalf("invalid UTF-8 out of %q", b)
 		}
-		if utf8.Valid(b) && !bytes.Equal(got, b) {
+		if utf8.Valid(b) && !hasSeparator(b) && !bytes.Equal(got, b) {
 			t.Fatalf("valid input changed")
 		}
 		if json.Valid(b) && !json.Valid(got) {
@@ -116,5 +120,25 @@ func TestLongIDRefused(t *testing.T) {
 	c, _ = parseCommand([]byte(`{"type":"get_state","id":"` + strings.Repeat("\\u00e9", 512) + `"}`))
 	if c.id == nil || len(*c.id) != 1024 || c.idTooLong {
 		t.Fatalf("1024-byte escaped id refused: %+v", c)
+	}
+}
+
+// The spliced entry_appended line is the generic encoding, once the writer
+// has made both wire-safe.
+func TestEntryAppendedSplice(t *testing.T) {
+	e := store.RawEntry("custom", json.RawMessage(`{"customType":"x<y>&","data":{"t":"a`+"\u2028"+`b \u00e9 \"q\""}}`))
+	e.ID = "id1"
+	fast, err := encodeEvent(events.EntryAppended{Entry: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := []byte(`{"type":"entry_appended"`)
+	slow, err := marshalAfter(prefix, events.EntryAppended{Entry: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow[len(prefix)] = ','
+	if !bytes.Equal(ValidUTF8(fast), ValidUTF8(slow)) {
+		t.Fatalf("spliced %s\ngeneric %s", fast, slow)
 	}
 }

@@ -503,6 +503,9 @@ func (s *Server) answer(c *command, data any, err error) {
 // waits for it. The returned function must be called exactly once.
 func (s *Server) later(c *command) func(data any, err error) {
 	s.pending.Add(1)
+	// The reply needs only the id and name: not keeping c.raw (the whole
+	// line, maybe a 50 MiB prompt) alive for as long as the reply is owed.
+	c = &command{id: c.id, name: c.name}
 	var once sync.Once
 	return func(data any, err error) {
 		once.Do(func() {

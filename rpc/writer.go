@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"bytes"
 	"io"
 	"sync"
 	"unicode/utf8"
@@ -151,7 +152,9 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 // push appends it, waiting for room first. Called with mu held.
 func (w *Writer) push(it *outItem) {
 	size := it.size()
-	for !w.closed && len(w.q) > 0 && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
+	// qBytes counts the line being written too: a huge line waits until
+	// the writer is idle, so at most one huge line is queued or in flight.
+	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
 		w.space.Wait()
 	}
 	if w.closed {
@@ -263,28 +266,48 @@ func (w *Writer) Close() {
 	<-w.done
 }
 
-// ValidUTF8 returns line with every byte that is not part of valid UTF-8
-// replaced by the escape \ufffd (U+FFFD), as encoding/json does for Go
-// strings. It is the last step before stdout, so raw text spliced into a
-// line (entries of a session file with invalid bytes, via get_entries,
-// get_tree or entry_appended) cannot make a line invalid UTF-8. In a JSON
-// line such bytes can only be inside strings, where the escape is valid.
-// A valid line is returned as is, without copying.
+// ValidUTF8 makes a line safe for the wire: every byte that is not part
+// of valid UTF-8 becomes the escape \ufffd (U+FFFD), as encoding/json does
+// for Go strings, and U+2028/U+2029 become \u2028/\u2029 (the wire rule).
+// It is the last step before stdout, so raw JSON spliced into a line
+// (entries of a session file with invalid bytes or raw separators, via
+// get_entries, get_tree or entry_appended) cannot make a line invalid. In
+// a JSON line such bytes can only be inside strings, where the escapes are
+// valid. A clean line is returned as is, without copying.
 func ValidUTF8(line []byte) []byte {
-	if utf8.Valid(line) {
+	if utf8.Valid(line) && !hasSeparator(line) {
 		return line
 	}
 	out := make([]byte, 0, len(line)+64)
 	for i := 0; i < len(line); {
 		r, n := utf8.DecodeRune(line[i:])
-		if r == utf8.RuneError && n == 1 {
+		switch {
+		case r == utf8.RuneError && n == 1:
 			out = append(out, `\ufffd`...)
-		} else {
+		case r == '\u2028':
+			out = append(out, `\u2028`...)
+		case r == '\u2029':
+			out = append(out, `\u2029`...)
+		default:
 			out = append(out, line[i:i+n]...)
 		}
 		i += n
 	}
 	return out
+}
+
+// hasSeparator reports whether b holds U+2028 or U+2029 (E2 80 A8/A9).
+func hasSeparator(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte{0xe2, 0x80})
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		if c := b[i+2]; c == 0xa8 || c == 0xa9 {
+			return true
+		}
+		b = b[i+2:]
+	}
 }
 
 // Abandon gives up on output that cannot be delivered (the host stopped
