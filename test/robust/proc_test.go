@@ -55,6 +55,13 @@ type proc struct {
 	eof   bool
 	// stalled is set when the collector stopped reading (stallAfter).
 	stalled bool
+	// paused holds the collector before its next read (pause/resume).
+	paused bool
+	// approve answers every permission_request (allow, deny, allow, …).
+	approve   bool
+	approvals int
+	wmu       sync.Mutex // serialises writes to stdin
+	sent      []string   // ids of the commands sent with sendID
 
 	exited chan struct{}
 	state  *os.ProcessState
@@ -69,6 +76,9 @@ type procConfig struct {
 	// stallAfter stops reading stdout after the first line it accepts
 	// (the host stops reading mid-stream).
 	stallAfter func(line) bool
+	// approve answers permission requests (see proc.approve).
+	approve bool
+	env     []string
 }
 
 func start(t testing.TB, cfg procConfig) *proc {
@@ -93,6 +103,8 @@ func start(t testing.TB, cfg procConfig) *proc {
 		}
 		p.cmd.Env = append(p.cmd.Env, "AMA_FAKE_SCRIPT="+path)
 	}
+	p.cmd.Env = append(p.cmd.Env, cfg.env...)
+	p.approve = cfg.approve
 	p.cmd.Stderr = &lockedBuf{p: p}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -134,6 +146,11 @@ func (b *lockedBuf) Write(x []byte) (int, error) {
 func (p *proc) collect(stallAfter func(line) bool) {
 	r := bufio.NewReaderSize(p.stdout, 64<<10)
 	for {
+		p.mu.Lock()
+		for p.paused {
+			p.cond.Wait()
+		}
+		p.mu.Unlock()
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			p.mu.Lock()
@@ -143,7 +160,19 @@ func (p *proc) collect(stallAfter func(line) bool) {
 			}
 			p.lines = append(p.lines, l)
 			p.cond.Broadcast()
-			stall := stallAfter != nil && stallAfter(decode(l))
+			d := decode(l)
+			if d.Type == "permission_request" && p.approve {
+				p.approvals++
+				decision := "allow"
+				if p.approvals%2 == 0 {
+					decision = "deny"
+				}
+				id := fmt.Sprintf("perm-%d", p.approvals)
+				// Not from this goroutine: a write to a full stdin pipe must
+				// not stop the reading of stdout.
+				go p.sendID(id, fmt.Sprintf(`{"id":%q,"type":"permission_response","requestId":%q,"decision":%q}`, id, d.RequestID, decision))
+			}
+			stall := stallAfter != nil && stallAfter(d)
 			if stall {
 				p.stalled = true
 			}
@@ -171,9 +200,36 @@ func clip(b []byte) string {
 
 func (p *proc) send(line string) {
 	p.t.Helper()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
 	if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
 		p.t.Fatalf("write stdin: %v", err)
 	}
+}
+
+// sendID sends a command whose id the test expects to be answered once.
+// Safe from any goroutine (it does not fail the test: the answer check does).
+func (p *proc) sendID(id, line string) {
+	p.mu.Lock()
+	p.sent = append(p.sent, id)
+	p.mu.Unlock()
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	_, _ = io.WriteString(p.stdin, line+"\n")
+}
+
+// pause stops reading stdout (a host that is busy); resume reads again.
+func (p *proc) pause() {
+	p.mu.Lock()
+	p.paused = true
+	p.mu.Unlock()
+}
+
+func (p *proc) resume() {
+	p.mu.Lock()
+	p.paused = false
+	p.cond.Broadcast()
+	p.mu.Unlock()
 }
 
 // line is the envelope the tests look at.
@@ -214,6 +270,19 @@ func tooDeep(b []byte) bool {
 // after timeout) and returns it.
 func (p *proc) waitFor(desc string, timeout time.Duration, pred func(line) bool) line {
 	p.t.Helper()
+	return p.waitAfter(0, desc, timeout, pred)
+}
+
+// mark is the number of lines read so far (for waitAfter).
+func (p *proc) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.lines)
+}
+
+// waitAfter is waitFor over the lines from index from on.
+func (p *proc) waitAfter(from int, desc string, timeout time.Duration, pred func(line) bool) line {
+	p.t.Helper()
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
 		p.mu.Lock()
@@ -223,7 +292,7 @@ func (p *proc) waitFor(desc string, timeout time.Duration, pred func(line) bool)
 	defer timer.Stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	seen := 0
+	seen := from
 	for {
 		for ; seen < len(p.lines); seen++ {
 			if l := decode(p.lines[seen]); pred(l) {
