@@ -142,3 +142,25 @@ func TestEntryAppendedSplice(t *testing.T) {
 		t.Fatalf("spliced %s\ngeneric %s", fast, slow)
 	}
 }
+
+// The read-ahead budget lets one line of any size through, then holds the
+// reader until the dispatcher has taken enough.
+func TestReadAheadBudget(t *testing.T) {
+	r := newReadAhead(100)
+	r.acquire(500) // nothing outstanding: a huge line passes
+	got := make(chan struct{})
+	go func() {
+		r.acquire(10)
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("second line read while the first is still outstanding")
+	default:
+	}
+	r.release(500)
+	<-got
+	r.acquire(90) // 10 + 90 fits
+	r.close()
+	r.acquire(1000) // closed: never blocks
+}

@@ -156,6 +156,52 @@ func (s *Server) Run(ctx context.Context) error {
 	return nil
 }
 
+// MaxReadAheadBytes bounds the lines read from stdin but not yet
+// dispatched. Small commands are never held back by it (the dispatcher
+// does not block on runs); a host that pipes several 40 MiB prompts at once
+// no longer has them all buffered in memory together.
+const MaxReadAheadBytes = 1 << 20
+
+// readAhead is the byte budget between the stdin reader and the
+// dispatcher. One line is always let through, however long.
+type readAhead struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	bytes  int
+	max    int
+	closed bool
+}
+
+func newReadAhead(max int) *readAhead {
+	r := &readAhead{max: max}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+// acquire waits until n more bytes fit (or nothing is outstanding).
+func (r *readAhead) acquire(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.bytes > 0 && r.bytes+n > r.max && !r.closed {
+		r.cond.Wait()
+	}
+	r.bytes += n
+}
+
+func (r *readAhead) release(n int) {
+	r.mu.Lock()
+	r.bytes -= n
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+func (r *readAhead) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
 // input is one item from the stdin reader.
 type input struct {
 	line    []byte
@@ -165,7 +211,9 @@ type input struct {
 // serve is the dispatcher loop. It reports whether it stopped for ctx.
 func (s *Server) serve(ctx context.Context) bool {
 	lines := make(chan input, 64)
-	go s.readLines(lines)
+	ahead := newReadAhead(MaxReadAheadBytes)
+	defer ahead.close() // a reader waiting for room gives up
+	go s.readLines(lines, ahead)
 	in := (<-chan input)(lines)
 	broken := s.w.Broken()
 	interrupted := false
@@ -177,6 +225,7 @@ func (s *Server) serve(ctx context.Context) bool {
 				continue
 			}
 			s.accept(it)
+			ahead.release(len(it.line))
 		case <-broken:
 			// The host closed stdout: a disconnect, handled like the end of
 			// stdin (nothing more is read; a started run finishes, its
@@ -198,7 +247,7 @@ func (s *Server) serve(ctx context.Context) bool {
 
 // readLines feeds lines to the dispatcher, which answers oversized ones,
 // so that every response is written in input order.
-func (s *Server) readLines(out chan<- input) {
+func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 	defer close(out)
 	lr := NewLineReader(s.opts.In, 0)
 	for {
@@ -217,7 +266,9 @@ func (s *Server) readLines(out chan<- input) {
 			}
 			return
 		}
-		out <- input{line: lr.Take(line)}
+		line = lr.Take(line)
+		ahead.acquire(len(line))
+		out <- input{line: line}
 	}
 }
 
