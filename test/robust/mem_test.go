@@ -165,8 +165,8 @@ func TestMemoryOfAHugeID(t *testing.T) {
 	p.waitFor("the next response", 60*time.Second, response("after"))
 	var codes []string
 	p.mu.Lock()
-	for _, l := range p.lines {
-		if d := decode(l); d.Type == "response" && d.ID != "after" {
+	for _, d := range p.decoded {
+		if d.Type == "response" && d.ID != "after" {
 			codes = append(codes, fmt.Sprintf("%d:%v:%s", len(d.ID), d.Success, d.Code))
 		}
 	}

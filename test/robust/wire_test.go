@@ -42,9 +42,9 @@ func TestGetTreeOfALongLinearSession(t *testing.T) {
 	p.waitFor("the get_tree response", 60*time.Second, response("t"))
 	p.mu.Lock()
 	var raw []byte
-	for _, l := range p.lines {
-		if decode(l).ID == "t" {
-			raw = l
+	for i, d := range p.decoded {
+		if d.ID == "t" {
+			raw = p.lines[i]
 		}
 	}
 	p.mu.Unlock()
