@@ -74,6 +74,16 @@ type SignalError struct{ Signal syscall.Signal }
 
 func (e SignalError) Error() string { return "received " + e.Signal.String() }
 
+// SignalExit reports the exit code 128+n when ctx was cancelled by a
+// signal (its cause is a SignalError).
+func SignalExit(ctx context.Context) (int, bool) {
+	var se SignalError
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &se) {
+		return 128 + int(se.Signal), true
+	}
+	return 0, false
+}
+
 // Main runs ama-rpc and returns the process exit code.
 func Main(ctx context.Context, env Env) int {
 	if len(env.Args) > 0 {
@@ -421,17 +431,38 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		env.Hooks.OnServer(srv)
 	}
 	err := srv.Run(ctx)
-	w.first.Close()
+	closeBounded(ctx, w.first, w.log)
 	return runExit(ctx, err, env, w.log)
+}
+
+// closeBounded closes the startup session; after a signal it waits at most
+// a second, so that nothing stuck (a host that stopped reading) outlives the
+// shutdown grace the README promises.
+func closeBounded(ctx context.Context, s interface{ Close() }, log *zap.Logger) {
+	if ctx.Err() == nil {
+		s.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		s.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		log.Warn("the session did not close in time after the signal")
+	}
 }
 
 // runExit maps the end of a serving run to the exit code.
 func runExit(ctx context.Context, err error, env Env, log *zap.Logger) int {
+	// A signal wins over whatever shutdown path it raced with (stdin EOF,
+	// a closed stdout, a runtime error): the host asked for 128+n.
+	if code, ok := SignalExit(ctx); ok {
+		return code
+	}
 	if errors.Is(err, rpc.ErrInterrupted) {
-		var se SignalError
-		if errors.As(context.Cause(ctx), &se) {
-			return 128 + int(se.Signal)
-		}
 		return 128 + int(syscall.SIGINT)
 	}
 	if err != nil {

@@ -48,6 +48,25 @@ type Case struct {
 	// Writer bounds the output queue (stall tests).
 	MaxQueuedItems int `json:"maxQueuedItems,omitempty"`
 	MaxQueuedBytes int `json:"maxQueuedBytes,omitempty"`
+	// SessionFile is the content of a session file opened with
+	// --session <session>; \xNN stands for the raw byte NN (invalid UTF-8).
+	SessionFile string `json:"sessionFile,omitempty"`
+}
+
+// rawBytes turns the \xNN escapes of s into bytes.
+func rawBytes(s string) []byte {
+	var out []byte
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && s[i+1] == 'x' {
+			if b, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil {
+				out = append(out, byte(b))
+				i += 3
+				continue
+			}
+		}
+		out = append(out, s[i])
+	}
+	return out
 }
 
 // Keep selects the lines of a transcript that a golden holds.
@@ -339,6 +358,9 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script
+	}
+	if c.SessionFile != "" {
+		cfg.SessionFile = rawBytes(c.SessionFile)
 	}
 	if len(c.Config) > 0 {
 		cfg.UserConfig = c.Config

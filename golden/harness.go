@@ -46,6 +46,9 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// WriteFault injects session-file write errors.
 	WriteFault func() error
+	// SessionFile is written to <root>/session.jsonl before the start, with
+	// "<work>" replaced by the work directory; "<session>" in Args names it.
+	SessionFile []byte
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -107,6 +110,17 @@ func Start(t testing.TB, cfg Config) *Run {
 		if err := mkfifo(filepath.Join(r.Work, name)); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
+	}
+	if cfg.SessionFile != nil {
+		p := filepath.Join(root, "session.jsonl")
+		if err := os.WriteFile(p, bytes.ReplaceAll(cfg.SessionFile, []byte("<work>"), []byte(r.Work)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := make([]string, len(cfg.Args))
+		for i, a := range cfg.Args {
+			args[i] = strings.ReplaceAll(a, "<session>", p)
+		}
+		cfg.Args = args
 	}
 	if cfg.UserConfig != nil {
 		p := filepath.Join(r.Home, ".config", "ama", "config.json")

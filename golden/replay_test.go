@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/golden"
 )
@@ -27,6 +28,9 @@ func TestFixtures(t *testing.T) {
 			for i, l := range r.Lines() {
 				if !json.Valid(l) {
 					t.Fatalf("stdout line %d is not one JSON value: %q", i+1, l)
+				}
+				if !utf8.Valid(l) {
+					t.Fatalf("stdout line %d is not valid UTF-8: %q", i+1, l)
 				}
 			}
 			path := filepath.Join(dir, "out.jsonl")

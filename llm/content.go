@@ -146,16 +146,18 @@ func (u UserContent) MarshalJSON() ([]byte, error) {
 		if u.Blocks == nil {
 			return []byte("[]"), nil
 		}
-		return marshalRaw([]Content(u.Blocks))
+		return marshalRaw([]Content(u.Blocks), 0)
 	}
-	return marshalRaw(u.Text)
+	return marshalRaw(u.Text, len(u.Text)+16)
 }
 
 // marshalRaw is json.Marshal without HTML escaping and without the
 // encoder's trailing newline.
-func marshalRaw(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+// sizeHint pre-sizes the result (a huge prompt is then written once into
+// an exact buffer instead of a growing one).
+func marshalRaw(v any, sizeHint int) ([]byte, error) {
+	buf := bytes.NewBuffer(make([]byte, 0, sizeHint))
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err

@@ -18,6 +18,15 @@
 //   - Session events reach the Writer synchronously from the session's
 //     event bus, so a response enqueued by a session callback is ordered
 //     exactly against the events around it.
+//   - The reader runs at most MaxReadAheadBytes ahead of the dispatcher
+//     (one line of any size always passes), hands big line buffers over
+//     instead of copying them, and drops a rejected line's buffer.
+//   - The first failed stdout write (EPIPE: the host closed stdout) closes
+//     Writer.Broken; the dispatcher then shuts down as on stdin EOF, and
+//     later output is discarded without blocking anyone.
+//   - After a signal the shutdown has Options.ShutdownGrace; when it runs
+//     out the Writer is abandoned (blocked senders return, queued lines are
+//     dropped) so an aborted run stuck on output can still end.
 //   - Broker methods are safe for concurrent use; Respond calls its
 //     callback before waking the asking session.
 package rpc

@@ -18,32 +18,81 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // escaping of <, > and &, and U+2028/U+2029 escaped (encoding/json always
 // escapes those two).
 func Marshal(v any) ([]byte, error) {
+	return marshalAfter(nil, v)
+}
+
+// pooledBytes is the largest buffer returned to bufPool: a bigger one (a
+// huge prompt in an event) is handed to the caller instead of copied, and
+// not pinned in the pool.
+const pooledBytes = 64 << 10
+
+// marshalAfter encodes v like Marshal, after the bytes prefix.
+func marshalAfter(prefix []byte, v any) ([]byte, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	defer bufPool.Put(buf)
+	buf.Write(prefix)
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		bufPool.Put(buf)
 		return nil, err
 	}
-	return bytes.Clone(buf.Bytes()), nil
+	if buf.Cap() > pooledBytes {
+		return buf.Bytes(), nil
+	}
+	out := bytes.Clone(buf.Bytes())
+	bufPool.Put(buf)
+	return out, nil
+}
+
+// rawJSON is response data that is already encoded (valid JSON, any
+// depth): encodeOK writes it verbatim. encoding/json would re-scan a
+// json.RawMessage and refuse nesting deeper than 10000 levels (a long
+// linear session tree).
+type rawJSON []byte
+
+// encodeOK encodes a success response line with data. The envelope keys
+// are in the order of Response.
+func encodeOK(id *string, command string, data any) ([]byte, error) {
+	raw, ok := data.(rawJSON)
+	if !ok {
+		return Marshal(Response{ID: id, Type: "response", Command: command, Success: true, Data: data})
+	}
+	out := make([]byte, 0, len(raw)+len(command)+80)
+	out = append(out, '{')
+	if id != nil {
+		out = append(out, `"id":`...)
+		out = jsonstr.Append(out, *id, jsonstr.Wire)
+		out = append(out, ',')
+	}
+	out = append(out, `"type":"response","command":`...)
+	out = jsonstr.Append(out, command, jsonstr.Wire)
+	out = append(out, `,"success":true,"data":`...)
+	out = append(out, raw...)
+	return append(out, "}\n"...), nil
 }
 
 // encodeEvent writes {"type":<t>, <fields of e>} as one line.
+// The fields are encoded right after the type (no copy of the body).
 func encodeEvent(e events.Event) ([]byte, error) {
-	body, err := Marshal(e)
+	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
+		// The entry's own writer, spliced: encoding/json would copy its
+		// output twice more (compaction, then the encoder's buffer). The
+		// writer escapes raw U+2028/U+2029 on the way out (ValidUTF8).
+		out := append(make([]byte, 0, len(ea.Entry.Body)+160), `{"type":"entry_appended","entry":`...)
+		out = ea.Entry.AppendJSON(out)
+		return append(out, "}\n"...), nil
+	}
+	prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type()) // event type names are plain ASCII
+	out, err := marshalAfter(prefix, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.Type(), err)
 	}
-	out := make([]byte, 0, len(body)+len(e.Type())+12)
-	out = append(out, `{"type":`...)
-	out = strconv.AppendQuote(out, e.Type()) // event type names are plain ASCII
-	if !bytes.HasPrefix(body, []byte("{}")) {
-		out = append(out, ',')
-		out = append(out, body[1:]...)
-	} else {
-		out = append(out, "}\n"...)
+	body := out[len(prefix):]
+	if bytes.HasPrefix(body, []byte("{}")) {
+		return append(out[:len(prefix)], "}\n"...), nil
 	}
+	body[0] = ','
 	return out, nil
 }
 

@@ -27,7 +27,13 @@ const (
 	CodeNoAPIKey         = "no_api_key"
 	CodeAborted          = "aborted"
 	CodeTaskNotFound     = "task_not_found"
+	// CodeEncodeFailed: the result exists but cannot be written as one
+	// JSON line (a programming error; the command is still answered).
+	CodeEncodeFailed = "encode_failed"
 )
+
+// errEncode marks a result that could not be encoded.
+var errEncode = errors.New("encode failed")
 
 // errInvalidParams marks a command whose parameters do not decode.
 var errInvalidParams = errors.New("invalid arguments")
@@ -48,6 +54,7 @@ var codeTable = []struct {
 	code string
 }{
 	{errInvalidParams, CodeInvalidArguments},
+	{errEncode, CodeEncodeFailed},
 	{session.ErrInvalidArguments, CodeInvalidArguments},
 	{fake.ErrInvalidScript, CodeInvalidArguments},
 	{session.ErrBusy, CodeBusy},

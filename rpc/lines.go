@@ -60,18 +60,38 @@ func (l *LineReader) Next() ([]byte, error) {
 	}
 }
 
+// keepBytes is the largest line buffer kept between lines: a bigger one
+// (one huge prompt) is dropped, not pinned for the life of the process.
+const keepBytes = 64 << 10
+
+// Take returns line (from Next) for the caller to keep. A big line's
+// buffer is handed over instead of copied (the reader starts a new one);
+// a small line is copied so the reader's buffer is reused.
+func (l *LineReader) Take(line []byte) []byte {
+	if cap(l.buf) > keepBytes {
+		l.buf = nil
+		return line
+	}
+	return bytes.Clone(line)
+}
+
 // readLine reads up to and excluding '\n'. At EOF the partial line is
 // returned with io.EOF.
 func (l *LineReader) readLine() ([]byte, error) {
+	if cap(l.buf) > keepBytes {
+		l.buf = nil
+	}
 	l.buf = l.buf[:0]
 	tooLong := false
 	for {
 		chunk, err := l.r.ReadSlice('\n')
 		if !tooLong {
 			if len(l.buf)+len(chunk) > l.max+1 {
+				// Skip the rest of the line; free what was read of it.
 				tooLong = true
-				l.buf = l.buf[:0]
+				l.buf = nil
 			} else {
+				l.buf = grow(l.buf, len(chunk), l.max+1)
 				l.buf = append(l.buf, chunk...)
 			}
 		}
@@ -90,6 +110,20 @@ func (l *LineReader) readLine() ([]byte, error) {
 			return l.buf, err
 		}
 	}
+}
+
+// grow makes room for n more bytes in b, doubling its capacity (never
+// beyond limit): append's growth of 1.25x for large slices would allocate
+// about five times the line while reading it.
+func grow(b []byte, n, limit int) []byte {
+	if len(b)+n <= cap(b) {
+		return b
+	}
+	c := max(2*cap(b), len(b)+n, 4096)
+	c = min(c, max(limit, len(b)+n))
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 // IsBlank reports whether b holds only whitespace as JavaScript's

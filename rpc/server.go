@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,14 +135,71 @@ func (s *Server) Run(ctx context.Context) error {
 		case interrupted = <-done:
 		case <-time.After(s.opts.ShutdownGrace):
 			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
+			// Unblock whoever waits for room in the queue (a run's events,
+			// the dispatcher), so the aborted run can end and the session
+			// close; then give that one more grace at most.
+			s.w.Abandon()
+			select {
+			case <-done:
+			case <-time.After(s.opts.ShutdownGrace / 5):
+				s.log.Warn("the session did not close after the output was abandoned")
+			}
 			return ErrInterrupted
 		}
 	}
 	s.w.Close()
-	if interrupted {
+	// A signal always wins: it may have arrived while the stdin-EOF (or
+	// disconnect) shutdown was already under way, which reports false.
+	if interrupted || ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// MaxReadAheadBytes bounds the lines read from stdin but not yet
+// dispatched. Small commands are never held back by it (the dispatcher
+// does not block on runs); a host that pipes several 40 MiB prompts at once
+// no longer has them all buffered in memory together.
+const MaxReadAheadBytes = 1 << 20
+
+// readAhead is the byte budget between the stdin reader and the
+// dispatcher. One line is always let through, however long.
+type readAhead struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	bytes  int
+	max    int
+	closed bool
+}
+
+func newReadAhead(max int) *readAhead {
+	r := &readAhead{max: max}
+	r.cond = sync.NewCond(&r.mu)
+	return r
+}
+
+// acquire waits until n more bytes fit (or nothing is outstanding).
+func (r *readAhead) acquire(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.bytes > 0 && r.bytes+n > r.max && !r.closed {
+		r.cond.Wait()
+	}
+	r.bytes += n
+}
+
+func (r *readAhead) release(n int) {
+	r.mu.Lock()
+	r.bytes -= n
+	r.cond.Broadcast()
+	r.mu.Unlock()
+}
+
+func (r *readAhead) close() {
+	r.mu.Lock()
+	r.closed = true
+	r.cond.Broadcast()
+	r.mu.Unlock()
 }
 
 // input is one item from the stdin reader.
@@ -153,8 +211,11 @@ type input struct {
 // serve is the dispatcher loop. It reports whether it stopped for ctx.
 func (s *Server) serve(ctx context.Context) bool {
 	lines := make(chan input, 64)
-	go s.readLines(lines)
+	ahead := newReadAhead(MaxReadAheadBytes)
+	defer ahead.close() // a reader waiting for room gives up
+	go s.readLines(lines, ahead)
 	in := (<-chan input)(lines)
+	broken := s.w.Broken()
 	interrupted := false
 	for in != nil || s.switching {
 		select {
@@ -164,6 +225,13 @@ func (s *Server) serve(ctx context.Context) bool {
 				continue
 			}
 			s.accept(it)
+			ahead.release(len(it.line))
+		case <-broken:
+			// The host closed stdout: a disconnect, handled like the end of
+			// stdin (nothing more is read; a started run finishes, its
+			// output discarded, its entries kept in the session file).
+			s.log.Warn("stdout is closed: shutting down as on stdin EOF")
+			broken, in = nil, nil
 		case <-s.wake:
 			s.runTasks()
 		case <-ctx.Done():
@@ -179,13 +247,17 @@ func (s *Server) serve(ctx context.Context) bool {
 
 // readLines feeds lines to the dispatcher, which answers oversized ones,
 // so that every response is written in input order.
-func (s *Server) readLines(out chan<- input) {
+func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 	defer close(out)
 	lr := NewLineReader(s.opts.In, 0)
 	for {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, ErrLineTooLong):
+			// The reader dropped the line's buffer (up to MaxLineBytes);
+			// hand that memory back to the OS now rather than at the
+			// runtime's leisurely pace, so a rejected line leaves no trace.
+			debug.FreeOSMemory()
 			out <- input{tooLong: true}
 			continue
 		case err != nil:
@@ -194,7 +266,9 @@ func (s *Server) readLines(out chan<- input) {
 			}
 			return
 		}
-		out <- input{line: bytes.Clone(line)}
+		line = lr.Take(line)
+		ahead.acquire(len(line))
+		out <- input{line: line}
 	}
 }
 
@@ -363,9 +437,10 @@ type wireMessageUpdate struct {
 
 // command is one parsed input line.
 type command struct {
-	id   *string
-	name string
-	raw  []byte
+	id        *string
+	name      string
+	raw       []byte
+	idTooLong bool // the id exceeds MaxIDBytes (then id is nil)
 }
 
 // parseCommand validates the envelope. A non-empty second result is the
@@ -380,30 +455,55 @@ func parseCommand(line []byte) (*command, string) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	// A map keeps key matching exact (struct decoding would also accept
-	// "Type" or "ID").
-	var env map[string]json.RawMessage
-	if err := json.Unmarshal(line, &env); err != nil {
-		return nil, "JSON parse failed: " + err.Error()
+	// Exact key matching (struct decoding would also accept "Type" or
+	// "ID"); the members are visited in place, not copied.
+	var typ, id []byte
+	if !members(line, func(k string, v []byte) {
+		switch k {
+		case "type":
+			typ = v
+		case "id":
+			id = v
+		}
+	}) {
+		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
 	c := &command{raw: line}
-	typ := env["type"]
 	if len(typ) == 0 || typ[0] != '"' || json.Unmarshal(typ, &c.name) != nil {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	if id := env["id"]; len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			c.id = &s
+	if len(id) > 0 && id[0] == '"' {
+		// Escapes make the raw form at most 6 bytes a byte longer (\u00xx)
+		// and 12 a 3-byte character (a surrogate pair covers 4 bytes).
+		if len(id) > 6*MaxIDBytes+2 {
+			c.idTooLong = true
+		} else {
+			var s string
+			if json.Unmarshal(id, &s) == nil {
+				if len(s) > MaxIDBytes {
+					c.idTooLong = true
+				} else {
+					c.id = &s
+				}
+			}
 		}
 	}
 	return c, ""
 }
 
+// MaxIDBytes bounds a command id (UTF-8 bytes). A longer id is refused with
+// invalid_arguments, in a response without id: echoing megabytes back is
+// no use to a host matching responses.
+const MaxIDBytes = 1024
+
 func (s *Server) dispatch(line []byte) {
 	c, perr := parseCommand(line)
 	if perr != "" {
 		s.w.Send(Response{Type: "response", Command: "parse", Error: perr})
+		return
+	}
+	if c.idTooLong {
+		s.fail(c, coded{msg: fmt.Sprintf("id longer than %d bytes", MaxIDBytes), err: errInvalidParams})
 		return
 	}
 	h, ok := handlers[c.name]
@@ -424,9 +524,16 @@ func (s *Server) dispatch(line []byte) {
 	h(s, c)
 }
 
-// ok writes a success response.
+// ok writes a success response. A result that cannot be encoded is
+// answered with an encode_failed error instead of vanishing.
 func (s *Server) ok(c *command, data any) {
-	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Success: true, Data: data})
+	line, err := encodeOK(c.id, c.name, data)
+	if err != nil {
+		s.log.Error("encode response", zap.String("command", c.name), zap.Error(err))
+		s.fail(c, fmt.Errorf("%w: the %s result cannot be sent: %v", errEncode, c.name, err))
+		return
+	}
+	s.w.SendLine(line)
 }
 
 // fail writes an error response with the wire code of err.
@@ -447,6 +554,9 @@ func (s *Server) answer(c *command, data any, err error) {
 // waits for it. The returned function must be called exactly once.
 func (s *Server) later(c *command) func(data any, err error) {
 	s.pending.Add(1)
+	// The reply needs only the id and name: not keeping c.raw (the whole
+	// line, maybe a 50 MiB prompt) alive for as long as the reply is owed.
+	c = &command{id: c.id, name: c.name}
 	var once sync.Once
 	return func(data any, err error) {
 		once.Do(func() {
@@ -489,14 +599,10 @@ func foldedKeys(raw []byte, p any) []string {
 		}
 		exact[name] = true
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
 	var out []string
-	for k := range m {
+	members(raw, func(k string, _ []byte) { // keys only: values are not copied
 		if exact[k] {
-			continue
+			return
 		}
 		for name := range exact {
 			if strings.EqualFold(k, name) {
@@ -504,7 +610,7 @@ func foldedKeys(raw []byte, p any) []string {
 				break
 			}
 		}
-	}
+	})
 	return out
 }
 

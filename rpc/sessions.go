@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -151,7 +150,7 @@ func handleGetTree(s *Server, c *command) {
 	// Deep trees exceed encoding/json's nesting limit; the store writes
 	// them itself.
 	raw := store.AppendNodesJSON([]byte(`{"tree":`), nodes)
-	s.ok(c, json.RawMessage(append(raw, '}')))
+	s.ok(c, rawJSON(append(raw, '}')))
 }
 
 func handleSetSessionName(s *Server, c *command) {

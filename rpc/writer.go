@@ -1,8 +1,10 @@
 package rpc
 
 import (
+	"bytes"
 	"io"
 	"sync"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -47,6 +49,7 @@ type Writer struct {
 	done     chan struct{}
 	stats    WriterStats
 	writeErr error
+	broken   chan struct{} // closed at the first write error
 }
 
 // WriterStats are counters for tests and benchmarks.
@@ -84,7 +87,8 @@ type WriterOptions struct {
 
 // NewWriter starts the writer goroutine for out.
 func NewWriter(out io.Writer, opt WriterOptions) *Writer {
-	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{})}
+	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{}),
+		broken: make(chan struct{})}
 	if w.log == nil {
 		w.log = zap.NewNop()
 	}
@@ -148,7 +152,9 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 // push appends it, waiting for room first. Called with mu held.
 func (w *Writer) push(it *outItem) {
 	size := it.size()
-	for !w.closed && len(w.q) > 0 && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
+	// qBytes counts the line being written too: a huge line waits until
+	// the writer is idle, so at most one huge line is queued or in flight.
+	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
 		w.space.Wait()
 	}
 	if w.closed {
@@ -198,6 +204,9 @@ func (w *Writer) loop() {
 			buf = appendDeltaLine(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
 			line = buf
 		}
+		if it.line != nil { // delta lines are built valid by jsonstr
+			line = ValidUTF8(line)
+		}
 		w.write(line)
 
 		w.mu.Lock()
@@ -213,38 +222,35 @@ func (w *Writer) loop() {
 	}
 }
 
-// write writes one line in pieces. Errors are logged once and then ignored,
-// like the reference: the server keeps running its sessions even if the
-// host stopped reading.
+// write writes one line in pieces. The first error (EPIPE: the host closed
+// its end of stdout) is logged and reported through Broken; from then on
+// output is discarded, so senders never block on a dead stream.
 func (w *Writer) write(line []byte) {
+	if w.writeErr != nil {
+		return
+	}
 	for len(line) > 0 {
 		n := min(len(line), ChunkSize)
 		if _, err := w.out.Write(line[:n]); err != nil {
-			if w.writeErr == nil {
-				w.writeErr = err
-				w.log.Warn("stdout write failed; output is being discarded", zap.Error(err))
-			}
+			w.writeErr = err
+			w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
+			close(w.broken)
 			return
 		}
 		line = line[n:]
 	}
 }
 
+// Broken is closed when a write to the output failed: nobody can read
+// what is sent any more (the server treats it as a disconnect).
+func (w *Writer) Broken() <-chan struct{} { return w.broken }
+
 // Flush blocks until every line enqueued before the call has been written.
 func (w *Writer) Flush() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for (len(w.q) > 0 || w.busy) && !w.closedAndDrained() {
+	for (len(w.q) > 0 || w.busy) && !w.closed { // closed: drained by Close, or abandoned
 		w.space.Wait()
-	}
-}
-
-func (w *Writer) closedAndDrained() bool {
-	select {
-	case <-w.done:
-		return true
-	default:
-		return false
 	}
 }
 
@@ -258,6 +264,66 @@ func (w *Writer) Close() {
 	w.space.Broadcast()
 	w.mu.Unlock()
 	<-w.done
+}
+
+// ValidUTF8 makes a line safe for the wire: every byte that is not part
+// of valid UTF-8 becomes the escape \ufffd (U+FFFD), as encoding/json does
+// for Go strings, and U+2028/U+2029 become \u2028/\u2029 (the wire rule).
+// It is the last step before stdout, so raw JSON spliced into a line
+// (entries of a session file with invalid bytes or raw separators, via
+// get_entries, get_tree or entry_appended) cannot make a line invalid. In
+// a JSON line such bytes can only be inside strings, where the escapes are
+// valid. A clean line is returned as is, without copying.
+func ValidUTF8(line []byte) []byte {
+	if utf8.Valid(line) && !hasSeparator(line) {
+		return line
+	}
+	out := make([]byte, 0, len(line)+64)
+	for i := 0; i < len(line); {
+		r, n := utf8.DecodeRune(line[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			out = append(out, `\ufffd`...)
+		case r == '\u2028':
+			out = append(out, `\u2028`...)
+		case r == '\u2029':
+			out = append(out, `\u2029`...)
+		default:
+			out = append(out, line[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+// hasSeparator reports whether b holds U+2028 or U+2029 (E2 80 A8/A9).
+func hasSeparator(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte{0xe2, 0x80})
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		if c := b[i+2]; c == 0xa8 || c == 0xa9 {
+			return true
+		}
+		b = b[i+2:]
+	}
+}
+
+// Abandon gives up on output that cannot be delivered (the host stopped
+// reading and the shutdown grace is over): queued lines are dropped, and
+// senders blocked on the full queue, and all later ones, return at once.
+// It does not wait for the writer goroutine, which may be stuck in a write.
+func (w *Writer) Abandon() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
+	for i := range w.q {
+		w.q[i] = nil
+	}
+	w.q, w.qBytes = nil, 0
+	w.ready.Broadcast()
+	w.space.Broadcast()
 }
 
 // Stats returns a snapshot of the counters.

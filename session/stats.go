@@ -1,7 +1,6 @@
 package session
 
 import (
-	"encoding/json"
 	"math"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -121,8 +120,7 @@ func contextTokens(c modelContext) int {
 		chars += len(c.system)
 	}
 	for _, m := range c.messages[last+1:] {
-		b, _ := json.Marshal(m)
-		chars += len(b)
+		chars += llm.EncodedLen(m)
 	}
 	return base + (chars+3)/4
 }

@@ -24,11 +24,22 @@ func main() {
 			cancel(app.SignalError{Signal: s.(syscall.Signal)})
 		}
 	}()
+	// A host that closes its end of stdout must not kill us with SIGPIPE
+	// (exit 141): with a handler installed, a write to the broken pipe
+	// fails with EPIPE instead, which the output writer treats as a
+	// disconnect. Notify (not signal.Ignore) keeps the default disposition
+	// for the commands the bash tool starts: SIG_IGN would be inherited.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = "."
 	}
-	os.Exit(app.Main(ctx, app.Env{
+	code := app.Main(ctx, app.Env{
 		Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Cwd: cwd,
-	}))
+	})
+	// A signal handled while Main was returning still decides the code.
+	if sc, ok := app.SignalExit(ctx); ok {
+		code = sc
+	}
+	os.Exit(code)
 }

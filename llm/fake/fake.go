@@ -279,8 +279,7 @@ func usageFor(r *Response, req *llm.Request, produced int) llm.Usage {
 	} else {
 		n := 0
 		for _, m := range req.Messages {
-			b, _ := json.Marshal(m)
-			n += len(b)
+			n += llm.EncodedLen(m)
 		}
 		u.Input = ceilDiv(n, 4)
 	}
