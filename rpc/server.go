@@ -60,6 +60,7 @@ type Server struct {
 	caps  []string
 
 	compact atomic.Bool // compact_events shapes (read under the bus lock)
+	live    atomic.Pointer[Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool // the client answers plan proposals
 
 	tasksMu sync.Mutex
@@ -114,6 +115,8 @@ const DefaultShutdownGrace = 5 * time.Second
 func (s *Server) Run(ctx context.Context) error {
 	s.w = NewWriter(s.opts.Out, s.opts.Writer)
 	s.wake = make(chan struct{}, 1)
+	s.live.Store(s.w)
+	defer s.live.Store(nil)
 	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: s.capabilities()})
 	s.attach(s.opts.Session)
 	if err := s.opts.Session.Start(s.opts.StartReason); err != nil {
@@ -142,6 +145,22 @@ func (s *Server) Run(ctx context.Context) error {
 		return ErrInterrupted
 	}
 	return nil
+}
+
+// Notify writes a notification event (a host adapter's ui.notify). It
+// reports false when the server is not serving (before hello, after the
+// shutdown), so the caller can fall back to stderr.
+func (s *Server) Notify(level, message string) bool {
+	w := s.live.Load()
+	if w == nil {
+		return false
+	}
+	line, err := encodeEvent(events.Notification{Level: level, Message: message})
+	if err != nil {
+		return false
+	}
+	w.SendLine(line)
+	return true
 }
 
 // input is one item from the stdin reader.

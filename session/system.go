@@ -32,11 +32,28 @@ func (st *state) systemSections() llm.Sections {
 		}
 		sec.Tools = str(b.String())
 	}
-	if pc := projectContext(st.cwd); pc != "" {
+	pc := projectContext(st.cwd)
+	for _, f := range st.s.deps.Settings.Instructions {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			st.s.log.Warn("instructions file: " + err.Error())
+			continue
+		}
+		if pc != "" {
+			pc += "\n\n"
+		}
+		pc += "<file path=\"" + f + "\">\n" + strings.TrimSpace(string(data)) + "\n</file>"
+	}
+	if pc != "" {
 		sec.ProjectContext = str(pc)
 	}
 	if sk := st.s.skillsSection(); sk != "" {
 		sec.Skills = str(sk)
+	}
+	if h := st.s.deps.Host; h != nil {
+		if text := h.Instructions(); text != "" {
+			sec.Host = str(text)
+		}
 	}
 	return sec
 }
