@@ -59,9 +59,9 @@ type Server struct {
 	unsub func()
 	caps  []string
 
-	compact atomic.Bool // compact_events shapes (read under the bus lock)
+	compact atomic.Bool            // compact_events shapes (read under the bus lock)
 	live    atomic.Pointer[Writer] // the writer while Run serves (Notify)
-	plans   atomic.Bool // the client answers plan proposals
+	plans   atomic.Bool            // the client answers plan proposals
 
 	tasksMu sync.Mutex
 	tasks   []func()      // work posted to the dispatcher goroutine
