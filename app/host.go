@@ -64,7 +64,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module string, deps *
 		builtin = append(builtin, t.Decl().Name)
 	}
 	opts := host.Options{
-		Module: module, Command: flags.HostCmd, Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
+		Module: module, Command: flags.HostCmd, Node: env.Getenv("AMA_NODE"), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
 		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
 		BuiltinTools: builtin, Stderr: env.Stderr, Log: log.Named("host"),
 	}

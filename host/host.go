@@ -59,7 +59,7 @@ type Options struct {
 	// Command, instead of Module, is a program speaking the host protocol
 	// itself (--host-cmd), run with sh -c.
 	Command string
-	// Node is the JavaScript runtime (default: AMA_NODE, else node on PATH).
+	// Node is the JavaScript runtime (AMA_NODE; default: node on PATH).
 	Node string
 	// Environ is the process environment (the adapter's api.env and the
 	// child's environment).
@@ -167,13 +167,10 @@ func (p pipeConn) Close() error {
 	return err
 }
 
-// NodeRuntime finds the JavaScript runtime: explicit, else AMA_NODE, else
-// node on PATH.
-func NodeRuntime(explicit string, getenv func(string) string) (string, error) {
+// NodeRuntime finds the JavaScript runtime: explicit (AMA_NODE), else node
+// on PATH. An Electron binary works: the child gets ELECTRON_RUN_AS_NODE=1.
+func NodeRuntime(explicit string) (string, error) {
 	name := explicit
-	if name == "" {
-		name = getenv("AMA_NODE")
-	}
 	if name == "" {
 		name = "node"
 	}
@@ -182,17 +179,6 @@ func NodeRuntime(explicit string, getenv func(string) string) (string, error) {
 		return "", fmt.Errorf("%w: no JavaScript runtime for the host adapter: %q not found (install Node.js or set AMA_NODE to a node or Electron binary)", ErrLoad, name)
 	}
 	return p, nil
-}
-
-func envLookup(environ []string) func(string) string {
-	return func(k string) string {
-		for i := len(environ) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(environ[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
 }
 
 // Start launches the bridge (or the --host-cmd program), loads the adapter
@@ -221,7 +207,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 			return nil, fmt.Errorf("%w: host adapter %s does not exist", ErrLoad, mod)
 		}
 		opts.Module = mod
-		node, err := NodeRuntime(opts.Node, envLookup(opts.Environ))
+		node, err := NodeRuntime(opts.Node)
 		if err != nil {
 			return nil, err
 		}

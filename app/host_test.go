@@ -1,0 +1,142 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/app"
+)
+
+// runHost runs ama-rpc with a host adapter written to the cwd; env is the
+// adapter's environment as well.
+func runHost(t *testing.T, files map[string]string, env map[string]string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	p := newProc(t)
+	for k, v := range env {
+		p.env[k] = v
+	}
+	for name, content := range files {
+		path := filepath.Join(p.cwd, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var environ []string
+	for k, v := range p.env {
+		environ = append(environ, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	code := app.Main(context.Background(), app.Env{Args: append([]string{"--model", "fake/echo", "--no-session"}, args...),
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return environ }})
+	return code, out.String(), errb.String()
+}
+
+func requireNode(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node not installed")
+	}
+}
+
+const okTool = `api.tools.register({name: "canvas_ping", permission: "read", description: "Ping.", parameters: {type: "object", properties: {text: {type: "string"}}}, execute: async (i) => ({content: "pong " + i.text})});`
+
+// TestHostLoadFailures pins the loading-failure table of the host API.
+func TestHostLoadFailures(t *testing.T) {
+	requireNode(t)
+	cases := []struct {
+		name  string
+		files map[string]string
+		env   map[string]string
+		host  string
+		code  int
+		err   string
+	}{
+		{name: "missing file", host: "nope.cjs", code: app.ExitHost, err: "does not exist"},
+		{name: "load throws", files: map[string]string{"a.cjs": `throw new Error("boom at load")`}, host: "a.cjs", code: app.ExitHost, err: "boom at load"},
+		{name: "syntax error cjs", files: map[string]string{"a.cjs": `module.exports = {`}, host: "a.cjs", code: app.ExitHost, err: "failed to load"},
+		{name: "no hostApi or create", files: map[string]string{"a.cjs": `module.exports = {other: 1}`}, host: "a.cjs", code: app.ExitHost, err: "neither hostApi nor create"},
+		{name: "hostApi 2", files: map[string]string{"a.cjs": `module.exports = {hostApi: 2, create() {}}`}, host: "a.cjs", code: app.ExitHostAPI, err: "hostApi 2"},
+		{name: "create without hostApi", files: map[string]string{"a.cjs": `module.exports = {create() {}}`}, host: "a.cjs", code: app.ExitHostAPI},
+		{name: "create not a function", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create: 3}`}, host: "a.cjs", code: app.ExitHost, err: "not a function"},
+		{name: "create throws", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create() { throw new Error("nope from create") }}`}, host: "a.cjs", code: app.ExitHost, err: "nope from create"},
+		{name: "create rejects", files: map[string]string{"a.mjs": `export const hostApi = 1; export async function create() { throw new Error("async nope") }`}, host: "a.mjs", code: app.ExitHost, err: "async nope"},
+		{name: "create times out", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create: () => new Promise(() => {})}`}, env: map[string]string{"AMA_HOST_CREATE_TIMEOUT_MS": "300"}, host: "a.cjs", code: app.ExitHost, err: "did not settle within 300ms"},
+		{name: "empty id", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create: () => ({id: ""})}`}, host: "a.cjs", code: app.ExitHost, err: "non-empty"},
+		{name: "non-object result", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create: () => 5}`}, host: "a.cjs", code: app.ExitHost},
+		{name: "tool_exists", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "bash", permission: "execute", execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: "tool bash is already registered"},
+		{name: "bad tool name", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "Bad Name", permission: "read", execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: "invalid tool name"},
+		{name: "one-char name", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "x", permission: "read", execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: "invalid tool name"},
+		{name: "memory permission", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "canvas_m", permission: "memory", execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: "permission"},
+		{name: "schema minimum", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "canvas_n", permission: "read", parameters: {type: "object", properties: {n: {type: "number", minimum: 1}}}, execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: `$.properties.n: unsupported keyword "minimum"`},
+		{name: "schema oneOf and $schema", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.register({name: "canvas_n", permission: "read", parameters: {$schema: "x", oneOf: []}, execute() {}}); return {id: "x"} }}`}, host: "a.cjs", code: app.ExitHost, err: `unsupported keyword "$schema"; $: unsupported keyword "oneOf"`},
+		{name: "node missing", files: map[string]string{"a.cjs": `module.exports = {hostApi: 1, create: () => ({id: "x"})}`}, env: map[string]string{"AMA_NODE": "/nonexistent/node"}, host: "a.cjs", code: app.ExitHost, err: "AMA_NODE"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, stderr := runHost(t, c.files, c.env, "", "--host", c.host)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, c.code, stderr)
+			}
+			if c.err != "" && !strings.Contains(stderr, c.err) {
+				t.Errorf("stderr lacks %q:\n%s", c.err, stderr)
+			}
+			if strings.Contains(out, `"hello"`) {
+				t.Errorf("hello printed although the host failed: %s", out)
+			}
+		})
+	}
+}
+
+// TestHostModuleShapes loads the same adapter as ESM, CJS and .js in both
+// forms; create returning undefined is plain ama.
+func TestHostModuleShapes(t *testing.T) {
+	requireNode(t)
+	body := `{ ` + okTool + ` return {id: "shape"} }`
+	cases := map[string]map[string]string{
+		"esm named":        {"h.mjs": `export const hostApi = 1; export function create(api) ` + body},
+		"esm default":      {"h.mjs": `export default {hostApi: 1, create(api) ` + body + `}`},
+		"cjs":              {"h.cjs": `module.exports = {hostApi: 1, create(api) ` + body + `}`},
+		"cjs default":      {"h.cjs": `module.exports = {default: {hostApi: 1, create(api) ` + body + `}}`},
+		"js as cjs":        {"h.js": `exports.hostApi = 1; exports.create = function (api) ` + body},
+		"js as esm":        {"h.js": `export default {hostApi: 1, create(api) ` + body + `}`, "package.json": `{"type": "module"}`},
+		"js esm uppercase": {"h.JS": `export default {hostApi: 1, create(api) ` + body + `}`, "package.json": `{"type": "module"}`},
+	}
+	for name, files := range cases {
+		t.Run(name, func(t *testing.T) {
+			mod := ""
+			for f := range files {
+				if f != "package.json" {
+					mod = f
+				}
+			}
+			code, out, stderr := runHost(t, files, nil, `{"id":"t","type":"get_state"}`+"\n", "--host", mod, "--tools", "read,canvas_ping")
+			if code != 0 {
+				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
+			}
+			if !strings.Contains(out, `"hello"`) {
+				t.Fatalf("no hello:\n%s", out)
+			}
+		})
+	}
+	t.Run("create returns undefined", func(t *testing.T) {
+		files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { return undefined }}`}
+		code, out, stderr := runHost(t, files, nil, "", "--host", "h.cjs", "--tools", "canvas_ping")
+		// canvas_ping is unknown to plain ama: --tools rejects it, proving no host is active.
+		if code == 0 || !strings.Contains(stderr+out, "canvas_ping") {
+			t.Fatalf("exit %d, out %s stderr %s", code, out, stderr)
+		}
+		code, out, stderr = runHost(t, files, nil, "", "--host", "h.cjs")
+		if code != 0 || !strings.Contains(out, `"hello"`) {
+			t.Fatalf("plain ama did not start: exit %d\n%s\n%s", code, out, stderr)
+		}
+	})
+}
