@@ -3,8 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/tools"
@@ -54,8 +57,9 @@ type wireResult struct {
 // aborts the tool's ctx.signal; the call then ends as aborted.
 func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 	h := t.h
+	notRunning := tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter " + h.id + " is not running")
 	if !h.Alive() {
-		return tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter " + h.id + " is not running"), nil
+		return notRunning, nil
 	}
 	h.mu.Lock()
 	info := h.info
@@ -82,6 +86,9 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	go func() { done <- h.conn.Call(context.Background(), "execute", params, &res) }()
 	select {
 	case err := <-done:
+		if errors.Is(err, jsonrpc2.ErrClosed) || (err != nil && !h.Alive()) {
+			return notRunning, nil
+		}
 		if err != nil {
 			return tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter: " + err.Error()), nil
 		}
@@ -89,7 +96,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 		_ = h.conn.Notify(context.Background(), "cancel", map[string]string{"toolCallId": call.ID})
 		return nil, ctx.Err()
 	case <-h.gone:
-		return tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter " + h.id + " exited"), nil
+		return notRunning, nil
 	}
 	out := &tools.Result{IsError: res.IsError}
 	for _, raw := range res.Content {

@@ -1,0 +1,180 @@
+package golden_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+)
+
+// canvasAdapter is the Armadra-shaped test adapter.
+func canvasAdapter(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs Node.js")
+	}
+	p, err := filepath.Abs("../test/fixtures/host/canvas.cjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func toolScript(calls ...string) []byte {
+	var steps []string
+	for _, c := range calls {
+		steps = append(steps, `{"toolCall":`+c+`}`)
+	}
+	return []byte(`{"version":1,"responses":[{"steps":[` + strings.Join(steps, ",") + `]},{"text":"Done."}]}`)
+}
+
+func readTrace(t *testing.T, path string) []string {
+	t.Helper()
+	data, _ := os.ReadFile(path)
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+func index(lines []string, prefix string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			return i
+		}
+	}
+	return -1
+}
+
+// The adapter's startup session_start is delivered (awaited) before hello;
+// its instructions are the system prompt's host section after the cwd
+// section in the first request, with its tools in the tool table; on exit
+// session_shutdown is awaited before dispose.
+func TestHostStartupPromptAndExit(t *testing.T) {
+	adapter := canvasAdapter(t)
+	dir := t.TempDir()
+	trace, record := filepath.Join(dir, "trace"), filepath.Join(dir, "record.jsonl")
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter},
+		Env:    map[string]string{"ARMADRA_NODE_ID": "n1", "CANVAS_TRACE": trace, "AMA_FAKE_RECORD": record},
+		Script: toolScript(`{"name":"canvas_read_node","arguments":{"text":"a"}}`),
+	})
+	r.WaitFor("hello", 1, func(o *golden.Object) bool { return o.String("type") == "hello" })
+	if lines := readTrace(t, trace); index(lines, "session_start ") != 0 {
+		t.Fatalf("session_start not delivered before hello: %q", lines)
+	}
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	lines := readTrace(t, trace)
+	for _, want := range []string{"before_agent_start {\"prompt\":\"hi\"}", "agent_start {}", "tool_call ", "tool_result ", "agent_end ", "agent_settled "} {
+		if index(lines, want) < 0 {
+			t.Errorf("host did not see %s: %q", want, lines)
+		}
+	}
+	if s, d := index(lines, "shutdown-done"), index(lines, "dispose"); s < 0 || d < 0 || s > d {
+		t.Errorf("session_shutdown must finish before dispose: %q", lines)
+	}
+	if !strings.Contains(r.Stderr(), "ama: [host] canvas adapter warns once") || strings.Contains(r.Stderr(), "canvas adapter ready") {
+		t.Errorf("log: warn goes to stderr, info is dropped:\n%s", r.Stderr())
+	}
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	var req struct {
+		System []string `json:"system"`
+		Tools  []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(first, &req)
+	all := string(first)
+	cwd, host := strings.Index(all, "Current working directory:"), strings.Index(all, "You are a member of an Armadra canvas.")
+	if cwd < 0 || host < 0 || host < cwd {
+		t.Errorf("host section missing or before the cwd section:\n%s", first)
+	}
+	for _, n := range []string{"canvas_read_node", "canvas_send", "canvas_run_member", "canvas_wipe"} {
+		if !strings.Contains(all, `"`+n+`"`) {
+			t.Errorf("tool %s not offered in the first request", n)
+		}
+	}
+}
+
+// The run's abort reaches the tool's ctx.signal.
+func TestHostToolAbort(t *testing.T) {
+	adapter := canvasAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Env:    map[string]string{"ARMADRA_NODE_ID": "n1"},
+		Script: toolScript(`{"name":"canvas_run_member","arguments":{"text":"hang"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	r.WaitFor("update", 1, func(o *golden.Object) bool { return o.String("type") == "tool_execution_update" })
+	r.Send(`{"id":"a","type":"abort"}`)
+	r.WaitFor("end", 1, func(o *golden.Object) bool { return o.String("type") == "tool_execution_end" })
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	var end string
+	for _, l := range r.Lines() {
+		if bytes.Contains(l, []byte(`"tool_execution_end"`)) {
+			end = string(l)
+		}
+	}
+	if !strings.Contains(end, "aborted") {
+		t.Errorf("tool end after abort: %s", end)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// A bridge that dies after startup is reported (notification and stderr);
+// its tools answer errors and the session keeps working.
+func TestHostBridgeCrash(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs Node.js")
+	}
+	dir := t.TempDir()
+	adapter := filepath.Join(dir, "crash.cjs")
+	_ = os.WriteFile(adapter, []byte(`module.exports = {hostApi: 1, create(api) {
+  api.tools.register({name: "canvas_crash", permission: "read", description: "Crash.", parameters: {type: "object"}, execute() { process.exit(3) }});
+  api.tools.register({name: "canvas_ok", permission: "read", description: "Ok.", parameters: {type: "object"}, execute: async () => ({content: "ok"})});
+  return {id: "crashy"};
+}};`), 0o644)
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter},
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"canvas_crash","arguments":{}}}]},{"steps":[{"toolCall":{"name":"canvas_ok","arguments":{}}}]},{"text":"Done."},
+		{"steps":[{"toolCall":{"name":"read","arguments":{"path":"a.txt"}}}]},{"text":"still here"}]}`),
+		Files: map[string]string{"a.txt": "alpha\n"},
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"crash it"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.WaitFor("notification", 1, func(o *golden.Object) bool {
+		return o.String("type") == "notification" && strings.Contains(o.String("message"), "crashy exited")
+	})
+	r.Send(`{"id":"p2","type":"prompt","message":"go on"}`)
+	r.WaitFor("settled", 2, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	var ends []string
+	for _, l := range r.Lines() {
+		if bytes.Contains(l, []byte(`"tool_execution_end"`)) {
+			ends = append(ends, string(l))
+		}
+	}
+	if len(ends) != 3 || !strings.Contains(ends[0], `"isError":true`) || !strings.Contains(ends[1], "not running") || !strings.Contains(ends[2], "alpha") {
+		t.Errorf("tool ends:\n%s", strings.Join(ends, "\n"))
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if !strings.Contains(r.Stderr(), "ama: [error] host adapter crashy exited") {
+		t.Errorf("stderr lacks the crash report:\n%s", r.Stderr())
+	}
+}
