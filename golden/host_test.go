@@ -178,3 +178,71 @@ func TestHostBridgeCrash(t *testing.T) {
 		t.Errorf("stderr lacks the crash report:\n%s", r.Stderr())
 	}
 }
+
+// The same adapter under --mode acp: host tools run, the broker answers a
+// write ask without session/request_permission, an execute ask it passes
+// on reaches the client as session/request_permission.
+func TestHostACP(t *testing.T) {
+	adapter := canvasAdapter(t)
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "trace")
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter},
+		Env:  map[string]string{"ARMADRA_NODE_ID": "n1", "CANVAS_TRACE": trace},
+		Script: toolScript(`{"name":"canvas_read_node","arguments":{"text":"a"}}`, `{"name":"canvas_send","arguments":{"text":"broker-allow"}}`,
+			`{"name":"canvas_run_member","arguments":{"text":"ask the client"}}`),
+	})
+	isID := func(id string) func(o *golden.Object) bool {
+		return func(o *golden.Object) bool {
+			v, ok := o.Get("id")
+			_, method := o.Get("method")
+			n, isNum := v.(json.Number)
+			return ok && isNum && string(n) == id && !method
+		}
+	}
+	r.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	r.WaitFor("initialize", 1, isID("1"))
+	r.Send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + r.Work + `","mcpServers":[]}}`)
+	r.WaitFor("session/new", 1, isID("2"))
+	var sid string
+	for _, l := range r.Lines() {
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				SessionID string `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.ID == 2 {
+			sid = m.Result.SessionID
+		}
+	}
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go"}]}}`)
+	n := r.WaitFor("request_permission", 1, func(o *golden.Object) bool { return o.String("method") == "session/request_permission" })
+	line := r.Lines()[n]
+	if !bytes.Contains(line, []byte("canvas_run_member")) {
+		t.Fatalf("the first permission request to the client is not the passed-on one: %s", line)
+	}
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(line, &req)
+	r.Send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`)
+	r.WaitFor("prompt", 1, isID("3"))
+	all := string(bytes.Join(r.Lines(), []byte("\n")))
+	for _, want := range []string{"canvas_read_node ok: a", "canvas_send ok: broker-allow", "canvas_run_member ok: ask the client"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("ACP transcript lacks %q", want)
+		}
+	}
+	if c := strings.Count(all, "session/request_permission"); c != 1 {
+		t.Errorf("%d session/request_permission requests, want 1 (the broker answered the other)", c)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	lines := readTrace(t, trace)
+	if index(lines, "session_start ") != 0 || index(lines, "tool_approval_resolved ") < 0 || index(lines, "dispose") < 0 {
+		t.Errorf("host events under acp: %q", lines)
+	}
+}
