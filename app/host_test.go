@@ -140,3 +140,101 @@ func TestHostModuleShapes(t *testing.T) {
 		}
 	})
 }
+
+// runProfile runs ama-rpc with a profile whose text is built by mk from a
+// scratch directory.
+func runProfile(t *testing.T, mk func(dir string) string, env map[string]string, stdin string, args ...string) (int, string, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "profile.json")
+	if err := os.WriteFile(prof, []byte(mk(dir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := newProc(t)
+	for k, v := range env {
+		p.env[k] = v
+	}
+	var out, errb bytes.Buffer
+	code := app.Main(context.Background(), app.Env{Args: append([]string{"--model", "fake/echo", "--profile", prof}, args...),
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home} }})
+	return code, out.String(), errb.String(), dir
+}
+
+func write(t *testing.T, path, content string) string {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestProfileErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		mk   func(dir string) string
+		err  string
+	}{
+		{"not json", func(string) string { return `{` }, "profile"},
+		{"no version", func(string) string { return `{}` }, "version must be 1"},
+		{"unknown key", func(string) string { return `{"version":1,"hots":"/x"}` }, "unknown field"},
+		{"relative sessionDir", func(string) string { return `{"version":1,"sessionDir":"sessions","skillDirs":["skills"]}` }, "paths must be absolute: sessionDir: sessions, skillDirs: skills"},
+		{"missing instructions file", func(d string) string { return `{"version":1,"instructions":["` + d + `/nope.md"]}` }, "nope.md is not a file"},
+		{"missing config", func(d string) string { return `{"version":1,"config":"` + d + `/config.json"}` }, "config.json is not a file"},
+		{"missing hooksFile", func(d string) string { return `{"version":1,"hooksFile":"` + d + `/hooks.json"}` }, "hooks.json is not a file"},
+		{"invalid config", func(d string) string {
+			write(t, filepath.Join(d, "config.json"), `{"permission":{"mode":5}}`)
+			return `{"version":1,"config":"` + d + `/config.json"}`
+		}, "config.json"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr, _ := runProfile(t, c.mk, nil, "")
+			if code != app.ExitConfig || !strings.Contains(stderr, c.err) {
+				t.Fatalf("exit %d, want 3 with %q; stderr:\n%s", code, c.err, stderr)
+			}
+		})
+	}
+	t.Run("missing profile", func(t *testing.T) {
+		p := newProc(t)
+		code, _, stderr := p.run(t, context.Background(), "", "--model", "fake/echo", "--profile", "nope.json")
+		if code != app.ExitConfig || !strings.Contains(stderr, "nope.json") {
+			t.Fatalf("exit %d; %s", code, stderr)
+		}
+	})
+}
+
+// The fields Armadra writes: host, instructions (project context after
+// AGENTS.md), skillDirs, config (layered over the user config, ama's
+// version and tools.default accepted) and sessionDir.
+func TestProfileApplied(t *testing.T) {
+	requireNode(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	stdin := `{"id":"p","type":"prompt","message":"hi"}` + "\n" + `{"id":"s","type":"get_state"}` + "\n"
+	code, out, stderr, dir := runProfile(t, func(d string) string {
+		write(t, filepath.Join(d, "host.cjs"), `module.exports = {hostApi: 1, create(api) { `+okTool+` api.instructions.add({kind: "text", text: "HOST TEXT"}); return {id: "p"} }}`)
+		write(t, filepath.Join(d, "instructions.md"), "PROFILE INSTRUCTIONS\n")
+		_ = os.MkdirAll(filepath.Join(d, "skills", "canvas-skill"), 0o755)
+		write(t, filepath.Join(d, "skills", "canvas-skill", "SKILL.md"), "---\nname: canvas-skill\ndescription: Work on the canvas.\n---\nbody\n")
+		write(t, filepath.Join(d, "config.json"), `{"version":1,"permission":{"mode":"auto-edit"},"compaction":{"enabled":true},"tools":{"default":["+task"]}}`)
+		return `{"version":1,"host":"` + d + `/host.cjs","instructions":["` + d + `/instructions.md"],"skillDirs":["` + d + `/skills"],"config":"` + d + `/config.json","sessionDir":"` + d + `/sessions"}`
+	}, map[string]string{"AMA_FAKE_RECORD": record}, stdin)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, `"permissionMode":"auto-edit"`) {
+		t.Errorf("profile config not applied:\n%s", out)
+	}
+	if !strings.Contains(out, filepath.Join(dir, "sessions")) {
+		t.Errorf("profile sessionDir not used:\n%s", out)
+	}
+	data, _ := os.ReadFile(record)
+	req := string(data)
+	pc, host := strings.Index(req, "PROFILE INSTRUCTIONS"), strings.Index(req, "HOST TEXT")
+	if pc < 0 || host < 0 || pc > host || !strings.Contains(req, `\u003cfile path=`) && !strings.Contains(req, `<file path=`) {
+		t.Errorf("instructions placement (project context %d, host %d):\n%s", pc, host, req)
+	}
+	if !strings.Contains(req, "canvas-skill") || !strings.Contains(req, "canvas_ping") {
+		t.Errorf("profile skill or host tool missing from the request:\n%s", req)
+	}
+}
