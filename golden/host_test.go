@@ -246,3 +246,112 @@ func TestHostACP(t *testing.T) {
 		t.Errorf("host events under acp: %q", lines)
 	}
 }
+
+// probeAdapter exposes the HostApi's view through a tool (canvas_probe)
+// and exercises messages.sendUser: busy during create, queued while
+// streaming, started when idle.
+const probeAdapter = `"use strict";
+const fs = require("fs");
+module.exports = {hostApi: 1, create(api) {
+  const note = (s) => fs.appendFileSync(api.env.PROBE_TRACE, s + "\n");
+  api.messages.sendUser("too early").then((d) => note("create:" + d), (e) => note("create:" + e.code));
+  api.tools.disable("grep");
+  let envFrozen = false;
+  try { api.env.X = "y"; envFrozen = api.env.X === undefined; } catch (e) { envFrozen = true; }
+  api.tools.register({name: "canvas_probe", permission: "read", description: "Probe.", parameters: {type: "object"},
+    execute: async () => ({content: JSON.stringify({version: api.version, agent: api.agent.name, mode: api.mode, envFrozen,
+      node: api.env.PROBE_NODE, list: api.tools.list(), id: api.session.id(), cwd: api.session.cwd(), model: api.session.model()})})});
+  api.tools.register({name: "canvas_steer", permission: "read", description: "Steer.", parameters: {type: "object"},
+    execute: async () => { note("steer:" + await api.messages.sendUser("steered by host")); return {content: "steered"}; }});
+  let sent = false;
+  api.events.on("agent_settled", () => {
+    if (sent) return;
+    sent = true;
+    return api.messages.sendUser("from host").then((d) => note("settled:" + d));
+  });
+  api.events.on("session_start", (p) => note("session_start " + p.reason + " " + p.sessionId + " now " + api.session.id()));
+  return {id: "probe"};
+}};`
+
+func TestHostApiMembers(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs Node.js")
+	}
+	dir := t.TempDir()
+	adapter, trace := filepath.Join(dir, "probe.cjs"), filepath.Join(dir, "trace")
+	_ = os.WriteFile(adapter, []byte(probeAdapter), 0o644)
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--mode", "acp", "--host", adapter},
+		Env:  map[string]string{"PROBE_TRACE": trace, "PROBE_NODE": "n7"},
+	})
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 { // api.mode is "rpc" under --mode acp as well (probed over rpc below)
+		t.Fatalf("acp exit %d\n%s", code, r.Stderr())
+	}
+	r = golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter},
+		Env:  map[string]string{"PROBE_TRACE": trace, "PROBE_NODE": "n7"},
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"canvas_probe","arguments":{}}},{"toolCall":{"name":"canvas_steer","arguments":{}}}]},
+			{"text":"after steer"},{"text":"host run"},{"steps":[{"toolCall":{"name":"canvas_probe","arguments":{}}}]},{"text":"probed again"}]}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"probe"}`)
+	r.WaitFor("two settled runs", 2, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"n","type":"new_session"}`)
+	r.WaitFor("new session", 1, func(o *golden.Object) bool { return o.String("type") == "session_start" && o.String("reason") == "new" })
+	r.Send(`{"id":"p2","type":"prompt","message":"probe again"}`)
+	r.WaitFor("third settled run", 3, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	var probes []map[string]any
+	all := string(bytes.Join(r.Lines(), []byte("\n")))
+	for _, l := range r.Lines() {
+		var m struct {
+			Type     string `json:"type"`
+			ToolName string `json:"toolName"`
+			Result   struct {
+				Content []struct {
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.Type == "tool_execution_end" && m.ToolName == "canvas_probe" {
+			var p map[string]any
+			_ = json.Unmarshal([]byte(m.Result.Content[0].Text), &p)
+			probes = append(probes, p)
+		}
+	}
+	if len(probes) != 2 {
+		t.Fatalf("probes: %v\n%s", probes, all)
+	}
+	p := probes[0]
+	if p["version"] != float64(1) || p["agent"] != "ama" || p["mode"] != "rpc" || p["envFrozen"] != true || p["node"] != "n7" {
+		t.Errorf("api members: %v", p)
+	}
+	list, _ := json.Marshal(p["list"])
+	if string(list) != `["bash","canvas_probe","canvas_steer","edit","glob","ls","read","todo","write"]` {
+		t.Errorf("tools.list (grep disabled, sorted): %s", list)
+	}
+	if strings.Contains(all, `"name":"grep"`) {
+		t.Errorf("disabled grep still declared")
+	}
+	if p["id"] == probes[1]["id"] || p["id"] == "" {
+		t.Errorf("session.id does not follow new_session: %v then %v", p["id"], probes[1]["id"])
+	}
+	if m, _ := p["model"].(map[string]any); m["provider"] != "fake" || m["id"] != "echo" {
+		t.Errorf("session.model: %v", p["model"])
+	}
+	lines := readTrace(t, trace)
+	for _, want := range []string{"create:busy", "steer:queued", "settled:started"} {
+		if index(lines, want) < 0 {
+			t.Errorf("sendUser: no %s in %q", want, lines)
+		}
+	}
+	if i := index(lines, "session_start new "); i < 0 || !strings.HasSuffix(lines[i], " now "+probes[1]["id"].(string)) {
+		t.Errorf("session_start after new_session: %q (second id %v)", lines, probes[1]["id"])
+	}
+	if !strings.Contains(all, `"content":"from host"`) || !strings.Contains(all, `steered by host`) {
+		t.Errorf("host messages not in the transcript")
+	}
+}

@@ -252,6 +252,7 @@ let adapter = null;
 async function initialize(params) {
   info = params;
   session = params.session || {};
+  for (const n of params.builtinTools || []) toolNames.add(n);
   const file = params.module;
   let ns;
   try {
