@@ -238,3 +238,26 @@ func TestProfileApplied(t *testing.T) {
 		t.Errorf("profile skill or host tool missing from the request:\n%s", req)
 	}
 }
+
+// --host-cmd runs a program that speaks docs/host-protocol.md itself (the
+// doc's minimal host, kept in test/fixtures/host).
+func TestHostCmd(t *testing.T) {
+	requireNode(t)
+	prog, err := filepath.Abs("../test/fixtures/host/protocol-host.cjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "script.json")
+	write(t, script, `{"version":1,"responses":[{"steps":[{"toolCall":{"name":"host_echo","arguments":{"text":"over the pipe"}}}]},{"text":"Done."}]}`)
+	code, out, stderr := runHost(t, nil, map[string]string{"AMA_FAKE_SCRIPT": script}, `{"id":"p","type":"prompt","message":"go"}`+"\n",
+		"--host-cmd", "node "+prog)
+	if code != 0 || !strings.Contains(out, `"text":"echo: over the pipe"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.cjs")
+	data, _ := os.ReadFile(prog)
+	write(t, bad, strings.Replace(string(data), `name: "host_echo"`, `name: "bash"`, 1))
+	if code, _, stderr := runHost(t, nil, nil, "", "--host-cmd", "node "+bad); code != app.ExitHost || !strings.Contains(stderr, "tool_exists") {
+		t.Fatalf("a built-in name over the protocol: exit %d\n%s", code, stderr)
+	}
+}

@@ -135,6 +135,7 @@ type Host struct {
 	ready        bool
 	shutdown     bool
 	updates      map[string]func(partial any)
+	initErr      error // a registration rejected during initialize
 
 	askMu sync.Mutex // approvals are asked one at a time
 
@@ -286,7 +287,14 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		h.kill()
 		return nil, fmt.Errorf("%w: host bridge answered initialize with status %q", ErrLoad, res.Status)
 	}
+	h.mu.Lock()
+	initErr := h.initErr
 	h.id = res.ID
+	h.mu.Unlock()
+	if initErr != nil {
+		h.kill()
+		return nil, fmt.Errorf("%w: host adapter %s: %v", ErrLoad, res.ID, initErr)
+	}
 	go h.deliverEvents()
 	return h, nil
 }
@@ -500,6 +508,11 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		}
 		if err := h.register(d); err != nil {
 			h.log.Error("host tool rejected", zap.Error(err))
+			h.mu.Lock()
+			if h.id == "" && h.initErr == nil {
+				h.initErr = err
+			}
+			h.mu.Unlock()
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 		}
 	case "tools.disable":

@@ -48,7 +48,7 @@ type toolContext struct {
 }
 
 type wireResult struct {
-	Content []json.RawMessage `json:"content"`
+	Content json.RawMessage `json:"content"` // a string or content blocks
 	IsError bool              `json:"isError"`
 	Details json.RawMessage   `json:"details,omitempty"`
 }
@@ -99,7 +99,14 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 		return notRunning, nil
 	}
 	out := &tools.Result{IsError: res.IsError}
-	for _, raw := range res.Content {
+	var text string
+	var blocks []json.RawMessage
+	if json.Unmarshal(res.Content, &text) == nil {
+		out.Content = []llm.Content{llm.Text(text)}
+	} else if err := json.Unmarshal(res.Content, &blocks); err != nil && len(res.Content) > 0 && string(res.Content) != "null" {
+		return tools.ErrorResult(fmt.Sprintf("Tool %s returned invalid content: %v", t.def.Name, err)), nil
+	}
+	for _, raw := range blocks {
 		c, err := llm.DecodeContent(raw)
 		if err != nil {
 			return tools.ErrorResult(fmt.Sprintf("Tool %s returned invalid content: %v", t.def.Name, err)), nil
