@@ -49,8 +49,8 @@ type toolContext struct {
 
 type wireResult struct {
 	Content json.RawMessage `json:"content"` // a string or content blocks
-	IsError bool              `json:"isError"`
-	Details json.RawMessage   `json:"details,omitempty"`
+	IsError bool            `json:"isError"`
+	Details json.RawMessage `json:"details,omitempty"`
 }
 
 // Execute calls the adapter's execute. ctx ending sends cancel, which
