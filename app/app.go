@@ -333,7 +333,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
 			flags.SessionID = newUUID(deps)
 		}
-		h, active, err = startHost(ctx, env, flags, hostSpec, deps, ref, cwd, log)
+		h, active, err = startHost(ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
 		if err != nil {
 			return nil, err
 		}

@@ -53,7 +53,7 @@ const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
 // registry and the active set, its disables apply, its broker and
 // instructions reach every session through deps.Host. It returns the
 // active tool names; a nil host means create() returned undefined.
-func startHost(ctx context.Context, env Env, flags *Flags, module string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
+func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
 	active := append([]string(nil), DefaultActiveTools...)
 	environ := os.Environ()
 	if env.Environ != nil {
@@ -64,7 +64,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module string, deps *
 		builtin = append(builtin, t.Decl().Name)
 	}
 	opts := host.Options{
-		Module: module, Command: flags.HostCmd, Node: env.Getenv("AMA_NODE"), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
+		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
 		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
 		BuiltinTools: builtin, Stderr: env.Stderr, Log: log.Named("host"),
 	}
