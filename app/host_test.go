@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/armadra/ama-rpc/app"
@@ -33,11 +34,31 @@ func runHost(t *testing.T, files map[string]string, env map[string]string, stdin
 	for k, v := range p.env {
 		environ = append(environ, k+"="+v)
 	}
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb syncBuffer
 	code := app.Main(context.Background(), app.Env{Args: append([]string{"--model", "fake/echo", "--no-session"}, args...),
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return environ }})
 	return code, out.String(), errb.String()
+}
+
+// syncBuffer is stderr shared by ama-rpc's logger and the host child's
+// output copier.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func requireNode(t *testing.T) {
@@ -154,7 +175,8 @@ func runProfile(t *testing.T, mk func(dir string) string, env map[string]string,
 	for k, v := range env {
 		p.env[k] = v
 	}
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	var errb syncBuffer
 	code := app.Main(context.Background(), app.Env{Args: append([]string{"--model", "fake/echo", "--profile", prof}, args...),
 		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
 		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home} }})
