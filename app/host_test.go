@@ -148,6 +148,15 @@ func TestHostModuleShapes(t *testing.T) {
 			}
 		})
 	}
+	t.Run("AMA_NODE names the runtime", func(t *testing.T) {
+		node, _ := exec.LookPath("node")
+		files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) ` + body + `}`}
+		// The child always gets ELECTRON_RUN_AS_NODE=1 (harmless for node).
+		code, out, stderr := runHost(t, files, map[string]string{"AMA_NODE": node}, "", "--host", "h.cjs", "--tools", "canvas_ping")
+		if code != 0 || !strings.Contains(out, `"hello"`) {
+			t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		}
+	})
 	t.Run("create returns undefined", func(t *testing.T) {
 		files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { return undefined }}`}
 		code, out, stderr := runHost(t, files, nil, "", "--host", "h.cjs", "--tools", "canvas_ping")

@@ -584,7 +584,7 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 			fn(partial)
 		}
 	case "messages.sendUser":
-		go h.sendUser(req.ID, str("text"))
+		go h.sendUser(req.ID, str("text"), str("origin"))
 		return nil, errDeferred
 	default:
 		if !req.Notif {
@@ -645,7 +645,13 @@ func validName(n string) bool {
 
 // sendUser is messages.sendUser: busy until the session exists, else a
 // prompt that steers a running run.
-func (h *Host) sendUser(id jsonrpc2.ID, text string) {
+func (h *Host) sendUser(id jsonrpc2.ID, text, origin string) {
+	switch origin {
+	case "":
+		origin = "host"
+	case "user":
+		origin = "" // plain input
+	}
 	h.mu.Lock()
 	ready, s := h.ready, h.cur
 	h.mu.Unlock()
@@ -653,7 +659,7 @@ func (h *Host) sendUser(id jsonrpc2.ID, text string) {
 		_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: "busy: the session does not exist yet", Data: rawJSON(`{"code":"busy"}`)})
 		return
 	}
-	s.Prompt("prompt", session.PromptInput{Message: text, StreamingBehavior: "steer"}, func(d session.Disposition, err error) {
+	s.Prompt("prompt", session.PromptInput{Message: text, StreamingBehavior: "steer", Origin: origin}, func(d session.Disposition, err error) {
 		if err != nil {
 			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: err.Error()})
 			return
