@@ -292,3 +292,19 @@ func TestHostCmd(t *testing.T) {
 		t.Fatalf("a built-in name over the protocol: exit %d\n%s", code, stderr)
 	}
 }
+
+// ui.notify during create() has no protocol notifier yet: stderr only.
+func TestHostNotifyDuringCreate(t *testing.T) {
+	requireNode(t)
+	files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { api.ui.notify("early bird", "warn"); api.ui.notify("plain"); return {id: "n"} }}`}
+	code, out, stderr := runHost(t, files, nil, "", "--host", "h.cjs")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "ama: [host warn] early bird\n") || !strings.Contains(stderr, "ama: [host] plain\n") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if strings.Contains(out, `"notification"`) {
+		t.Errorf("a notification event before hello:\n%s", out)
+	}
+}
