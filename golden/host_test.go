@@ -100,6 +100,12 @@ func TestHostStartupPromptAndExit(t *testing.T) {
 	if cwd < 0 || host < 0 || host < cwd {
 		t.Errorf("host section missing or before the cwd section:\n%s", first)
 	}
+	for _, want := range []string{`- canvas_send: post a message to a canvas node`, `- canvas_read_node: canvas verb read-node`,
+		`- Wipe a canvas node only when the user asked for it.`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
 	for _, n := range []string{"canvas_read_node", "canvas_send", "canvas_run_member", "canvas_wipe"} {
 		if !strings.Contains(all, `"`+n+`"`) {
 			t.Errorf("tool %s not offered in the first request", n)

@@ -608,6 +608,11 @@ func (h *Host) register(d ToolDef) error {
 	default:
 		return fmt.Errorf("tool %s: permission must be read, write or execute", d.Name)
 	}
+	switch d.ExecutionMode {
+	case "", "parallel", "sequential":
+	default:
+		return fmt.Errorf("tool %s: executionMode must be parallel or sequential", d.Name)
+	}
 	if len(bytes.TrimSpace(d.Parameters)) == 0 || string(d.Parameters) == "null" {
 		d.Parameters = json.RawMessage(`{"type":"object"}`)
 	}

@@ -25,15 +25,22 @@ var _ tools.Tool = (*Tool)(nil)
 
 // Decl is the declaration sent to the model.
 func (t *Tool) Decl() llm.ToolDecl {
-	desc := t.def.Description
-	if t.def.PromptSnippet != "" && desc == "" {
-		desc = t.def.PromptSnippet
-	}
-	return llm.ToolDecl{Name: t.def.Name, Description: desc, Parameters: t.def.Parameters}
+	return llm.ToolDecl{Name: t.def.Name, Description: t.def.Description, Parameters: t.def.Parameters}
 }
 
 // Permission is the class the adapter declared.
 func (t *Tool) Permission() string { return t.def.Permission }
+
+// ExecutionMode is the declared batching ("parallel", "sequential" or "":
+// by permission class).
+func (t *Tool) ExecutionMode() string { return t.def.ExecutionMode }
+
+// PromptSnippet is the tool's line in the tools section ("": the first
+// sentence of the description).
+func (t *Tool) PromptSnippet() string { return t.def.PromptSnippet }
+
+// PromptGuidelines are bullets for the rules section.
+func (t *Tool) PromptGuidelines() []string { return t.def.PromptGuidelines }
 
 // Def returns the registered definition.
 func (t *Tool) Def() ToolDef { return t.def }

@@ -24,13 +24,36 @@ const maxProjectContext = 32 << 10
 func (st *state) systemSections() llm.Sections {
 	str := func(s string) *string { return &s }
 	sec := llm.Sections{Preamble: str(preamble), Rules: str(rules), Cwd: str("Current working directory: " + st.cwd)}
+	hints := map[string]promptHinter{}
+	var guidelines []string
+	for _, t := range st.allTools() {
+		if h, ok := t.(promptHinter); ok && st.isActive(t.Decl().Name) {
+			hints[t.Decl().Name] = h
+			guidelines = append(guidelines, h.PromptGuidelines()...)
+		}
+	}
 	if decls := st.activeDecls(); len(decls) > 0 {
 		var b strings.Builder
 		b.WriteString("Available tools:")
 		for _, d := range decls {
+			if h := hints[d.Name]; h != nil && h.PromptSnippet() != "" {
+				if snip := h.PromptSnippet(); strings.HasPrefix(snip, d.Name+":") {
+					fmt.Fprintf(&b, "\n- %s", snip)
+				} else {
+					fmt.Fprintf(&b, "\n- %s: %s", d.Name, snip)
+				}
+				continue
+			}
 			fmt.Fprintf(&b, "\n- %s: %s", d.Name, toolSummary(d))
 		}
 		sec.Tools = str(b.String())
+	}
+	if len(guidelines) > 0 {
+		r := rules
+		for _, g := range guidelines {
+			r += "\n- " + g
+		}
+		sec.Rules = str(r)
 	}
 	pc := projectContext(st.cwd)
 	for _, f := range st.s.deps.Settings.Instructions {
@@ -56,6 +79,13 @@ func (st *state) systemSections() llm.Sections {
 		}
 	}
 	return sec
+}
+
+// promptHinter is implemented by tools that bring their own line of the
+// tools section and bullets of the rules section (host tools).
+type promptHinter interface {
+	PromptSnippet() string
+	PromptGuidelines() []string
 }
 
 // toolSummary is the one-line summary of a tool in the tools section: the
