@@ -15,8 +15,9 @@
 // Concurrency: a Host is safe for concurrent use. Messages from the child
 // are handled in arrival order on the connection's read goroutine, so the
 // registrations sent during create() are all applied before Start returns.
-// Observe never blocks the session: events are queued and delivered one at
-// a time, in order, by a single goroutine (an event is sent when the
+// Observe does not block the session (except for session_start after a
+// switch, awaited up to 10 s): events are queued and delivered one at a
+// time, in order, by a single goroutine (an event is sent when the
 // previous one has been answered); Emit waits for one delivery. Tool
 // executions and approval asks are calls on the connection; the ask chain
 // is serialised by askMu.

@@ -97,7 +97,9 @@ func hostEvent(e events.Event) (string, omap, bool) {
 }
 
 // Observe implements session.Host: it tracks the current session for
-// api.session.* and queues the host event (never blocking the session).
+// api.session.* and queues the host event. It does not block the session,
+// except for session_start after a switch, which waits (bounded) for the
+// handlers as ama does.
 func (h *Host) Observe(s *session.Session, e events.Event) {
 	switch ev := e.(type) {
 	case events.SessionStart:
@@ -130,8 +132,23 @@ func (h *Host) Observe(s *session.Session, e events.Event) {
 	if !ok {
 		return
 	}
+	if name == "session_start" {
+		// A session switch waits for the host's handlers, bounded so that
+		// a handler waiting on the session itself (sendUser) cannot hang it.
+		done := make(chan struct{})
+		h.enqueue(name, payload, done)
+		select {
+		case <-done:
+		case <-time.After(switchWait):
+			h.log.Warn("host session_start handlers still running; going on")
+		}
+		return
+	}
 	h.enqueue(name, payload, nil)
 }
+
+// switchWait bounds the wait for session_start handlers after a switch.
+const switchWait = 10 * time.Second
 
 // pushSession queues a session.update for the bridge (in event order,
 // so a handler sees the session its event belongs to).
