@@ -340,7 +340,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		if h != nil {
 			defer func() {
 				if err != nil {
-					h.Shutdown(context.Background())
+					h.Dispose(context.Background())
 				}
 			}()
 		}

@@ -90,7 +90,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	}
 	reg, err := tools.NewRegistry(all...)
 	if err != nil {
-		h.Shutdown(context.Background())
+		h.Dispose(context.Background())
 		return nil, nil, fmt.Errorf("%w: host tools: %v", host.ErrLoad, err)
 	}
 	deps.Tools = reg

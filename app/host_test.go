@@ -308,3 +308,22 @@ func TestHostNotifyDuringCreate(t *testing.T) {
 		t.Errorf("a notification event before hello:\n%s", out)
 	}
 }
+
+// A startup that fails after create() (here: --tools names an unknown
+// tool) disposes the adapter without session_shutdown.
+func TestHostDisposedOnFailedStartup(t *testing.T) {
+	requireNode(t)
+	trace := filepath.Join(t.TempDir(), "trace")
+	files := map[string]string{"h.cjs": `const fs = require("fs");
+module.exports = {hostApi: 1, create(api) {
+  api.events.on("session_shutdown", () => fs.appendFileSync(api.env.TRACE, "shutdown\n"));
+  return {id: "d", dispose() { fs.appendFileSync(api.env.TRACE, "dispose\n") }};
+}};`}
+	code, _, stderr := runHost(t, files, map[string]string{"TRACE": trace}, "", "--host", "h.cjs", "--tools", "nope")
+	if code == 0 {
+		t.Fatalf("started with an unknown tool:\n%s", stderr)
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "dispose\n" {
+		t.Errorf("trace %q, want dispose only", data)
+	}
+}

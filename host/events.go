@@ -299,6 +299,13 @@ func (h *Host) Shutdown(ctx context.Context) {
 	if h.Alive() {
 		h.Emit(ctx, "session_shutdown", omap{})
 	}
+	h.Dispose(ctx)
+}
+
+// Dispose disposes the adapter and closes the bridge without
+// session_shutdown: a startup that failed before the session existed.
+func (h *Host) Dispose(ctx context.Context) {
+	h.SetNotifier(nil)
 	h.mu.Lock()
 	h.shutdown = true
 	h.mu.Unlock()
