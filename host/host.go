@@ -242,12 +242,11 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
 		info: opts.Session, updates: map[string]func(any){},
-		evWake: make(chan struct{}, 1), evDone: make(chan struct{}),
+		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
 	stream := jsonrpc2.NewBufferedStream(pipeConn{r: fromChildR, w: toChildW}, jsonrpc2.PlainObjectCodec{})
 	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
-	h.gone = make(chan struct{})
 	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
 
 	var res struct {
