@@ -23,6 +23,8 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return ExitRuntime
 	}
+	hostStartup(ctx, w)
+	defer hostShutdown(w)
 	startupID := ""
 	if w.reason == "startup" {
 		startupID = w.first.ID()

@@ -19,6 +19,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/llm/openai"
@@ -39,6 +40,8 @@ const (
 	ExitConfig  = 3
 	ExitNoModel = 4
 	ExitSession = 5
+	ExitHost    = 6  // host adapter failed to load or start
+	ExitHostAPI = 78 // host adapter wants another host API version
 )
 
 // Env is everything the process takes from its surroundings, so tests can
@@ -53,6 +56,9 @@ type Env struct {
 	Cwd string
 	// Hooks make runs deterministic in tests; nil in production.
 	Hooks *Hooks
+	// Environ is the process environment handed to a host adapter (nil:
+	// os.Environ()).
+	Environ func() []string
 }
 
 // Hooks inject clocks, id generators and writer bounds.
@@ -112,7 +118,7 @@ func Main(ctx context.Context, env Env) int {
 	log := newLogger(env.Stderr, flags.LogLevel)
 	defer func() { _ = log.Sync() }()
 
-	w, err := wire(env, flags, log)
+	w, err := wire(ctx, env, flags, log)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return exitCodeFor(err)
@@ -134,6 +140,10 @@ func exitCodeFor(err error) int {
 		return ExitNoModel
 	case errors.Is(err, errSession):
 		return ExitSession
+	case errors.Is(err, host.ErrVersion):
+		return ExitHostAPI
+	case errors.Is(err, host.ErrLoad):
+		return ExitHost
 	}
 	return ExitRuntime
 }
@@ -153,13 +163,24 @@ type wiring struct {
 	first  *session.Session
 	reason string
 	flags  *Flags
+	// profile is the --profile file (nil: none); its HooksFile is the
+	// profile hooks layer.
+	profile *Profile
+	// host is the active host adapter (nil: none).
+	host *host.Host
 }
 
-func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
+func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
 	getenv := env.Getenv
 	paths, err := config.ResolvePaths(getenv)
 	if err != nil {
 		return nil, err
+	}
+	var profile *Profile
+	if flags.Profile != "" {
+		if profile, err = loadProfile(flags.Profile, env.Cwd); err != nil {
+			return nil, err
+		}
 	}
 	cwd := env.Cwd
 	if flags.Cwd != "" {
@@ -171,7 +192,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if fi, err := os.Stat(cwd); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%w: working directory %s does not exist", config.ErrInvalid, cwd)
 	}
-	user, err := config.Load(paths.UserFile())
+	user, err := loadUserConfig(paths.UserFile(), profile)
 	if err != nil {
 		return nil, err
 	}
@@ -206,6 +227,9 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	skillList = append(skillList, skills.Discover(map[string]string{
 		"user": filepath.Join(paths.Config, "skills"), "project": filepath.Join(cwd, ".ama", "skills"),
 	})...)
+	if profile != nil {
+		skillList = withProfileSkills(skillList, profile.SkillDirs)
+	}
 
 	timeout := 10 * time.Minute
 	if user.Approvals.TimeoutMs > 0 {
@@ -221,6 +245,9 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	sessionsDir := filepath.Join(paths.Data, "sessions")
 	if user.SessionDir != "" {
 		sessionsDir = user.SessionDir
+	}
+	if profile != nil && profile.SessionDir != "" {
+		sessionsDir = profile.SessionDir
 	}
 	if flags.SessionDir != "" {
 		sessionsDir = flags.SessionDir
@@ -303,7 +330,31 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if thinking == "" {
 		thinking = user.ThinkingLevel
 	}
+	if profile != nil {
+		deps.Settings.Instructions = profile.Instructions
+	}
 	active := DefaultActiveTools
+	hostSpec := flags.Host
+	if hostSpec == "" && flags.HostCmd == "" && profile != nil {
+		hostSpec = profile.Host
+	}
+	var h *host.Host
+	if hostSpec != "" || flags.HostCmd != "" {
+		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
+			flags.SessionID = newUUID(deps)
+		}
+		h, active, err = startHost(ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil {
+			defer func() {
+				if err != nil {
+					h.Dispose(context.Background())
+				}
+			}()
+		}
+	}
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
@@ -319,7 +370,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags}, nil
+	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -426,11 +477,14 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		opts.Writer = env.Hooks.Writer
 		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
+	hostStartup(ctx, w)
 	srv := rpc.NewServer(opts)
+	bindNotifier(w, srv)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {
 		env.Hooks.OnServer(srv)
 	}
 	err := srv.Run(ctx)
+	hostShutdown(w)
 	closeBounded(ctx, w.first, w.log)
 	return runExit(ctx, err, env, w.log)
 }

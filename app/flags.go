@@ -30,6 +30,11 @@ type Flags struct {
 	Cwd            string
 	LogLevel       string
 	Version        bool
+	// Host is a host adapter module (--host); HostCmd a program speaking
+	// the host protocol (--host-cmd); Profile a --profile file.
+	Host    string
+	HostCmd string
+	Profile string
 }
 
 type multiFlag []string
@@ -64,6 +69,9 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory of the session (default: the process cwd)")
 	fs.StringVar(&f.LogLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.StringVar(&f.Host, "host", "", "host adapter module (.mjs, .cjs or .js) run in a Node sidecar (see README \"Host adapters\")")
+	fs.StringVar(&f.HostCmd, "host-cmd", "", "command of an out-of-process host speaking docs/host-protocol.md")
+	fs.StringVar(&f.Profile, "profile", "", "profile file (host, instructions, skillDirs, config, sessionDir, ...)")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -91,6 +99,9 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	}
 	if n > 1 {
 		return nil, fmt.Errorf("--session, --resume and --continue are exclusive")
+	}
+	if f.Host != "" && f.HostCmd != "" {
+		return nil, fmt.Errorf("--host and --host-cmd are exclusive")
 	}
 	return f, nil
 }
@@ -131,6 +142,7 @@ Environment:
   AMA_FAKE_SCRIPT                        JSON script of the fake model (see README "Fake provider scripts")
   AMA_FAKE_RECORD                        file receiving one JSON line per fake model request
   AMA_APPROVAL_TIMEOUT_MS                how long a permission ask waits for the host (default 600000)
+  AMA_NODE                               JavaScript runtime of host adapters (node, or Electron with ELECTRON_RUN_AS_NODE)
   OPENAI_API_KEY, OPENAI_BASE_URL        key and endpoint of the openai provider
   OPENROUTER_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY
                                          keys of the other presets
@@ -142,6 +154,8 @@ Exit codes:
   3        configuration error (unreadable or invalid config file, missing cwd)
   4        no usable model (none given, unknown provider or model, missing key)
   5        session file missing, corrupt, locked or of another directory
+  6        host adapter failed to load or start (missing file, load error, create() failed or timed out, no Node)
+  78       host adapter wants another host API version
   130/143  SIGINT / SIGTERM
 `)
 }

@@ -29,6 +29,7 @@ type Config struct {
 	Limits        Limits                     `json:"limits"`
 	Tools         Tools                      `json:"tools"`
 	Sandbox       Sandbox                    `json:"sandbox"`
+	Host          Host                       `json:"host"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -113,6 +114,13 @@ type Sandbox struct {
 	Network string `json:"network,omitempty"`
 	// Writable adds writable paths (absolute, ~ or ~/…).
 	Writable []string `json:"writable,omitempty"`
+}
+
+// Host configures host adapters (--host).
+type Host struct {
+	// Node is the JavaScript runtime of the bridge (AMA_NODE wins; default
+	// node on PATH).
+	Node string `json:"node,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -23,6 +23,9 @@ type Case struct {
 	Env    map[string]string `json:"env,omitempty"`
 	Script json.RawMessage   `json:"script,omitempty"`
 	Files  map[string]string `json:"files,omitempty"`
+	// Copy creates work files from files under test/fixtures: work path ->
+	// path relative to test/fixtures (host adapters).
+	Copy map[string]string `json:"copy,omitempty"`
 	// Dirs, Links and Fifos shape the file system before the start (see
 	// Config).
 	Dirs  []string          `json:"dirs,omitempty"`
@@ -354,7 +357,18 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{Args: c.Args, Env: c.Env, Files: c.Files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
+	files := map[string]string{}
+	for k, v := range c.Files {
+		files[k] = v
+	}
+	for dst, src := range c.Copy {
+		data, err := os.ReadFile(filepath.Join(dir, "..", "..", src))
+		if err != nil {
+			t.Fatalf("%s/case.json copy: %v", dir, err)
+		}
+		files[dst] = string(data)
+	}
+	cfg := Config{Args: c.Args, Env: c.Env, Files: files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
 		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script

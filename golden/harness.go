@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,7 +160,7 @@ func Start(t testing.TB, cfg Config) *Run {
 	go func() {
 		code := app.Main(ctx, app.Env{
 			Args: cfg.Args, Stdin: inR, Stdout: outW, Stderr: &lockedWriter{mu: &r.mu, w: &r.stderr},
-			Getenv: func(k string) string { return env[k] }, Cwd: r.Work, Hooks: hooks,
+			Getenv: func(k string) string { return env[k] }, Cwd: r.Work, Hooks: hooks, Environ: environ(env),
 		})
 		_ = outW.Close()
 		r.exit <- code
@@ -174,6 +175,18 @@ func Start(t testing.TB, cfg Config) *Run {
 		}
 	})
 	return r
+}
+
+// environ is the process environment a host adapter sees: the run's.
+func environ(env map[string]string) func() []string {
+	return func() []string {
+		out := make([]string, 0, len(env))
+		for k, v := range env {
+			out = append(out, k+"="+v)
+		}
+		sort.Strings(out)
+		return out
+	}
 }
 
 type lockedWriter struct {

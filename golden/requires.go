@@ -2,6 +2,7 @@ package golden
 
 import (
 	"os"
+	"os/exec"
 	"slices"
 	"sync"
 	"testing"
@@ -16,10 +17,15 @@ var sandboxStatus = sync.OnceValue(func() sandbox.Status {
 })
 
 // skipUnlessAvailable skips a case whose Requires the machine lacks. The
-// "sandbox" fixtures pin the full mechanism: Landlock with user, mount and
+// "node" fixtures load a host adapter. The "sandbox" fixtures pin the full mechanism: Landlock with user, mount and
 // network namespaces (error texts differ without them).
 func skipUnlessAvailable(t testing.TB, requires []string) {
 	t.Helper()
+	if slices.Contains(requires, "node") {
+		if _, err := exec.LookPath("node"); err != nil {
+			t.Skip("needs Node.js (host adapters)")
+		}
+	}
 	if slices.Contains(requires, "sandbox") {
 		if st := sandboxStatus(); !st.Available || !st.Namespaces {
 			t.Skipf("needs the Landlock sandbox: %s", st.Detail)

@@ -60,8 +60,9 @@ type Server struct {
 	unsub func()
 	caps  []string
 
-	compact atomic.Bool // compact_events shapes (read under the bus lock)
-	plans   atomic.Bool // the client answers plan proposals
+	compact atomic.Bool            // compact_events shapes (read under the bus lock)
+	live    atomic.Pointer[Writer] // the writer while Run serves (Notify)
+	plans   atomic.Bool            // the client answers plan proposals
 
 	tasksMu sync.Mutex
 	tasks   []func()      // work posted to the dispatcher goroutine
@@ -115,6 +116,8 @@ const DefaultShutdownGrace = 5 * time.Second
 func (s *Server) Run(ctx context.Context) error {
 	s.w = NewWriter(s.opts.Out, s.opts.Writer)
 	s.wake = make(chan struct{}, 1)
+	s.live.Store(s.w)
+	defer s.live.Store(nil)
 	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: s.capabilities()})
 	s.attach(s.opts.Session)
 	if err := s.opts.Session.Start(s.opts.StartReason); err != nil {
@@ -200,6 +203,22 @@ func (r *readAhead) close() {
 	r.closed = true
 	r.cond.Broadcast()
 	r.mu.Unlock()
+}
+
+// Notify writes a notification event (a host adapter's ui.notify). It
+// reports false when the server is not serving (before hello, after the
+// shutdown), so the caller can fall back to stderr.
+func (s *Server) Notify(level, message string) bool {
+	w := s.live.Load()
+	if w == nil {
+		return false
+	}
+	line, err := encodeEvent(events.Notification{Level: level, Message: message})
+	if err != nil {
+		return false
+	}
+	w.SendLine(line)
+	return true
 }
 
 // input is one item from the stdin reader.

@@ -30,6 +30,9 @@ type PromptInput struct {
 	// Interrupt aborts the active run and starts a new one with the queued
 	// steering messages followed by this message.
 	Interrupt bool
+	// Origin marks the user message (e.g. "host" for a host adapter's
+	// messages.sendUser); empty: plain input.
+	Origin string
 }
 
 // Start announces the session: session_start, then (for a fresh session)
@@ -87,7 +90,7 @@ func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, err
 		if st.slashCommand(in.Message, reply) {
 			return
 		}
-		st.startPrompt(in.Message, in.Images, "", started, failed)
+		st.startPrompt(in.Message, in.Images, in.Origin, started, failed)
 		return
 	}
 	if st.run.kind != runAgent {
@@ -105,7 +108,7 @@ func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, err
 	case in.Interrupt:
 		st.interruptRun(in, started, reply)
 	case behavior == "steer":
-		st.steering = append(st.steering, queued{text: in.Message, images: in.Images})
+		st.steering = append(st.steering, queued{text: in.Message, images: in.Images, origin: in.Origin})
 		st.queueUpdate()
 		reply(Queued, nil)
 	case behavior == "followUp":

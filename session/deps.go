@@ -50,6 +50,22 @@ type Deps struct {
 	Version string
 	// Sandbox is the OS sandbox of bash (nil or inactive: bash runs bare).
 	Sandbox *sandbox.Runtime
+	// Host is the loaded host adapter (nil: none).
+	Host Host
+}
+
+// Host is a host adapter as sessions see it (package host). Its methods are
+// safe for concurrent use.
+type Host interface {
+	// Observe sees every event of every session, under the session's bus
+	// lock: it must not block.
+	Observe(s *Session, e events.Event)
+	// Approve is the first answerer of a permission ask; ok false passes
+	// the ask on to the session's approver.
+	Approve(ctx context.Context, req *events.PermissionRequest) (decision string, ok bool)
+	// Instructions is the text of the system prompt's host section ("":
+	// none).
+	Instructions() string
 }
 
 // Dirs are the directories a session uses.
@@ -108,6 +124,9 @@ type Settings struct {
 	// error fails that write as a full or broken disk would (tests inject
 	// disk errors with it).
 	WriteFault func() error
+	// Instructions are extra instruction files (profile instructions),
+	// rendered into the project context after AGENTS.md as <file> blocks.
+	Instructions []string
 }
 
 // ToolSet is the registry of tools a session can offer.

@@ -69,6 +69,9 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 	if approver == nil {
 		approver = d.Approver
 	}
+	if _, wrapped := approver.(hostFirst); d.Host != nil && !wrapped {
+		approver = hostFirst{host: d.Host, next: approver}
+	}
 	return &Session{
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
@@ -100,7 +103,28 @@ func (s *Session) Subscribe(fn func(events.Event)) (unsubscribe func()) {
 	return s.bus.Subscribe(fn)
 }
 
-func (s *Session) publish(e events.Event) { s.bus.Publish(e) }
+func (s *Session) publish(e events.Event) {
+	s.bus.Publish(e)
+	if h := s.deps.Host; h != nil {
+		h.Observe(s, e)
+	}
+}
+
+// hostFirst asks the host adapter's broker before the session's approver.
+type hostFirst struct {
+	host Host
+	next Approver
+}
+
+func (a hostFirst) Ask(ctx context.Context, req *events.PermissionRequest) string {
+	if d, ok := a.host.Approve(ctx, req); ok {
+		return d
+	}
+	if a.next == nil {
+		return "deny"
+	}
+	return a.next.Ask(ctx, req)
+}
 
 func (s *Session) loop() {
 	defer close(s.done)

@@ -24,21 +24,68 @@ const maxProjectContext = 32 << 10
 func (st *state) systemSections() llm.Sections {
 	str := func(s string) *string { return &s }
 	sec := llm.Sections{Preamble: str(preamble), Rules: str(rules), Cwd: str("Current working directory: " + st.cwd)}
+	hints := map[string]promptHinter{}
+	var guidelines []string
+	for _, t := range st.allTools() {
+		if h, ok := t.(promptHinter); ok && st.isActive(t.Decl().Name) {
+			hints[t.Decl().Name] = h
+			guidelines = append(guidelines, h.PromptGuidelines()...)
+		}
+	}
 	if decls := st.activeDecls(); len(decls) > 0 {
 		var b strings.Builder
 		b.WriteString("Available tools:")
 		for _, d := range decls {
+			if h := hints[d.Name]; h != nil && h.PromptSnippet() != "" {
+				if snip := h.PromptSnippet(); strings.HasPrefix(snip, d.Name+":") {
+					fmt.Fprintf(&b, "\n- %s", snip)
+				} else {
+					fmt.Fprintf(&b, "\n- %s: %s", d.Name, snip)
+				}
+				continue
+			}
 			fmt.Fprintf(&b, "\n- %s: %s", d.Name, toolSummary(d))
 		}
 		sec.Tools = str(b.String())
 	}
-	if pc := projectContext(st.cwd); pc != "" {
+	if len(guidelines) > 0 {
+		r := rules
+		for _, g := range guidelines {
+			r += "\n- " + g
+		}
+		sec.Rules = str(r)
+	}
+	pc := projectContext(st.cwd)
+	for _, f := range st.s.deps.Settings.Instructions {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			st.s.log.Warn("instructions file: " + err.Error())
+			continue
+		}
+		if pc != "" {
+			pc += "\n\n"
+		}
+		pc += "<file path=\"" + f + "\">\n" + strings.TrimSpace(string(data)) + "\n</file>"
+	}
+	if pc != "" {
 		sec.ProjectContext = str(pc)
 	}
 	if sk := st.s.skillsSection(); sk != "" {
 		sec.Skills = str(sk)
 	}
+	if h := st.s.deps.Host; h != nil {
+		if text := h.Instructions(); text != "" {
+			sec.Host = str(text)
+		}
+	}
 	return sec
+}
+
+// promptHinter is implemented by tools that bring their own line of the
+// tools section and bullets of the rules section (host tools).
+type promptHinter interface {
+	PromptSnippet() string
+	PromptGuidelines() []string
 }
 
 // toolSummary is the one-line summary of a tool in the tools section: the

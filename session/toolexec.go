@@ -124,7 +124,7 @@ func repeated(r *runState, tc *llm.ToolCall) bool {
 func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, results []*tools.Result) {
 	parallel := true
 	for _, p := range prepared {
-		if p.result == nil && p.tool.Permission() != tools.PermRead {
+		if p.result == nil && sequential(p.tool) {
 			parallel = false
 		}
 	}
@@ -151,6 +151,26 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 		}
 	}
 	wg.Wait()
+}
+
+// executionModer is implemented by tools that declare how they batch
+// (host tools: executionMode "parallel" or "sequential").
+type executionModer interface {
+	ExecutionMode() string
+}
+
+// sequential reports whether t serialises its batch: its declared mode,
+// else every class but read.
+func sequential(t tools.Tool) bool {
+	if em, ok := t.(executionModer); ok {
+		switch em.ExecutionMode() {
+		case "parallel":
+			return false
+		case "sequential":
+			return true
+		}
+	}
+	return t.Permission() != tools.PermRead
 }
 
 // invoke runs one tool through the tools package's runner (panics, error

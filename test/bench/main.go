@@ -46,6 +46,27 @@ func main() {
 	fmt.Printf("%-28s %10s   (n=%d, min %s, max %s)\n", "time to hello", median(hello).Round(10*time.Microsecond),
 		len(hello), minOf(hello).Round(10*time.Microsecond), maxOf(hello).Round(10*time.Microsecond))
 
+	if node, err := exec.LookPath("node"); err == nil {
+		// Start-up with a trivial host adapter versus Node's own start-up.
+		adapter := filepath.Join(dir, "trivial.cjs")
+		if err := os.WriteFile(adapter, []byte(`module.exports = {hostApi: 1, create: () => ({id: "trivial"})}`), 0o644); err != nil {
+			fail(err)
+		}
+		var withHost, bare []time.Duration
+		for i := 0; i < *runs*4; i++ {
+			withHost = append(withHost, timeToHello(*bin, dir, "--host", adapter))
+			start := time.Now()
+			if err := exec.Command(node, "-e", "0").Run(); err != nil {
+				fail(err)
+			}
+			bare = append(bare, time.Since(start))
+		}
+		fmt.Printf("%-28s %10s   (n=%d, min %s, max %s)\n", "time to hello, --host", median(withHost).Round(10*time.Microsecond),
+			len(withHost), minOf(withHost).Round(10*time.Microsecond), maxOf(withHost).Round(10*time.Microsecond))
+		fmt.Printf("%-28s %10s   (host overhead over node: %s)\n", "node -e 0", median(bare).Round(10*time.Microsecond),
+			(median(withHost) - median(bare)).Round(10*time.Microsecond))
+	}
+
 	for _, f := range strings.Split(*deltas, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -83,8 +104,8 @@ func env(dir string) []string {
 }
 
 // timeToHello measures from spawn to the first stdout line.
-func timeToHello(bin, dir string) time.Duration {
-	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
+func timeToHello(bin, dir string, extra ...string) time.Duration {
+	cmd := exec.Command(bin, append([]string{"--model", "fake/echo", "--no-session"}, extra...)...)
 	cmd.Env = env(dir)
 	cmd.Dir = dir
 	stdin, _ := cmd.StdinPipe()

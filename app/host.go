@@ -1,0 +1,146 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/host"
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/skills"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+func newUUID(deps *session.Deps) string {
+	if deps.NewUUID != nil {
+		return deps.NewUUID()
+	}
+	return uuid.NewString()
+}
+
+// withProfileSkills adds the skills of the profile's skillDirs after the
+// user and project ones (a later directory wins on a name clash).
+func withProfileSkills(list []skills.Skill, dirs []string) []skills.Skill {
+	for _, d := range dirs {
+		for _, sk := range skills.Discover(map[string]string{"user": d}) {
+			sk.Source = "profile"
+			replaced := false
+			for i := range list {
+				if list[i].Name == sk.Name {
+					list[i], replaced = sk, true
+				}
+			}
+			if !replaced {
+				list = append(list, sk)
+			}
+		}
+	}
+	return list
+}
+
+// createTimeoutEnv shortens create()'s 10 s bound. Test-only: the
+// conformance tests of the timeout set it; production leaves it unset.
+const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
+
+// startHost loads the host adapter (spec step 13): its tools join the
+// registry and the active set, its disables apply, its broker and
+// instructions reach every session through deps.Host. It returns the
+// active tool names; a nil host means create() returned undefined.
+func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
+	active := append([]string(nil), DefaultActiveTools...)
+	environ := os.Environ()
+	if env.Environ != nil {
+		environ = env.Environ()
+	}
+	var builtin []string
+	for _, t := range deps.Tools.Tools() {
+		builtin = append(builtin, t.Decl().Name)
+	}
+	opts := host.Options{
+		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
+		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
+		BuiltinTools: builtin, Stderr: env.Stderr, Log: log.Named("host"),
+	}
+	if v := env.Getenv(createTimeoutEnv); v != "" {
+		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
+			opts.CreateTimeout = time.Duration(ms) * time.Millisecond
+		}
+	}
+	h, err := host.Start(ctx, opts)
+	if err != nil || h == nil {
+		return nil, active, err
+	}
+	disabled := h.Disabled()
+	var all []tools.Tool
+	for _, t := range deps.Tools.Tools() {
+		if !disabled[t.Decl().Name] {
+			all = append(all, t)
+		}
+	}
+	for _, t := range h.Tools() {
+		all = append(all, t)
+		active = append(active, t.Decl().Name)
+	}
+	reg, err := tools.NewRegistry(all...)
+	if err != nil {
+		h.Dispose(context.Background())
+		return nil, nil, fmt.Errorf("%w: host tools: %v", host.ErrLoad, err)
+	}
+	deps.Tools = reg
+	kept := active[:0]
+	for _, n := range active {
+		if !disabled[n] {
+			kept = append(kept, n)
+		}
+	}
+	deps.Host = h
+	return h, kept, nil
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// hostStartup delivers the startup session_start to the host (awaited,
+// before the protocol's hello) and ends the create() phase.
+func hostStartup(ctx context.Context, w *wiring) {
+	if w.host == nil {
+		return
+	}
+	info := host.SessionInfo{ID: w.first.ID(), Cwd: w.first.Cwd()}
+	if st, err := w.first.State(); err == nil {
+		info.File, info.Model = st.SessionFile, st.Model
+	}
+	w.host.StartupSession(ctx, info, w.reason)
+	w.host.Ready()
+}
+
+// hostShutdown runs the host's part of the exit order: session_shutdown
+// (awaited), then dispose, bounded.
+func hostShutdown(w *wiring) {
+	if w.host == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	w.host.Shutdown(ctx)
+}
+
+// bindNotifier makes ui.notify a notification event of the rpc server.
+func bindNotifier(w *wiring, srv *rpc.Server) {
+	if w.host != nil {
+		w.host.SetNotifier(srv.Notify)
+	}
+}

@@ -1,0 +1,430 @@
+// The ama-rpc host bridge: loads a host adapter module and serves it to
+// ama-rpc over JSON-RPC 2.0, one message per line, on file descriptors 3
+// (from ama-rpc) and 4 (to ama-rpc). See docs/host-protocol.md.
+"use strict";
+const net = require("net");
+const path = require("path");
+const url = require("url");
+const { createRequire } = require("module");
+
+const input = new net.Socket({ fd: 3, readable: true, writable: false });
+const output = new net.Socket({ fd: 4, readable: false, writable: true });
+
+let nextId = 1;
+const waiting = new Map();
+function send(msg) {
+  msg.jsonrpc = "2.0";
+  output.write(JSON.stringify(msg) + "\n");
+}
+function notify(method, params) {
+  send({ method, params });
+}
+function request(method, params) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    send({ id, method, params });
+  });
+}
+
+class AmaError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+const invalid = (m) => new AmaError("invalid_arguments", m);
+
+// ---- state mirrored from ama-rpc -------------------------------------
+let info = null; // initialize params
+let session = {};
+const toolNames = new Set(); // registered, not disabled
+const disabled = new Set();
+const hostTools = new Map(); // name -> definition
+const handlers = new Map(); // event -> [fn]
+let broker = null;
+const runners = new Map();
+const running = new Map(); // toolCallId -> AbortController
+let created = false;
+
+const NAME = /^[a-z][a-z0-9_]{1,63}$/;
+const TYPES = new Set(["object", "string", "number", "integer", "boolean", "array"]);
+function checkSchema(s, at, problems) {
+  if (s === null || typeof s !== "object" || Array.isArray(s)) {
+    problems.push(at + ": schema must be an object");
+    return;
+  }
+  for (const k of Object.keys(s)) {
+    const v = s[k];
+    switch (k) {
+      case "type":
+        if (typeof v !== "string" || !TYPES.has(v)) problems.push(at + ": unsupported type " + JSON.stringify(v));
+        break;
+      case "title":
+      case "description":
+        if (typeof v !== "string") problems.push(at + ": \"" + k + "\" must be a string");
+        break;
+      case "default":
+        break;
+      case "properties":
+        if (v === null || typeof v !== "object" || Array.isArray(v)) problems.push(at + ": \"properties\" must be an object");
+        else for (const p of Object.keys(v)) checkSchema(v[p], at + ".properties." + p, problems);
+        break;
+      case "required":
+        if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) problems.push(at + ": \"required\" must be an array of strings");
+        else if (s.properties && typeof s.properties === "object")
+          for (const r of v) if (!(r in s.properties)) problems.push(at + ": required property \"" + r + "\" is not declared");
+        break;
+      case "additionalProperties":
+        if (typeof v !== "boolean") problems.push(at + ": \"additionalProperties\" must be a boolean");
+        break;
+      case "items":
+        checkSchema(v, at + ".items", problems);
+        break;
+      case "enum":
+        if (!Array.isArray(v) || v.length === 0 || v.some((x) => x !== null && !["string", "number", "boolean"].includes(typeof x)))
+          problems.push(at + ": \"enum\" must be a non-empty array of strings, numbers, booleans or null");
+        break;
+      default:
+        problems.push(at + ": unsupported keyword \"" + k + "\"");
+    }
+  }
+}
+
+function freeze(o) {
+  for (const v of Object.values(o)) if (v && typeof v === "object") freeze(v);
+  return Object.freeze(o);
+}
+
+function buildApi() {
+  const api = {
+    version: 1,
+    agent: { name: "ama", version: info.agentVersion },
+    env: Object.assign({}, info.env),
+    mode: info.mode,
+    session: {
+      id: () => session.id,
+      file: () => session.file || undefined,
+      cwd: () => session.cwd,
+      model: () => (session.model ? Object.assign({}, session.model) : undefined),
+    },
+    tools: {
+      register(tool) {
+        if (tool === null || typeof tool !== "object") throw invalid("tools.register: tool must be an object");
+        if (typeof tool.name !== "string" || !NAME.test(tool.name)) throw invalid("tools.register: invalid tool name " + JSON.stringify(tool.name) + " (must match ^[a-z][a-z0-9_]{1,63}$)");
+        if (typeof tool.execute !== "function") throw invalid("tools.register: " + tool.name + ": execute must be a function");
+        if (!["read", "write", "execute"].includes(tool.permission)) throw invalid("tools.register: " + tool.name + ": permission must be read, write or execute");
+        if (tool.executionMode !== undefined && !["parallel", "sequential"].includes(tool.executionMode)) throw invalid("tools.register: " + tool.name + ": executionMode must be parallel or sequential");
+        if (info.builtinTools.includes(tool.name) || hostTools.has(tool.name)) throw new AmaError("tool_exists", "tool " + tool.name + " is already registered");
+        const problems = [];
+        if (tool.parameters !== undefined) checkSchema(tool.parameters, "$", problems);
+        if (problems.length) throw invalid("tools.register: " + tool.name + ": " + problems.join("; "));
+        hostTools.set(tool.name, tool);
+        if (!disabled.has(tool.name)) toolNames.add(tool.name);
+        notify("tools.register", {
+          name: tool.name, label: tool.label, description: String(tool.description ?? ""),
+          parameters: tool.parameters ?? { type: "object" }, permission: tool.permission,
+          executionMode: tool.executionMode, annotations: tool.annotations,
+          promptSnippet: tool.promptSnippet, promptGuidelines: tool.promptGuidelines,
+        });
+      },
+      disable(name) {
+        if (typeof name !== "string") throw invalid("tools.disable: name must be a string");
+        disabled.add(name);
+        toolNames.delete(name);
+        notify("tools.disable", { name });
+      },
+      list() {
+        return Object.freeze([...toolNames].sort());
+      },
+    },
+    instructions: {
+      add(source) {
+        if (source === null || typeof source !== "object") throw invalid("instructions.add: source must be an object");
+        if (source.kind === "file") {
+          if (typeof source.path !== "string") throw invalid("instructions.add: path must be a string");
+          notify("instructions.add", { kind: "file", path: path.resolve(source.path) });
+        } else if (source.kind === "text") {
+          if (typeof source.text !== "string") throw invalid("instructions.add: text must be a string");
+          notify("instructions.add", { kind: "text", text: source.text, name: source.name });
+        } else throw invalid("instructions.add: kind must be file or text");
+      },
+    },
+    events: {
+      on(name, handler) {
+        if (typeof name !== "string" || typeof handler !== "function") throw invalid("events.on: name and handler function required");
+        let list = handlers.get(name);
+        if (!list) {
+          list = [];
+          handlers.set(name, list);
+          notify("events.subscribe", { name });
+        }
+        const entry = { handler };
+        list.push(entry);
+        return () => {
+          const i = list.indexOf(entry);
+          if (i >= 0) list.splice(i, 1);
+        };
+      },
+    },
+    approvals: {
+      setBroker(b) {
+        if (b === null || typeof b !== "object" || typeof b.ask !== "function") throw invalid("approvals.setBroker: broker must have an ask function");
+        broker = b;
+        notify("approvals.setBroker", {});
+      },
+    },
+    messages: {
+      sendUser(text, origin) {
+        if (typeof text !== "string") return Promise.reject(invalid("messages.sendUser: text must be a string"));
+        if (!created) return Promise.reject(new AmaError("busy", "the session does not exist yet"));
+        return request("messages.sendUser", { text, origin: origin ?? "host" }).catch((e) => {
+          throw new AmaError(e.data && e.data.code ? e.data.code : "internal", e.message);
+        });
+      },
+    },
+    ui: {
+      notify(message, level) {
+        notify("ui.notify", { message: String(message), level: level ?? "info" });
+      },
+      setStatus(key, text) {
+        if (typeof key !== "string") throw invalid("ui.setStatus: key must be a string");
+        notify("ui.setStatus", { key, text: text ? String(text) : "" });
+      },
+    },
+    log(level, message, detail) {
+      notify("log", { level: String(level), message: String(message), detail });
+    },
+    runners: {
+      provide(runner) {
+        if (runner === null || typeof runner !== "object" || typeof runner.id !== "string" || runner.id === "" || typeof runner.start !== "function")
+          throw invalid("runners.provide: runner needs a non-empty id and a start function");
+        runners.set(runner.id, runner);
+        notify("runners.provide", { id: runner.id, description: String(runner.description ?? "") });
+        return () => {
+          if (runners.get(runner.id) === runner) {
+            runners.delete(runner.id);
+            notify("runners.remove", { id: runner.id });
+          }
+        };
+      },
+    },
+  };
+  for (const k of ["agent", "session", "tools", "instructions", "events", "approvals", "messages", "ui", "runners"]) Object.freeze(api[k]);
+  Object.freeze(api.env);
+  return Object.freeze(api);
+}
+
+// ---- module loading (spec §1) ----------------------------------------
+class LoadError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.rpcCode = code;
+  }
+}
+const LOAD_FAILED = -32010;
+const VERSION_MISMATCH = -32011;
+
+async function loadModule(file) {
+  const lower = file.toLowerCase();
+  const req = createRequire(file);
+  if (lower.endsWith(".mjs")) return import(url.pathToFileURL(file).href);
+  if (lower.endsWith(".cjs")) return req(file);
+  try {
+    return req(file);
+  } catch (e) {
+    if (e && (e.code === "ERR_REQUIRE_ESM" || e.code === "ERR_REQUIRE_ASYNC_MODULE" || e instanceof SyntaxError))
+      return import(url.pathToFileURL(file).href);
+    throw e;
+  }
+}
+
+function pickExport(ns) {
+  const isObj = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  const cands = [];
+  if (isObj(ns) && isObj(ns.default) && !("hostApi" in ns.default) && isObj(ns.default.default)) cands.push(ns.default.default);
+  if (isObj(ns) && isObj(ns.default)) cands.push(ns.default);
+  cands.push(ns);
+  for (const c of cands) if (isObj(c) && ("hostApi" in c || "create" in c)) return c;
+  return null;
+}
+
+let adapter = null;
+async function initialize(params) {
+  info = params;
+  session = params.session || {};
+  for (const n of params.builtinTools || []) toolNames.add(n);
+  const file = params.module;
+  let ns;
+  try {
+    ns = await loadModule(file);
+  } catch (e) {
+    throw new LoadError(LOAD_FAILED, "host adapter " + file + " failed to load: " + (e && e.message ? e.message : String(e)));
+  }
+  const mod = pickExport(ns);
+  if (!mod) throw new LoadError(LOAD_FAILED, "host adapter " + file + " exports neither hostApi nor create");
+  if (mod.hostApi !== 1) throw new LoadError(VERSION_MISMATCH, "host adapter " + file + " wants hostApi " + JSON.stringify(mod.hostApi) + ", this ama-rpc offers 1");
+  if (typeof mod.create !== "function") throw new LoadError(LOAD_FAILED, "host adapter " + file + ": create is not a function");
+  let result;
+  try {
+    result = await mod.create(buildApi());
+  } catch (e) {
+    throw new LoadError(LOAD_FAILED, "host adapter " + file + ": create failed: " + (e && e.message ? e.message : String(e)));
+  }
+  if (result === undefined || result === null) return { status: "inactive" };
+  if (typeof result !== "object" || typeof result.id !== "string" || result.id === "")
+    throw new LoadError(LOAD_FAILED, "host adapter " + file + ": create must return {id: non-empty string}");
+  adapter = result;
+  return { status: "active", id: result.id };
+}
+
+function errText(e) {
+  return e && e.message ? e.message : String(e);
+}
+
+async function execute(p) {
+  const tool = hostTools.get(p.name);
+  if (!tool) return { content: [{ type: "text", text: "Tool " + p.name + " not found" }], isError: true };
+  const ac = new AbortController();
+  running.set(p.toolCallId, ac);
+  const c = p.context || {};
+  const ctx = {
+    toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
+    signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
+    readFiles: new Set(), markRead() {},
+    onUpdate(partial) {
+      notify("tool.update", { toolCallId: p.toolCallId, partial });
+    },
+    log(level, message) {
+      notify("log", { level: String(level), message: String(message) });
+    },
+  };
+  try {
+    const r = await tool.execute(p.input, ctx);
+    if (r === null || typeof r !== "object") return { content: [{ type: "text", text: String(r ?? "") }] };
+    let content = r.content;
+    if (typeof content === "string") content = [{ type: "text", text: content }];
+    return { content: content || [], isError: !!r.isError, details: r.details };
+  } catch (e) {
+    return { content: [{ type: "text", text: errText(e) }], isError: true };
+  } finally {
+    running.delete(p.toolCallId);
+  }
+}
+
+let eventChain = Promise.resolve();
+function deliver(name, payload) {
+  const list = (handlers.get(name) || []).slice();
+  const run = async () => {
+    for (const { handler } of list) {
+      try {
+        await handler(payload);
+      } catch (e) {
+        notify("log", { level: "error", message: "host event handler " + name + " failed: " + errText(e) });
+      }
+    }
+  };
+  eventChain = eventChain.then(run);
+  return eventChain;
+}
+
+async function ask(p) {
+  if (!broker) return { decision: null };
+  const ac = new AbortController();
+  running.set("ask:" + p.request.requestId, ac);
+  try {
+    const d = await broker.ask(p.request, ac.signal);
+    return { decision: d === "allow" || d === "deny" || d === "allow_session" ? d : null };
+  } catch (e) {
+    return { decision: "deny", error: errText(e) };
+  } finally {
+    running.delete("ask:" + p.request.requestId);
+  }
+}
+
+let disposed = false;
+async function dispose() {
+  if (disposed || !adapter) return {};
+  disposed = true;
+  if (typeof adapter.dispose === "function") {
+    try {
+      await adapter.dispose();
+    } catch (e) {
+      notify("log", { level: "warn", message: "host adapter dispose failed: " + errText(e) });
+    }
+  }
+  return {};
+}
+
+const methods = {
+  initialize,
+  execute,
+  ask,
+  event: (p) => deliver(p.name, p.payload).then(() => ({})),
+  dispose,
+};
+const notifications = {
+  cancel(p) {
+    const ac = running.get(p.toolCallId);
+    if (ac) ac.abort();
+  },
+  "session.update"(p) {
+    session = Object.assign({}, session, p);
+  },
+  ready() {
+    created = true;
+  },
+};
+
+async function handle(msg) {
+  if (msg.method === undefined) {
+    const w = waiting.get(msg.id);
+    if (!w) return;
+    waiting.delete(msg.id);
+    if (msg.error) {
+      const e = new Error(msg.error.message);
+      e.data = msg.error.data;
+      w.reject(e);
+    } else w.resolve(msg.result);
+    return;
+  }
+  if (msg.id === undefined) {
+    const f = notifications[msg.method];
+    if (f) f(msg.params || {});
+    return;
+  }
+  const f = methods[msg.method];
+  if (!f) {
+    send({ id: msg.id, error: { code: -32601, message: "method not found: " + msg.method } });
+    return;
+  }
+  try {
+    const result = await f(msg.params || {});
+    send({ id: msg.id, result: result === undefined ? null : result });
+  } catch (e) {
+    send({ id: msg.id, error: { code: e.rpcCode || -32603, message: errText(e) } });
+  }
+}
+
+let buf = "";
+input.setEncoding("utf8");
+input.on("data", (chunk) => {
+  buf += chunk;
+  let i;
+  while ((i = buf.indexOf("\n")) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    if (line.trim() === "") continue;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    handle(msg);
+  }
+});
+input.on("end", () => {
+  // ama-rpc closed the pipe: it is gone; leave without running anything else.
+  process.exit(0);
+});

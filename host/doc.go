@@ -1,0 +1,24 @@
+// Package host runs a host adapter (ama's HostApi v1) out of process: the
+// embedded Node bridge (bridge.cjs, loaded with --host) or any program
+// speaking the same JSON-RPC 2.0 protocol (--host-cmd); see
+// docs/host-protocol.md. Host implements session.Host: its tools join the
+// tool registry as ordinary tools.Tool values (validation, permission
+// pipeline, approvals and events are the session's), its broker is the
+// first answerer of permission asks, its instructions are the system
+// prompt's host section, and it observes every session's events.
+//
+// The transport is a private pipe pair (fds 3 and 4 of the child), never
+// the process's stdio, framed as one JSON object per line by
+// jsonrpc2.PlainObjectCodec. (A later refactor moves the line transport to
+// rpc/internal/stdio.)
+//
+// Concurrency: a Host is safe for concurrent use. Messages from the child
+// are handled in arrival order on the connection's read goroutine, so the
+// registrations sent during create() are all applied before Start returns.
+// Observe does not block the session (except for session_start after a
+// switch, awaited up to 10 s): events are queued and delivered one at a
+// time, in order, by a single goroutine (an event is sent when the
+// previous one has been answered); Emit waits for one delivery. Tool
+// executions and approval asks are calls on the connection; the ask chain
+// is serialised by askMu.
+package host

@@ -1,0 +1,678 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+)
+
+//go:embed bridge.cjs
+var bridgeScript string
+
+// APIVersion is HOST_API_VERSION.
+const APIVersion = 1
+
+// DefaultCreateTimeout bounds the adapter's create().
+const DefaultCreateTimeout = 10 * time.Second
+
+// Errors of Start: ErrLoad maps to exit 6, ErrVersion to exit 78.
+var (
+	ErrLoad    = errors.New("host_load_failed")
+	ErrVersion = errors.New("host_version_mismatch")
+)
+
+// Protocol error codes the bridge answers initialize with.
+const (
+	codeLoadFailed      = -32010
+	codeVersionMismatch = -32011
+)
+
+// SessionInfo is what session.id/file/cwd/model return.
+type SessionInfo struct {
+	ID    string        `json:"id"`
+	File  string        `json:"file,omitempty"`
+	Cwd   string        `json:"cwd"`
+	Model *llm.ModelRef `json:"model,omitempty"`
+}
+
+// Options configure Start.
+type Options struct {
+	// Module is the adapter file (resolved against the process cwd).
+	Module string
+	// Command, instead of Module, is a program speaking the host protocol
+	// itself (--host-cmd), run with sh -c.
+	Command string
+	// Node is the JavaScript runtime (AMA_NODE; default: node on PATH).
+	Node string
+	// Environ is the process environment (the adapter's api.env and the
+	// child's environment).
+	Environ []string
+	// Cwd is the process working directory.
+	Cwd string
+	// Mode is api.mode ("rpc").
+	Mode string
+	// Version is ama-rpc's version (api.agent.version).
+	Version string
+	// Session is the startup session as create() sees it.
+	Session SessionInfo
+	// BuiltinTools are the names a host tool may not take.
+	BuiltinTools []string
+	// CreateTimeout bounds initialize (default DefaultCreateTimeout).
+	CreateTimeout time.Duration
+	// Stderr receives the bridge's stderr and the stderr copies of
+	// notifications.
+	Stderr io.Writer
+	Log    *zap.Logger
+}
+
+// ToolDef is a tool the adapter registered.
+type ToolDef struct {
+	Name             string          `json:"name"`
+	Label            string          `json:"label,omitempty"`
+	Description      string          `json:"description"`
+	Parameters       json.RawMessage `json:"parameters"`
+	Permission       string          `json:"permission"`
+	ExecutionMode    string          `json:"executionMode,omitempty"`
+	Annotations      json.RawMessage `json:"annotations,omitempty"`
+	PromptSnippet    string          `json:"promptSnippet,omitempty"`
+	PromptGuidelines []string        `json:"promptGuidelines,omitempty"`
+}
+
+// Runner is a sub-agent runner the adapter provided (runners.provide).
+type Runner struct {
+	ID          string `json:"id"`
+	Description string `json:"description"`
+}
+
+type instruction struct {
+	Kind string `json:"kind"`
+	Path string `json:"path,omitempty"`
+	Text string `json:"text,omitempty"`
+	Name string `json:"name,omitempty"`
+}
+
+// Host is a running host adapter. It implements session.Host.
+type Host struct {
+	opts Options
+	log  *zap.Logger
+	conn *jsonrpc2.Conn
+	cmd  *exec.Cmd
+	id   string
+
+	exited chan struct{} // closed when the child has exited
+	gone   chan struct{} // closed when the connection ended
+
+	mu           sync.Mutex
+	tools        []ToolDef
+	disabled     map[string]bool
+	instructions []instruction
+	instrText    *string // rendered once, at the first request
+	subs         map[string]bool
+	broker       bool
+	runners      []Runner
+	status       map[string]string
+	notifier     func(level, message string) bool
+	cur          *session.Session
+	info         SessionInfo
+	skipStart    string // the startup session_start already delivered
+	ready        bool
+	shutdown     bool
+	updates      map[string]func(partial any)
+	initErr      error // a registration rejected during initialize
+
+	askMu sync.Mutex // approvals are asked one at a time
+
+	evMu   sync.Mutex
+	evQ    []evItem
+	evWake chan struct{}
+	evDone chan struct{}
+}
+
+type evItem struct {
+	update  *SessionInfo // a session.update notification instead of an event
+	name    string
+	payload any
+	done    chan struct{}
+}
+
+// pipeConn joins the two pipe ends into one stream.
+type pipeConn struct {
+	r *os.File
+	w *os.File
+}
+
+func (p pipeConn) Read(b []byte) (int, error)  { return p.r.Read(b) }
+func (p pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeConn) Close() error {
+	err := p.w.Close()
+	if e := p.r.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// NodeRuntime finds the JavaScript runtime: explicit (AMA_NODE), else node
+// on PATH. An Electron binary works: the child gets ELECTRON_RUN_AS_NODE=1.
+func NodeRuntime(explicit string) (string, error) {
+	name := explicit
+	if name == "" {
+		name = "node"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%w: no JavaScript runtime for the host adapter: %q not found (install Node.js or set AMA_NODE to a node or Electron binary)", ErrLoad, name)
+	}
+	return p, nil
+}
+
+// Start launches the bridge (or the --host-cmd program), loads the adapter
+// and runs its create(). It returns (nil, nil) when create returned
+// undefined: ama continues without a host. Errors wrap ErrLoad or
+// ErrVersion.
+func Start(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Log == nil {
+		opts.Log = zap.NewNop()
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.CreateTimeout <= 0 {
+		opts.CreateTimeout = DefaultCreateTimeout
+	}
+	var cmd *exec.Cmd
+	if opts.Command != "" {
+		cmd = exec.Command("/bin/sh", "-c", opts.Command)
+	} else {
+		mod := opts.Module
+		if !filepath.IsAbs(mod) {
+			mod = filepath.Join(opts.Cwd, mod)
+		}
+		if fi, err := os.Stat(mod); err != nil || fi.IsDir() {
+			return nil, fmt.Errorf("%w: host adapter %s does not exist", ErrLoad, mod)
+		}
+		opts.Module = mod
+		node, err := NodeRuntime(opts.Node)
+		if err != nil {
+			return nil, err
+		}
+		cmd = exec.Command(node, "-e", bridgeScript)
+	}
+	cmd.Dir = opts.Cwd
+	cmd.Env = append(append([]string(nil), opts.Environ...), "ELECTRON_RUN_AS_NODE=1")
+	cmd.Stdin = nil
+	cmd.Stdout = opts.Stderr // the host's stdout is ama-rpc's protocol: never the child's
+	cmd.Stderr = opts.Stderr
+	toChildR, toChildW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("%w: pipe: %v", ErrLoad, err)
+	}
+	fromChildR, fromChildW, err := os.Pipe()
+	if err != nil {
+		_ = toChildR.Close()
+		_ = toChildW.Close()
+		return nil, fmt.Errorf("%w: pipe: %v", ErrLoad, err)
+	}
+	cmd.ExtraFiles = []*os.File{toChildR, fromChildW} // fds 3 and 4
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{toChildR, toChildW, fromChildR, fromChildW} {
+			_ = f.Close()
+		}
+		return nil, fmt.Errorf("%w: start the host bridge: %v (set AMA_NODE to a node or Electron binary)", ErrLoad, err)
+	}
+	_ = toChildR.Close()
+	_ = fromChildW.Close()
+	h := &Host{
+		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
+		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
+		info: opts.Session, updates: map[string]func(any){},
+		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
+	}
+	go func() { _ = cmd.Wait(); close(h.exited) }()
+	stream := jsonrpc2.NewBufferedStream(pipeConn{r: fromChildR, w: toChildW}, jsonrpc2.PlainObjectCodec{})
+	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
+	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
+
+	var res struct {
+		Status string `json:"status"`
+		ID     string `json:"id"`
+	}
+	params := map[string]any{
+		"protocolVersion": APIVersion, "module": opts.Module, "agentVersion": opts.Version, "mode": opts.Mode,
+		"env": environMap(opts.Environ), "session": opts.Session, "builtinTools": nonNil(opts.BuiltinTools),
+	}
+	cctx, cancel := context.WithTimeout(ctx, opts.CreateTimeout)
+	err = h.conn.Call(cctx, "initialize", params, &res)
+	cancel()
+	if err != nil {
+		h.kill()
+		var je *jsonrpc2.Error
+		switch {
+		case errors.As(err, &je) && je.Code == codeVersionMismatch:
+			return nil, fmt.Errorf("%w: %s", ErrVersion, je.Message)
+		case errors.As(err, &je):
+			return nil, fmt.Errorf("%w: %s", ErrLoad, je.Message)
+		case errors.Is(err, context.DeadlineExceeded):
+			return nil, fmt.Errorf("%w: host adapter create() did not settle within %s", ErrLoad, opts.CreateTimeout)
+		}
+		return nil, fmt.Errorf("%w: host bridge: %v", ErrLoad, err)
+	}
+	switch res.Status {
+	case "inactive":
+		h.kill()
+		return nil, nil
+	case "active":
+		if res.ID == "" {
+			h.kill()
+			return nil, fmt.Errorf("%w: host adapter returned an empty id", ErrLoad)
+		}
+	default:
+		h.kill()
+		return nil, fmt.Errorf("%w: host bridge answered initialize with status %q", ErrLoad, res.Status)
+	}
+	h.mu.Lock()
+	initErr := h.initErr
+	h.id = res.ID
+	h.mu.Unlock()
+	if initErr != nil {
+		h.kill()
+		return nil, fmt.Errorf("%w: host adapter %s: %v", ErrLoad, res.ID, initErr)
+	}
+	go h.deliverEvents()
+	return h, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func environMap(environ []string) map[string]string {
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// kill ends the child and the connection (startup failures).
+func (h *Host) kill() {
+	_ = h.conn.Close()
+	if h.cmd.Process != nil {
+		_ = h.cmd.Process.Kill()
+	}
+	<-h.exited
+}
+
+// ID is the adapter id.
+func (h *Host) ID() string { return h.id }
+
+// Alive reports whether the bridge still runs.
+func (h *Host) Alive() bool {
+	select {
+	case <-h.gone:
+		return false
+	default:
+		return true
+	}
+}
+
+// lost reports a bridge that went away while ama-rpc still needed it.
+func (h *Host) lost() {
+	h.mu.Lock()
+	quiet := h.shutdown || h.id == ""
+	h.mu.Unlock()
+	if quiet {
+		return
+	}
+	h.Notify("error", "host adapter "+h.id+" exited; its tools are unavailable")
+}
+
+// Tools returns the registered, not disabled host tools.
+func (h *Host) Tools() []*Tool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*Tool
+	for _, d := range h.tools {
+		if !h.disabled[d.Name] {
+			out = append(out, &Tool{h: h, def: d})
+		}
+	}
+	return out
+}
+
+// Disabled returns the names the adapter disabled (built-ins included).
+func (h *Host) Disabled() map[string]bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]bool, len(h.disabled))
+	for k, v := range h.disabled {
+		out[k] = v
+	}
+	return out
+}
+
+// Runners lists the provided runners by id.
+func (h *Host) Runners() []Runner {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := append([]Runner(nil), h.runners...)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Status returns the ui.setStatus items.
+func (h *Host) Status() map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make(map[string]string, len(h.status))
+	for k, v := range h.status {
+		out[k] = v
+	}
+	return out
+}
+
+// Instructions renders the host section: the sources in call order, each
+// trimmed, empty ones dropped, joined by a blank line. The text is fixed
+// at the first call so the prompt prefix stays stable.
+func (h *Host) Instructions() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.instrText != nil {
+		return *h.instrText
+	}
+	var parts []string
+	for _, in := range h.instructions {
+		text := in.Text
+		if in.Kind == "file" {
+			data, err := os.ReadFile(in.Path)
+			if err != nil {
+				h.log.Warn("host instructions file", zap.Error(err))
+			}
+			text = string(data)
+		}
+		if t := strings.TrimSpace(text); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	s := strings.Join(parts, "\n\n")
+	h.instrText = &s
+	return s
+}
+
+// SetNotifier binds ui.notify to the protocol (rpc mode: a notification
+// event); nil unbinds it. fn reports false when it could not deliver.
+func (h *Host) SetNotifier(fn func(level, message string) bool) {
+	h.mu.Lock()
+	h.notifier = fn
+	h.mu.Unlock()
+}
+
+// Notify is ui.notify: the bound notifier plus a stderr copy, or stderr
+// alone.
+func (h *Host) Notify(level, message string) {
+	switch level {
+	case "info", "warn", "error":
+	default:
+		level = "info"
+	}
+	h.mu.Lock()
+	fn := h.notifier
+	h.mu.Unlock()
+	if fn != nil && fn(level, message) {
+		fmt.Fprintf(h.opts.Stderr, "ama: [%s] %s\n", level, message)
+		return
+	}
+	if level == "info" {
+		fmt.Fprintf(h.opts.Stderr, "ama: [host] %s\n", message)
+	} else {
+		fmt.Fprintf(h.opts.Stderr, "ama: [host %s] %s\n", level, message)
+	}
+}
+
+// Ready marks the end of startup: the session exists (messages.sendUser
+// no longer answers busy).
+func (h *Host) Ready() {
+	h.mu.Lock()
+	h.ready = true
+	h.mu.Unlock()
+	_ = h.conn.Notify(context.Background(), "ready", struct{}{})
+}
+
+type handlerFunc func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request)
+
+func (f handlerFunc) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	f(ctx, conn, req)
+}
+
+// errDeferred says the handler answers later itself.
+var errDeferred = errors.New("answered later")
+
+func (h *Host) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	res, err := h.handle(ctx, conn, req)
+	if req.Notif || errors.Is(err, errDeferred) {
+		return
+	}
+	if err != nil {
+		var je *jsonrpc2.Error
+		if !errors.As(err, &je) {
+			je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
+		}
+		_ = conn.ReplyWithError(ctx, req.ID, je)
+		return
+	}
+	_ = conn.Reply(ctx, req.ID, res)
+}
+
+// handle serves the bridge's calls. It runs on the connection's read
+// goroutine, so notifications are handled in arrival order, before the
+// response that follows them.
+func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	var p map[string]json.RawMessage
+	if req.Params != nil {
+		if err := json.Unmarshal(*req.Params, &p); err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+	}
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(p[k], &s)
+		return s
+	}
+	switch req.Method {
+	case "tools.register":
+		var d ToolDef
+		if err := json.Unmarshal(*req.Params, &d); err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+		if err := h.register(d); err != nil {
+			h.log.Error("host tool rejected", zap.Error(err))
+			h.mu.Lock()
+			if h.id == "" && h.initErr == nil {
+				h.initErr = err
+			}
+			h.mu.Unlock()
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+	case "tools.disable":
+		h.mu.Lock()
+		h.disabled[str("name")] = true
+		h.mu.Unlock()
+	case "instructions.add":
+		var in instruction
+		_ = json.Unmarshal(*req.Params, &in)
+		h.mu.Lock()
+		h.instructions = append(h.instructions, in)
+		h.mu.Unlock()
+	case "events.subscribe":
+		h.mu.Lock()
+		h.subs[str("name")] = true
+		h.mu.Unlock()
+	case "approvals.setBroker":
+		h.mu.Lock()
+		h.broker = true
+		h.mu.Unlock()
+	case "ui.notify":
+		h.Notify(str("level"), str("message"))
+	case "ui.setStatus":
+		h.mu.Lock()
+		if t := str("text"); t == "" {
+			delete(h.status, str("key"))
+		} else {
+			h.status[str("key")] = t
+		}
+		h.mu.Unlock()
+	case "log":
+		msg := str("message")
+		switch str("level") {
+		case "warn", "error":
+			fmt.Fprintf(h.opts.Stderr, "ama: [host] %s\n", msg)
+		default:
+			h.log.Debug("host: " + msg)
+		}
+	case "runners.provide":
+		r := Runner{ID: str("id"), Description: str("description")}
+		h.mu.Lock()
+		replaced := false
+		for i := range h.runners {
+			if h.runners[i].ID == r.ID {
+				h.runners[i], replaced = r, true
+			}
+		}
+		if !replaced {
+			h.runners = append(h.runners, r)
+		}
+		h.mu.Unlock()
+	case "runners.remove":
+		id := str("id")
+		h.mu.Lock()
+		for i := range h.runners {
+			if h.runners[i].ID == id {
+				h.runners = append(h.runners[:i:i], h.runners[i+1:]...)
+				break
+			}
+		}
+		h.mu.Unlock()
+	case "tool.update":
+		h.mu.Lock()
+		fn := h.updates[str("toolCallId")]
+		h.mu.Unlock()
+		if fn != nil {
+			var partial any
+			_ = json.Unmarshal(p["partial"], &partial)
+			fn(partial)
+		}
+	case "messages.sendUser":
+		go h.sendUser(req.ID, str("text"), str("origin"))
+		return nil, errDeferred
+	default:
+		if !req.Notif {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
+		}
+	}
+	if req.Notif {
+		return nil, nil
+	}
+	return struct{}{}, nil
+}
+
+// register checks a tool definition again on the Go side (a --host-cmd
+// host has no bridge validating for it).
+func (h *Host) register(d ToolDef) error {
+	if !validName(d.Name) {
+		return fmt.Errorf("invalid tool name %q", d.Name)
+	}
+	switch d.Permission {
+	case "read", "write", "execute":
+	default:
+		return fmt.Errorf("tool %s: permission must be read, write or execute", d.Name)
+	}
+	switch d.ExecutionMode {
+	case "", "parallel", "sequential":
+	default:
+		return fmt.Errorf("tool %s: executionMode must be parallel or sequential", d.Name)
+	}
+	if len(bytes.TrimSpace(d.Parameters)) == 0 || string(d.Parameters) == "null" {
+		d.Parameters = json.RawMessage(`{"type":"object"}`)
+	}
+	if problems := CheckSchema(d.Parameters); len(problems) > 0 {
+		return fmt.Errorf("tool %s: %s", d.Name, strings.Join(problems, "; "))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range h.opts.BuiltinTools {
+		if n == d.Name {
+			return fmt.Errorf("tool_exists: %s", d.Name)
+		}
+	}
+	for _, t := range h.tools {
+		if t.Name == d.Name {
+			return fmt.Errorf("tool_exists: %s", d.Name)
+		}
+	}
+	h.tools = append(h.tools, d)
+	return nil
+}
+
+func validName(n string) bool {
+	if len(n) < 2 || len(n) > 64 || n[0] < 'a' || n[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(n); i++ {
+		c := n[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// sendUser is messages.sendUser: busy until the session exists, else a
+// prompt that steers a running run.
+func (h *Host) sendUser(id jsonrpc2.ID, text, origin string) {
+	switch origin {
+	case "":
+		origin = "host"
+	case "user":
+		origin = "" // plain input
+	}
+	h.mu.Lock()
+	ready, s := h.ready, h.cur
+	h.mu.Unlock()
+	if !ready || s == nil {
+		_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: "busy: the session does not exist yet", Data: rawJSON(`{"code":"busy"}`)})
+		return
+	}
+	s.Prompt("prompt", session.PromptInput{Message: text, StreamingBehavior: "steer", Origin: origin}, func(d session.Disposition, err error) {
+		if err != nil {
+			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: err.Error()})
+			return
+		}
+		_ = h.conn.Reply(context.Background(), id, string(d))
+	})
+}
+
+func rawJSON(s string) *json.RawMessage {
+	r := json.RawMessage(s)
+	return &r
+}

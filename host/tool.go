@@ -1,0 +1,153 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// Tool is a host-registered tool: a tools.Tool whose Execute is a call to
+// the adapter. Validation, permission, approval and events are the
+// session's, exactly as for built-in tools.
+type Tool struct {
+	h   *Host
+	def ToolDef
+}
+
+var _ tools.Tool = (*Tool)(nil)
+
+// Decl is the declaration sent to the model.
+func (t *Tool) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: t.def.Name, Description: t.def.Description, Parameters: t.def.Parameters}
+}
+
+// Permission is the class the adapter declared.
+func (t *Tool) Permission() string { return t.def.Permission }
+
+// ExecutionMode is the declared batching ("parallel", "sequential" or "":
+// by permission class).
+func (t *Tool) ExecutionMode() string { return t.def.ExecutionMode }
+
+// PromptSnippet is the tool's line in the tools section ("": the first
+// sentence of the description).
+func (t *Tool) PromptSnippet() string { return t.def.PromptSnippet }
+
+// PromptGuidelines are bullets for the rules section.
+func (t *Tool) PromptGuidelines() []string { return t.def.PromptGuidelines }
+
+// Def returns the registered definition.
+func (t *Tool) Def() ToolDef { return t.def }
+
+type toolContext struct {
+	Cwd         string        `json:"cwd"`
+	SessionID   string        `json:"sessionId"`
+	SessionFile string        `json:"sessionFile,omitempty"`
+	Depth       int           `json:"depth"`
+	Model       *llm.ModelRef `json:"model,omitempty"`
+	OutputDir   string        `json:"outputDir,omitempty"`
+}
+
+type wireResult struct {
+	Content json.RawMessage `json:"content"` // a string or content blocks
+	IsError bool            `json:"isError"`
+	Details json.RawMessage `json:"details,omitempty"`
+}
+
+// Execute calls the adapter's execute. ctx ending sends cancel, which
+// aborts the tool's ctx.signal; the call then ends as aborted.
+func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+	h := t.h
+	notRunning := tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter " + h.id + " is not running")
+	if !h.Alive() {
+		return notRunning, nil
+	}
+	h.mu.Lock()
+	info := h.info
+	if call.Update != nil {
+		h.updates[call.ID] = func(partial any) { call.Update(partialText(partial)) }
+	}
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.updates, call.ID)
+		h.mu.Unlock()
+	}()
+	tc := toolContext{SessionID: info.ID, SessionFile: info.File, Model: info.Model, Cwd: info.Cwd}
+	if call.Env != nil {
+		tc.Cwd, tc.OutputDir = call.Env.Cwd, call.Env.OutputDir
+	}
+	input := call.Args
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	params := map[string]any{"name": t.def.Name, "toolCallId": call.ID, "input": input, "context": tc}
+	var res wireResult
+	done := make(chan error, 1)
+	go func() { done <- h.conn.Call(context.Background(), "execute", params, &res) }()
+	select {
+	case err := <-done:
+		if errors.Is(err, jsonrpc2.ErrClosed) || (err != nil && !h.Alive()) {
+			return notRunning, nil
+		}
+		if err != nil {
+			return tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter: " + err.Error()), nil
+		}
+	case <-ctx.Done():
+		_ = h.conn.Notify(context.Background(), "cancel", map[string]string{"toolCallId": call.ID})
+		return nil, ctx.Err()
+	case <-h.gone:
+		return notRunning, nil
+	}
+	out := &tools.Result{IsError: res.IsError}
+	var text string
+	var blocks []json.RawMessage
+	if json.Unmarshal(res.Content, &text) == nil {
+		out.Content = []llm.Content{llm.Text(text)}
+	} else if err := json.Unmarshal(res.Content, &blocks); err != nil && len(res.Content) > 0 && string(res.Content) != "null" {
+		return tools.ErrorResult(fmt.Sprintf("Tool %s returned invalid content: %v", t.def.Name, err)), nil
+	}
+	for _, raw := range blocks {
+		c, err := llm.DecodeContent(raw)
+		if err != nil {
+			return tools.ErrorResult(fmt.Sprintf("Tool %s returned invalid content: %v", t.def.Name, err)), nil
+		}
+		out.Content = append(out.Content, c)
+	}
+	if len(res.Details) > 0 && string(res.Details) != "null" {
+		out.Details = res.Details
+	}
+	return out, nil
+}
+
+// partialText renders an onUpdate partial: a string as is, a ToolResult's
+// text blocks joined, anything else as JSON.
+func partialText(p any) string {
+	switch v := p.(type) {
+	case string:
+		return v
+	case map[string]any:
+		if s, ok := v["content"].(string); ok {
+			return s
+		}
+		if list, ok := v["content"].([]any); ok {
+			var parts []string
+			for _, b := range list {
+				if m, ok := b.(map[string]any); ok {
+					if s, ok := m["text"].(string); ok {
+						parts = append(parts, s)
+					}
+				}
+			}
+			return strings.Join(parts, "")
+		}
+	}
+	b, _ := json.Marshal(p)
+	return string(b)
+}
