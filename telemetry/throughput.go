@@ -1,0 +1,258 @@
+package telemetry
+
+import (
+	"math"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// TickInterval is the minimum gap between two telemetry_tick events of a
+// session (at most 2 Hz).
+const TickInterval = 500 * time.Millisecond
+
+// liveWindow is the span of the live tokens/s estimate; liveMinSpan the
+// shortest span it is computed over.
+const (
+	liveWindow  = 2 * time.Second
+	liveMinSpan = 250 * time.Millisecond
+	// bucketWidth is the resolution of the live window: deltas are summed
+	// per 100 ms bucket, so the window costs a fixed array, not a slice of
+	// samples that grows with the reply.
+	bucketWidth = 100 * time.Millisecond
+	buckets     = int(liveWindow / bucketWidth)
+)
+
+// RequestTelemetry is SessionStats.telemetry.last (epoch ms).
+type RequestTelemetry struct {
+	RequestAt    int64    `json:"requestAt"`
+	FirstTokenAt *int64   `json:"firstTokenAt,omitempty"`
+	TTFTMs       *int64   `json:"ttftMs,omitempty"`
+	DoneAt       *int64   `json:"doneAt,omitempty"`
+	OutputTokens *int     `json:"outputTokens,omitempty"`
+	TPS          *float64 `json:"tps,omitempty"`
+}
+
+// Live is SessionStats.telemetry.live: the request streaming now.
+type Live struct {
+	TPS          float64 `json:"tps"`
+	OutputTokens int     `json:"outputTokens"`
+	ElapsedMs    int64   `json:"elapsedMs"`
+}
+
+// SessionTelemetry is SessionStats.telemetry.
+type SessionTelemetry struct {
+	SessionStartedAt int64             `json:"sessionStartedAt"`
+	Last             *RequestTelemetry `json:"last,omitempty"`
+	Live             *Live             `json:"live,omitempty"`
+	AvgTPS           *float64          `json:"avgTps,omitempty"`
+}
+
+// Throughput measures the turn requests of one session. Begin, Delta and
+// Finish are called by the goroutine that streams; Snapshot from anywhere.
+type Throughput struct {
+	now       func() time.Time
+	animation bool
+
+	mu        sync.Mutex
+	startedAt time.Time
+	lastTick  time.Time // zero: no tick yet
+	cur       *inflight
+	last      RequestTelemetry
+	hasLast   bool
+	sumOut    int
+	sumGen    time.Duration
+}
+
+type inflight struct {
+	requestAt, firstAt time.Time
+	estimate           float64
+	bucket             [buckets]float64
+	bucketAt           [buckets]int64 // bucket number each slot holds
+}
+
+// NewThroughput starts the telemetry of a session opened now. animation
+// false (ui.animation:false) turns telemetry_tick off; the numbers are
+// still kept.
+func NewThroughput(now func() time.Time, animation bool) *Throughput {
+	if now == nil {
+		now = time.Now
+	}
+	return &Throughput{now: now, animation: animation, startedAt: now()}
+}
+
+// Begin starts a turn request sent now.
+func (t *Throughput) Begin() {
+	at := t.now()
+	t.mu.Lock()
+	t.cur = &inflight{requestAt: at}
+	t.mu.Unlock()
+}
+
+// FirstToken reports whether an event of type typ is the first token of a
+// reply: text or thinking deltas and the start of a tool call.
+func FirstToken(typ string) bool {
+	return typ == "text_delta" || typ == "thinking_delta" || typ == "toolcall_start"
+}
+
+// Delta observes one stream event of the current request (typ is the
+// event type, text its delta or, for toolcall_start, the tool name). It
+// reports whether a telemetry_tick is due: the request has streamed for at
+// least TickInterval since its first token or the session's previous tick.
+func (t *Throughput) Delta(typ, text string) (tick bool) {
+	counted := typ == "text_delta" || typ == "thinking_delta" || typ == "toolcall_delta" || typ == "toolcall_start"
+	if !counted {
+		return false
+	}
+	n := EstimateTokens(text)
+	now := t.now()
+	t.mu.Lock()
+	c := t.cur
+	if c == nil {
+		t.mu.Unlock()
+		return false
+	}
+	if c.firstAt.IsZero() {
+		if !FirstToken(typ) {
+			t.mu.Unlock()
+			return false
+		}
+		c.firstAt = now
+	}
+	c.estimate += n
+	b := int64(now.Sub(c.firstAt) / bucketWidth)
+	slot := int(b % int64(buckets))
+	if c.bucketAt[slot] != b {
+		c.bucketAt[slot], c.bucket[slot] = b, 0
+	}
+	c.bucket[slot] += n
+	if t.animation {
+		ref := t.lastTick
+		if ref.Before(c.firstAt) {
+			ref = c.firstAt
+		}
+		if now.Sub(ref) >= TickInterval {
+			t.lastTick, tick = now, true
+		}
+	}
+	t.mu.Unlock()
+	return tick
+}
+
+// Finish ends the current request: outputTokens is the provider's count
+// (0: use the estimate); failed requests are kept as last but not in the
+// average.
+func (t *Throughput) Finish(outputTokens int, failed bool) {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c := t.cur
+	t.cur = nil
+	if c == nil {
+		return
+	}
+	out := outputTokens
+	if out <= 0 {
+		out = int(math.Round(c.estimate))
+	}
+	r := RequestTelemetry{RequestAt: c.requestAt.UnixMilli()}
+	done := now.UnixMilli()
+	r.DoneAt = &done
+	r.OutputTokens = &out
+	if !c.firstAt.IsZero() {
+		first := c.firstAt.UnixMilli()
+		ttft := first - r.RequestAt
+		r.FirstTokenAt, r.TTFTMs = &first, &ttft
+		gen := now.Sub(c.firstAt)
+		// Requests that generated for less than 250 ms get no tps and stay
+		// out of the average (the newest ama docs; see README "Telemetry").
+		if gen >= liveMinSpan {
+			tps := float64(out) / gen.Seconds()
+			r.TPS = &tps
+			if !failed {
+				t.sumOut += out
+				t.sumGen += gen
+			}
+		}
+	}
+	t.last, t.hasLast = r, true
+}
+
+// Snapshot returns SessionStats.telemetry now.
+func (t *Throughput) Snapshot() SessionTelemetry {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := SessionTelemetry{SessionStartedAt: t.startedAt.UnixMilli()}
+	if c := t.cur; c != nil && !c.firstAt.IsZero() {
+		first := c.firstAt.UnixMilli()
+		ttft := first - c.requestAt.UnixMilli()
+		out.Last = &RequestTelemetry{RequestAt: c.requestAt.UnixMilli(), FirstTokenAt: &first, TTFTMs: &ttft}
+		elapsed := now.Sub(c.firstAt)
+		live := &Live{OutputTokens: int(math.Round(c.estimate)), ElapsedMs: elapsed.Milliseconds()}
+		span := min(elapsed, liveWindow)
+		if span >= liveMinSpan {
+			cur := int64(elapsed / bucketWidth)
+			sum := 0.0
+			for i := range buckets {
+				if b := c.bucketAt[i]; b > cur-int64(buckets) && b <= cur {
+					sum += c.bucket[i]
+				}
+			}
+			live.TPS = sum / span.Seconds()
+		}
+		out.Live = live
+	} else if t.hasLast {
+		l := t.last
+		out.Last = &l
+	}
+	if t.sumGen > 0 {
+		avg := float64(t.sumOut) / t.sumGen.Seconds()
+		out.AvgTPS = &avg
+	}
+	return out
+}
+
+// EstimateTokens estimates the tokens of streamed text: CJK ideographs,
+// kana, hangul and full-width forms count one per character, everything
+// else a quarter.
+func EstimateTokens(s string) float64 {
+	n := 0.0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n += 0.25
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if wide(r) {
+			n++
+		} else {
+			n += 0.25
+		}
+	}
+	return n
+}
+
+// wide reports the scripts counted one token per character. A rune of the
+// supplementary ideographic plane (U+20000–U+2FFFF, a UTF-16 surrogate pair
+// starting U+D840–U+D87F) counts once, as in ama.
+func wide(r rune) bool {
+	switch {
+	case r >= 0x1100 && r <= 0x11FF, // Hangul Jamo
+		r >= 0x2E80 && r <= 0x2FDF, // CJK radicals
+		r >= 0x3000 && r <= 0x303F, // CJK symbols and punctuation
+		r >= 0x3040 && r <= 0x30FF, // Hiragana, Katakana
+		r >= 0x3100 && r <= 0x31FF, // Bopomofo, Hangul compatibility, Katakana ext
+		r >= 0x3400 && r <= 0x4DBF, // CJK ext A
+		r >= 0x4E00 && r <= 0x9FFF, // CJK unified
+		r >= 0xAC00 && r <= 0xD7AF, // Hangul syllables
+		r >= 0xF900 && r <= 0xFAFF, // CJK compatibility ideographs
+		r >= 0xFF00 && r <= 0xFFEF, // half/full-width forms
+		r >= 0x20000 && r <= 0x2FFFF:
+		return true
+	}
+	return false
+}
