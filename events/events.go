@@ -226,6 +226,30 @@ type ContextPressure struct {
 	EstimatedTurnsLeft *int `json:"estimatedTurnsLeft,omitempty"`
 }
 
+// CacheMiss reports a prompt prefix that should have been cached but was
+// billed again (key order as in ama's RPC docs).
+type CacheMiss struct {
+	MissedTokens int      `json:"missedTokens"`
+	MissedCost   *float64 `json:"missedCost,omitempty"`
+	Reason       string   `json:"reason"`
+	Detail       string   `json:"detail,omitempty"`
+	IdleMs       int64    `json:"idleMs"`
+}
+
+// CacheWarm reports cache warming: phase scheduled (nextWarmAt), sent
+// (usage, cost) or stopped (reason).
+type CacheWarm struct {
+	Phase      string     `json:"phase"`
+	NextWarmAt int64      `json:"nextWarmAt,omitempty"`
+	Usage      *llm.Usage `json:"usage,omitempty"`
+	Cost       *float64   `json:"cost,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// TelemetryTick says the throughput numbers of get_session_stats changed
+// while streaming (no payload, at most 2 Hz).
+type TelemetryTick struct{}
+
 // PlanProposed announces a plan waiting for approval.
 type PlanProposed struct {
 	PlanID   string      `json:"planId"`
@@ -300,6 +324,9 @@ func (CompactionEnd) Type() string         { return "compaction_end" }
 func (AutoRetryStart) Type() string        { return "auto_retry_start" }
 func (AutoRetryEnd) Type() string          { return "auto_retry_end" }
 func (ContextPressure) Type() string       { return "context_pressure" }
+func (CacheMiss) Type() string             { return "cache_miss" }
+func (CacheWarm) Type() string             { return "cache_warm" }
+func (TelemetryTick) Type() string         { return "telemetry_tick" }
 func (PlanProposed) Type() string          { return "plan_proposed" }
 func (PlanResolved) Type() string          { return "plan_resolved" }
 func (TodoUpdated) Type() string           { return "todo_updated" }
