@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/rpc"
@@ -35,6 +36,9 @@ type Case struct {
 	// Writer bounds the output queue (stall tests).
 	MaxQueuedItems int `json:"maxQueuedItems,omitempty"`
 	MaxQueuedBytes int `json:"maxQueuedBytes,omitempty"`
+	// TelemetryStepMs advances the throughput clock by this much per
+	// reading (default 0: a frozen clock, so no telemetry_tick).
+	TelemetryStepMs int `json:"telemetryStepMs,omitempty"`
 }
 
 // Keep selects the lines of a transcript that a golden holds.
@@ -322,7 +326,8 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		t.Fatal(err)
 	}
 	cfg := Config{Args: c.Args, Env: c.Env, Files: c.Files,
-		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
+		Writer:        rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes},
+		TelemetryStep: time.Duration(c.TelemetryStepMs) * time.Millisecond}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script
 	}

@@ -38,6 +38,9 @@ type Config struct {
 	ShutdownGrace time.Duration
 	// WriteFault injects session-file write errors.
 	WriteFault func() error
+	// TelemetryStep is how far the throughput clock moves per reading
+	// (zero: frozen, so no telemetry_tick).
+	TelemetryStep time.Duration
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -116,8 +119,8 @@ func Start(t testing.TB, cfg Config) *Run {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
-		WriteFault: cfg.WriteFault,
-		OnServer:   func(s *rpc.Server) { r.server.Store(s) }}
+		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep),
+		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {
 		code := app.Main(ctx, app.Env{
@@ -155,6 +158,14 @@ func clock() func() time.Time {
 	var n atomic.Int64
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Millisecond) }
+}
+
+// stepClock is the throughput clock: it starts at the fixed base time and
+// moves by step per reading.
+func stepClock(step time.Duration) func() time.Time {
+	var n atomic.Int64
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time { return base.Add(time.Duration(n.Add(1)-1) * step) }
 }
 
 func seqUUID() func() string {

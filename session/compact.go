@@ -141,6 +141,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	}
 	usage := msg.Usage
 	res, _ := call(s, func(st *state) CompactionResult {
+		st.recordRequest(cp.req, nil, msg) // reporting state and hit rates only
 		// Weigh the context the compaction would leave, with the same
 		// estimate as tokensBefore; one that does not shrink the context
 		// is not recorded (the result then reports the unchanged size).

@@ -15,6 +15,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/skills"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -47,6 +48,18 @@ type Deps struct {
 	Skills []skills.Skill
 	// Version is the agent version written to headers and hello.
 	Version string
+	// Reporting is the cache reporting table of the process (nil:
+	// telemetry.Process).
+	Reporting *telemetry.Reporting
+	// Clock is the wall clock of throughput telemetry, read on every
+	// streamed delta (nil: time.Now).
+	Clock func() time.Time
+	// AfterFunc arms the cache-warming timer (nil: time.AfterFunc); it
+	// returns the timer's stop function.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// WarmingDecider is the host's veto on cache warms
+	// (cache.onWarmingDecision; nil: the built-in decision).
+	WarmingDecider telemetry.WarmingDecider
 }
 
 // Dirs are the directories a session uses.
@@ -102,6 +115,13 @@ type Settings struct {
 	// error fails that write as a full or broken disk would (tests inject
 	// disk errors with it).
 	WriteFault func() error
+	// NoAnimation is ui.animation:false: no telemetry_tick events.
+	NoAnimation bool
+	// CacheWarming is cache.warming (off, streaming (default), idle);
+	// CacheRetention is cache.retention (none, short (default), long);
+	// CacheMinSavingsUsd is cache.minSavingsUsd (default 0.05).
+	CacheWarming, CacheRetention string
+	CacheMinSavingsUsd           float64
 }
 
 // ToolSet is the registry of tools a session can offer.

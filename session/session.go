@@ -1,9 +1,12 @@
 package session
 
 import (
+	"time"
+
 	"context"
 	"errors"
 	"fmt"
+	"github.com/armadra/ama-rpc/telemetry"
 	"path/filepath"
 	"sync"
 
@@ -40,6 +43,10 @@ type Session struct {
 	closed bool       // the actor took its last closure
 
 	st *state // owned by the actor goroutine
+
+	// tput measures the session's turn requests (fed by the runner,
+	// read by Stats; safe for concurrent use).
+	tput *telemetry.Throughput
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -69,7 +76,12 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 	if approver == nil {
 		approver = d.Approver
 	}
+	clock := d.Clock
+	if clock == nil {
+		clock = time.Now
+	}
 	return &Session{
+		tput:     telemetry.NewThroughput(clock, !d.Settings.NoAnimation),
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
 		approver: approver,

@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -59,6 +60,9 @@ type state struct {
 	starts      []pendingStart // runs waiting for the current one to settle
 	interrupt   *pendingInterrupt
 	closing     bool // Close was called: no new run starts
+
+	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
+	warm  warmState
 }
 
 // pendingStart is a run that starts once the session is free.
@@ -95,7 +99,9 @@ func newState(s *Session, id, cwd string) *state {
 		thinkingLevel:  "medium",
 		mode:           s.deps.Policy.Mode,
 		memory:         approvals.NewMemory(),
+		cache:          telemetry.NewCache(s.deps.reporting(), s.deps.Settings.CacheWarming),
 	}
+	st.cache.Warm.Decider = s.deps.WarmingDecider
 	d := s.deps
 	out := filepath.Join(d.Dirs.Data, "tool-output", id)
 	st.tenv = &tools.Env{Cwd: cwd, OutputDir: out, Reads: tools.NewReadTracker(), Todos: s,
@@ -183,6 +189,9 @@ func (st *state) appendEntry(e *store.Entry) {
 		e.Timestamp = st.isoNow()
 	}
 	st.tree.Append(e)
+	if resetPoint(e) {
+		st.resetCache()
+	}
 	if !st.persist(e) && st.disk.file != nil {
 		return // not on disk yet (a failed write): announced once written
 	}
@@ -295,6 +304,7 @@ func (st *state) settled() {
 // shutdown releases resources when the actor stops: background jobs are
 // stopped, the classifier and the session file closed.
 func (st *state) shutdown() {
+	st.cancelWarmTimer()
 	if st.tenv != nil && st.tenv.Jobs != nil {
 		st.tenv.Jobs.StopAll()
 	}
