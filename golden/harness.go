@@ -41,6 +41,8 @@ type Config struct {
 	// TelemetryStep is how far the throughput clock moves per reading
 	// (zero: frozen, so no telemetry_tick).
 	TelemetryStep time.Duration
+	// AfterFunc arms cache-warming timers (nil: real timers).
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -119,7 +121,7 @@ func Start(t testing.TB, cfg Config) *Run {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
-		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep),
+		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep), AfterFunc: cfg.AfterFunc,
 		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {
