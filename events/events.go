@@ -220,10 +220,10 @@ type AutoRetryEnd struct {
 
 // ContextPressure warns that the context window is filling up.
 type ContextPressure struct {
-	Percent            int  `json:"percent"`
-	Threshold          int  `json:"threshold"`
-	RemainingTokens    *int `json:"remainingTokens,omitempty"`
-	EstimatedTurnsLeft *int `json:"estimatedTurnsLeft,omitempty"`
+	Percent            float64 `json:"percent"` // one decimal
+	Threshold          int     `json:"threshold"`
+	RemainingTokens    *int    `json:"remainingTokens,omitempty"`
+	EstimatedTurnsLeft *int    `json:"estimatedTurnsLeft,omitempty"`
 }
 
 // CacheMiss reports a prompt prefix that should have been cached but was

@@ -24,7 +24,6 @@ func refScript(t *testing.T, name string) []byte {
 	return b
 }
 
-
 // response returns the data of the response with id.
 func responseData(t *testing.T, r *golden.Run, id string) map[string]any {
 	t.Helper()

@@ -53,7 +53,7 @@ type state struct {
 	ckpt        *turnCheckpoint // checkpoint of the current turn (nil: off)
 	rewindNote  string          // told to the model before the next prompt
 	compacting  bool
-	pressure    int // highest context_pressure threshold reported since the context was last below 70 %
+	pressure    float64 // context percent at the last context_pressure check (0 after a compaction)
 	run         *runState
 	idleWaiters []func()       // called once no run is active
 	onSettle    []func()       // called when the current run settles (abort)
