@@ -112,3 +112,21 @@ func BenchmarkThroughputDelta(b *testing.B) {
 		tp.Delta("text_delta", "tok ")
 	}
 }
+
+// BenchmarkTelemetryReply100k is the telemetry overhead of one streamed
+// reply of 100 000 deltas (Begin, every Delta with the wall clock, Finish
+// and a stats snapshot); ns/delta is the per-delta share.
+func BenchmarkTelemetryReply100k(b *testing.B) {
+	const deltas = 100_000
+	tp := NewThroughput(time.Now, true)
+	b.ReportAllocs()
+	for b.Loop() {
+		tp.Begin()
+		for range deltas {
+			tp.Delta("text_delta", "tok ")
+		}
+		tp.Finish(0, false)
+		_ = tp.Snapshot()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/deltas, "ns/delta")
+}
