@@ -117,6 +117,15 @@ func (st *state) pauseWarm() {
 	st.cache.Warm.Pause()
 }
 
+// warmSettled is agent_settled: streaming-mode warming ends silently (the
+// timer stops); in idle mode the phase becomes idle and the timer runs on.
+func (st *state) warmSettled() {
+	st.cache.Warm.Settled()
+	if _, ok := st.cache.Warm.Next(); !ok {
+		st.cancelWarmTimer()
+	}
+}
+
 // resetCache is a reset point (compaction, branch summary, prune, model
 // switch): the next turn request is not compared, warming stops silently.
 func (st *state) resetCache() {

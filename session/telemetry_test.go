@@ -143,19 +143,21 @@ type stopDecider struct{}
 func (stopDecider) DecideWarm(telemetry.WarmDecision) string { return "stop" }
 
 func cachedEcho() *llm.Model {
-	return &llm.Model{Provider: fake.ProviderID, ID: "cached", API: "fake", ContextWindow: 200000, MaxTokens: 100,
+	return &llm.Model{Provider: fake.ProviderID, ID: "cached", API: "fake", ContextWindow: 2_000_000, MaxTokens: 100,
 		Prices: llm.Prices{Input: 1, Output: 2, CacheRead: 0.1, CacheWrite: 1.25}, PromptCache: &llm.PromptCache{Short: 300}}
 }
 
 // Checklist 7 (session): TTL 300 s arms the warm 270 s after the send;
 // checklist 8: a host decider answering "stop" to a built-in warm →
-// cache_warm{stopped, declined}.
+// cache_warm{stopped, declined}. The tests warm in mode idle, where the
+// timer outlives agent_settled (a prompt of 1 M tokens is worth warming
+// at the idle probability of 0.15).
 func TestWarmingDeclinedByHost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		timers := &warmTimers{}
-		e := newEnv(t, setup{models: []*llm.Model{cachedEcho()},
+		e := newEnv(t, setup{models: []*llm.Model{cachedEcho()}, settings: Settings{CacheWarming: "idle"},
 			deps:   func(d *Deps) { d.AfterFunc, d.WarmingDecider = timers.after, stopDecider{} },
-			script: &fake.Script{Responses: []fake.Response{usageReply("a", 0, 0, 60000, 10)}}})
+			script: &fake.Script{Responses: []fake.Response{usageReply("a", 0, 0, 1_000_000, 10)}}})
 		defer e.s.Close()
 		if _, err := e.s.SetModel(fake.ProviderID, "cached"); err != nil {
 			t.Fatal(err)
@@ -182,8 +184,9 @@ func TestWarmingDeclinedByHost(t *testing.T) {
 func TestWarmingNoCacheHits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		timers := &warmTimers{}
-		e := newEnv(t, setup{models: []*llm.Model{cachedEcho()}, deps: func(d *Deps) { d.AfterFunc = timers.after },
-			script: &fake.Script{Responses: []fake.Response{usageReply("a", 0, 0, 60000, 10),
+		e := newEnv(t, setup{models: []*llm.Model{cachedEcho()}, settings: Settings{CacheWarming: "idle"},
+			deps: func(d *Deps) { d.AfterFunc = timers.after },
+			script: &fake.Script{Responses: []fake.Response{usageReply("a", 0, 0, 1_000_000, 10),
 				usageReply("w1", 60000, 0, 0, 1), usageReply("w2", 60000, 0, 0, 1)}}})
 		defer e.s.Close()
 		if _, err := e.s.SetModel(fake.ProviderID, "cached"); err != nil {
@@ -219,4 +222,27 @@ func joinStr(s []string) string {
 		out += x
 	}
 	return out
+}
+
+// In mode streaming (the default) warming covers the run only:
+// agent_settled stops the timer silently, so a late timer sends nothing.
+func TestWarmingStreamingEndsAtSettle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		timers := &warmTimers{}
+		e := newEnv(t, setup{models: []*llm.Model{cachedEcho()}, deps: func(d *Deps) { d.AfterFunc = timers.after },
+			script: &fake.Script{Responses: []fake.Response{usageReply("a", 0, 0, 60000, 10)}}})
+		defer e.s.Close()
+		if _, err := e.s.SetModel(fake.ProviderID, "cached"); err != nil {
+			t.Fatal(err)
+		}
+		e.runPrompt(t, "one")
+		if w := eventsOf[events.CacheWarm](e.rec); len(w) != 1 || w[0].Phase != "scheduled" {
+			t.Fatalf("cache_warm %+v", w)
+		}
+		timers.fire(t, e.s)
+		st, _ := e.s.Stats()
+		if e.fp.Calls() != 1 || st.Cache.Warming.State != telemetry.StateInactive || len(eventsOf[events.CacheWarm](e.rec)) != 1 {
+			t.Fatalf("calls %d warming %+v", e.fp.Calls(), st.Cache.Warming)
+		}
+	})
 }
