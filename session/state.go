@@ -63,6 +63,7 @@ type state struct {
 
 	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
 	warm  warmState
+	sub   subtask
 }
 
 // pendingStart is a run that starts once the session is free.

@@ -74,7 +74,11 @@ func (st *state) recordRequest(req *llm.Request, entry *llm.ProviderEntry, msg *
 	if rec.Purpose == "" {
 		rec.Purpose = llm.PurposeTurn
 	}
-	if m := st.cache.Observe(rec, ep, 0); m != nil {
+	var subtaskMs int64
+	if rec.Purpose == llm.PurposeTurn {
+		subtaskMs = st.takeSubtaskMs()
+	}
+	if m := st.cache.Observe(rec, ep, subtaskMs); m != nil {
 		st.s.publish(events.CacheMiss{MissedTokens: m.MissedTokens, MissedCost: m.MissedCost, Reason: m.Reason,
 			Detail: m.Detail, IdleMs: m.IdleMs})
 	}
@@ -115,6 +119,49 @@ func (st *state) publishWarm(ev *telemetry.WarmEvent) {
 func (st *state) pauseWarm() {
 	st.cancelWarmTimer()
 	st.cache.Warm.Pause()
+}
+
+// subtaskTool is the sub-agent tool whose wall time between two turn
+// requests is attributed to cache misses (reason subtask).
+const subtaskTool = "task"
+
+// subtask accumulates the time during which at least one task tool call
+// ran since the last turn request (session clock).
+type subtask struct {
+	running int
+	since   time.Time
+	total   time.Duration
+}
+
+// subtaskSpan marks a task tool call as running; the returned func ends it.
+func (s *Session) subtaskSpan() func() {
+	_ = s.do(func(st *state) {
+		if st.sub.running == 0 {
+			st.sub.since = st.now()
+		}
+		st.sub.running++
+	})
+	return func() {
+		_ = s.do(func(st *state) {
+			st.sub.running--
+			if st.sub.running == 0 {
+				st.sub.total += st.now().Sub(st.sub.since)
+			}
+		})
+	}
+}
+
+// takeSubtaskMs returns the task time since the previous turn request and
+// starts a new count.
+func (st *state) takeSubtaskMs() int64 {
+	d := st.sub.total
+	if st.sub.running > 0 {
+		now := st.now()
+		d += now.Sub(st.sub.since)
+		st.sub.since = now
+	}
+	st.sub.total = 0
+	return d.Milliseconds()
 }
 
 // warmSettled is agent_settled: streaming-mode warming ends silently (the

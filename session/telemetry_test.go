@@ -1,6 +1,9 @@
 package session
 
 import (
+	"context"
+
+	"github.com/armadra/ama-rpc/tools"
 	"math"
 	"sync"
 	"testing"
@@ -243,6 +246,36 @@ func TestWarmingStreamingEndsAtSettle(t *testing.T) {
 		st, _ := e.s.Stats()
 		if e.fp.Calls() != 1 || st.Cache.Warming.State != telemetry.StateInactive || len(eventsOf[events.CacheWarm](e.rec)) != 1 {
 			t.Fatalf("calls %d warming %+v", e.fp.Calls(), st.Cache.Warming)
+		}
+	})
+}
+
+// sleeper is a stand-in for the sub-agent task tool: it runs for d on the
+// bubble's clock.
+type sleeper struct{ d time.Duration }
+
+func (s sleeper) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: "task", Description: "sub-agent", Parameters: []byte(`{"type":"object"}`)}
+}
+func (sleeper) Permission() string { return "read" }
+func (s sleeper) Execute(ctx context.Context, _ *tools.Call) (*tools.Result, error) {
+	time.Sleep(s.d)
+	return &tools.Result{Content: []llm.Content{llm.Text("done")}}, nil
+}
+
+// Checklist 2 (subtask): a miss after a task tool ran for most of the gap
+// is attributed to the sub-agent, not to eviction.
+func TestCacheMissSubtask(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		call := toolCall("task", `{}`)
+		call.Usage = &fake.UsageSpec{Input: intp(500), CacheRead: intp(30000), Output: intp(5)}
+		e := newEnv(t, setup{tools: []tools.Tool{sleeper{5 * time.Minute}}, mode: "full-auto",
+			script: &fake.Script{Responses: []fake.Response{call, usageReply("after", 31000, 0, 0, 5)}}})
+		defer e.s.Close()
+		e.runPrompt(t, "delegate")
+		m := eventsOf[events.CacheMiss](e.rec)
+		if len(m) != 1 || m[0].Reason != telemetry.ReasonSubtask || m[0].IdleMs < 300000 {
+			t.Fatalf("cache_miss %+v", m)
 		}
 	})
 }

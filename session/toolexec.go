@@ -159,6 +159,9 @@ func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) (re
 		}
 	}()
 	tc := p.call
+	if tc.Name == subtaskTool {
+		defer s.subtaskSpan()() // task time explains cache misses (reason subtask)
+	}
 	if tc.Name == tools.NameBash && env.env.BeforeChange != nil {
 		for _, t := range bashTargets(tc.Arguments, env.env.Cwd, env.policy.home) {
 			env.env.BeforeChange(t)
