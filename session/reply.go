@@ -90,7 +90,7 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnRepl
 		s.publish(events.MessageStart{Message: startCopy(msg)})
 	}
 	doneAt := s.deps.Now().UnixMilli()
-	s.tput.Finish(msg.Usage.Output, msg.Failed())
+	s.tput.Finish(msg.Usage.Output, msg.StopReason == llm.StopError)
 	entryID, _ := call(s, func(st *state) string {
 		st.recordRequest(req, snap.entry, msg)
 		return st.appendMessage(msg, true).ID

@@ -112,12 +112,12 @@ func (t *Throughput) Delta(typ, text string) (tick bool) {
 		t.mu.Unlock()
 		return false
 	}
-	if c.firstAt.IsZero() {
-		if !FirstToken(typ) {
-			t.mu.Unlock()
-			return false
-		}
+	if c.firstAt.IsZero() && FirstToken(typ) {
 		c.firstAt = now
+	}
+	if c.firstAt.IsZero() || text == "" { // empty deltas neither count nor tick
+		t.mu.Unlock()
+		return false
 	}
 	c.estimate += n
 	b := int64(now.Sub(c.firstAt) / bucketWidth)
@@ -140,8 +140,8 @@ func (t *Throughput) Delta(typ, text string) (tick bool) {
 }
 
 // Finish ends the current request: outputTokens is the provider's count
-// (0: use the estimate); failed requests are kept as last but not in the
-// average.
+// (0: use the estimate); failed requests (stop reason error; aborted ones
+// still count, as in ama) are kept as last but not in the average.
 func (t *Throughput) Finish(outputTokens int, failed bool) {
 	now := t.now()
 	t.mu.Lock()
@@ -227,30 +227,33 @@ func EstimateTokens(s string) float64 {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
-		if wide(r) {
+		switch {
+		case wide(r):
 			n++
-		} else {
+		case r > 0xFFFF:
+			n += 0.5 // ama counts UTF-16 code units: a surrogate pair is two quarters
+		default:
 			n += 0.25
 		}
 	}
 	return n
 }
 
-// wide reports the scripts counted one token per character. A rune of the
-// supplementary ideographic plane (U+20000–U+2FFFF, a UTF-16 surrogate pair
-// starting U+D840–U+D87F) counts once, as in ama.
+// wide reports the characters counted one token each (ama's ranges): CJK
+// symbols, kana, hangul (jamo, compatibility, syllables), CJK ideographs
+// (ext A, unified, compatibility, and the supplementary plane U+20000–
+// U+2FFFF, whose surrogate pairs start U+D840–U+D87F) and full-width forms.
 func wide(r rune) bool {
 	switch {
-	case r >= 0x1100 && r <= 0x11FF, // Hangul Jamo
-		r >= 0x2E80 && r <= 0x2FDF, // CJK radicals
-		r >= 0x3000 && r <= 0x303F, // CJK symbols and punctuation
-		r >= 0x3040 && r <= 0x30FF, // Hiragana, Katakana
-		r >= 0x3100 && r <= 0x31FF, // Bopomofo, Hangul compatibility, Katakana ext
-		r >= 0x3400 && r <= 0x4DBF, // CJK ext A
-		r >= 0x4E00 && r <= 0x9FFF, // CJK unified
-		r >= 0xAC00 && r <= 0xD7AF, // Hangul syllables
-		r >= 0xF900 && r <= 0xFAFF, // CJK compatibility ideographs
-		r >= 0xFF00 && r <= 0xFFEF, // half/full-width forms
+	case r >= 0x1100 && r <= 0x11FF,
+		r >= 0x3000 && r <= 0x30FF,
+		r >= 0x3130 && r <= 0x318F,
+		r >= 0x31F0 && r <= 0x31FF,
+		r >= 0x3400 && r <= 0x4DBF,
+		r >= 0x4E00 && r <= 0x9FFF,
+		r >= 0xAC00 && r <= 0xD7AF,
+		r >= 0xF900 && r <= 0xFAFF,
+		r >= 0xFF00 && r <= 0xFFEF,
 		r >= 0x20000 && r <= 0x2FFFF:
 		return true
 	}

@@ -96,7 +96,7 @@ func TestThroughputTicks(t *testing.T) {
 }
 
 func TestEstimateTokens(t *testing.T) {
-	for s, want := range map[string]float64{"abcd": 1, "日本語": 3, "한국": 2, "ｈｉ": 2, "𠀀": 1, "é": 0.25} {
+	for s, want := range map[string]float64{"abcd": 1, "日本語": 3, "한국": 2, "ｈｉ": 2, "𠀀": 1, "é": 0.25, "😀": 0.5, "ㄅ": 0.25} {
 		if got := EstimateTokens(s); got != want {
 			t.Errorf("%q: %v, want %v", s, got, want)
 		}
