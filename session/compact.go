@@ -123,6 +123,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	_ = s.do(func(st *state) {
 		st.compacting = true
 		s.publish(events.CompactionStart{Trigger: trigger})
+		st.pauseWarm()
 	})
 	msg, streamErr := cp.provider.Stream(r.ctx, cp.req, nil)
 	summary := ""

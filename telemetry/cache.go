@@ -25,15 +25,17 @@ type Misses struct {
 	ByReason map[string]int `json:"byReason"`
 }
 
-// CacheStats is SessionStats.cache (key order as in ama's RPC docs).
+// CacheStats is SessionStats.cache. The key order is the one ama's
+// controller builds (the always-present fields, then the optional ones),
+// not the order of its RPC docs' example.
 type CacheStats struct {
 	Reporting              string     `json:"reporting"`
-	LastHitRate            *float64   `json:"lastHitRate,omitempty"`
-	HitRate                *float64   `json:"hitRate,omitempty"`
 	ReBilledTokens         int        `json:"reBilledTokens"`
-	ReBilledUsd            *float64   `json:"reBilledUsd,omitempty"`
 	Misses                 Misses     `json:"misses"`
 	Warming                WarmStatus `json:"warming"`
+	LastHitRate            *float64   `json:"lastHitRate,omitempty"`
+	HitRate                *float64   `json:"hitRate,omitempty"`
+	ReBilledUsd            *float64   `json:"reBilledUsd,omitempty"`
 	ContextRemainingTokens *int       `json:"contextRemainingTokens,omitempty"`
 	EstimatedTurnsLeft     *int       `json:"estimatedTurnsLeft,omitempty"`
 	Granularity            *int       `json:"granularity,omitempty"`
@@ -44,8 +46,9 @@ type Cache struct {
 	rep  *Reporting
 	Warm *Warmer
 
-	prev     *Record // previous record of the turn chain (nil after a reset)
-	lastTurn *Record
+	prev     *Record            // previous record of the turn chain (nil after a reset)
+	lastTurn *Record            // likewise, for the growth samples
+	last     *Record            // the last turn record (lastHitRate)
 	sums     map[string]*hitSum // by endpoint
 	growth   []int
 
@@ -67,9 +70,10 @@ func NewCache(rep *Reporting, mode string) *Cache {
 		misses: Misses{ByReason: map[string]int{}}}
 }
 
-// Reset is a reset point: the next turn request is not compared.
+// Reset is a reset point: the next turn request is not compared (neither
+// for a miss nor for the context growth).
 func (c *Cache) Reset() {
-	c.prev = nil
+	c.prev, c.lastTurn = nil, nil
 	c.Warm.Reset()
 }
 
@@ -105,7 +109,7 @@ func (c *Cache) Observe(r Record, ep Endpoint, subtaskMs int64) *Miss {
 			}
 		}
 	}
-	c.lastTurn = &rec
+	c.lastTurn, c.last = &rec, &rec
 	m := DetectMiss(MissInput{Prev: c.prev, Cur: &rec, TTL: ep.TTL, State: c.rep.State(r.Endpoint, ep.Override),
 		MinTokens: ep.MinTokens, Granularity: c.rep.Granularity(r.Endpoint), SubtaskMs: subtaskMs,
 		CacheReadPrice: ep.Prices.CacheRead})
@@ -125,7 +129,7 @@ func (c *Cache) Observe(r Record, ep Endpoint, subtaskMs int64) *Miss {
 }
 
 // Last is the last turn record (nil: none yet).
-func (c *Cache) Last() *Record { return c.lastTurn }
+func (c *Cache) Last() *Record { return c.last }
 
 // TurnsLeft is floor(remaining / average prompt growth of the last five
 // turns), nil without growth samples.
@@ -150,13 +154,13 @@ func (c *Cache) Stats(ep Endpoint, contextTokens, window int) CacheStats {
 	for k, v := range c.misses.ByReason {
 		out.Misses.ByReason[k] = v
 	}
-	if st == Reported && c.lastTurn != nil && c.lastTurn.PromptTokens() > 0 {
-		v := float64(c.lastTurn.Usage.CacheRead) / float64(c.lastTurn.PromptTokens())
+	if st == Reported && c.last != nil && c.last.PromptTokens() > 0 {
+		v := float64(c.last.Usage.CacheRead) / float64(c.last.PromptTokens())
 		out.LastHitRate = &v
 	}
 	read, prompt := 0, 0
 	for key, s := range c.sums {
-		if c.rep.State(key, overrideFor(key, ep)) == Reported {
+		if c.rep.State(key, "") == Reported {
 			read += s.read
 			prompt += s.prompt
 		}
@@ -178,13 +182,4 @@ func (c *Cache) Stats(ep Endpoint, contextTokens, window int) CacheStats {
 		out.Granularity = &g
 	}
 	return out
-}
-
-// overrideFor applies the current endpoint's compat override to its own
-// key only.
-func overrideFor(key string, ep Endpoint) string {
-	if key == ep.Key {
-		return ep.Override
-	}
-	return ""
 }
