@@ -227,13 +227,14 @@ type ContextPressure struct {
 }
 
 // CacheMiss reports a prompt prefix that should have been cached but was
-// billed again (key order as in ama's RPC docs).
+// billed again (key order as ama's miss detection builds it; its RPC docs
+// print missedCost second).
 type CacheMiss struct {
 	MissedTokens int      `json:"missedTokens"`
-	MissedCost   *float64 `json:"missedCost,omitempty"`
 	Reason       string   `json:"reason"`
-	Detail       string   `json:"detail,omitempty"`
 	IdleMs       int64    `json:"idleMs"`
+	MissedCost   *float64 `json:"missedCost,omitempty"`
+	Detail       string   `json:"detail,omitempty"`
 }
 
 // CacheWarm reports cache warming: phase scheduled (nextWarmAt), sent

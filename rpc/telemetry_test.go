@@ -19,9 +19,9 @@ func TestCacheEventShapes(t *testing.T) {
 		want string
 	}{
 		{events.CacheMiss{MissedTokens: 142000, MissedCost: &cost, Reason: "evicted", IdleMs: 3},
-			`{"type":"cache_miss","missedTokens":142000,"missedCost":0.1278,"reason":"evicted","idleMs":3}`},
+			`{"type":"cache_miss","missedTokens":142000,"reason":"evicted","idleMs":3,"missedCost":0.1278}`},
 		{events.CacheMiss{MissedTokens: 30500, Reason: "prefix_changed", Detail: "tools", IdleMs: 0},
-			`{"type":"cache_miss","missedTokens":30500,"reason":"prefix_changed","detail":"tools","idleMs":0}`},
+			`{"type":"cache_miss","missedTokens":30500,"reason":"prefix_changed","idleMs":0,"detail":"tools"}`},
 		{events.CacheWarm{Phase: "scheduled", NextWarmAt: 1790000000000},
 			`{"type":"cache_warm","phase":"scheduled","nextWarmAt":1790000000000}`},
 		{events.CacheWarm{Phase: "sent", Usage: u, Cost: &wcost},
