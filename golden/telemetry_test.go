@@ -2,10 +2,14 @@ package golden_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,3 +214,43 @@ func TestRefCacheWarm(t *testing.T) {
 }
 
 func mustJSON(v any) []byte { b, _ := json.Marshal(v); return b }
+
+// Checklist 1 over HTTP: a loopback OpenAI-compatible server reports
+// cached prompt tokens (prompt_tokens_details.cached_tokens); the adapter
+// turns them into cacheRead, the endpoint becomes reported, and the
+// second reply, billed in full, is an evicted miss of 30 500 tokens.
+func TestHTTPCachedTokensMiss(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		prompt, cached := 30500, 30000
+		if calls.Add(1) > 1 {
+			prompt, cached = 31000, 0
+		}
+		u := fmt.Sprintf(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"mock","choices":[],`+
+			`"usage":{"prompt_tokens":%d,"completion_tokens":5,"total_tokens":%d,"prompt_tokens_details":{"cached_tokens":%d}}}`,
+			prompt, prompt+5, cached)
+		sse(w, chunk(`{"role":"assistant","content":"ok"}`, ""), chunk(`{}`, "stop"), u)
+	}))
+	defer srv.Close()
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "openai/mock"},
+		Env: map[string]string{"OPENAI_BASE_URL": srv.URL + "/v1", "OPENAI_API_KEY": "sk-test"}})
+	for i := 1; i <= 2; i++ {
+		r.Send(`{"type":"prompt","message":"again"}`)
+		r.WaitFor("agent_settled", i, isType("agent_settled"))
+	}
+	r.Send(`{"id":"stats","type":"get_session_stats"}`)
+	r.WaitFor("stats", 1, isResponse("stats"))
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d: %s", code, r.Stderr())
+	}
+	m := eventsOf(r, "cache_miss")
+	if len(m) != 1 || num(m[0]["missedTokens"]) != 30500 || m[0]["reason"] != "evicted" {
+		t.Fatalf("cache_miss %v", m)
+	}
+	data := responseData(t, r, "stats")
+	cache := data["cache"].(map[string]any)
+	if cache["reporting"] != "reported" || num(cache["hitRate"]) != 30000.0/61500 || num(data["tokens"].(map[string]any)["cacheRead"]) != 30000 {
+		t.Fatalf("stats %v", data)
+	}
+}
