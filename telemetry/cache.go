@@ -38,7 +38,15 @@ type CacheStats struct {
 	ReBilledUsd            *float64   `json:"reBilledUsd,omitempty"`
 	ContextRemainingTokens *int       `json:"contextRemainingTokens,omitempty"`
 	EstimatedTurnsLeft     *int       `json:"estimatedTurnsLeft,omitempty"`
+	Subagents              *Subagents `json:"subagents,omitempty"`
 	Granularity            *int       `json:"granularity,omitempty"`
+}
+
+// Subagents sums the cache accounting of the session's task sub-sessions.
+type Subagents struct {
+	Count          int      `json:"count"`
+	HitRate        *float64 `json:"hitRate,omitempty"`
+	ReBilledTokens int      `json:"reBilledTokens"`
 }
 
 // Cache is the cache accounting of one session.
@@ -52,6 +60,7 @@ type Cache struct {
 	sums     map[string]*hitSum // by endpoint
 	growth   []int
 
+	subagents      struct{ count, read, prompt, reBilled int }
 	misses         Misses
 	reBilledTokens int
 	reBilledUsd    float64
@@ -128,6 +137,28 @@ func (c *Cache) Observe(r Record, ep Endpoint, subtaskMs int64) *Miss {
 	return m
 }
 
+// AddSubagent adds a finished task sub-session: its cache reads and prompt
+// tokens on reported endpoints and its re-billed tokens (each sub-session
+// keeps its own Cache; the parent only sums).
+func (c *Cache) AddSubagent(cacheRead, prompt, reBilledTokens int) {
+	c.subagents.count++
+	c.subagents.read += cacheRead
+	c.subagents.prompt += prompt
+	c.subagents.reBilled += reBilledTokens
+}
+
+// Totals are a session's cache reads and prompt tokens on reported
+// endpoints (what a parent passes to AddSubagent) and its re-billed tokens.
+func (c *Cache) Totals() (cacheRead, prompt, reBilledTokens int) {
+	for key, s := range c.sums {
+		if c.rep.State(key, "") == Reported {
+			cacheRead += s.read
+			prompt += s.prompt
+		}
+	}
+	return cacheRead, prompt, c.reBilledTokens
+}
+
 // Last is the last turn record (nil: none yet).
 func (c *Cache) Last() *Record { return c.last }
 
@@ -158,13 +189,7 @@ func (c *Cache) Stats(ep Endpoint, contextTokens, window int) CacheStats {
 		v := float64(c.last.Usage.CacheRead) / float64(c.last.PromptTokens())
 		out.LastHitRate = &v
 	}
-	read, prompt := 0, 0
-	for key, s := range c.sums {
-		if c.rep.State(key, "") == Reported {
-			read += s.read
-			prompt += s.prompt
-		}
-	}
+	read, prompt, _ := c.Totals()
 	if prompt > 0 {
 		v := float64(read) / float64(prompt)
 		out.HitRate = &v
@@ -177,6 +202,13 @@ func (c *Cache) Stats(ep Endpoint, contextTokens, window int) CacheStats {
 		rem := max(0, window-contextTokens)
 		out.ContextRemainingTokens = &rem
 		out.EstimatedTurnsLeft = c.TurnsLeft(rem)
+	}
+	if sa := c.subagents; sa.count > 0 {
+		out.Subagents = &Subagents{Count: sa.count, ReBilledTokens: sa.reBilled}
+		if sa.prompt > 0 {
+			v := float64(sa.read) / float64(sa.prompt)
+			out.Subagents.HitRate = &v
+		}
 	}
 	if g := c.rep.Granularity(ep.Key); g > 0 {
 		out.Granularity = &g

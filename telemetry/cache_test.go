@@ -226,3 +226,19 @@ func TestResetPointSkipsComparison(t *testing.T) {
 		t.Fatalf("miss after a reset point: %+v", m)
 	}
 }
+
+func TestSubagentsSummary(t *testing.T) {
+	rep := NewReporting()
+	child := NewCache(rep, ModeOff)
+	child.Observe(rec(0, llm.Usage{Input: 500, CacheRead: 30000}), fakeEP, 0)
+	child.Observe(rec(time.Second, llm.Usage{Input: 31000}), fakeEP, 0)
+	parent := NewCache(rep, "")
+	if parent.Stats(fakeEP, 0, 0).Subagents != nil {
+		t.Fatal("subagents without children")
+	}
+	parent.AddSubagent(child.Totals())
+	sa := parent.Stats(fakeEP, 0, 0).Subagents
+	if sa == nil || sa.Count != 1 || sa.ReBilledTokens != 30500 || *sa.HitRate != 30000.0/61500 {
+		t.Fatalf("subagents %+v", sa)
+	}
+}
