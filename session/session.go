@@ -1,8 +1,6 @@
 package session
 
 import (
-	"time"
-
 	"context"
 	"errors"
 	"fmt"
@@ -76,12 +74,8 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 	if approver == nil {
 		approver = d.Approver
 	}
-	clock := d.Clock
-	if clock == nil {
-		clock = time.Now
-	}
 	return &Session{
-		tput:     telemetry.NewThroughput(clock, !d.Settings.NoAnimation),
+		tput:     telemetry.NewThroughput(d.Clock, !d.Settings.NoAnimation),
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
 		approver: approver,

@@ -50,13 +50,17 @@ type SessionTelemetry struct {
 
 // Throughput measures the turn requests of one session. Begin, Delta and
 // Finish are called by the goroutine that streams; Snapshot from anywhere.
+//
+// Times are kept as offsets from the session's start: without an injected
+// clock they come from the monotonic clock alone (time.Since), which costs
+// about half of a time.Now reading on every delta.
 type Throughput struct {
-	now       func() time.Time
+	now       func() time.Time // nil: monotonic offsets from startedAt
 	animation bool
 
 	mu        sync.Mutex
 	startedAt time.Time
-	lastTick  time.Time // zero: no tick yet
+	lastTick  time.Duration // offset of the last tick (-1: none yet)
 	cur       *inflight
 	last      RequestTelemetry
 	hasLast   bool
@@ -64,28 +68,46 @@ type Throughput struct {
 	sumGen    time.Duration
 }
 
+// noTime marks an offset not reached yet.
+const noTime = time.Duration(-1 << 63)
+
 type inflight struct {
-	requestAt, firstAt time.Time
+	requestAt, firstAt time.Duration // offsets; firstAt noTime before the first token
 	estimate           float64
 	bucket             [buckets]float64
 	bucketAt           [buckets]int64 // bucket number each slot holds
 }
 
-// NewThroughput starts the telemetry of a session opened now. animation
-// false (ui.animation:false) turns telemetry_tick off; the numbers are
-// still kept.
+// NewThroughput starts the telemetry of a session opened now. now is the
+// clock (nil: the wall clock, read monotonically). animation false
+// (ui.animation:false) turns telemetry_tick off; the numbers are still
+// kept.
 func NewThroughput(now func() time.Time, animation bool) *Throughput {
-	if now == nil {
-		now = time.Now
+	t := &Throughput{now: now, animation: animation, lastTick: noTime}
+	if now != nil {
+		t.startedAt = now()
+	} else {
+		t.startedAt = time.Now()
 	}
-	return &Throughput{now: now, animation: animation, startedAt: now()}
+	return t
 }
+
+// elapsed is the offset of now from the session's start.
+func (t *Throughput) elapsed() time.Duration {
+	if t.now != nil {
+		return t.now().Sub(t.startedAt)
+	}
+	return time.Since(t.startedAt)
+}
+
+// ms is the epoch-ms time of an offset.
+func (t *Throughput) ms(d time.Duration) int64 { return t.startedAt.Add(d).UnixMilli() }
 
 // Begin starts a turn request sent now.
 func (t *Throughput) Begin() {
-	at := t.now()
+	at := t.elapsed()
 	t.mu.Lock()
-	t.cur = &inflight{requestAt: at}
+	t.cur = &inflight{requestAt: at, firstAt: noTime}
 	t.mu.Unlock()
 }
 
@@ -105,33 +127,30 @@ func (t *Throughput) Delta(typ, text string) (tick bool) {
 		return false
 	}
 	n := EstimateTokens(text)
-	now := t.now()
+	now := t.elapsed()
 	t.mu.Lock()
 	c := t.cur
 	if c == nil {
 		t.mu.Unlock()
 		return false
 	}
-	if c.firstAt.IsZero() && FirstToken(typ) {
+	if c.firstAt == noTime && FirstToken(typ) {
 		c.firstAt = now
 	}
-	if c.firstAt.IsZero() || text == "" { // empty deltas neither count nor tick
+	if c.firstAt == noTime || text == "" { // empty deltas neither count nor tick
 		t.mu.Unlock()
 		return false
 	}
 	c.estimate += n
-	b := int64(now.Sub(c.firstAt) / bucketWidth)
+	b := int64((now - c.firstAt) / bucketWidth)
 	slot := int(b % int64(buckets))
 	if c.bucketAt[slot] != b {
 		c.bucketAt[slot], c.bucket[slot] = b, 0
 	}
 	c.bucket[slot] += n
 	if t.animation {
-		ref := t.lastTick
-		if ref.Before(c.firstAt) {
-			ref = c.firstAt
-		}
-		if now.Sub(ref) >= TickInterval {
+		ref := max(t.lastTick, c.firstAt)
+		if now-ref >= TickInterval {
 			t.lastTick, tick = now, true
 		}
 	}
@@ -143,7 +162,7 @@ func (t *Throughput) Delta(typ, text string) (tick bool) {
 // (0: use the estimate); failed requests (stop reason error; aborted ones
 // still count, as in ama) are kept as last but not in the average.
 func (t *Throughput) Finish(outputTokens int, failed bool) {
-	now := t.now()
+	now := t.elapsed()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	c := t.cur
@@ -155,15 +174,15 @@ func (t *Throughput) Finish(outputTokens int, failed bool) {
 	if out <= 0 {
 		out = int(math.Round(c.estimate))
 	}
-	r := RequestTelemetry{RequestAt: c.requestAt.UnixMilli()}
-	done := now.UnixMilli()
+	r := RequestTelemetry{RequestAt: t.ms(c.requestAt)}
+	done := t.ms(now)
 	r.DoneAt = &done
 	r.OutputTokens = &out
-	if !c.firstAt.IsZero() {
-		first := c.firstAt.UnixMilli()
+	if c.firstAt != noTime {
+		first := t.ms(c.firstAt)
 		ttft := first - r.RequestAt
 		r.FirstTokenAt, r.TTFTMs = &first, &ttft
-		gen := now.Sub(c.firstAt)
+		gen := now - c.firstAt
 		// Requests that generated for less than 250 ms get no tps and stay
 		// out of the average (the newest ama docs; see README "Telemetry").
 		if gen >= liveMinSpan {
@@ -180,15 +199,15 @@ func (t *Throughput) Finish(outputTokens int, failed bool) {
 
 // Snapshot returns SessionStats.telemetry now.
 func (t *Throughput) Snapshot() SessionTelemetry {
-	now := t.now()
+	now := t.elapsed()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := SessionTelemetry{SessionStartedAt: t.startedAt.UnixMilli()}
-	if c := t.cur; c != nil && !c.firstAt.IsZero() {
-		first := c.firstAt.UnixMilli()
-		ttft := first - c.requestAt.UnixMilli()
-		out.Last = &RequestTelemetry{RequestAt: c.requestAt.UnixMilli(), FirstTokenAt: &first, TTFTMs: &ttft}
-		elapsed := now.Sub(c.firstAt)
+	if c := t.cur; c != nil && c.firstAt != noTime {
+		first := t.ms(c.firstAt)
+		ttft := first - t.ms(c.requestAt)
+		out.Last = &RequestTelemetry{RequestAt: t.ms(c.requestAt), FirstTokenAt: &first, TTFTMs: &ttft}
+		elapsed := now - c.firstAt
 		live := &Live{OutputTokens: int(math.Round(c.estimate)), ElapsedMs: elapsed.Milliseconds()}
 		span := min(elapsed, liveWindow)
 		if span >= liveMinSpan {
