@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/skills"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -73,6 +75,10 @@ type Hooks struct {
 	WriteFault func() error
 	// OnServer receives the server before it runs.
 	OnServer func(*rpc.Server)
+	// Clock is the wall clock of throughput telemetry (session.Deps.Clock).
+	Clock func() time.Time
+	// AfterFunc arms cache-warming timers (session.Deps.AfterFunc).
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // SignalError is the cancellation cause of a signal: Main exits 128+n.
@@ -290,6 +296,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 		deps.Settings.WriteFault = h.WriteFault
+		deps.Clock, deps.AfterFunc = h.Clock, h.AfterFunc
 	}
 	switch u := user.Plan.Unattended; u {
 	case "", "stop", "approve":
@@ -299,6 +306,10 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
 	deps.Settings.ToolEnv = toolEnvPolicy(user)
+	deps.Reporting = telemetry.NewReporting() // one table per process (per run, in-process tests)
+	if err := cacheSettings(&deps.Settings, user, getenv, deps.Log); err != nil {
+		return nil, err
+	}
 	deps.Settings.MaxTurns, deps.Settings.MaxCost = user.Limits.Turns, user.Limits.Cost
 	deps.Settings.CompactionPercent = user.Compaction.ThresholdPercent
 	deps.Settings.KeepRecentTokens = user.Compaction.KeepRecentTokens
@@ -434,7 +445,44 @@ func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
 	}
-	return llm.NewRegistry(append([]*llm.ProviderEntry{fp.Entry()}, entries...)...), nil
+	reg := llm.NewRegistry(append([]*llm.ProviderEntry{fp.Entry()}, entries...)...)
+	for i, o := range user.ModelOverrides {
+		m, _, err := reg.Find(o.Provider, o.ID)
+		if err != nil {
+			return nil, fmt.Errorf("%w: modelOverrides[%d]: %v", config.ErrInvalid, i, err)
+		}
+		if pc := o.PromptCache; pc != nil {
+			m.PromptCache = &llm.PromptCache{Short: pc.Short, Long: pc.Long, MinTokens: pc.MinTokens}
+		}
+	}
+	return reg, nil
+}
+
+// cacheSettings applies the cache and ui config and the AMA_CACHE_WARMING
+// / AMA_CACHE_RETENTION overrides (an invalid value is an error in config,
+// a warning in the environment).
+func cacheSettings(set *session.Settings, user *config.Config, getenv func(string) string, log *zap.Logger) error {
+	set.NoAnimation = user.UI.Animation != nil && !*user.UI.Animation
+	set.CacheMinSavingsUsd = user.Cache.MinSavingsUsd
+	pick := func(key, val, env string, valid ...string) (string, error) {
+		ok := func(v string) bool { return v == "" || slices.Contains(valid, v) }
+		if !ok(val) {
+			return "", fmt.Errorf("%w: cache.%s must be one of %v, not %q", config.ErrInvalid, key, valid, val)
+		}
+		if e := strings.TrimSpace(getenv(env)); e != "" {
+			if ok(e) {
+				return e, nil
+			}
+			log.Warn("ignoring invalid environment value", zap.String("variable", env), zap.String("value", e))
+		}
+		return val, nil
+	}
+	var err error
+	if set.CacheWarming, err = pick("warming", user.Cache.Warming, "AMA_CACHE_WARMING", "off", "streaming", "idle"); err != nil {
+		return err
+	}
+	set.CacheRetention, err = pick("retention", user.Cache.Retention, "AMA_CACHE_RETENTION", "none", "short", "long")
+	return err
 }
 
 // toolEnvPolicy keeps the model's credentials out of the commands tools

@@ -31,6 +31,11 @@ type Config struct {
 	Sandbox       Sandbox                    `json:"sandbox"`
 	Host          Host                       `json:"host"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
+	UI            UI                         `json:"ui"`
+	Cache         Cache                      `json:"cache"`
+	// ModelOverrides amend catalog models (e.g. declare a prompt-cache
+	// TTL, which enables cache warming).
+	ModelOverrides []ModelOverride `json:"modelOverrides,omitempty"`
 }
 
 // Permission configures the permission pipeline.
@@ -121,6 +126,35 @@ type Host struct {
 	// Node is the JavaScript runtime of the bridge (AMA_NODE wins; default
 	// node on PATH).
 	Node string `json:"node,omitempty"`
+}
+
+// UI configures presentation hints for hosts.
+type UI struct {
+	// Animation false turns the telemetry_tick events off.
+	Animation *bool `json:"animation,omitempty"`
+}
+
+// Cache configures prompt-cache accounting and warming.
+type Cache struct {
+	Warming       string  `json:"warming,omitempty"`   // off, streaming (default), idle
+	Retention     string  `json:"retention,omitempty"` // none, short (default), long
+	MinSavingsUsd float64 `json:"minSavingsUsd,omitempty"`
+	MissNotices   *bool   `json:"missNotices,omitempty"` // UI only; accepted for compatibility
+}
+
+// ModelOverride amends one catalog model.
+type ModelOverride struct {
+	Provider    string       `json:"provider"`
+	ID          string       `json:"id"`
+	PromptCache *PromptCache `json:"promptCache,omitempty"`
+}
+
+// PromptCache declares TTLs in seconds for the short and long retention
+// and the smallest cacheable prompt.
+type PromptCache struct {
+	Short     int `json:"short,omitempty"`
+	Long      int `json:"long,omitempty"`
+	MinTokens int `json:"minTokens,omitempty"`
 }
 
 // Approvals configures permission asks.

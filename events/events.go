@@ -220,11 +220,36 @@ type AutoRetryEnd struct {
 
 // ContextPressure warns that the context window is filling up.
 type ContextPressure struct {
-	Percent            int  `json:"percent"`
-	Threshold          int  `json:"threshold"`
-	RemainingTokens    *int `json:"remainingTokens,omitempty"`
-	EstimatedTurnsLeft *int `json:"estimatedTurnsLeft,omitempty"`
+	Percent            float64 `json:"percent"` // one decimal
+	Threshold          int     `json:"threshold"`
+	RemainingTokens    *int    `json:"remainingTokens,omitempty"`
+	EstimatedTurnsLeft *int    `json:"estimatedTurnsLeft,omitempty"`
 }
+
+// CacheMiss reports a prompt prefix that should have been cached but was
+// billed again (key order as ama's miss detection builds it; its RPC docs
+// print missedCost second).
+type CacheMiss struct {
+	MissedTokens int      `json:"missedTokens"`
+	Reason       string   `json:"reason"`
+	IdleMs       int64    `json:"idleMs"`
+	MissedCost   *float64 `json:"missedCost,omitempty"`
+	Detail       string   `json:"detail,omitempty"`
+}
+
+// CacheWarm reports cache warming: phase scheduled (nextWarmAt), sent
+// (usage, cost) or stopped (reason).
+type CacheWarm struct {
+	Phase      string     `json:"phase"`
+	NextWarmAt int64      `json:"nextWarmAt,omitempty"`
+	Usage      *llm.Usage `json:"usage,omitempty"`
+	Cost       *float64   `json:"cost,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// TelemetryTick says the throughput numbers of get_session_stats changed
+// while streaming (no payload, at most 2 Hz).
+type TelemetryTick struct{}
 
 // PlanProposed announces a plan waiting for approval.
 type PlanProposed struct {
@@ -300,6 +325,9 @@ func (CompactionEnd) Type() string         { return "compaction_end" }
 func (AutoRetryStart) Type() string        { return "auto_retry_start" }
 func (AutoRetryEnd) Type() string          { return "auto_retry_end" }
 func (ContextPressure) Type() string       { return "context_pressure" }
+func (CacheMiss) Type() string             { return "cache_miss" }
+func (CacheWarm) Type() string             { return "cache_warm" }
+func (TelemetryTick) Type() string         { return "telemetry_tick" }
 func (PlanProposed) Type() string          { return "plan_proposed" }
 func (PlanResolved) Type() string          { return "plan_resolved" }
 func (TodoUpdated) Type() string           { return "todo_updated" }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/rpc"
@@ -54,6 +55,9 @@ type Case struct {
 	// SessionFile is the content of a session file opened with
 	// --session <session>; \xNN stands for the raw byte NN (invalid UTF-8).
 	SessionFile string `json:"sessionFile,omitempty"`
+	// TelemetryStepMs advances the throughput clock by this much per
+	// reading (default 0: a frozen clock, so no telemetry_tick).
+	TelemetryStepMs int `json:"telemetryStepMs,omitempty"`
 }
 
 // rawBytes turns the \xNN escapes of s into bytes.
@@ -369,7 +373,8 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		files[dst] = string(data)
 	}
 	cfg := Config{Args: c.Args, Env: c.Env, Files: files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
-		Writer: rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes}}
+		Writer:        rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes},
+		TelemetryStep: time.Duration(c.TelemetryStepMs) * time.Millisecond}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script
 	}

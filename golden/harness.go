@@ -50,6 +50,11 @@ type Config struct {
 	// SessionFile is written to <root>/session.jsonl before the start, with
 	// "<work>" replaced by the work directory; "<session>" in Args names it.
 	SessionFile []byte
+	// TelemetryStep is how far the throughput clock moves per reading
+	// (zero: frozen, so no telemetry_tick).
+	TelemetryStep time.Duration
+	// AfterFunc arms cache-warming timers (nil: real timers).
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -154,8 +159,8 @@ func Start(t testing.TB, cfg Config) *Run {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
-		WriteFault: cfg.WriteFault,
-		OnServer:   func(s *rpc.Server) { r.server.Store(s) }}
+		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep), AfterFunc: cfg.AfterFunc,
+		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {
 		code := app.Main(ctx, app.Env{
@@ -205,6 +210,14 @@ func clock() func() time.Time {
 	var n atomic.Int64
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	return func() time.Time { return base.Add(time.Duration(n.Add(1)) * time.Millisecond) }
+}
+
+// stepClock is the throughput clock: it starts at the fixed base time and
+// moves by step per reading.
+func stepClock(step time.Duration) func() time.Time {
+	var n atomic.Int64
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	return func() time.Time { return base.Add(time.Duration(n.Add(1)-1) * step) }
 }
 
 func seqUUID() func() string {
@@ -278,6 +291,14 @@ func (r *Run) Wait() int {
 	select {
 	case code := <-r.exit:
 		r.exit <- code
+		// stdout is closed once the server has returned: let the collector
+		// take in the last lines (unless the test stalled it) so Lines
+		// after Wait holds everything the server wrote.
+		r.mu.Lock()
+		for !r.eof && !r.stalled {
+			r.cond.Wait()
+		}
+		r.mu.Unlock()
 		return code
 	case <-time.After(WaitTimeout):
 		r.t.Fatalf("server did not exit; stderr:\n%s", r.Stderr())

@@ -45,7 +45,7 @@ func TestFixtures(t *testing.T) {
 				t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
 			}
 			if !bytes.Equal(want, got) {
-				t.Errorf("transcript differs from %s (UPDATE_GOLDEN=1 rewrites it)\n%s", path, lineDiff(want, got))
+				t.Errorf("transcript differs from %s (UPDATE_GOLDEN=1 rewrites it)\n%s\nstderr:\n%s", path, lineDiff(want, got), r.Stderr())
 			}
 		})
 	}

@@ -20,6 +20,17 @@ type Model struct {
 	ContextWindow int      `json:"contextWindow,omitempty"`
 	MaxTokens     int      `json:"maxTokens"`
 	Prices        Prices   `json:"prices"`
+	// PromptCache is the provider's prompt-cache catalog entry (nil: no
+	// TTL is known, so no cache warming).
+	PromptCache *PromptCache `json:"promptCache,omitempty"`
+}
+
+// PromptCache describes a model's prompt cache: TTLs in seconds for the
+// short and long retention (0: none) and the smallest cacheable prompt.
+type PromptCache struct {
+	Short     int `json:"short,omitempty"`
+	Long      int `json:"long,omitempty"`
+	MinTokens int `json:"minTokens,omitempty"`
 }
 
 // Ref returns "provider/id".
@@ -133,6 +144,8 @@ type ProviderEntry struct {
 	// custom base URL); unknown ids get Template's settings.
 	OpenModels bool
 	Template   Model
+	// BaseURL is the endpoint (its host keys the cache reporting state).
+	BaseURL string
 }
 
 // Registry is the model catalogue. It is immutable after construction.

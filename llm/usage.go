@@ -9,6 +9,9 @@ type Usage struct {
 	CacheWrite  int   `json:"cacheWrite"`
 	TotalTokens int   `json:"totalTokens"`
 	Cost        *Cost `json:"cost,omitempty"`
+	// NoCacheField is set by adapters when the raw usage had no cache
+	// field at all (the endpoint may not report caching). Not persisted.
+	NoCacheField bool `json:"-"`
 }
 
 // Cost is the USD cost of one request by token kind.

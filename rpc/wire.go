@@ -125,6 +125,8 @@ type wireStats struct {
 	ContextPercent    *float64     `json:"contextPercent,omitempty"`
 	Context           *wireContext `json:"context,omitempty"`
 	CacheHitRate      *float64     `json:"cacheHitRate,omitempty"`
+	Cache             any          `json:"cache,omitempty"`
+	Telemetry         any          `json:"telemetry,omitempty"`
 }
 
 func toWireStats(s session.Stats) wireStats {
@@ -134,6 +136,12 @@ func toWireStats(s session.Stats) wireStats {
 		Tokens: wireTokens{Input: s.Tokens.Input, Output: s.Tokens.Output, CacheRead: s.Tokens.CacheRead,
 			CacheWrite: s.Tokens.CacheWrite, Total: s.Tokens.Total},
 		Cost: s.Cost, CacheHitRate: s.CacheHitRate,
+	}
+	if s.Cache != nil {
+		w.Cache = s.Cache
+	}
+	if s.Telemetry != nil {
+		w.Telemetry = s.Telemetry
 	}
 	if c := s.Context; c != nil {
 		tokens, window, pct := c.Tokens, c.Window, c.Percent

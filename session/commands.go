@@ -285,6 +285,7 @@ func (s *Session) SetThinkingLevel(level string) (string, error) {
 			st.thinkingLevel = level
 			st.appendEntry(store.ThinkingLevelEntry(level))
 			s.publish(events.ThinkingLevelChanged{Level: level})
+			st.pauseWarm() // a new thinking level makes the warm replay stale
 		}
 		return level
 	})

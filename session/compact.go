@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"go.uber.org/zap"
@@ -122,6 +123,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	_ = s.do(func(st *state) {
 		st.compacting = true
 		s.publish(events.CompactionStart{Trigger: trigger})
+		st.pauseWarm()
 	})
 	msg, streamErr := cp.provider.Stream(r.ctx, cp.req, nil)
 	summary := ""
@@ -141,6 +143,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	}
 	usage := msg.Usage
 	res, _ := call(s, func(st *state) CompactionResult {
+		st.recordRequest(cp.req, nil, msg) // reporting state and hit rates only
 		// Weigh the context the compaction would leave, with the same
 		// estimate as tokensBefore; one that does not shrink the context
 		// is not recorded (the result then reports the unchanged size).
@@ -338,32 +341,30 @@ func (s *Session) autoCompact(r *runState) {
 	}
 }
 
-// pressure thresholds (percent of the context window).
-var pressureLevels = []int{90, 70}
+// pressure thresholds (percent of the context window), ascending.
+var pressureLevels = []int{70, 90}
 
-// checkPressure reports context_pressure when the context first passes 70 %
-// and 90 % of the window (again after a compaction brought it down).
+// checkPressure reports context_pressure for each threshold the context
+// crosses upwards (percent rounded to one decimal): 70 % and 90 % once
+// each, again after the context fell below (a compaction).
 func (st *state) checkPressure() {
 	if st.model == nil || st.model.ContextWindow <= 0 {
 		return
 	}
 	tokens := contextTokens(st.context())
-	pct := tokens * 100 / st.model.ContextWindow
+	pct := min(100, math.Round(float64(tokens)/float64(st.model.ContextWindow)*1000)/10)
+	prev := st.pressure
+	st.pressure = pct
 	for _, lvl := range pressureLevels {
-		if pct >= lvl {
-			if st.pressure < lvl {
-				st.pressure = lvl
-				remaining := max(st.model.ContextWindow-tokens, 0)
-				ev := events.ContextPressure{Percent: pct, Threshold: lvl, RemainingTokens: &remaining}
-				if n := st.turnsLeft(remaining); n != nil {
-					ev.EstimatedTurnsLeft = n
-				}
-				st.s.publish(ev)
+		if prev < float64(lvl) && pct >= float64(lvl) {
+			remaining := max(st.model.ContextWindow-tokens, 0)
+			ev := events.ContextPressure{Percent: pct, Threshold: lvl, RemainingTokens: &remaining}
+			if n := st.turnsLeft(remaining); n != nil {
+				ev.EstimatedTurnsLeft = n
 			}
-			return
+			st.s.publish(ev)
 		}
 	}
-	st.pressure = 0
 }
 
 // turnsLeft estimates how many turns fit in the remaining tokens from the

@@ -16,6 +16,7 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -52,6 +53,18 @@ type Deps struct {
 	Sandbox *sandbox.Runtime
 	// Host is the loaded host adapter (nil: none).
 	Host Host
+	// Reporting is the cache reporting table of the process (nil:
+	// telemetry.Process).
+	Reporting *telemetry.Reporting
+	// Clock is the wall clock of throughput telemetry, read on every
+	// streamed delta (nil: time.Now).
+	Clock func() time.Time
+	// AfterFunc arms the cache-warming timer (nil: time.AfterFunc); it
+	// returns the timer's stop function.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// WarmingDecider is the host's veto on cache warms
+	// (cache.onWarmingDecision; nil: the built-in decision).
+	WarmingDecider telemetry.WarmingDecider
 }
 
 // Host is a host adapter as sessions see it (package host). Its methods are
@@ -127,6 +140,13 @@ type Settings struct {
 	// Instructions are extra instruction files (profile instructions),
 	// rendered into the project context after AGENTS.md as <file> blocks.
 	Instructions []string
+	// NoAnimation is ui.animation:false: no telemetry_tick events.
+	NoAnimation bool
+	// CacheWarming is cache.warming (off, streaming (default), idle);
+	// CacheRetention is cache.retention (none, short (default), long);
+	// CacheMinSavingsUsd is cache.minSavingsUsd (default 0.05).
+	CacheWarming, CacheRetention string
+	CacheMinSavingsUsd           float64
 }
 
 // ToolSet is the registry of tools a session can offer.

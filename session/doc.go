@@ -25,8 +25,14 @@
 //   - Tools may run in parallel (read-only batches); what they share (read
 //     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
 //     use.
+//   - Cache warming (telemetry.go) arms one timer per session; its
+//     callback posts to the actor, and a warm request streams on one
+//     helper goroutine that posts its result back. Throughput telemetry is
+//     fed by the runner on every delta and read by Stats; it is safe for
+//     concurrent use and costs one clock reading and no allocation per
+//     delta.
 //   - Close aborts the run, waits for it to settle, stops background jobs
-//     and releases the session file.
+//     and the warming timer, and releases the session file.
 //
 // The package never writes to stdout and knows nothing of wire shapes:
 // results are Go values the rpc packages map.

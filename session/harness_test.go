@@ -24,6 +24,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -233,6 +234,7 @@ func newEnv(t *testing.T, c setup) *env {
 		Approver:   c.approver,
 		Tools:      tt,
 		Policy:     &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly},
+		Reporting:  telemetry.NewReporting(), // each test is its own process
 	}
 	if c.deps != nil {
 		c.deps(deps)

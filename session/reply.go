@@ -34,6 +34,7 @@ type traceStep struct {
 type requestSnapshot struct {
 	req      *llm.Request
 	provider llm.Provider
+	entry    *llm.ProviderEntry // nil: the session's provider
 	err      error
 }
 
@@ -44,8 +45,9 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnRepl
 	snap, err := call(s, func(st *state) requestSnapshot {
 		snap := st.requestSnapshot(llm.PurposeTurn)
 		if use != nil && snap.err == nil {
-			snap.req.Model, snap.provider = use.model, use.entry.Provider
+			snap.req.Model, snap.provider, snap.entry = use.model, use.entry.Provider, use.entry
 		}
+		st.pauseWarm()
 		return snap
 	})
 	if err != nil {
@@ -61,6 +63,7 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnRepl
 	requestAt := s.deps.Now().UnixMilli()
 	var firstTokenAt int64
 	started := false
+	s.tput.Begin()
 	msg, streamErr := snap.provider.Stream(r.ctx, req, func(ev llm.StreamEvent, partial *llm.AssistantMessage) {
 		if ev.Type == llm.EvStart {
 			started = true
@@ -72,6 +75,13 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnRepl
 		}
 		u := partial.Usage
 		s.publish(events.MessageUpdate{Partial: partial, AssistantMessageEvent: ev, Usage: &u})
+		text := ev.Delta
+		if ev.Type == llm.EvToolCallStart {
+			text = ev.Name
+		}
+		if s.tput.Delta(ev.Type, text) {
+			s.publish(events.TelemetryTick{})
+		}
 	})
 	if msg == nil { // a provider bug; never leave the turn without a message
 		msg = s.failedMessage(req, fmt.Errorf("provider returned no message: %w", streamErr))
@@ -80,7 +90,9 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnRepl
 		s.publish(events.MessageStart{Message: startCopy(msg)})
 	}
 	doneAt := s.deps.Now().UnixMilli()
+	s.tput.Finish(msg.Usage.Output, msg.StopReason == llm.StopError)
 	entryID, _ := call(s, func(st *state) string {
+		st.recordRequest(req, snap.entry, msg)
 		return st.appendMessage(msg, true).ID
 	})
 	return turnReply{msg: msg, entryID: entryID, err: streamErr, trace: traceStep{
@@ -140,7 +152,7 @@ func (st *state) requestSnapshot(purpose string) requestSnapshot {
 	req.System = ctx.system
 	req.Messages = ctx.messages
 	req.Tools = st.activeDecls()
-	return requestSnapshot{req: req, provider: st.provider.Provider}
+	return requestSnapshot{req: req, provider: st.provider.Provider, entry: st.provider}
 }
 
 // afterTurn records the trace step of the turn's reply, then lets plan

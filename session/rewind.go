@@ -227,6 +227,7 @@ func (st *state) changedSince(p point) []string {
 func (st *state) moveLeaf(id *string) {
 	_ = st.tree.SetLeaf(id)
 	st.persistLeaf(id)
+	st.resetCache() // a navigation is a reset point of the cache chain
 }
 
 // rewindNote is the ama.rewind-note text (at most 20 files listed).
@@ -353,6 +354,7 @@ func (s *Session) SummarizeFrom(entryID, instructions string, reply func(Summari
 				}
 				st.moveLeaf(p.entry.ParentID)
 				usage := msg.Usage
+				st.recordRequest(req, nil, msg) // reporting state and hit rates only
 				st.appendEntry(store.BranchSummaryEntry(from, summary, &usage))
 				st.s.publish(events.SessionRewound{EntryID: p.EntryID, Mode: "conversation", Restored: []string{}, Deleted: []string{},
 					Conflicts: []string{}, Skipped: []events.SkippedFile{}})

@@ -104,6 +104,7 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 			}
 			s.publish(events.AgentBeforeSettle{})
 			s.publish(events.AgentSettled{Warning: r.warning})
+			st.warmSettled()
 			st.settled()
 			return nil
 		})

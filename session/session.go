@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/armadra/ama-rpc/telemetry"
 	"path/filepath"
 	"sync"
 
@@ -40,6 +41,10 @@ type Session struct {
 	closed bool       // the actor took its last closure
 
 	st *state // owned by the actor goroutine
+
+	// tput measures the session's turn requests (fed by the runner,
+	// read by Stats; safe for concurrent use).
+	tput *telemetry.Throughput
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -73,6 +78,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 		approver = hostFirst{host: d.Host, next: approver}
 	}
 	return &Session{
+		tput:     telemetry.NewThroughput(d.Clock, !d.Settings.NoAnimation),
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
 		approver: approver,

@@ -78,6 +78,7 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 			st.thinkingLevel = arg
 			st.appendEntry(store.ThinkingLevelEntry(arg))
 			st.s.publish(events.ThinkingLevelChanged{Level: arg})
+			st.pauseWarm()
 		}
 		return handled(nil)
 	case "permission":

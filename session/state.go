@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -52,13 +53,17 @@ type state struct {
 	ckpt        *turnCheckpoint // checkpoint of the current turn (nil: off)
 	rewindNote  string          // told to the model before the next prompt
 	compacting  bool
-	pressure    int // highest context_pressure threshold reported since the context was last below 70 %
+	pressure    float64 // context percent at the last context_pressure check (0 after a compaction)
 	run         *runState
 	idleWaiters []func()       // called once no run is active
 	onSettle    []func()       // called when the current run settles (abort)
 	starts      []pendingStart // runs waiting for the current one to settle
 	interrupt   *pendingInterrupt
 	closing     bool // Close was called: no new run starts
+
+	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
+	warm  warmState
+	sub   subtask
 }
 
 // pendingStart is a run that starts once the session is free.
@@ -95,7 +100,9 @@ func newState(s *Session, id, cwd string) *state {
 		thinkingLevel:  "medium",
 		mode:           s.deps.Policy.Mode,
 		memory:         approvals.NewMemory(),
+		cache:          telemetry.NewCache(s.deps.reporting(), s.deps.Settings.CacheWarming),
 	}
+	st.cache.Warm.Decider = s.deps.WarmingDecider
 	d := s.deps
 	out := filepath.Join(d.Dirs.Data, "tool-output", id)
 	st.tenv = &tools.Env{Cwd: cwd, Home: d.Dirs.Home, OutputDir: out, Reads: tools.NewReadTracker(), Todos: s, EnvPolicy: d.Settings.ToolEnv,
@@ -183,6 +190,9 @@ func (st *state) appendEntry(e *store.Entry) {
 		e.Timestamp = st.isoNow()
 	}
 	st.tree.Append(e)
+	if resetPoint(e) {
+		st.resetCache()
+	}
 	if !st.persist(e) && st.disk.file != nil {
 		return // not on disk yet (a failed write): announced once written
 	}
@@ -295,6 +305,7 @@ func (st *state) settled() {
 // shutdown releases resources when the actor stops: background jobs are
 // stopped, the classifier and the session file closed.
 func (st *state) shutdown() {
+	st.cancelWarmTimer()
 	if st.tenv != nil && st.tenv.Jobs != nil {
 		st.tenv.Jobs.StopAll()
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/telemetry"
 )
 
 // Stats are the numbers of get_session_stats. Counts cover the active
@@ -19,6 +20,10 @@ type Stats struct {
 	// Context is nil when the model has no context window.
 	Context      *ContextUse
 	CacheHitRate *float64
+	// Cache is the prompt-cache accounting; Telemetry the throughput of
+	// turn requests (package telemetry).
+	Cache     *telemetry.CacheStats
+	Telemetry *telemetry.SessionTelemetry
 }
 
 // TokenTotals sums usage.
@@ -34,7 +39,12 @@ type ContextUse struct {
 
 // Stats returns the session statistics.
 func (s *Session) Stats() (Stats, error) {
-	return call(s, func(st *state) Stats { return st.stats() })
+	out, err := call(s, func(st *state) Stats { return st.stats() })
+	if err == nil {
+		t := s.tput.Snapshot()
+		out.Telemetry = &t
+	}
+	return out, err
 }
 
 func (st *state) stats() Stats {
@@ -100,6 +110,7 @@ func (st *state) stats() Stats {
 		pct := math.Round(float64(tokens)/float64(st.model.ContextWindow)*1000) / 10
 		out.Context = &ContextUse{Tokens: tokens, Window: st.model.ContextWindow, Percent: pct}
 	}
+	out.Cache = st.cacheStats(out.Context)
 	return out
 }
 

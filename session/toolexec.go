@@ -179,6 +179,9 @@ func sequential(t tools.Tool) bool {
 // checkpoint first (file tools record their own target).
 func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) *tools.Result {
 	tc := p.call
+	if tc.Name == subtaskTool {
+		defer s.subtaskSpan()() // task time explains cache misses (reason subtask)
+	}
 	if tc.Name == tools.NameBash && env.env.BeforeChange != nil && p.res != nil {
 		for _, t := range p.res.Changes {
 			env.env.BeforeChange(t)

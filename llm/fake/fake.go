@@ -64,7 +64,7 @@ func New(opts Options) *Provider {
 
 // Entry returns the registry entry of the fake provider.
 func (p *Provider) Entry() *llm.ProviderEntry {
-	return &llm.ProviderEntry{ID: ProviderID, Name: "Fake (scripted)", Provider: p, Models: Models(), KeySource: "none", HasKey: true}
+	return &llm.ProviderEntry{ID: ProviderID, Name: "Fake (scripted)", Provider: p, Models: Models(), KeySource: "none", HasKey: true, BaseURL: "fake://local"}
 }
 
 // Calls returns the number of requests served so far.

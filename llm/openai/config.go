@@ -56,6 +56,9 @@ type ModelConfig struct {
 	Reasoning     *bool       `json:"reasoning,omitempty"`
 	Input         []string    `json:"input,omitempty"`
 	Prices        *llm.Prices `json:"prices,omitempty"`
+	// PromptCache declares the model's prompt-cache TTLs (seconds) and
+	// minimum cacheable prompt; it enables cache warming.
+	PromptCache *llm.PromptCache `json:"promptCache,omitempty"`
 }
 
 // EnvKeyVar returns the ama-specific key variable of a provider:
@@ -236,7 +239,7 @@ func buildEntry(ps Preset, pc ProviderConfig, cliKeys map[string]string, env fun
 	return &llm.ProviderEntry{
 		ID: id, Name: name, Provider: New(opts), Models: merged,
 		KeySource: opts.KeySource, HasKey: opts.APIKey != "" || !opts.NeedsKey,
-		OpenModels: open, Template: tmpl,
+		OpenModels: open, Template: tmpl, BaseURL: base,
 	}, nil
 }
 
@@ -287,6 +290,10 @@ func mergeModels(provider string, preset []llm.Model, cfg []ModelConfig, tmpl ll
 		}
 		if mc.Prices != nil {
 			m.Prices = *mc.Prices
+		}
+		if mc.PromptCache != nil {
+			pc := *mc.PromptCache
+			m.PromptCache = &pc
 		}
 		if !ok {
 			index[mc.ID] = len(out)

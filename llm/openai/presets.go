@@ -43,6 +43,15 @@ func model(id, name string, reasoning bool, input []string, ctx, maxTok int, p l
 	return llm.Model{ID: id, Name: name, API: API, Reasoning: reasoning, Input: input, ContextWindow: ctx, MaxTokens: maxTok, Prices: p}
 }
 
+// cached sets the provider's documented prompt-cache TTLs (seconds) and
+// minimum cacheable prompt on models.
+func cached(short, long, minTokens int, models ...llm.Model) []llm.Model {
+	for i := range models {
+		models[i].PromptCache = &llm.PromptCache{Short: short, Long: long, MinTokens: minTokens}
+	}
+	return models
+}
+
 var (
 	textImage = []string{"text", "image"}
 	textOnly  = []string{"text"}
@@ -59,7 +68,7 @@ func Presets() []Preset {
 			// "minimal" and "xhigh" exist only for some OpenAI models;
 			// the neighbouring levels are accepted by all reasoning models.
 			Efforts: map[string]string{"minimal": "low", "xhigh": "high"},
-			Models: []llm.Model{
+			Models: cached(300, 86_400, 1024,
 				model("gpt-4o", "GPT-4o", false, textImage, 128_000, 16_384, llm.Prices{Input: 2.5, Output: 10, CacheRead: 1.25}),
 				model("gpt-4o-mini", "GPT-4o mini", false, textImage, 128_000, 16_384, llm.Prices{Input: 0.15, Output: 0.6, CacheRead: 0.075}),
 				model("gpt-4.1", "GPT-4.1", false, textImage, 1_047_576, 32_768, llm.Prices{Input: 2, Output: 8, CacheRead: 0.5}),
@@ -68,7 +77,7 @@ func Presets() []Preset {
 				model("o4-mini", "o4-mini", true, textImage, 200_000, 100_000, llm.Prices{Input: 1.1, Output: 4.4, CacheRead: 0.275}),
 				model("gpt-5", "GPT-5", true, textImage, 400_000, 128_000, llm.Prices{Input: 1.25, Output: 10, CacheRead: 0.125}),
 				model("gpt-5-mini", "GPT-5 mini", true, textImage, 400_000, 128_000, llm.Prices{Input: 0.25, Output: 2, CacheRead: 0.025}),
-			},
+			),
 			Template: defaultTemplate(false),
 			generic:  true,
 		},
@@ -82,12 +91,12 @@ func Presets() []Preset {
 		{
 			ID: "deepseek", Name: "DeepSeek", BaseURL: "https://api.deepseek.com/v1",
 			KeyEnv: "DEEPSEEK_API_KEY", NeedsKey: true,
-			Models: []llm.Model{
+			Models: cached(3600, 0, 2048,
 				model("deepseek-chat", "DeepSeek Chat", false, textOnly, 128_000, 8_192,
 					llm.Prices{Input: 0.28, Output: 0.42, CacheRead: 0.028}),
 				model("deepseek-reasoner", "DeepSeek Reasoner", true, textOnly, 128_000, 64_000,
 					llm.Prices{Input: 0.28, Output: 0.42, CacheRead: 0.028}),
-			},
+			),
 			Template: defaultTemplate(false),
 		},
 		{

@@ -44,14 +44,23 @@ type chunkToolCall struct {
 	} `json:"function"`
 }
 
+// chunkUsage is the usage object. go-openai's Usage (v1.43) has only
+// prompt_tokens_details.cached_tokens; the variants below are decoded here
+// (pointers: absent differs from 0, which tells whether the endpoint
+// reports caching at all).
 type chunkUsage struct {
 	PromptTokens        int `json:"prompt_tokens"`
 	CompletionTokens    int `json:"completion_tokens"`
 	PromptTokensDetails *struct {
-		CachedTokens int `json:"cached_tokens"`
+		// OpenAI, vLLM (--enable-prompt-tokens-details), OpenRouter.
+		CachedTokens *int `json:"cached_tokens"`
+		// OpenRouter: tokens written to the cache (Anthropic, Gemini).
+		CacheWriteTokens *int `json:"cache_write_tokens"`
 	} `json:"prompt_tokens_details"`
 	// DeepSeek reports cache hits here.
-	PromptCacheHitTokens int `json:"prompt_cache_hit_tokens"`
+	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
+	// Moonshot (Kimi) reports them at the top level.
+	CachedTokens *int `json:"cached_tokens"`
 }
 
 type chunkError struct {
@@ -223,12 +232,25 @@ func (s *streamState) closeThinking() {
 }
 
 func (s *streamState) setUsage(u *chunkUsage) {
-	cached := u.PromptCacheHitTokens
-	if d := u.PromptTokensDetails; d != nil && d.CachedTokens > 0 {
-		cached = d.CachedTokens
+	cached, written, reported := 0, 0, false
+	take := func(p *int, dst *int) {
+		if p != nil {
+			reported = true
+			if *p > *dst {
+				*dst = *p
+			}
+		}
+	}
+	take(u.PromptCacheHitTokens, &cached)
+	take(u.CachedTokens, &cached)
+	if d := u.PromptTokensDetails; d != nil {
+		take(d.CachedTokens, &cached)
+		take(d.CacheWriteTokens, &written)
 	}
 	cached = min(max(cached, 0), u.PromptTokens)
-	s.usage = llm.Usage{Input: u.PromptTokens - cached, Output: u.CompletionTokens, CacheRead: cached}
+	written = min(max(written, 0), u.PromptTokens-cached)
+	s.usage = llm.Usage{Input: u.PromptTokens - cached - written, Output: u.CompletionTokens, CacheRead: cached,
+		CacheWrite: written, NoCacheField: !reported}
 	s.b.SetUsage(s.usage)
 }
 
