@@ -285,6 +285,9 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
+	if active, err = wireAgents(deps, active, user.Subagents, false, log); err != nil {
+		return nil, err
+	}
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
 		ActiveTools: active, ForceModel: flags.Model != "",

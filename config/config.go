@@ -27,6 +27,7 @@ type Config struct {
 	Checkpoints   Checkpoints                `json:"checkpoints"`
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
+	Subagents     Subagents                  `json:"subagents"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -83,6 +84,15 @@ type Checkpoints struct {
 type Limits struct {
 	Turns int     `json:"turns,omitempty"`
 	Cost  float64 `json:"cost,omitempty"`
+}
+
+// Subagents configures the task tool's pool and background default
+// (agents.md §10).
+type Subagents struct {
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
+	MaxPending    int `json:"maxPending,omitempty"`
+	// Background is auto (default), always or never.
+	Background string `json:"background,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -47,6 +47,10 @@ type Deps struct {
 	Skills []skills.Skill
 	// Version is the agent version written to headers and hello.
 	Version string
+	// Tasks, when set, creates the sub-agent registry of each root session
+	// (tools.Env.Tasks). It is called once per session, before the actor
+	// starts, and must not call into the session.
+	Tasks func(s *Session) any
 }
 
 // Dirs are the directories a session uses.
@@ -139,6 +143,25 @@ type Options struct {
 	EagerFile bool
 	// Approver answers this session's permission asks (nil: Deps.Approver).
 	Approver Approver
+	// Parent makes the session a sub-agent's child session (depth 1).
+	Parent *ParentLink
+	// MaxTurns and MaxCost override Settings.MaxTurns/MaxCost for this
+	// session (0: the settings' values).
+	MaxTurns int
+	MaxCost  float64
+	// Role is the role section of a sub-agent's system prompt.
+	Role string
+	// ReadOnly turns every ask into a deny without asking (read-only
+	// sub-agent types): no approval is ever shown.
+	ReadOnly bool
+}
+
+// ParentLink ties a child session to the task that runs it.
+type ParentLink struct {
+	// ParentFile is the parent's session file (header parentSession).
+	ParentFile string
+	// TaskData is the data of the first entry, custom{ama.task}.
+	TaskData any
 }
 
 // withDefaults fills unset dependencies.

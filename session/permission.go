@@ -51,6 +51,9 @@ func (s *Session) permit(r *runState, env *toolEnv, tool tools.Tool, tc *llm.Too
 	case approvals.Deny:
 		return false, v.Reason, auto
 	}
+	if s.readOnly { // read-only sub-agent: nobody is asked
+		return false, readOnlyDenial, auto
+	}
 	switch s.ask(r, env, tool, tc, v.AskReason, auto) {
 	case "allow":
 		return true, "", auto

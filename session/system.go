@@ -38,6 +38,9 @@ func (st *state) systemSections() llm.Sections {
 	if sk := st.s.skillsSection(); sk != "" {
 		sec.Skills = str(sk)
 	}
+	if st.role != "" {
+		sec.Role = str(st.role)
+	}
 	return sec
 }
 
