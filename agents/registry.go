@@ -91,7 +91,7 @@ type Registry struct {
 	mu     sync.Mutex
 	seq    int
 	tasks  []*Task
-	queued int // launched tasks waiting for a slot
+	live   int // task runs launched and not finished (running or waiting for a slot)
 	closed bool
 	wg     sync.WaitGroup
 
@@ -207,10 +207,10 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		r.mu.Unlock()
 		return nil, refuse("%s", abortedText)
 	}
-	if r.queued >= r.cfg.MaxPending && len(r.slots) == cap(r.slots) {
+	if r.live >= r.cfg.MaxConcurrent+r.cfg.MaxPending {
 		r.mu.Unlock()
-		return nil, refuse("Too many sub-agents: %d are running and %d are waiting. Do not retry now; wait for running tasks to finish (task_ctl wait) first.",
-			cap(r.slots), r.queued)
+		return nil, refuse("The sub-agent pool is full (%d running, %d waiting). Do not retry now; wait for the running tasks to finish first (task_ctl wait).",
+			r.cfg.MaxConcurrent, r.cfg.MaxPending)
 	}
 	r.seq++
 	t := &Task{reg: r, typ: typ, req: req, background: bg, done: make(chan struct{}), moved: make(chan struct{}),
@@ -219,7 +219,7 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		Background: bg, Status: StatusRunning, StartedAt: r.cfg.Now().UnixMilli()}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	r.tasks = append(r.tasks, t)
-	r.queued++
+	r.live++
 	r.wg.Add(1)
 	r.mu.Unlock()
 	t.cwd = r.parent.Cwd()
@@ -257,8 +257,12 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 	if req.Description != "" {
 		t.info.Description = req.Description
 	}
+	if r.live >= r.cfg.MaxConcurrent+r.cfg.MaxPending {
+		r.mu.Unlock()
+		return nil, refuse("Too many sub-agents are running or waiting; wait for one to finish before continuing task %s.", req.TaskID)
+	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	r.queued++
+	r.live++
 	r.wg.Add(1)
 	r.mu.Unlock()
 	if bg && t.outputFile == "" {

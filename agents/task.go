@@ -127,18 +127,11 @@ func (t *Task) run() {
 	select {
 	case r.slots <- struct{}{}:
 	case <-t.ctx.Done():
-		r.mu.Lock()
-		r.queued--
-		r.mu.Unlock()
 		t.finish(Result{Status: StatusAborted, Text: abortedText, IsError: true, StopReason: llm.StopAborted})
 		return
 	}
-	r.mu.Lock()
-	r.queued--
-	r.mu.Unlock()
-	defer func() { <-r.slots }()
-	res := t.runChild()
-	t.finish(res)
+	defer func() { <-r.slots }() // after finish: the next task starts after this one ended
+	t.finish(t.runChild())
 }
 
 // runChild starts (or reuses) the child session and runs one prompt.
@@ -483,6 +476,7 @@ func (t *Task) finish(res Result) {
 	}
 	info := t.info
 	done := t.done
+	r.live--
 	r.mu.Unlock()
 	r.snapshot(t)
 	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile}

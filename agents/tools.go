@@ -97,6 +97,14 @@ func registryOf(call *tools.Call) *Registry {
 
 // Execute implements tools.Tool.
 func (t *TaskTool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, error) {
+	res, err := t.execute(ctx, call)
+	if res != nil {
+		res.AsText = true // hosts get the task tool's content as one string
+	}
+	return res, err
+}
+
+func (t *TaskTool) execute(ctx context.Context, call *tools.Call) (*tools.Result, error) {
 	reg := registryOf(call)
 	if reg == nil {
 		return tools.ErrorResult(nestedText), nil
