@@ -147,8 +147,8 @@ func newRig(t *testing.T, mode string, responses ...string) *rig {
 	}
 	r := &rig{t: t, dir: dir, script: script, rec: &recorder{}, fp: fp, appr: &countingApprover{}}
 	deps := &session.Deps{Models: llm.NewRegistry(entry), Tools: all, Approver: r.appr,
-		Policy: &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly},
-		Dirs:   session.Dirs{Data: filepath.Join(dir, "data"), Sessions: filepath.Join(dir, "sessions"), Home: dir},
+		Policy:   &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly},
+		Dirs:     session.Dirs{Data: filepath.Join(dir, "data"), Sessions: filepath.Join(dir, "sessions"), Home: dir},
 		Settings: session.Settings{Persist: true, MaxRetries: -1}}
 	deps.Tasks = Factory(Config{Deps: deps})
 	p, err := session.New(deps, session.Options{Cwd: work, Model: llm.ModelRef{Provider: "fake", ID: "echo"},
