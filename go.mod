@@ -18,4 +18,7 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require go.uber.org/multierr v1.10.0 // indirect
+require (
+	go.uber.org/multierr v1.10.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
+)

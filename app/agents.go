@@ -16,7 +16,7 @@ import (
 // task_ctl): both tools are registered and active together, and every
 // root session gets a task registry. Without them nothing changes (no
 // registry: get_tasks and get_agents answer empty lists).
-func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, unattended bool, log *zap.Logger) ([]string, error) {
+func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, unattended bool, log *zap.Logger) ([]string, error) {
 	switch cfg.Background {
 	case "", "auto", "always", "never":
 	default:
@@ -35,7 +35,11 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, unatt
 	if !ok {
 		return active, nil
 	}
-	catalog := agents.NewCatalog(nil)
+	defs, warnings := agents.Discover(dirs)
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	catalog := agents.NewCatalog(defs)
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
@@ -285,7 +286,11 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, false, log); err != nil {
+	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, flags.Trust)
+	if skipped != "" {
+		log.Warn(skipped)
+	}
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, false, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{

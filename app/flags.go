@@ -30,6 +30,10 @@ type Flags struct {
 	Cwd            string
 	LogLevel       string
 	Version        bool
+	// AgentDirs hold agent definitions (repeatable); Trust lets the
+	// project's own definitions (.ama/agents) load.
+	AgentDirs multiFlag
+	Trust     bool
 }
 
 type multiFlag []string
@@ -64,6 +68,8 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory of the session (default: the process cwd)")
 	fs.StringVar(&f.LogLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
+	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its sub-agent definitions from .ama/agents")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ type Config struct {
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
 	Subagents     Subagents                  `json:"subagents"`
+	Agents        Agents                     `json:"agents"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 }
 
@@ -93,6 +94,11 @@ type Subagents struct {
 	MaxPending    int `json:"maxPending,omitempty"`
 	// Background is auto (default), always or never.
 	Background string `json:"background,omitempty"`
+}
+
+// Agents configures where agent definitions are read from.
+type Agents struct {
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 // Approvals configures permission asks.
