@@ -88,7 +88,7 @@ func (a *countingApprover) Ask(context.Context, *events.PermissionRequest) strin
 }
 
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	script string
 	parent *session.Session
@@ -114,6 +114,17 @@ func (r router) Stream(ctx context.Context, req *llm.Request, emit func(llm.Stre
 // prefixed "C:" form the children's script, the others the parent's
 // (files, so waitFile gates work).
 func newRig(t *testing.T, mode string, responses ...string) *rig {
+	t.Helper()
+	return startRig(t, mode, responses...)
+}
+
+// newBenchRig is newRig for benchmarks (full-auto).
+func newBenchRig(b *testing.B, responses ...string) *rig {
+	b.Helper()
+	return startRig(b, "full-auto", responses...)
+}
+
+func startRig(t testing.TB, mode string, responses ...string) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
