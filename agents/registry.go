@@ -47,6 +47,8 @@ type Config struct {
 	Background string
 	// Unattended is -p: auto means foreground.
 	Unattended bool
+	// Trusted is a trusted project (--trust): external agents may run.
+	Trusted bool
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
 	TextThrottle time.Duration
 	Now          func() time.Time
@@ -95,7 +97,8 @@ type Registry struct {
 	closed bool
 	wg     sync.WaitGroup
 
-	notifyMu sync.Mutex // one serial chain of notifications
+	notifyMu  sync.Mutex      // one serial chain of notifications
+	confirmed map[string]bool // (mu) external agents confirmed in this session
 }
 
 func newRegistry(cfg Config, parent *session.Session) *Registry {
@@ -198,6 +201,9 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		name = "general"
 	}
 	typ := r.cfg.Catalog.Lookup(name)
+	if typ == nil && IsExternal(name) {
+		typ = externalType(name)
+	}
 	if typ == nil {
 		return nil, refuse("Unknown agent %q. Available agents: %s.", name, strings.Join(r.cfg.Catalog.Names(), ", "))
 	}

@@ -137,6 +137,9 @@ func (t *Task) run() {
 // runChild starts (or reuses) the child session and runs one prompt.
 func (t *Task) runChild() Result {
 	r := t.reg
+	if IsExternal(t.typ.Runner) {
+		return t.runExternal()
+	}
 	if t.child == nil {
 		if err := t.openChild(); err != nil {
 			return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not start: " + err.Error(), StopReason: llm.StopError}
@@ -480,7 +483,10 @@ func (t *Task) finish(res Result) {
 	r.mu.Unlock()
 	r.snapshot(t)
 	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile}
-	if info.Usage != nil {
+	if info.Usage != nil && IsExternal(t.typ.Runner) {
+		u := *info.Usage
+		end2.Usage = &u
+	} else if info.Usage != nil {
 		u := *info.Usage
 		end2.Usage = &u
 		cache := &events.SubagentCache{}

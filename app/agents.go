@@ -16,7 +16,7 @@ import (
 // task_ctl): both tools are registered and active together, and every
 // root session gets a task registry. Without them nothing changes (no
 // registry: get_tasks and get_agents answer empty lists).
-func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, unattended bool, log *zap.Logger) ([]string, error) {
+func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, trusted bool, log *zap.Logger) ([]string, error) {
 	switch cfg.Background {
 	case "", "auto", "always", "never":
 	default:
@@ -40,6 +40,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 		log.Warn(w)
 	}
 	catalog := agents.NewCatalog(defs)
+	const unattended = false // ama-rpc has no print mode: a host is always attached
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)
 	if err != nil {
@@ -47,6 +48,6 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	}
 	deps.Tools = more
 	deps.Tasks = agents.Factory(agents.Config{Deps: deps, Catalog: catalog, Log: log, Now: deps.Now,
-		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending, Background: cfg.Background, Unattended: unattended})
+		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending, Background: cfg.Background, Unattended: unattended, Trusted: trusted})
 	return out, nil
 }

@@ -290,7 +290,7 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	if skipped != "" {
 		log.Warn(skipped)
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, defDirs, false, log); err != nil {
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, flags.Trust, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{

@@ -185,6 +185,9 @@ type PermissionCtx struct {
 	Depth      int    `json:"depth,omitempty"`
 	TaskID     string `json:"taskId,omitempty"`
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// Origin describes an external agent's own request (agent, its
+	// session, the tool call and the options it offered).
+	Origin any `json:"origin,omitempty"`
 }
 
 // PermissionResolved reports the outcome of a PermissionRequest.
