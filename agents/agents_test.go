@@ -492,3 +492,64 @@ func TestPoolRefusesBeyondPending(t *testing.T) {
 		t.Fatalf("queued task aborted: %s", st)
 	}
 }
+
+func TestExternalAgentNeedsTrust(t *testing.T) {
+	r := newRig(t, "full-auto")
+	// An agent program that leaves a marker when it is started.
+	bin := filepath.Join(r.dir, "bin")
+	marker := filepath.Join(r.dir, "started")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "marker-agent"), []byte("#!/bin/sh
+touch '"+marker+"'
+"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	task, err := r.reg.Launch(Request{Prompt: "x", Agent: "acp:marker-agent", Background: new(bool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-task.done
+	res := task.Result()
+	if res.Status != StatusFailed || !strings.HasPrefix(res.Text, "agent_untrusted") {
+		t.Fatalf("untrusted external: %+v", res)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an untrusted project started the external agent")
+	}
+	r.reg.cfg.Trusted = true
+	task, _ = r.reg.Launch(Request{Prompt: "x", Agent: "acp:definitely-not-installed", Background: new(bool)})
+	<-task.done
+	if res := task.Result(); res.Status != StatusFailed || !strings.Contains(res.Text, "not found on PATH") {
+		t.Fatalf("missing program: %+v", res)
+	}
+	if r.appr.asks.Load() != 0 {
+		t.Fatal("full-auto asked for the first-run confirmation")
+	}
+}
+
+func TestChildEnvStripsSecrets(t *testing.T) {
+	in := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=k", "ANTHROPIC_AUTH_TOKEN=t", "FOO_BASE_URL=u", "AMA_FAKE_SCRIPT=s",
+		"ARMADRA_TOKEN=x", "ARMADRA_ASKPASS_SOCK=y", "CODEX_API_KEY=c"}
+	got := strings.Join(childEnv(in), " ")
+	if got != "PATH=/bin HOME=/h ARMADRA_ASKPASS_SOCK=y" {
+		t.Fatalf("child env %s", got)
+	}
+}
+
+func TestForkFallsBackToFresh(t *testing.T) {
+	r := newRig(t, "full-auto",
+		taskCall(`{"prompt":"p","agent":"explore","background":false,"context":"fork"}`),
+		`C:{"text":"fresh child"}`,
+		`{"text":"done"}`)
+	r.prompt("go")
+	trs := toolResults(t, r.parent)
+	var d taskDetails
+	raw, _ := json.Marshal(trs[0].Details)
+	_ = json.Unmarshal(trs[0].Details, &d)
+	if d.Context != "fresh" {
+		t.Fatalf("details %s", raw)
+	}
+}

@@ -223,6 +223,12 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		settled: make(chan struct{}, 8), progress: req.Progress}
 	t.info = TaskInfo{TaskID: fmt.Sprintf("t%d", r.seq), Agent: typ.Name, Runner: typ.Runner, Description: req.Description,
 		Background: bg, Status: StatusRunning, StartedAt: r.cfg.Now().UnixMilli()}
+	if req.Context == "fork" || (req.Context == "" && typ.Context == "fork") {
+		// Forking the parent's context is not implemented: the child
+		// starts fresh, and says so (agents.md §5.3 fallback).
+		t.info.Context = "fresh"
+		r.cfg.Log.Info("task context fork falls back to fresh", zap.String("task", t.info.TaskID))
+	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	r.tasks = append(r.tasks, t)
 	r.live++
