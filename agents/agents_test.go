@@ -501,9 +501,7 @@ func TestExternalAgentNeedsTrust(t *testing.T) {
 	if err := os.MkdirAll(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(bin, "marker-agent"), []byte("#!/bin/sh
-touch '"+marker+"'
-"), 0o755); err != nil {
+	if err := os.WriteFile(filepath.Join(bin, "marker-agent"), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
