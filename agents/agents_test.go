@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -549,5 +550,63 @@ func TestForkFallsBackToFresh(t *testing.T) {
 	_ = json.Unmarshal(trs[0].Details, &d)
 	if d.Context != "fresh" {
 		t.Fatalf("details %s", raw)
+	}
+}
+
+func TestWorktreeIsolation(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	r := newRig(t, "full-auto",
+		`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"change","agent":"general","background":false,"isolation":"worktree"}}},`+
+			`{"toolCall":{"name":"task","arguments":{"prompt":"look","agent":"explore","background":false,"isolation":"worktree"}}}]}`,
+		`C:{"steps":[{"toolCall":{"name":"write","arguments":{"path":"new.txt","content":"from the child\n"}}}]}`,
+		`C:{"text":"wrote new.txt"}`,
+		`C:{"text":"looked"}`,
+		`{"text":"done"}`)
+	work := filepath.Join(r.dir, "work")
+	for _, args := range [][]string{{"init", "-q"}, {"-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", work}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	r.prompt("go")
+	name1 := r.parent.ID()[:8] + "-t1"
+	name2 := r.parent.ID()[:8] + "-t2"
+	kept := filepath.Join(work, ".ama", "worktrees", name1)
+	if data, err := os.ReadFile(filepath.Join(kept, "new.txt")); err != nil || string(data) != "from the child\n" {
+		t.Fatalf("the change is not in the kept worktree: %q %v", data, err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "new.txt")); err == nil {
+		t.Fatal("the child's write reached the main tree")
+	}
+	if _, err := os.Stat(filepath.Join(work, ".ama", "worktrees", name2)); err == nil {
+		t.Fatal("the clean worktree was not removed")
+	}
+	if out, _ := exec.Command("git", "-C", work, "branch", "--list", "ama/task-"+name2).Output(); len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("branch of the clean worktree kept: %s", out)
+	}
+	trs := toolResults(t, r.parent)
+	if got := llm.JoinText(trs[0].Content, ""); !strings.Contains(got, "[worktree kept: branch ama/task-"+name1+" at "+kept+"]") ||
+		!strings.Contains(got, "new.txt") {
+		t.Fatalf("t1 result %q", got)
+	}
+	var ends []events.SubagentEnd
+	for _, e := range r.rec.all() {
+		if se, ok := e.(events.SubagentEnd); ok {
+			ends = append(ends, se)
+		}
+	}
+	if len(ends) != 2 || ends[0].Worktree == nil || ends[0].Worktree.Branch != "ama/task-"+name1 || !ends[0].Worktree.Changed || ends[1].Worktree != nil {
+		t.Fatalf("subagent_end worktrees: %+v", ends)
+	}
+	var starts []events.SubagentStart
+	for _, e := range r.rec.all() {
+		if s, ok := e.(events.SubagentStart); ok {
+			starts = append(starts, s)
+		}
+	}
+	if starts[0].Cwd != kept {
+		t.Fatalf("child cwd %s, want %s", starts[0].Cwd, kept)
 	}
 }

@@ -118,6 +118,7 @@ type Request struct {
 	MaxTurns                   int
 	BudgetUSD                  float64
 	Context                    string
+	Isolation                  string // none or worktree
 	ParentToolCallID           string
 	// Progress receives tool_execution_update partials of a foreground
 	// task (nil: none).

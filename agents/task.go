@@ -32,6 +32,7 @@ type Task struct {
 	child       *session.Session
 	outputFile  string
 	model       llm.ModelRef
+	wt          *worktree // isolation worktree of the first run (nil: none)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -141,6 +142,17 @@ func (t *Task) runChild() Result {
 		return t.runExternal()
 	}
 	if t.child == nil {
+		iso := t.req.Isolation
+		if iso == "" {
+			iso = t.typ.Isolation
+		}
+		if iso == "worktree" {
+			w, dir, err := addWorktree(t.cwd, shortID(r.parent.ID())+"-"+t.ID())
+			if err != nil {
+				return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not start: " + err.Error(), StopReason: llm.StopError}
+			}
+			t.wt, t.cwd = w, dir
+		}
 		if err := t.openChild(); err != nil {
 			return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not start: " + err.Error(), StopReason: llm.StopError}
 		}
@@ -459,6 +471,19 @@ func (t *Task) finish(res Result) {
 	if strings.TrimSpace(full) == "" {
 		full = emptyText
 	}
+	var kept *events.SubagentWorktree
+	if w := t.wt; w != nil && !IsExternal(t.typ.Runner) {
+		changed, note, err := w.finish()
+		switch {
+		case err != nil:
+			r.cfg.Log.Warn("task worktree", zap.String("task", id), zap.Error(err))
+		case changed:
+			full += note
+			kept = &events.SubagentWorktree{Branch: w.branch, Changed: true}
+		default:
+			t.wt = nil // removed
+		}
+	}
 	plan := t.outputFile
 	if plan == "" {
 		plan = r.outputPath(id)
@@ -482,7 +507,7 @@ func (t *Task) finish(res Result) {
 	r.live--
 	r.mu.Unlock()
 	r.snapshot(t)
-	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile}
+	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile, Worktree: kept}
 	if info.Usage != nil && IsExternal(t.typ.Runner) {
 		u := *info.Usage
 		end2.Usage = &u
@@ -505,6 +530,14 @@ func (t *Task) finish(res Result) {
 	if bg && !stopped && res.Status != StatusAborted {
 		r.notify(notificationText(&info, text))
 	}
+}
+
+// shortID is the first 8 characters of a session id.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
 }
 
 func writeOutput(path, text string) error {

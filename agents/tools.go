@@ -120,13 +120,12 @@ func (t *TaskTool) execute(ctx context.Context, call *tools.Call) (*tools.Result
 		return tools.ErrorResult("maxTurns must be an integer of at least 1"), nil
 	case a.BudgetUSD != nil && *a.BudgetUSD <= 0:
 		return tools.ErrorResult("budgetUsd must be greater than 0"), nil
-	case a.Isolation == "worktree":
-		return tools.ErrorResult("isolation worktree is not supported by this ama-rpc build; use isolation none"), nil
 	case ctx.Err() != nil:
 		return tools.ErrorResult(abortedText), nil
 	}
 	req := Request{Prompt: a.Prompt, Agent: a.Agent, Description: a.Description, Background: a.Background, TaskID: a.TaskID,
-		Model: a.Model, Thinking: a.ThinkingLevel, Context: a.Context, ParentToolCallID: call.ID, Progress: call.Update}
+		Model: a.Model, Thinking: a.ThinkingLevel, Context: a.Context, Isolation: a.Isolation, ParentToolCallID: call.ID,
+		Progress: call.Update}
 	if a.TaskID == "" {
 		for _, n := range a.Tools {
 			if n != ToolTask && n != ToolTaskCtl {
