@@ -3,9 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,8 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/agents/acpclient"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -82,7 +80,7 @@ type acpTool struct {
 type acpRun struct {
 	t         *Task
 	agent     string
-	conn      *jsonrpc2.Conn
+	conn      *acpclient.Client
 	sessionID string
 
 	mu    sync.Mutex
@@ -135,11 +133,7 @@ func (t *Task) runExternal() Result {
 		}
 	}()
 	run := &acpRun{t: t, agent: agent, byID: map[string]*acpTool{}}
-	stream := jsonrpc2.NewBufferedStream(struct {
-		io.Reader
-		io.WriteCloser
-	}{stdout, stdin}, jsonrpc2.PlainObjectCodec{})
-	run.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(run.handle))
+	run.conn = acpclient.New(stdout, stdin, run)
 	defer run.conn.Close()
 
 	ctx := t.ctx
@@ -239,9 +233,8 @@ func (t *Task) runExternal() Result {
 // failed is the result of a protocol failure (-32000 on open: the agent
 // needs a login).
 func (run *acpRun) failed(err error, step string) Result {
-	var rpcErr *jsonrpc2.Error
 	text := fmt.Sprintf("The external agent %s failed (%s): %v", run.agent, step, err)
-	if errors.As(err, &rpcErr) && rpcErr.Code == -32000 {
+	if acpclient.AuthRequired(err) {
 		text = fmt.Sprintf("agent_auth_required: %s needs a login; sign in with its own CLI first.", run.agent)
 	}
 	return Result{Status: StatusFailed, IsError: true, Text: text, StopReason: llm.StopError}
@@ -299,26 +292,8 @@ type acpToolUpdate struct {
 	} `json:"locations"`
 }
 
-// handle serves the agent's requests and notifications (on the read loop,
-// in arrival order).
-func (run *acpRun) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	switch req.Method {
-	case "session/update":
-		var p struct {
-			Update json.RawMessage `json:"update"`
-		}
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
-		run.update(p.Update)
-		return nil, nil
-	case "session/request_permission":
-		return run.permission(ctx, req)
-	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not supported: " + req.Method}
-}
-
-func (run *acpRun) update(raw json.RawMessage) {
+// Update implements acpclient.Handler: a session/update of the agent.
+func (run *acpRun) Update(raw json.RawMessage) {
 	t, r := run.t, run.t.reg
 	var head struct {
 		SessionUpdate string          `json:"sessionUpdate"`
@@ -401,7 +376,7 @@ func (run *acpRun) reportTool(title string) {
 
 // permission passes the agent's own approval request to the parent's
 // approvals (toolName agent:<id>, context.origin).
-func (run *acpRun) permission(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+func (run *acpRun) RequestPermission(ctx context.Context, params json.RawMessage) (any, error) {
 	t, r := run.t, run.t.reg
 	var p struct {
 		SessionID string        `json:"sessionId"`
@@ -411,9 +386,7 @@ func (run *acpRun) permission(ctx context.Context, req *jsonrpc2.Request) (any, 
 			Kind     string `json:"kind"`
 		} `json:"options"`
 	}
-	if req.Params != nil {
-		_ = json.Unmarshal(*req.Params, &p)
-	}
+	_ = json.Unmarshal(params, &p)
 	run.mu.Lock()
 	tc := run.byID[p.ToolCall.ToolCallID]
 	title, kind := "", "other"
