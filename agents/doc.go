@@ -1,7 +1,9 @@
 // Package agents runs sub-agents: the agent types (built-ins and Markdown
 // definitions), the per-root-session task registry with its pool, the ama
-// child runner (a child session.Session with a parent link), and the task
-// and task_ctl tools the model calls (agents.md).
+// child runner (a child session.Session with a parent link), the external
+// ACP runner (acp:<program>, a child process spoken to through
+// agents/acpclient), and the task and task_ctl tools the model calls
+// (agents.md).
 //
 // Concurrency contract:
 //   - A Registry belongs to one root session. Its state (tasks, counters,
@@ -17,5 +19,8 @@
 //   - Notifications of finished background tasks go to the parent in
 //     completion order through Session.Notify (each starts its own run once
 //     the parent is idle).
+//   - An external task's updates arrive on its ACP connection's read
+//     goroutine, one at a time; its permission requests block that
+//     goroutine until the parent's approver answers.
 //   - Close aborts every task and waits for their goroutines.
 package agents

@@ -1,13 +1,3 @@
-// Package acpclient is the client end of the Agent Client Protocol over a
-// child process's stdio: JSON-RPC 2.0, one message per line, on
-// sourcegraph/jsonrpc2 (the same library as the server end, rpc/acp).
-// It knows the wire only; package agents maps the agent's updates and
-// permission requests to tasks and approvals.
-//
-// Concurrency: incoming requests and notifications are handled one at a
-// time, in arrival order, on the connection's read goroutine (so session
-// updates keep their order and precede the response of the prompt they
-// belong to). Call and Notify may be used from any goroutine.
 package acpclient
 
 import (
@@ -34,8 +24,7 @@ type Client struct {
 	conn *jsonrpc2.Conn
 }
 
-// New connects to an agent: in is the agent's
-// stdout, out its stdin.
+// New connects to an agent: in is the agent's stdout, out its stdin.
 func New(in io.Reader, out io.WriteCloser, h Handler) *Client {
 	stream := jsonrpc2.NewBufferedStream(struct {
 		io.Reader
