@@ -610,3 +610,49 @@ func TestWorktreeIsolation(t *testing.T) {
 		t.Fatalf("child cwd %s, want %s", starts[0].Cwd, kept)
 	}
 }
+
+func TestResumeRebuildsTasks(t *testing.T) {
+	r := newRig(t, "full-auto",
+		taskCall(`{"prompt":"first","agent":"explore","background":false}`),
+		`C:{"text":"one"}`,
+		`{"text":"done"}`,
+		taskCall(`{"prompt":"again","taskId":"t1","background":false}`),
+		`C:{"text":"two"}`,
+		taskCall(`{"prompt":"new","agent":"plan","background":false}`),
+		`C:{"text":"three"}`,
+		`{"text":"done again"}`)
+	r.prompt("go")
+	pfile, _ := r.parent.SessionFile()
+	childFile := r.reg.Get("t1").SessionFile()
+	deps := r.reg.cfg.Deps
+	r.parent.Close()
+
+	p2, err := session.Open(deps, pfile, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Close()
+	rec := &recorder{}
+	p2.Subscribe(rec.add)
+	if err := p2.Start("resume"); err != nil {
+		t.Fatal(err)
+	}
+	reg := p2.Tasks().(*Registry)
+	infos := reg.Tasks()
+	if len(infos) != 1 || infos[0].TaskID != "t1" || infos[0].Status != StatusCompleted || infos[0].SessionRef == nil {
+		t.Fatalf("rebuilt tasks %+v", infos)
+	}
+	r.parent, r.reg, r.rec = p2, reg, rec
+	r.prompt("continue")
+	trs := toolResults(t, p2)
+	var got []string
+	for _, tr := range trs {
+		got = append(got, llm.JoinText(tr.Content, ""))
+	}
+	if n := len(got); n < 3 || got[n-2] != "[task t1] two" || got[n-1] != "[task t2] three" {
+		t.Fatalf("results after resume %q", got)
+	}
+	if f := reg.Get("t1").SessionFile(); f != childFile {
+		t.Fatalf("continued in %s, want %s", f, childFile)
+	}
+}

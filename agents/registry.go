@@ -16,6 +16,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/session/store"
 )
 
 // Pool and merge defaults (agents.md §1).
@@ -96,6 +97,8 @@ type Registry struct {
 	live   int // task runs launched and not finished (running or waiting for a slot)
 	closed bool
 	wg     sync.WaitGroup
+
+	restoreOnce sync.Once // tasks of a resumed parent are rebuilt on first use
 
 	notifyMu  sync.Mutex      // one serial chain of notifications
 	confirmed map[string]bool // (mu) external agents confirmed in this session
@@ -194,6 +197,7 @@ func (r *Registry) backgroundDefault(req *Request, t *Type) bool {
 
 // Launch starts a task (or continues one, with req.TaskID).
 func (r *Registry) Launch(req Request) (*Task, error) {
+	r.restore()
 	if req.TaskID != "" {
 		return r.continueTask(req)
 	}
@@ -255,7 +259,7 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 		r.mu.Unlock()
 		return nil, refuse("Task %s is still running; wait for it or stop it first.", req.TaskID)
 	}
-	if t.child == nil {
+	if t.child == nil && t.resumeFile == "" {
 		r.mu.Unlock()
 		return nil, refuse("Task %s cannot be continued: its session is gone.", req.TaskID)
 	}
@@ -285,8 +289,73 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 	return t, nil
 }
 
+// restore rebuilds the tasks recorded in the parent (the last ama.task
+// snapshot of each id): running ones become interrupted, and the id
+// counter continues after the highest tN (agents.md §6.5).
+func (r *Registry) restore() {
+	r.restoreOnce.Do(func() {
+		entries, _, err := r.parent.Entries("")
+		if err != nil {
+			return
+		}
+		type snap struct {
+			TaskInfo
+			ParentToolCallID string `json:"parentToolCallId"`
+			Cwd              string `json:"cwd"`
+		}
+		last := map[string]*snap{}
+		var order []string
+		for _, e := range entries {
+			if e.Type != store.TypeCustom || e.CustomType() != taskCustomType {
+				continue
+			}
+			var body struct {
+				Data snap `json:"data"`
+			}
+			if e.Decode(&body) != nil || body.Data.TaskID == "" {
+				continue
+			}
+			if last[body.Data.TaskID] == nil {
+				order = append(order, body.Data.TaskID)
+			}
+			d := body.Data
+			last[d.TaskID] = &d
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for _, id := range order {
+			s := last[id]
+			var n int
+			if _, err := fmt.Sscanf(id, "t%d", &n); err == nil && n > r.seq {
+				r.seq = n
+			}
+			typ := r.cfg.Catalog.Lookup(s.Agent)
+			if typ == nil && IsExternal(s.Agent) {
+				typ = externalType(s.Agent)
+			}
+			if typ == nil {
+				typ = &Type{Name: s.Agent, Runner: s.Runner, MaxTurns: DefaultMaxTurns}
+			}
+			info := s.TaskInfo
+			if info.Status == StatusRunning {
+				info.Status = StatusInterrupted
+			}
+			t := &Task{reg: r, typ: typ, info: info, cwd: s.Cwd, done: make(chan struct{}), moved: make(chan struct{}),
+				settled: make(chan struct{}, 8), outputFile: info.OutputFile, background: info.Background}
+			t.req.ParentToolCallID = s.ParentToolCallID
+			t.ctx, t.cancel = context.WithCancel(context.Background())
+			close(t.done)
+			if info.SessionRef != nil && info.SessionRef.Runner == RunnerAma {
+				t.resumeFile = info.SessionRef.SessionFile
+			}
+			r.tasks = append(r.tasks, t)
+		}
+	})
+}
+
 // Get returns the task with the id.
 func (r *Registry) Get(id string) *Task {
+	r.restore()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range r.tasks {
@@ -300,6 +369,7 @@ func (r *Registry) Get(id string) *Task {
 // ChildSession returns the ama child session of a task (nil: unknown task
 // or no child yet).
 func (r *Registry) ChildSession(id string) *session.Session {
+	r.restore()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range r.tasks {
@@ -312,6 +382,7 @@ func (r *Registry) ChildSession(id string) *session.Session {
 
 // Tasks returns snapshots of every task, in launch order.
 func (r *Registry) Tasks() []TaskInfo {
+	r.restore()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]TaskInfo, 0, len(r.tasks))
@@ -390,8 +461,12 @@ func (r *Registry) snapshot(t *Task) {
 		Cwd              string `json:"cwd"`
 	}{t.info, t.req.ParentToolCallID, t.cwd}
 	r.mu.Unlock()
-	r.parent.AppendCustom("ama.task", data)
+	r.parent.AppendCustom(taskCustomType, data)
 }
+
+// taskCustomType is the customType of task snapshots and of a child's
+// first entry.
+const taskCustomType = store.TaskCustomType
 
 // notify reports a finished background task to the parent, in completion
 // order.

@@ -33,6 +33,7 @@ type Task struct {
 	outputFile  string
 	model       llm.ModelRef
 	wt          *worktree // isolation worktree of the first run (nil: none)
+	resumeFile  string    // child session file of a task rebuilt after --resume
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -140,6 +141,11 @@ func (t *Task) runChild() Result {
 	r := t.reg
 	if IsExternal(t.typ.Runner) {
 		return t.runExternal()
+	}
+	if t.child == nil && t.resumeFile != "" {
+		if err := t.reopenChild(); err != nil {
+			return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not be continued: " + err.Error(), StopReason: llm.StopError}
+		}
 	}
 	if t.child == nil {
 		iso := t.req.Isolation
@@ -307,6 +313,31 @@ func (t *Task) openChild() error {
 	r.mu.Lock()
 	t.child = child
 	t.info.SessionRef = &SessionRef{Runner: RunnerAma, SessionID: child.ID(), SessionFile: file}
+	r.mu.Unlock()
+	return nil
+}
+
+// reopenChild opens the session file of a task rebuilt after the parent
+// was resumed.
+func (t *Task) reopenChild() error {
+	r := t.reg
+	pfile, _ := r.parent.SessionFile()
+	child, err := session.Open(r.cfg.Deps, t.resumeFile, session.Options{Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly,
+		Parent: &session.ParentLink{ParentFile: pfile}})
+	if err != nil {
+		return err
+	}
+	child.Subscribe(t.onChild)
+	if err := child.Start("resume"); err != nil {
+		child.Close()
+		return err
+	}
+	if o, err := child.Settings(); err == nil {
+		t.model = o.Model
+	}
+	r.mu.Lock()
+	t.child, t.resumeFile = child, ""
+	t.info.SessionRef = &SessionRef{Runner: RunnerAma, SessionID: child.ID(), SessionFile: t.info.SessionRef.SessionFile}
 	r.mu.Unlock()
 	return nil
 }
