@@ -168,6 +168,8 @@ func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) (re
 		s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
 	}})
 	switch {
+	case ctx.Err() != nil && err == nil && res != nil && res.IsError && llm.JoinText(res.Content, "") == "aborted by user":
+		return res // the tool's own abort result keeps its details (task)
 	case ctx.Err() != nil && (err != nil || res == nil || res.IsError):
 		return tools.ErrorResult("aborted by user")
 	case err != nil:
