@@ -656,3 +656,29 @@ func TestResumeRebuildsTasks(t *testing.T) {
 		t.Fatalf("continued in %s, want %s", f, childFile)
 	}
 }
+
+func TestRetainClosesOldChildren(t *testing.T) {
+	r := newRig(t, "full-auto",
+		`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"a","agent":"explore","background":false}}},`+
+			`{"toolCall":{"name":"task","arguments":{"prompt":"b","agent":"explore","background":false}}}]}`,
+		`C:{"text":"one"}`,
+		`C:{"text":"two"}`,
+		`{"text":"done"}`,
+		taskCall(`{"prompt":"more","taskId":"t1","background":false}`),
+		`C:{"text":"one again"}`,
+		`{"text":"done again"}`)
+	r.reg.cfg.Retain = 1
+	r.prompt("go")
+	t1 := r.reg.Get("t1")
+	r.reg.mu.Lock()
+	released := t1.child == nil && t1.resumeFile != ""
+	r.reg.mu.Unlock()
+	if !released {
+		t.Fatal("the older child was not released")
+	}
+	r.prompt("continue")
+	trs := toolResults(t, r.parent)
+	if got := llm.JoinText(trs[len(trs)-1].Content, ""); got != "[task t1] one again" {
+		t.Fatalf("continuation of a released child: %q", got)
+	}
+}

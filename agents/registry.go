@@ -24,6 +24,9 @@ const (
 	DefaultMaxConcurrent = 4
 	DefaultMaxPending    = 16
 	DefaultTextThrottle  = 250 * time.Millisecond
+	// DefaultRetain finished ama children stay open; older ones are closed
+	// and reopened from their file when continued.
+	DefaultRetain = 4
 )
 
 // Task statuses.
@@ -50,6 +53,8 @@ type Config struct {
 	Unattended bool
 	// Trusted is a trusted project (--trust): external agents may run.
 	Trusted bool
+	// Retain bounds the finished children kept open (0: DefaultRetain).
+	Retain int
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
 	TextThrottle time.Duration
 	Now          func() time.Time
@@ -62,6 +67,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = DefaultMaxPending
+	}
+	if c.Retain <= 0 {
+		c.Retain = DefaultRetain
 	}
 	if c.TextThrottle <= 0 {
 		c.TextThrottle = DefaultTextThrottle
@@ -99,6 +107,7 @@ type Registry struct {
 	wg     sync.WaitGroup
 
 	restoreOnce sync.Once // tasks of a resumed parent are rebuilt on first use
+	retained    []*Task   // (mu) finished tasks with an open child, oldest first
 
 	notifyMu  sync.Mutex      // one serial chain of notifications
 	confirmed map[string]bool // (mu) external agents confirmed in this session
@@ -423,6 +432,40 @@ func (r *Registry) Background(id, reason string) ([]string, func()) {
 		for _, t := range moved {
 			close(t.moved)
 		}
+	}
+}
+
+// retain records that t finished with its child open and closes the
+// children beyond cfg.Retain, oldest first (they reopen from their file
+// when continued).
+func (r *Registry) retain(t *Task) {
+	r.mu.Lock()
+	kept := r.retained[:0]
+	for _, x := range r.retained {
+		if x != t {
+			kept = append(kept, x)
+		}
+	}
+	r.retained = append(kept, t)
+	type eviction struct {
+		child *session.Session
+		done  chan struct{}
+	}
+	var evict []eviction
+	for len(r.retained) > r.cfg.Retain {
+		old := r.retained[0]
+		r.retained = r.retained[1:]
+		if old.child == nil || old.info.Status == StatusRunning || old.info.SessionRef == nil || old.info.SessionRef.SessionFile == "" {
+			continue
+		}
+		e := eviction{old.child, make(chan struct{})}
+		old.child, old.resumeFile, old.closing = nil, old.info.SessionRef.SessionFile, e.done
+		evict = append(evict, e)
+	}
+	r.mu.Unlock()
+	for _, e := range evict {
+		e.child.Close()
+		close(e.done)
 	}
 }
 

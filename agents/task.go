@@ -33,7 +33,8 @@ type Task struct {
 	outputFile  string
 	model       llm.ModelRef
 	wt          *worktree // isolation worktree of the first run (nil: none)
-	resumeFile  string    // child session file of a task rebuilt after --resume
+	resumeFile  string        // child session file to reopen (resumed parent, or released child)
+	closing     chan struct{} // closed once a released child's session is closed
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -321,9 +322,25 @@ func (t *Task) openChild() error {
 // was resumed.
 func (t *Task) reopenChild() error {
 	r := t.reg
+	r.mu.Lock()
+	closing := t.closing
+	r.mu.Unlock()
+	if closing != nil {
+		<-closing // the released session's file lock is gone
+	}
 	pfile, _ := r.parent.SessionFile()
+	po, err := r.parent.Settings()
+	if err != nil {
+		return err
+	}
+	// The parent's current tools and mode bound the reopened child, as at
+	// its start: it never does more than the parent.
+	mode := po.PermissionMode
+	if t.typ.ReadOnly {
+		mode = "plan"
+	}
 	child, err := session.Open(r.cfg.Deps, t.resumeFile, session.Options{Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly,
-		Parent: &session.ParentLink{ParentFile: pfile}})
+		PermissionMode: mode, ActiveTools: childTools(po.ActiveTools, t.typ, nil), Parent: &session.ParentLink{ParentFile: pfile}})
 	if err != nil {
 		return err
 	}
@@ -538,6 +555,12 @@ func (t *Task) finish(res Result) {
 	r.live--
 	r.mu.Unlock()
 	r.snapshot(t)
+	r.mu.Lock()
+	open := t.child != nil
+	r.mu.Unlock()
+	if open && !IsExternal(t.typ.Runner) {
+		r.retain(t)
+	}
 	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile, Worktree: kept}
 	if info.Usage != nil && IsExternal(t.typ.Runner) {
 		u := *info.Usage
