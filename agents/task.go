@@ -32,7 +32,7 @@ type Task struct {
 	child       *session.Session
 	outputFile  string
 	model       llm.ModelRef
-	wt          *worktree // isolation worktree of the first run (nil: none)
+	wt          *worktree     // isolation worktree of the first run (nil: none)
 	resumeFile  string        // child session file to reopen (resumed parent, or released child)
 	closing     chan struct{} // closed once a released child's session is closed
 
