@@ -682,3 +682,37 @@ func TestRetainClosesOldChildren(t *testing.T) {
 		t.Fatalf("continuation of a released child: %q", got)
 	}
 }
+
+func TestAutoBackgroundAfterTimeout(t *testing.T) {
+	r := newRig(t, "full-auto",
+		taskCall(`{"prompt":"slow","agent":"explore","background":false}`),
+		`C:{"steps":[{"waitFile":"go"},{"text":"late report"}]}`,
+		`{"text":"parent goes on"}`,
+		`{"text":"noted"}`)
+	r.reg.cfg.AutoBackgroundAfter = time.Millisecond
+	r.prompt("go") // returns: the task call did not wait for the child
+	trs := toolResults(t, r.parent)
+	if got := llm.JoinText(trs[0].Content, ""); !strings.HasPrefix(got, "[task t1] Moved to the background after") {
+		t.Fatalf("result %q", got)
+	}
+	var bg []events.SubagentBackground
+	for _, e := range r.rec.all() {
+		if b, ok := e.(events.SubagentBackground); ok {
+			bg = append(bg, b)
+		}
+	}
+	if len(bg) != 1 || bg[0].Reason != "timeout" {
+		t.Fatalf("subagent_background %+v", bg)
+	}
+	r.release("go")
+	r.rec.waitFor(t, "the notification", func(evs []events.Event) bool {
+		for _, e := range evs {
+			if me, ok := e.(events.MessageEnd); ok {
+				if u, ok := me.Message.(*llm.UserMessage); ok && u.Origin == "task" {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}

@@ -53,6 +53,9 @@ type Config struct {
 	Unattended bool
 	// Trusted is a trusted project (--trust): external agents may run.
 	Trusted bool
+	// AutoBackgroundAfter moves a foreground task to the background once it
+	// has run this long (reason "timeout"; 0: never).
+	AutoBackgroundAfter time.Duration
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.

@@ -162,21 +162,36 @@ func awaitTask(ctx context.Context, task *Task) *tools.Result {
 		return &tools.Result{Content: []llm.Content{llm.Text("[task " + id + "] " + startedText(id, task.Info().Agent))},
 			Details: task.details(StatusRunning, llm.Usage{}, llm.StopStop), AsText: true}
 	}
-	select {
-	case <-done:
-	case <-moved:
-		task.reg.mu.Lock()
-		reason := task.movedReason
-		task.reg.mu.Unlock()
-		return &tools.Result{Content: []llm.Content{llm.Text("[task " + id + "] " + backgroundedText(reason, 0))},
-			Details: task.details(StatusRunning, llm.Usage{}, llm.StopStop), AsText: true}
-	case <-ctx.Done():
-		task.Abort()
-		<-done
-		res := task.Result()
-		r := tools.ErrorResult(abortedText)
-		r.Details, r.AsText = task.details(res.Status, res.Usage, res.StopReason), true
-		return r
+	var auto <-chan time.Time
+	if d := task.reg.cfg.AutoBackgroundAfter; d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		auto = timer.C
+	}
+	for {
+		select {
+		case <-auto:
+			auto = nil
+			if _, release := task.reg.Background(id, "timeout"); release != nil {
+				release()
+			}
+			continue
+		case <-done:
+		case <-moved:
+			task.reg.mu.Lock()
+			reason := task.movedReason
+			task.reg.mu.Unlock()
+			return &tools.Result{Content: []llm.Content{llm.Text("[task " + id + "] " + backgroundedText(reason, task.reg.cfg.AutoBackgroundAfter.Milliseconds()))},
+				Details: task.details(StatusRunning, llm.Usage{}, llm.StopStop), AsText: true}
+		case <-ctx.Done():
+			task.Abort()
+			<-done
+			res := task.Result()
+			r := tools.ErrorResult(abortedText)
+			r.Details, r.AsText = task.details(res.Status, res.Usage, res.StopReason), true
+			return r
+		}
+		break
 	}
 	res := task.Result()
 	text := res.Text

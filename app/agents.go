@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -48,6 +49,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	}
 	deps.Tools = more
 	deps.Tasks = agents.Factory(agents.Config{Deps: deps, Catalog: catalog, Log: log, Now: deps.Now,
-		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending, Background: cfg.Background, Unattended: unattended, Trusted: trusted})
+		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
+		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted})
 	return out, nil
 }

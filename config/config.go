@@ -94,6 +94,9 @@ type Subagents struct {
 	MaxPending    int `json:"maxPending,omitempty"`
 	// Background is auto (default), always or never.
 	Background string `json:"background,omitempty"`
+	// AutoBackgroundAfterMs moves a foreground task to the background
+	// after this long (0: never).
+	AutoBackgroundAfterMs int64 `json:"autoBackgroundAfterMs,omitempty"`
 }
 
 // Agents configures where agent definitions are read from.
