@@ -56,6 +56,10 @@ type Config struct {
 	// AutoBackgroundAfter moves a foreground task to the background once it
 	// has run this long (reason "timeout"; 0: never).
 	AutoBackgroundAfter time.Duration
+	// SubagentStop is the seam for the hooks package's SubagentStop
+	// event: called once per finished task run, after subagent_end and
+	// before the notification, on the task's goroutine (nil: none).
+	SubagentStop func(info TaskInfo, res Result)
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.

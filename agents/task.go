@@ -580,6 +580,9 @@ func (t *Task) finish(res Result) {
 		r.parent.RecordUsage("subagent", t.model, paid)
 	}
 	r.parent.Emit(end2)
+	if stop := r.cfg.SubagentStop; stop != nil {
+		stop(info, res) // hooks: SubagentStop
+	}
 	close(done)
 	if bg && !stopped && res.Status != StatusAborted {
 		r.notify(notificationText(&info, text))
