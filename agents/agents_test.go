@@ -716,3 +716,23 @@ func TestAutoBackgroundAfterTimeout(t *testing.T) {
 		return false
 	})
 }
+
+func TestSubagentStopSeam(t *testing.T) {
+	r := newRig(t, "full-auto",
+		taskCall(`{"prompt":"p","agent":"explore","background":false}`),
+		`C:{"text":"report"}`,
+		`{"text":"done"}`)
+	var mu sync.Mutex
+	var stops []string
+	r.reg.cfg.SubagentStop = func(info TaskInfo, res Result) {
+		mu.Lock()
+		stops = append(stops, info.TaskID+" "+res.Status+" "+res.Text)
+		mu.Unlock()
+	}
+	r.prompt("go")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stops) != 1 || stops[0] != "t1 completed report" {
+		t.Fatalf("SubagentStop calls %q", stops)
+	}
+}
