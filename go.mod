@@ -23,4 +23,5 @@ require (
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+	go.yaml.in/yaml/v3 v3.0.4 // indirect
 )

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
@@ -368,6 +369,13 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	}
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
+	}
+	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, flags.Trust)
+	if skipped != "" {
+		log.Warn(skipped)
+	}
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, flags.Trust, log); err != nil {
+		return nil, err
 	}
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,

@@ -35,6 +35,10 @@ type Flags struct {
 	Host    string
 	HostCmd string
 	Profile string
+	// AgentDirs hold agent definitions (repeatable); Trust lets the
+	// project's own definitions (.ama/agents) load.
+	AgentDirs multiFlag
+	Trust     bool
 }
 
 type multiFlag []string
@@ -72,6 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.Host, "host", "", "host adapter module (.mjs, .cjs or .js) run in a Node sidecar (see README \"Host adapters\")")
 	fs.StringVar(&f.HostCmd, "host-cmd", "", "command of an out-of-process host speaking docs/host-protocol.md")
 	fs.StringVar(&f.Profile, "profile", "", "profile file (host, instructions, skillDirs, config, sessionDir, ...)")
+	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
+	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its sub-agent definitions from .ama/agents")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -30,6 +30,8 @@ type Config struct {
 	Tools         Tools                      `json:"tools"`
 	Sandbox       Sandbox                    `json:"sandbox"`
 	Host          Host                       `json:"host"`
+	Subagents     Subagents                  `json:"subagents"`
+	Agents        Agents                     `json:"agents"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 	UI            UI                         `json:"ui"`
 	Cache         Cache                      `json:"cache"`
@@ -155,6 +157,23 @@ type PromptCache struct {
 	Short     int `json:"short,omitempty"`
 	Long      int `json:"long,omitempty"`
 	MinTokens int `json:"minTokens,omitempty"`
+}
+
+// Subagents configures the task tool's pool and background default
+// (agents.md §10).
+type Subagents struct {
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
+	MaxPending    int `json:"maxPending,omitempty"`
+	// Background is auto (default), always or never.
+	Background string `json:"background,omitempty"`
+	// AutoBackgroundAfterMs moves a foreground task to the background
+	// after this long (0: never).
+	AutoBackgroundAfterMs int64 `json:"autoBackgroundAfterMs,omitempty"`
+}
+
+// Agents configures where agent definitions are read from.
+type Agents struct {
+	Dirs []string `json:"dirs,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -135,6 +135,22 @@ type ToolResult struct {
 	Content []llm.Content   `json:"content"`
 	IsError bool            `json:"isError"`
 	Details json.RawMessage `json:"details,omitempty"`
+	// AsText sends Content as one string (the task tool's results, as ama
+	// emits them).
+	AsText bool `json:"-"`
+}
+
+// MarshalJSON writes content as blocks, or as one string with AsText.
+func (r ToolResult) MarshalJSON() ([]byte, error) {
+	type plain ToolResult
+	if !r.AsText {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		Content string          `json:"content"`
+		IsError bool            `json:"isError"`
+		Details json.RawMessage `json:"details,omitempty"`
+	}{llm.JoinText(r.Content, ""), r.IsError, r.Details})
 }
 
 // ToolExecutionEnd completes a tool call.
@@ -162,10 +178,16 @@ type PermissionRequest struct {
 }
 
 // PermissionCtx says where an approval request comes from.
+//
+// Key order is the wire order of ama: depth and taskId (requests from a
+// sub-agent) come before the child's toolCallId.
 type PermissionCtx struct {
-	ToolCallID string `json:"toolCallId,omitempty"`
 	Depth      int    `json:"depth,omitempty"`
 	TaskID     string `json:"taskId,omitempty"`
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Origin describes an external agent's own request (agent, its
+	// session, the tool call and the options it offered).
+	Origin any `json:"origin,omitempty"`
 }
 
 // PermissionResolved reports the outcome of a PermissionRequest.

@@ -40,7 +40,7 @@ type Case struct {
 	// Config is the user config file content.
 	Config json.RawMessage `json:"config,omitempty"`
 	Keep   Keep            `json:"keep"`
-	// Normalize is the normaliser style (A, B, C or F; default A).
+	// Normalize is the normaliser style (A, B, C, F or T; default A).
 	Normalize string `json:"normalize,omitempty"`
 	// Zero lists extra keys normalised to 0.
 	Zero []string `json:"zero,omitempty"`
@@ -90,6 +90,9 @@ type Keep struct {
 	DropResponses []string `json:"dropResponses,omitempty"`
 	// DropRoles removes message_start/message_end of these roles.
 	DropRoles []string `json:"dropRoles,omitempty"`
+	// Containing keeps events of a type only when the line contains the
+	// string (the notification's message_end).
+	Containing map[string]string `json:"containing,omitempty"`
 }
 
 // Select applies the filter to raw output lines.
@@ -131,6 +134,9 @@ func (k Keep) Select(lines [][]byte) [][]byte {
 			continue
 		}
 		if in(k.Drop, typ) || (k.Only != nil && !in(k.Only, typ)) {
+			continue
+		}
+		if sub, ok := k.Containing[typ]; ok && !bytes.Contains(l, []byte(sub)) {
 			continue
 		}
 		if (typ == "message_start" || typ == "message_end") && len(k.DropRoles) > 0 {

@@ -15,7 +15,8 @@ type Normalizer struct {
 	// Style selects the rule set: "A" (whole-string ids, the prompt and
 	// rewind goldens), "B" (A plus plan file names), "C" (UUID
 	// substrings, backslashes; the interrupt golden) or "F" (the trace
-	// golden: B after dropping numeric trace times, see dropF).
+	// golden: B after dropping numeric trace times, see dropF) or "T"
+	// (the task goldens: C plus session directories and ISO times).
 	Style string
 	// Zero lists extra keys whose values become 0 (estimates that depend
 	// on the length of temporary paths).
@@ -23,10 +24,12 @@ type Normalizer struct {
 }
 
 var (
-	uuidWhole = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-	uuidAny   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	idWhole   = regexp.MustCompile(`^[0-9a-f]{8}$`)
-	planFile  = regexp.MustCompile(`/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-v`)
+	uuidWhole   = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	uuidAny     = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	idWhole     = regexp.MustCompile(`^[0-9a-f]{8}$`)
+	sessionsDir = regexp.MustCompile(`/sessions/[^/]+/`)
+	isoTime     = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T[\d-]+(\.\d+)?Z?`)
+	planFile    = regexp.MustCompile(`/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-v`)
 )
 
 var zeroAlways = map[string]bool{"timestamp": true, "durationMs": true}
@@ -121,6 +124,11 @@ func (n *Normalizer) walk(key string, v Value) Value {
 }
 
 func (n *Normalizer) str(key, s string) string {
+	if n.Style == "T" { // the task goldens (background.setup.md)
+		s = uuidAny.ReplaceAllString(n.root(s, true), "<uuid>")
+		s = sessionsDir.ReplaceAllString(s, "/sessions/<cwd>/")
+		return isoTime.ReplaceAllString(s, "<time>")
+	}
 	if n.Style == "C" {
 		s = n.root(s, true)
 		return uuidAny.ReplaceAllString(s, "<uuid>")

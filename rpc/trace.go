@@ -196,7 +196,16 @@ func handleGetTrace(s *Server, c *command) {
 		_ = json.Unmarshal(p.TurnLimit, &limit)
 		q.TurnLimit = &limit
 	}
-	res, err := s.current().Trace(q)
+	target := s.current()
+	if q.TaskID != "" {
+		// A task's trace is its child session's own trace (agents.md §6.6).
+		if r := s.registry(); r != nil {
+			if child := r.ChildSession(q.TaskID); child != nil && q.Validate() == nil {
+				target, q.TaskID = child, ""
+			}
+		}
+	}
+	res, err := target.Trace(q)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -50,7 +50,7 @@ func (s *Session) Start(reason string) error {
 			st.announceMode = false
 			st.recordMode()
 		}
-		if st.tree.Len() == 0 {
+		if st.tree.Len() == st.preset {
 			if st.model != nil {
 				st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))
 			}

@@ -65,6 +65,10 @@ type Deps struct {
 	// WarmingDecider is the host's veto on cache warms
 	// (cache.onWarmingDecision; nil: the built-in decision).
 	WarmingDecider telemetry.WarmingDecider
+	// Tasks, when set, creates the sub-agent registry of each root session
+	// (tools.Env.Tasks). It is called once per session, before the actor
+	// starts, and must not call into the session.
+	Tasks func(s *Session) any
 }
 
 // Host is a host adapter as sessions see it (package host). Its methods are
@@ -184,6 +188,25 @@ type Options struct {
 	EagerFile bool
 	// Approver answers this session's permission asks (nil: Deps.Approver).
 	Approver Approver
+	// Parent makes the session a sub-agent's child session (depth 1).
+	Parent *ParentLink
+	// MaxTurns and MaxCost override Settings.MaxTurns/MaxCost for this
+	// session (0: the settings' values).
+	MaxTurns int
+	MaxCost  float64
+	// Role is the role section of a sub-agent's system prompt.
+	Role string
+	// ReadOnly turns every ask into a deny without asking (read-only
+	// sub-agent types): no approval is ever shown.
+	ReadOnly bool
+}
+
+// ParentLink ties a child session to the task that runs it.
+type ParentLink struct {
+	// ParentFile is the parent's session file (header parentSession).
+	ParentFile string
+	// TaskData is the data of the first entry, custom{ama.task}.
+	TaskData any
 }
 
 // withDefaults fills unset dependencies.

@@ -38,6 +38,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 		_ = f.Close()
 		return nil, err
 	}
+	s.linkTask(st, opts)
 	return s.launch(st), nil
 }
 

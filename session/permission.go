@@ -53,6 +53,9 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall) (bool, stri
 	case approvals.Deny:
 		return false, v.Reason, auto
 	}
+	if s.readOnly { // read-only sub-agent: nobody is asked
+		return false, readOnlyDenial, auto
+	}
 	switch s.ask(r, env, p, v.AskReason, auto) {
 	case "allow":
 		return true, "", auto

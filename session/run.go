@@ -218,7 +218,7 @@ func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
 	if r.stopping {
 		return true
 	}
-	set := s.deps.Settings
+	set := s.limitsNow()
 	r.turns++
 	if msg.Usage.Cost != nil {
 		r.cost += msg.Usage.Cost.Total

@@ -45,6 +45,10 @@ type Session struct {
 	// tput measures the session's turn requests (fed by the runner,
 	// read by Stats; safe for concurrent use).
 	tput *telemetry.Throughput
+
+	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
+	readOnly bool      // asks become denies (read-only sub-agents)
+	tasks    any       // the registry of a root session (Deps.Tasks)
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -66,6 +70,7 @@ func New(deps *Deps, opts Options) (*Session, error) {
 		return nil, err
 	}
 	st.eagerFile = opts.EagerFile && d.Settings.Persist
+	s.linkTask(st, opts)
 	return s.launch(st), nil
 }
 
@@ -220,6 +225,9 @@ func (s *Session) do(f func(*state)) error {
 // Close aborts a running turn, waits for it to settle, releases the session
 // file and stops the actor. It is safe to call more than once.
 func (s *Session) Close() {
+	if c, ok := s.tasks.(interface{ Close() }); ok {
+		c.Close() // children first: a foreground task ends its tool call
+	}
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {
 		st.closing = true

@@ -78,6 +78,9 @@ func (st *state) systemSections() llm.Sections {
 			sec.Host = str(text)
 		}
 	}
+	if st.role != "" {
+		sec.Role = str(st.role)
+	}
 	return sec
 }
 

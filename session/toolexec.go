@@ -196,7 +196,8 @@ func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) *to
 func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 	s.publish(events.ToolExecutionEnd{
 		ToolCallID: p.call.ID, ToolName: p.call.Name,
-		Result:  events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details)},
+		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
+			AsText: res.AsText},
 		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied,
 	})
 }

@@ -232,8 +232,10 @@ func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 	}()
 	res, err := t.Execute(ctx, call)
 	switch {
+	case ctx.Err() != nil && err == nil && res != nil && res.IsError && llm.JoinText(res.Content, "") == abortedText:
+		return res // the tool's own abort result keeps its details (task)
 	case ctx.Err() != nil && (err != nil || res == nil || res.IsError):
-		return ErrorResult("aborted by user")
+		return ErrorResult(abortedText)
 	case err != nil:
 		return ErrorResult(err.Error())
 	case res == nil:
@@ -241,6 +243,9 @@ func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 	}
 	return LimitResult(call.Env, name, res)
 }
+
+// abortedText is the result of a call that the run's abort ended.
+const abortedText = "aborted by user"
 
 // problems flattens a validation error tree into readable lines, one per
 // leaf, deduplicated, in the validator's order.

@@ -62,6 +62,9 @@ type Result struct {
 	IsError bool
 	// Details is extra structured data for hosts (not sent to the model).
 	Details any
+	// AsText makes hosts receive the content as one string (the task
+	// tool's results).
+	AsText bool
 }
 
 // ErrorResult returns an error result with one text block.
@@ -120,6 +123,12 @@ type Env struct {
 	// Sandbox runs bash commands (foreground and background) in an OS
 	// sandbox unless a call says sandbox:false; nil: no sandbox.
 	Sandbox CommandSandbox
+	// Tasks is the sub-agent registry of a root session (the task and
+	// task_ctl tools; opaque here, owned by package agents). Nil in child
+	// sessions and when sub-agents are off.
+	Tasks any
+	// Depth is 0 in a root session and 1 in a sub-agent's session.
+	Depth int
 }
 
 // PermissionOf is the permission class of one call of t: tools whose class

@@ -55,11 +55,14 @@ type approver struct {
 // answer. It runs on the session's runner goroutine, never on the read
 // loop, so the answer (read by the read loop) can always arrive.
 func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) string {
-	toolCallID := ""
+	toolCallID, title := "", toolTitle(req.ToolName, req.Input)
 	if req.Context != nil {
 		toolCallID = req.Context.ToolCallID
+		if id := req.Context.TaskID; id != "" { // a sub-agent's ask: the origin goes into the title
+			toolCallID, title = id+":"+toolCallID, "[task "+id+"] "+title
+		}
 	}
-	res, err := a.as.requestPermission(ctx, toolRef{ToolCallID: toolCallID, Title: toolTitle(req.ToolName, req.Input),
+	res, err := a.as.requestPermission(ctx, toolRef{ToolCallID: toolCallID, Title: title,
 		Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}, permissionOptions)
 	if err != nil {
 		return "deny"

@@ -63,7 +63,9 @@ func (t *translator) translate(e events.Event) []any {
 	case events.ToolExecutionStart:
 		return []any{t.start(e)}
 	case events.PermissionRequest:
-		if e.Context != nil && e.Context.ToolCallID != "" {
+		// A sub-agent's ask (depth 1) names the child's tool call, not one
+		// of this session's.
+		if e.Context != nil && e.Context.ToolCallID != "" && e.Context.Depth == 0 {
 			t.asks[e.RequestID] = e.Context.ToolCallID
 		}
 	case events.PermissionResolved:
