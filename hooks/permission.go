@@ -28,7 +28,7 @@ func ApplyToVerdict(v approvals.Verdict, d Decision, reason string) approvals.Ve
 		default:
 			return v
 		}
-		v.Decision, v.Layer, v.Classify = approvals.Allow, LayerHook, false
+		v.Decision, v.Layer, v.Classify, v.AskReason = approvals.Allow, LayerHook, false, ""
 		v.Reason = "Allowed by a PreToolUse hook"
 		if reason != "" {
 			v.Reason += ": " + reason
