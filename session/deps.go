@@ -13,6 +13,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/tools"
@@ -45,6 +46,8 @@ type Deps struct {
 	Checkpoints *checkpoint.Store
 	// Skills are the discovered skills (system prompt, get_commands).
 	Skills []skills.Skill
+	// Hooks runs the command hooks (nil: none configured).
+	Hooks *hooks.Dispatcher
 	// Version is the agent version written to headers and hello.
 	Version string
 }

@@ -20,6 +20,8 @@ import (
 // state is everything a session owns. Only the actor goroutine touches it.
 type state struct {
 	s       *Session
+	// hookContext is the system prompt's hooks section (SessionStart).
+	hookContext string
 	id, cwd string
 	created time.Time
 

@@ -38,6 +38,9 @@ func (st *state) systemSections() llm.Sections {
 	if sk := st.s.skillsSection(); sk != "" {
 		sec.Skills = str(sk)
 	}
+	if st.hookContext != "" {
+		sec.Hooks = str(st.hookContext)
+	}
 	return sec
 }
 
