@@ -121,6 +121,8 @@ func exitCodeFor(err error) int {
 		return ExitNoModel
 	case errors.Is(err, errSession):
 		return ExitSession
+	case errors.Is(err, errHookFailed):
+		return ExitHook
 	}
 	return ExitRuntime
 }
@@ -236,6 +238,9 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 		Skills:  skillList,
 		Version: Version,
 	}
+	if deps.Hooks, err = loadHooks(paths, cwd, flags, user, log); err != nil {
+		return nil, err
+	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 		deps.Settings.WriteFault = h.WriteFault
@@ -288,6 +293,10 @@ func wire(env Env, flags *Flags, log *zap.Logger) (*wiring, error) {
 	}
 	first, reason, err := firstSession(deps, flags, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := sessionStart(deps.Hooks, first, reason, log); err != nil {
+		first.Close()
 		return nil, err
 	}
 	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags}, nil
@@ -394,6 +403,7 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		env.Hooks.OnServer(srv)
 	}
 	err := srv.Run(ctx)
+	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
 	w.first.Close()
 	return runExit(ctx, err, env, w.log)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -28,6 +29,7 @@ type explainOutput struct {
 	Dangerous    []string                `json:"dangerous,omitempty"`
 	Classify     bool                    `json:"classify,omitempty"`
 	AutoDecision *approvals.AutoDecision `json:"autoDecision,omitempty"`
+	Hook         *explainHook            `json:"hook,omitempty"`
 	Error        string                  `json:"error,omitempty"`
 }
 
@@ -42,6 +44,7 @@ func runExplain(env Env, args []string) int {
 	var allow, deny multiFlag
 	fs.Var(&allow, "allow", "allow rule (repeatable)")
 	fs.Var(&deny, "deny", "deny rule (repeatable)")
+	hooksFile := fs.String("hooks", "", "hooks.json whose PreToolUse hooks run first (they are executed)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
 Reads {"tool":"bash","input":{"command":"..."}} per line and prints
@@ -84,13 +87,22 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
 	}
 	pol.Unattended = *unattended
+	var hookSet *hooks.Dispatcher
+	if *hooksFile != "" {
+		set, _, err := hooks.Load(hooks.Layers{Profile: *hooksFile})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+			return ExitConfig
+		}
+		hookSet = hooks.NewDispatcher(set, hooks.Options{})
+	}
 	registry := tools.Default()
-	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home)
+	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, hookSet)
 	return ExitOK
 }
 
 // explain decides each input line.
-func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string) {
+func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, hk *hooks.Dispatcher) {
 	lr := rpc.NewLineReader(in, 0)
 	w := rpc.NewWriter(out, rpc.WriterOptions{})
 	defer w.Close()
@@ -115,8 +127,8 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		if t, ok := registry.Get(call.Tool); ok {
 			class = approvals.Class(tools.PermissionOf(t, call.Input))
 		}
-		v := approvals.Decide(approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}, pol, nil)
-		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous, AutoDecision: v.Auto}
+		v, h := decideWithHooks(hk, approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home}, pol)
+		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous, AutoDecision: v.Auto, Hook: h}
 		if v.Classify {
 			o.Classify = true
 			o.Layer = "classifier"

@@ -26,6 +26,7 @@ type Flags struct {
 	Cwd            string
 	LogLevel       string
 	Version        bool
+	Trust, NoTrust bool
 }
 
 type multiFlag []string
@@ -60,6 +61,8 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.Cwd, "cwd", "", "working directory of the session (default: the process cwd)")
 	fs.StringVar(&f.LogLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
 	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
+	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json")
+	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json is skipped)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,14 @@ type Config struct {
 	Checkpoints   Checkpoints                `json:"checkpoints"`
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
+	Hooks         Hooks                      `json:"hooks"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
+}
+
+// Hooks configures command hooks (the hooks themselves live in hooks.json).
+type Hooks struct {
+	// TimeoutMs is the default per-hook timeout (default 60000).
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // Permission configures the permission pipeline.

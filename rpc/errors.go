@@ -27,6 +27,7 @@ const (
 	CodeNoAPIKey         = "no_api_key"
 	CodeAborted          = "aborted"
 	CodeTaskNotFound     = "task_not_found"
+	CodePromptBlocked    = "prompt_blocked"
 )
 
 // errInvalidParams marks a command whose parameters do not decode.
@@ -68,6 +69,7 @@ var codeTable = []struct {
 	{store.ErrExists, CodeSessionExists},
 	{trace.ErrInvalidArguments, CodeInvalidArguments},
 	{trace.ErrTaskNotFound, CodeTaskNotFound},
+	{session.ErrPromptBlocked, CodePromptBlocked},
 }
 
 // ErrorCode returns the wire code of err, or "" when it has none.

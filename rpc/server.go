@@ -114,7 +114,7 @@ const DefaultShutdownGrace = 5 * time.Second
 func (s *Server) Run(ctx context.Context) error {
 	s.w = NewWriter(s.opts.Out, s.opts.Writer)
 	s.wake = make(chan struct{}, 1)
-	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: Capabilities})
+	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: s.capabilities()})
 	s.attach(s.opts.Session)
 	if err := s.opts.Session.Start(s.opts.StartReason); err != nil {
 		s.w.Close()

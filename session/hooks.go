@@ -284,3 +284,66 @@ func (st *state) lastError() string {
 	}
 	return "run failed"
 }
+
+func hookTrigger(trigger string) string {
+	if trigger == TriggerManual {
+		return "manual"
+	}
+	return "auto"
+}
+
+// preCompact runs PreCompact before a summary compaction: block cancels
+// it, customInstructions are appended to the summary instructions.
+func (s *Session) preCompact(r *runState, trigger, instructions, upTo string, cp compactPlan) (compactPlan, error) {
+	res := s.runHooks(r.ctx, hooks.PreCompact, hooks.PreCompactInput{TokensBefore: cp.tokensBefore, Trigger: hookTrigger(trigger)}, "", nil)
+	switch {
+	case res == nil:
+		return cp, nil
+	case res.Blocked():
+		msg := ErrCompactionBlocked.Error()
+		if res.Reason != "" {
+			msg += ": " + res.Reason
+		}
+		return cp, hookError{msg: msg, err: ErrCompactionBlocked}
+	case res.CustomInstructions == "":
+		return cp, nil
+	}
+	if instructions != "" {
+		instructions += "\n\n"
+	}
+	instructions += res.CustomInstructions
+	next, err := call(s, func(st *state) compactPlan { return st.planCompaction(instructions, upTo) })
+	if err == nil {
+		err = next.err
+	}
+	if err != nil {
+		return cp, err
+	}
+	return next, nil
+}
+
+// postCompact runs PostCompact after a written compaction; its
+// additionalContext goes to the end of the context.
+func (s *Session) postCompact(r *runState, trigger string, cr CompactionResult) {
+	after := 0
+	if cr.TokensAfter != nil {
+		after = *cr.TokensAfter
+	}
+	res := s.runHooks(r.ctx, hooks.PostCompact, hooks.PostCompactInput{TokensBefore: cr.TokensBefore, TokensAfter: after, Trigger: hookTrigger(trigger)}, "", nil)
+	if res == nil || res.AdditionalContext == "" {
+		return
+	}
+	_ = s.do(func(st *state) { st.appendMessage(llm.NewCustom(hookContextType, res.AdditionalContext, false, st.nowMs()), false) })
+}
+
+// postRewind runs PostRewind after a real rewind.
+func (s *Session) postRewind(req RewindRequest, res RewindResult) {
+	if req.DryRun || !s.deps.Hooks.Has(hooks.PostRewind) {
+		return
+	}
+	files := []string{}
+	if res.Code != nil {
+		files = append(append(files, res.Code.Restored...), res.Code.Deleted...)
+	}
+	s.runHooks(context.Background(), hooks.PostRewind, hooks.PostRewindInput{EntryID: req.EntryID, Mode: req.Mode, Files: files}, "", nil)
+}
