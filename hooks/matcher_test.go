@@ -9,7 +9,7 @@ import (
 func TestMatcherExamples(t *testing.T) {
 	cases := []struct {
 		matcher, tool, input string
-		want               bool
+		want                 bool
 	}{
 		{"bash", "bash", `{}`, true},
 		{"bash", "bash_x", `{}`, false},

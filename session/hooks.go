@@ -333,7 +333,9 @@ func (s *Session) postCompact(r *runState, trigger string, cr CompactionResult) 
 	if res == nil || res.AdditionalContext == "" {
 		return
 	}
-	_ = s.do(func(st *state) { st.appendMessage(llm.NewCustom(hookContextType, res.AdditionalContext, false, st.nowMs()), false) })
+	_ = s.do(func(st *state) {
+		st.appendMessage(llm.NewCustom(hookContextType, res.AdditionalContext, false, st.nowMs()), false)
+	})
 }
 
 // postRewind runs PostRewind after a real rewind.

@@ -19,11 +19,11 @@ import (
 
 // state is everything a session owns. Only the actor goroutine touches it.
 type state struct {
-	s       *Session
+	s *Session
 	// hookContext is the system prompt's hooks section (SessionStart).
 	hookContext string
-	id, cwd string
-	created time.Time
+	id, cwd     string
+	created     time.Time
 
 	// tree holds every entry; its leaf is where new entries attach (nil:
 	// before the root, an empty branch).

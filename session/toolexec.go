@@ -18,7 +18,7 @@ type preparedCall struct {
 	tool   tools.Tool
 	result *tools.Result // set when the call ends before execution
 	denied bool
-	auto   any // autoDecision of the permission step (auto mode)
+	auto   any             // autoDecision of the permission step (auto mode)
 	orig   json.RawMessage // the model's arguments when a hook replaced them
 }
 
