@@ -36,7 +36,7 @@ acp-deps:
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
 
 # Rewrite the golden transcripts under test/fixtures (review the diff!).
