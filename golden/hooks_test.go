@@ -47,4 +47,15 @@ func TestHookSideEffects(t *testing.T) {
 			t.Fatalf("stderr:\n%s", r.Stderr())
 		}
 	})
+	t.Run("session switch context", func(t *testing.T) {
+		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-session-switch")
+		files, _ := filepath.Glob(filepath.Join(r.Home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
+		if len(files) != 1 {
+			t.Fatalf("session files: %v", files)
+		}
+		b, _ := os.ReadFile(files[0])
+		if !strings.Contains(string(b), `"hooks":"fresh session"`) {
+			t.Fatalf("the new session's system prompt lacks the SessionStart context:\n%s", b)
+		}
+	})
 }
