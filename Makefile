@@ -38,7 +38,7 @@ acp-deps:
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai ./host ./telemetry
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
 	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
 	# bare vs through the built binary's launcher (skips without Landlock).

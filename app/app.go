@@ -151,6 +151,8 @@ func exitCodeFor(err error) int {
 		return ExitHostAPI
 	case errors.Is(err, host.ErrLoad):
 		return ExitHost
+	case errors.Is(err, errHookFailed):
+		return ExitHook
 	}
 	return ExitRuntime
 }
@@ -294,6 +296,9 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Version: Version,
 		Sandbox: sb,
 	}
+	if deps.Hooks, err = loadHooks(paths, cwd, flags, user, log); err != nil {
+		return nil, err
+	}
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 		deps.Settings.WriteFault = h.WriteFault
@@ -387,6 +392,10 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	}
 	first, reason, err := firstSession(deps, flags, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := sessionStart(deps.Hooks, first, reason, log); err != nil {
+		first.Close()
 		return nil, err
 	}
 	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h}, nil
@@ -540,6 +549,7 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		env.Hooks.OnServer(srv)
 	}
 	err := srv.Run(ctx)
+	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
 	hostShutdown(w)
 	closeBounded(ctx, w.first, w.log)
 	return runExit(ctx, err, env, w.log)

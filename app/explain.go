@@ -10,6 +10,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -33,8 +34,9 @@ type explainOutput struct {
 	// RunsSandboxed tells, for bash calls when sandbox.bash is "auto",
 	// whether the call would run in the OS sandbox (false: sandbox:false,
 	// or the kernel has no usable sandbox).
-	RunsSandboxed *bool  `json:"runsSandboxed,omitempty"`
-	Error         string `json:"error,omitempty"`
+	RunsSandboxed *bool        `json:"runsSandboxed,omitempty"`
+	Hook          *explainHook `json:"hook,omitempty"`
+	Error         string       `json:"error,omitempty"`
 }
 
 // runExplain runs the permission pipeline over tool calls read as JSONL
@@ -48,6 +50,7 @@ func runExplain(env Env, args []string) int {
 	var allow, deny multiFlag
 	fs.Var(&allow, "allow", "allow rule (repeatable)")
 	fs.Var(&deny, "deny", "deny rule (repeatable)")
+	hooksFile := fs.String("hooks", "", "hooks.json whose PreToolUse hooks run first (they are executed)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
 Reads {"tool":"bash","input":{"command":"..."}} per line and prints
@@ -90,6 +93,15 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
 	}
 	pol.Unattended = *unattended
+	var hookSet *hooks.Dispatcher
+	if *hooksFile != "" {
+		set, _, err := hooks.Load(hooks.Layers{Profile: *hooksFile})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+			return ExitConfig
+		}
+		hookSet = hooks.NewDispatcher(set, hooks.Options{})
+	}
 	sb, err := buildSandbox(env.Getenv, paths, user, project, newLogger(env.Stderr, "warn"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
@@ -99,13 +111,14 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		pol.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: sb.NetworkDenied()}
 	}
 	registry := tools.Default()
-	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, sb.Settings().Wanted())
+	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, sb.Settings().Wanted(), hookSet)
 	return ExitOK
 }
 
 // explain decides each input line.
-// sandboxWanted adds runsSandboxed to bash verdicts.
-func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool) {
+// sandboxWanted adds runsSandboxed to bash verdicts; hk adds the
+// PreToolUse hooks' verdict (nil: none).
+func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool, hk *hooks.Dispatcher) {
 	lr := rpc.NewLineReader(in, 0)
 	w := rpc.NewWriter(out, rpc.WriterOptions{})
 	defer w.Close()
@@ -134,9 +147,9 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		// symlinks of the paths that exist, are followed.
 		facts := tools.Resolve(call.Tool, call.Input, &tools.Env{Cwd: cwd, Home: home}).Facts()
 		ac := approvals.Call{Tool: call.Tool, Class: class, Input: call.Input, Cwd: cwd, Home: home, Facts: facts}
-		v := approvals.Decide(ac, pol, nil)
+		v, h := decideWithHooks(hk, ac, pol)
 		o := explainOutput{Decision: string(v.Decision), Layer: v.Layer, Reason: v.Reason, Dangerous: v.Dangerous,
-			AutoDecision: v.Auto, Sandboxed: v.Sandboxed}
+			AutoDecision: v.Auto, Sandboxed: v.Sandboxed, Hook: h}
 		if sandboxWanted && call.Tool == tools.NameBash && class != approvals.ClassRead {
 			runs := approvals.RunsSandboxed(ac, pol)
 			o.RunsSandboxed = &runs

@@ -39,6 +39,7 @@ type Flags struct {
 	// project's own definitions (.ama/agents) load.
 	AgentDirs multiFlag
 	Trust     bool
+	NoTrust   bool
 }
 
 type multiFlag []string
@@ -77,7 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.HostCmd, "host-cmd", "", "command of an out-of-process host speaking docs/host-protocol.md")
 	fs.StringVar(&f.Profile, "profile", "", "profile file (host, instructions, skillDirs, config, sessionDir, ...)")
 	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
-	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its sub-agent definitions from .ama/agents")
+	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json and .ama/agents definitions")
+	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json and .ama/agents are skipped)")
 	fs.Usage = func() { printUsage(fs.Output(), fs) }
 	if err := fs.Parse(args); err != nil {
 		return nil, err

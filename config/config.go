@@ -32,12 +32,19 @@ type Config struct {
 	Host          Host                       `json:"host"`
 	Subagents     Subagents                  `json:"subagents"`
 	Agents        Agents                     `json:"agents"`
+	Hooks         Hooks                      `json:"hooks"`
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 	UI            UI                         `json:"ui"`
 	Cache         Cache                      `json:"cache"`
 	// ModelOverrides amend catalog models (e.g. declare a prompt-cache
 	// TTL, which enables cache warming).
 	ModelOverrides []ModelOverride `json:"modelOverrides,omitempty"`
+}
+
+// Hooks configures command hooks (the hooks themselves live in hooks.json).
+type Hooks struct {
+	// TimeoutMs is the default per-hook timeout (default 60000).
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // Permission configures the permission pipeline.

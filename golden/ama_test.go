@@ -48,7 +48,7 @@ func compareTranscripts(t *testing.T, want, got []byte) {
 	prose := rules.Prose
 	rules.FreeArray = func(path []string) bool {
 		// hello.capabilities: ama-rpc announces the capabilities it
-		// implements (approvals, images, plans, compact_events).
+		// implements (approvals, images, hooks, plans, compact_events).
 		return len(path) == 1 && path[0] == "capabilities"
 	}
 	rules.Prose = func(path []string, parent *golden.Object) bool {

@@ -257,6 +257,16 @@ func Play(t testing.TB, r *Run, steps []Step) {
 			if err := os.WriteFile(filepath.Join(r.Root, name), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
+		case "@waitCalls": // the fake model has received this many requests
+			// (parent and child sessions share one script consumed in call
+			// order; this pins which session gets which response)
+			var n int
+			mustDecode(t, st.arg, &n)
+			rec := filepath.Join(r.Root, "fake-record.jsonl")
+			r.Poll(fmt.Sprintf("%d fake model requests", n), func() bool {
+				data, _ := os.ReadFile(rec)
+				return bytes.Count(data, []byte("\n")) >= n
+			})
 		case "@close":
 			r.CloseStdin()
 			closed = true

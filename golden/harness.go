@@ -149,6 +149,8 @@ func Start(t testing.TB, cfg Config) *Run {
 			t.Fatal(err)
 		}
 		env["AMA_FAKE_SCRIPT"] = p
+		// One line per model request: @waitCalls counts them.
+		env["AMA_FAKE_RECORD"] = filepath.Join(root, "fake-record.jsonl")
 	}
 	for k, v := range cfg.Env {
 		env[k] = v

@@ -27,6 +27,7 @@ const (
 	CodeNoAPIKey         = "no_api_key"
 	CodeAborted          = "aborted"
 	CodeTaskNotFound     = "task_not_found"
+	CodePromptBlocked    = "prompt_blocked"
 	// CodeEncodeFailed: the result exists but cannot be written as one
 	// JSON line (a programming error; the command is still answered).
 	CodeEncodeFailed = "encode_failed"
@@ -75,6 +76,7 @@ var codeTable = []struct {
 	{store.ErrExists, CodeSessionExists},
 	{trace.ErrInvalidArguments, CodeInvalidArguments},
 	{trace.ErrTaskNotFound, CodeTaskNotFound},
+	{session.ErrPromptBlocked, CodePromptBlocked},
 }
 
 // ErrorCode returns the wire code of err, or "" when it has none.

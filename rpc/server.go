@@ -22,7 +22,7 @@ import (
 )
 
 // Capabilities are the server capabilities announced in hello.
-var Capabilities = []string{"approvals", "images", "plans", "compact_events"}
+var Capabilities = []string{"approvals", "images", "hooks", "plans", "compact_events"}
 
 // Options configure a Server.
 type Options struct {

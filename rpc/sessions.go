@@ -30,6 +30,7 @@ func (s *Server) idle(c *command) bool {
 // reason) is written, then the response, then the old session is closed.
 func (s *Server) switchTo(c *command, next *session.Session, reason string) {
 	old := s.current()
+	s.switchHooks(old, next, reason)
 	s.attach(next)
 	if err := next.Start(reason); err != nil {
 		if old != next {

@@ -120,6 +120,9 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 	if cp.noop != nil {
 		return *cp.noop, nil
 	}
+	if cp, err = s.preCompact(r, trigger, instructions, upTo, cp); err != nil {
+		return CompactionResult{}, err
+	}
 	_ = s.do(func(st *state) {
 		st.compacting = true
 		s.publish(events.CompactionStart{Trigger: trigger})
@@ -176,6 +179,7 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 		s.publish(events.CompactionEnd{Trigger: trigger, Result: wireCompaction(res), Aborted: false, WillRetry: willRetry})
 		return res
 	})
+	s.postCompact(r, trigger, res)
 	return res, nil
 }
 
@@ -336,7 +340,7 @@ func (s *Session) autoCompact(r *runState) {
 	if err != nil || !due {
 		return
 	}
-	if _, err := s.compact(r, TriggerThreshold, "", "", false); err != nil && !errors.Is(err, ErrNothingToCompact) {
+	if _, err := s.compact(r, TriggerThreshold, "", "", false); err != nil && !errors.Is(err, ErrNothingToCompact) && !errors.Is(err, ErrCompactionBlocked) {
 		s.publish(events.Notification{Level: "warn", Message: "automatic compaction failed: " + err.Error()})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
@@ -47,6 +48,8 @@ type Deps struct {
 	Checkpoints *checkpoint.Store
 	// Skills are the discovered skills (system prompt, get_commands).
 	Skills []skills.Skill
+	// Hooks runs the command hooks (nil: none configured).
+	Hooks *hooks.Dispatcher
 	// Version is the agent version written to headers and hello.
 	Version string
 	// Sandbox is the OS sandbox of bash (nil or inactive: bash runs bare).

@@ -9,6 +9,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/classifier"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session/store"
 	"github.com/armadra/ama-rpc/tools"
@@ -29,12 +30,18 @@ type permissionSnapshot struct {
 // mode, the static judgement and, in auto mode, the model classifier. When
 // the verdict is ask, the host is asked. It returns whether the call may
 // run, the text the model sees when it may not, and the auto-mode audit.
-func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall) (bool, string, any) {
+func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGate) (bool, string, any) {
 	pol := env.policy
 	tool, tc := p.tool, p.call
 	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
-	v := approvals.Decide(call, &pol.policy, pol.memory)
+	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
+	if gate.decision != "" {
+		v = hooks.ApplyToVerdict(v, gate.decision, gate.reason)
+		if !v.Classify {
+			v = approvals.Finalize(v, &pol.policy)
+		}
+	}
 	if v.Classify {
 		if pol.classifier != nil {
 			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
@@ -56,7 +63,11 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall) (bool, stri
 	if s.readOnly { // read-only sub-agent: nobody is asked
 		return false, readOnlyDenial, auto
 	}
-	switch s.ask(r, env, p, v.AskReason, auto) {
+	hookReason := ""
+	if v.AskReason == hooks.AskReasonHook {
+		hookReason = gate.reason
+	}
+	switch s.ask(r, env, p, v.AskReason, hookReason, auto) {
 	case "allow":
 		return true, "", auto
 	case "allow_session":
@@ -69,7 +80,7 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall) (bool, stri
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
 // yields deny, even if the host allowed.
-func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason string, auto any) string {
+func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) string {
 	tool, tc := p.tool, p.call
 	if reason == "" {
 		reason = "mode"
@@ -79,7 +90,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason string,
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
-		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason,
+		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, HookReason: hookReason,
 		TimeoutMs: timeout.Milliseconds(), AutoDecision: auto,
 		Context: &events.PermissionCtx{ToolCallID: tc.ID},
 	}
@@ -91,6 +102,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason string,
 		cancel()
 	}
 	s.publish(*req)
+	s.notify("approval", "approval requested for "+tc.Name)
 	decision := "deny"
 	if s.approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)

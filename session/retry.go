@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/armadra/ama-rpc/events"
@@ -52,6 +53,7 @@ func (s *Session) reply(r *runState) turnReply {
 				st.run.retrying, st.run.cancelRetry = true, cancel
 			}
 			s.publish(events.AutoRetryStart{Attempt: attempt, MaxAttempts: set.MaxRetries, DelayMs: delay.Milliseconds(), ErrorMessage: tr.msg.ErrorMessage})
+			s.notify("retry", fmt.Sprintf("retry %d/%d: %s", attempt, set.MaxRetries, tr.msg.ErrorMessage))
 		})
 		retried = true
 		slept := set.Sleep(wait, delay)

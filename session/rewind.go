@@ -144,6 +144,9 @@ func (s *Session) Rewind(req RewindRequest) (RewindResult, error) {
 	if err != nil {
 		return RewindResult{}, err
 	}
+	if o.err == nil {
+		s.postRewind(req, o.res)
+	}
 	return o.res, o.err
 }
 

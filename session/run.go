@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -23,6 +25,9 @@ type runState struct {
 	calls    map[string]int // identical tool calls in this run
 	warning  string         // agent_settled warning (limit_reached, repeated_tool_call)
 	stopping bool           // a limit ended the run: no further turn
+
+	hookStop          atomic.Bool // a hook returned continue:false
+	stopContinuations int         // runs a Stop hook added to this prompt
 }
 
 // input is a message that starts or continues a run.
@@ -57,7 +62,7 @@ func (st *state) startRun(prompt string, first []input, onStarted func(), onFail
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runState{ctx: ctx, cancel: cancel, kind: runAgent}
 	st.run = r
-	go st.s.runLoop(r, prompt, first, onStarted)
+	go st.s.runLoop(r, prompt, first, onStarted, onFail)
 }
 
 // Kinds of work that occupy a session.
@@ -75,8 +80,14 @@ func (st *state) abortRun() {
 }
 
 // runLoop is the runner goroutine of one run.
-func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted func()) {
+func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted func(), onFail func(error)) {
 	defer r.cancel()
+	pending, prompt, err := s.promptHook(r, prompt, pending)
+	if err != nil {
+		_ = s.do(func(st *state) { st.settled() })
+		onFail(err)
+		return
+	}
 	s.publish(events.BeforeAgentStart{Prompt: prompt})
 	s.publish(events.AgentStart{})
 	var stop string
@@ -103,13 +114,21 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 				s.publish(events.Notification{Level: "error", Message: r.failure})
 			}
 			s.publish(events.AgentBeforeSettle{})
-			s.publish(events.AgentSettled{Warning: r.warning})
-			st.warmSettled()
-			st.settled()
+			if s.deps.Hooks.Has(hooks.Stop) {
+				return []input{} // settle after the Stop hooks
+			}
+			s.settle(st, r, stop)
 			return nil
 		})
 		if err != nil || next == nil {
 			return
+		}
+		if len(next) == 0 {
+			if next = s.stopHook(r, stop); next != nil {
+				s.publish(events.AgentStart{})
+			} else if next, err = call(s, func(st *state) []input { return s.settleOrContinue(st, r, stop) }); err != nil || next == nil {
+				return
+			}
 		}
 		pending = next
 	}
@@ -215,7 +234,7 @@ func promptText(in []input) string {
 // repeated identical tool calls. When one is hit the run ends after this
 // turn and agent_settled carries the warning.
 func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
-	if r.stopping {
+	if r.stopping || r.hookStop.Load() {
 		return true
 	}
 	set := s.limitsNow()
@@ -234,4 +253,39 @@ func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
 		r.stopping = true
 	}
 	return r.stopping
+}
+
+// settle ends a run on the actor: agent_settled, the Notification hooks,
+// then whatever waits for the session.
+func (s *Session) settle(st *state, r *runState, stop string) {
+	s.publish(events.AgentSettled{Warning: r.warning})
+	switch {
+	case stop == llm.StopError:
+		s.notify("error", st.lastError())
+	case r.warning != "":
+		s.notify("settled", r.warning)
+	default:
+		s.notify("settled", "run finished")
+	}
+	st.warmSettled()
+	st.settled()
+}
+
+// settleOrContinue is the settle point after the Stop hooks: a message
+// queued meanwhile continues the run, else the run settles.
+func (s *Session) settleOrContinue(st *state, r *runState, stop string) []input {
+	if stop != llm.StopAborted && stop != llm.StopError && !r.stopping && r.ctx.Err() == nil {
+		if q := takeQueue(&st.steering, st.steeringMode); len(q) > 0 {
+			st.queueUpdate()
+			s.publish(events.AgentStart{})
+			return userInputs(q, "steer", st.nowMs())
+		}
+		if q := takeQueue(&st.followUp, st.followUpMode); len(q) > 0 {
+			st.queueUpdate()
+			s.publish(events.AgentStart{})
+			return userInputs(q, "followUp", st.nowMs())
+		}
+	}
+	s.settle(st, r, stop)
+	return nil
 }

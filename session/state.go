@@ -20,9 +20,11 @@ import (
 
 // state is everything a session owns. Only the actor goroutine touches it.
 type state struct {
-	s       *Session
-	id, cwd string
-	created time.Time
+	s *Session
+	// hookContext is the system prompt's hooks section (SessionStart).
+	hookContext string
+	id, cwd     string
+	created     time.Time
 
 	// tree holds every entry; its leaf is where new entries attach (nil:
 	// before the root, an empty branch).
@@ -62,7 +64,6 @@ type state struct {
 	closing     bool   // Close was called: no new run starts
 	preset      int    // entries written before Start (a child's ama.task entry)
 	role        string // role section of a sub-agent's system prompt
-
 
 	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
 	warm  warmState

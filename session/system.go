@@ -81,6 +81,9 @@ func (st *state) systemSections() llm.Sections {
 	if st.role != "" {
 		sec.Role = str(st.role)
 	}
+	if st.hookContext != "" {
+		sec.Hooks = str(st.hookContext)
+	}
 	return sec
 }
 

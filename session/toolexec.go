@@ -19,7 +19,8 @@ type preparedCall struct {
 	res    *tools.Resolved // the one interpretation verdict, preview, checkpoint and execution use
 	result *tools.Result   // set when the call ends before execution
 	denied bool
-	auto   any // autoDecision of the permission step (auto mode)
+	auto   any             // autoDecision of the permission step (auto mode)
+	orig   json.RawMessage // the model's arguments when a hook replaced them
 }
 
 // runTools executes the tool calls of msg and records their results. Every
@@ -92,8 +93,17 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
 		return p
 	}
-	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env)
-	allowed, denyText, auto := s.permit(r, env, p)
+	gate := s.preToolUse(r, env, tc)
+	if gate.result != nil {
+		p.result, p.denied = gate.result, gate.denied
+		return p
+	}
+	if gate.args != nil {
+		p.orig, tc = tc.Arguments, withArgs(tc, gate.args)
+		p.call = tc
+	}
+	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env) // after a hook's updatedInput
+	allowed, denyText, auto := s.permit(r, env, p, gate)
 	p.auto = auto
 	if !allowed {
 		p.denied = true
@@ -139,7 +149,7 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 			continue
 		}
 		run := func() {
-			res := s.invoke(r.ctx, env, p)
+			res := s.postToolUse(r, p, s.invoke(r.ctx, env, p))
 			results[i] = res
 			s.publishEnd(p, res)
 		}

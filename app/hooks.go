@@ -1,0 +1,165 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/hooks"
+	"github.com/armadra/ama-rpc/session"
+)
+
+// ExitHook is the exit code of a SessionStart hook that blocked startup.
+const ExitHook = 6
+
+// errHookFailed: a SessionStart hook blocked startup (hook_failed).
+var errHookFailed = errors.New("hook_failed")
+
+// loadHooks reads the hooks layers: <configDir>/hooks.json, the profile's
+// hooksFile (ama-rpc has no profiles yet, so that layer is always empty),
+// and <cwd>/.ama/hooks.json when the project is trusted. A file error is a
+// config error (exit 3).
+func loadHooks(paths config.Paths, cwd string, flags *Flags, user *config.Config, log *zap.Logger) (*hooks.Dispatcher, error) {
+	if flags.Trust && flags.NoTrust {
+		return nil, fmt.Errorf("%w: --trust and --no-trust are exclusive", errUsage)
+	}
+	var flag *bool
+	switch {
+	case flags.Trust:
+		flag = &flags.Trust
+	case flags.NoTrust:
+		no := false
+		flag = &no
+	}
+	trusted, err := hooks.Trusted(hooks.TrustOptions{Flag: flag, TrustFile: filepath.Join(paths.Config, "trust.json"), Dir: cwd})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	set, warnings, err := hooks.Load(hooks.Layers{
+		User:    filepath.Join(paths.Config, "hooks.json"),
+		Profile: "", // profile hooksFile: no --profile yet
+		Project: filepath.Join(cwd, ".ama", "hooks.json"), Trusted: trusted,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
+	for _, w := range warnings {
+		log.Warn(w)
+	}
+	return hooks.NewDispatcher(set, hooks.Options{Timeout: time.Duration(user.Hooks.TimeoutMs) * time.Millisecond}), nil
+}
+
+// sessionStart runs SessionStart for the startup session: a block fails
+// startup (exit 6), additionalContext becomes the system prompt's hooks
+// section. Like SessionEnd it runs outside the session, so it emits no
+// RPC hook_executed (spec §7.4).
+func sessionStart(d *hooks.Dispatcher, s *session.Session, reason string, log *zap.Logger) error {
+	if !d.Has(hooks.SessionStart) {
+		return nil
+	}
+	source := reason
+	switch reason {
+	case "startup", "resume", "new", "fork":
+	default:
+		source = "startup"
+	}
+	res := d.Run(context.Background(), hooks.Call{Event: hooks.SessionStart, Common: s.HookCommon(), Payload: hooks.SessionStartInput{Source: source}})
+	if res == nil {
+		return nil
+	}
+	logHooks(log, hooks.SessionStart, res)
+	if res.Blocked() {
+		reason := res.Reason
+		if reason == "" {
+			reason = "a SessionStart hook blocked startup"
+		}
+		return fmt.Errorf("%w: %s", errHookFailed, reason)
+	}
+	if res.AdditionalContext != "" {
+		s.SetHookContext(res.AdditionalContext)
+	}
+	return nil
+}
+
+// sessionEnd runs SessionEnd{reason} for s (awaited; nothing it says
+// changes the exit).
+func sessionEnd(d *hooks.Dispatcher, s *session.Session, reason string, log *zap.Logger) {
+	if !d.Has(hooks.SessionEnd) {
+		return
+	}
+	res := d.Run(context.Background(), hooks.Call{Event: hooks.SessionEnd, Common: s.HookCommon(), Payload: hooks.SessionEndInput{Reason: reason}})
+	logHooks(log, hooks.SessionEnd, res)
+}
+
+func logHooks(log *zap.Logger, e hooks.Event, res *hooks.Result) {
+	if res == nil {
+		return
+	}
+	for _, o := range res.Outcomes {
+		code := "null"
+		if o.ExitCode != nil {
+			code = fmt.Sprint(*o.ExitCode)
+		}
+		log.Debug("hook_executed", zap.String("event", string(e)), zap.String("command", o.Command.Command),
+			zap.String("exitCode", code), zap.Int64("durationMs", o.Duration.Milliseconds()))
+	}
+	for _, w := range res.Warnings {
+		log.Warn("hook: "+w, zap.String("event", string(e)))
+	}
+}
+
+// explainHook is the PreToolUse part of an explain verdict.
+type explainHook struct {
+	Decision     string          `json:"decision,omitempty"`
+	Reason       string          `json:"reason,omitempty"`
+	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
+	Commands     []string        `json:"commands"`
+	Warnings     []string        `json:"warnings,omitempty"`
+}
+
+// decideWithHooks is approvals.Decide preceded by the PreToolUse hooks of
+// d, folded in as a session does: deny first and absolute, allow lifts
+// only a mode ask, ask turns an allow into an ask; unattended after that.
+func decideWithHooks(d *hooks.Dispatcher, call approvals.Call, pol *approvals.Policy) (approvals.Verdict, *explainHook) {
+	if !d.MayMatch(hooks.PreToolUse, call.Tool) {
+		return approvals.Decide(call, pol, nil), nil
+	}
+	res := d.Run(context.Background(), hooks.Call{Event: hooks.PreToolUse,
+		Common:  hooks.Common{SessionID: "explain", Cwd: call.Cwd, PermissionMode: string(pol.Mode)},
+		Payload: hooks.ToolInput{ToolCallID: "explain_0", ToolName: call.Tool, ToolInput: call.Input}, Tool: call.Tool, Input: call.Input})
+	if res == nil {
+		return approvals.Decide(call, pol, nil), nil
+	}
+	h := &explainHook{Decision: string(res.Decision), Reason: res.Reason, Warnings: res.Warnings, Commands: []string{}}
+	for _, o := range res.Outcomes {
+		h.Commands = append(h.Commands, o.Command.Command)
+	}
+	if res.Blocked() {
+		reason := res.Reason
+		if reason == "" {
+			reason = "Blocked by a PreToolUse hook."
+		}
+		return approvals.Verdict{Decision: approvals.Deny, Layer: hooks.LayerHook, Reason: reason}, h
+	}
+	if res.HasUpdatedInput {
+		h.UpdatedInput = res.UpdatedInput
+		call.Input = res.UpdatedInput
+	}
+	if res.Decision == "" {
+		return approvals.Decide(call, pol, nil), h
+	}
+	open := *pol
+	open.Unattended = false
+	v := hooks.ApplyToVerdict(approvals.Decide(call, &open, nil), res.Decision, res.Reason)
+	if !v.Classify {
+		v = approvals.Finalize(v, pol)
+	}
+	return v, h
+}
