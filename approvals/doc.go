@@ -25,7 +25,7 @@
 // file, a variable, another program's output) is opaque, which asks too.
 //
 // Not here: the approval broker (pending requests, timeouts), the model
-// classifier of auto mode, PreToolUse hooks (ama-rpc has none) and the OS
+// classifier of auto mode, PreToolUse hooks (package hooks; their verdict is folded in by hooks.ApplyToVerdict) and the OS
 // sandbox itself (package sandbox; Policy.Sandbox says whether it is active
 // and sandbox.go holds the free pass). Decide reports through
 // Verdict.Classify that the classifier should be consulted; the caller does
