@@ -29,7 +29,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	if w.reason == "startup" {
 		startupID = w.first.ID()
 	}
-	w.first.Close()
+	closeBounded(ctx, w.first, w.log)
 	base.Approver = nil
 	// --model is the model of new sessions; a loaded or resumed session
 	// keeps the model it was using (a pick made over ACP survives a
@@ -41,6 +41,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	}
 	if h := env.Hooks; h != nil {
 		opts.Writer = h.Writer
+		opts.ShutdownGrace = h.ShutdownGrace
 		if h.Now != nil {
 			opts.Now = h.Now
 		}

@@ -1,6 +1,8 @@
 package llm
 
 import (
+	"github.com/armadra/ama-rpc/internal/jsonstr"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -148,7 +150,9 @@ func (u UserContent) MarshalJSON() ([]byte, error) {
 		}
 		return marshalRaw([]Content(u.Blocks), 0)
 	}
-	return marshalRaw(u.Text, len(u.Text)+16)
+	// Written in one exact buffer: encoding/json would grow its own
+	// buffer to the size of a huge prompt, then copy it out.
+	return jsonstr.Append(make([]byte, 0, jsonstr.Len(u.Text, jsonstr.Wire, false)), u.Text, jsonstr.Wire), nil
 }
 
 // marshalRaw is json.Marshal without HTML escaping and without the

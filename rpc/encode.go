@@ -83,6 +83,13 @@ func encodeEvent(e events.Event) ([]byte, error) {
 		out = ea.Entry.AppendJSON(out)
 		return append(out, "}\n"...), nil
 	}
+	if text, skel, ok := bigMessageEvent(e); ok {
+		if line, err := encodeEvent(skel); err == nil {
+			if out, ok := llm.SpliceText(line, text); ok {
+				return out, nil
+			}
+		}
+	}
 	prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type()) // event type names are plain ASCII
 	out, err := marshalAfter(prefix, e)
 	if err != nil {
@@ -129,4 +136,27 @@ func appendUsage(dst []byte, u *llm.Usage) []byte {
 	dst = append(dst, `,"totalTokens":`...)
 	dst = strconv.AppendInt(dst, int64(u.TotalTokens), 10)
 	return append(dst, '}')
+}
+
+// bigMessageEvent returns, for a message_start or message_end carrying a
+// huge string content, or a before_agent_start of a huge prompt, the text and the event with a
+// placeholder in its place: encodeEvent encodes the small skeleton and
+// splices the text in, so the line is written once, in a buffer of its
+// exact size (encoding/json would build it about four times over).
+func bigMessageEvent(e events.Event) (string, events.Event, bool) {
+	switch ev := e.(type) {
+	case events.MessageStart:
+		if text, m, ok := llm.BigText(ev.Message); ok {
+			return text, events.MessageStart{Message: m}, true
+		}
+	case events.MessageEnd:
+		if text, m, ok := llm.BigText(ev.Message); ok {
+			return text, events.MessageEnd{Message: m}, true
+		}
+	case events.BeforeAgentStart:
+		if len(ev.Prompt) >= llm.SpliceBytes {
+			return ev.Prompt, events.BeforeAgentStart{Prompt: llm.Placeholder}, true
+		}
+	}
+	return "", nil, false
 }

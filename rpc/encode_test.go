@@ -3,8 +3,10 @@ package rpc
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -52,5 +54,30 @@ func TestMarshalKeepsHTMLAndEscapesSeparators(t *testing.T) {
 	}
 	if string(b) != "{\"k\":\"<proposed_plan> & \\u2028\"}\n" {
 		t.Fatalf("got %s", b)
+	}
+}
+
+// message_start/message_end of a huge prompt are spliced, and the line is
+// the one the generic encoder writes.
+func TestBigMessageEventSpliced(t *testing.T) {
+	text := string(bytes.Repeat([]byte("a<\n\u2028\xff\""), llm.SpliceBytes/4))
+	for _, e := range []events.Event{
+		events.MessageStart{Message: &llm.UserMessage{Role: "user", Content: llm.StringContent(text), Timestamp: 3}},
+		events.MessageEnd{Message: &llm.UserMessage{Role: "user", Content: llm.StringContent(text), Timestamp: 3, Origin: "steer"}},
+		events.BeforeAgentStart{Prompt: text},
+	} {
+		if _, _, ok := bigMessageEvent(e); !ok {
+			t.Fatal("not spliced")
+		}
+		got, err := encodeEvent(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type())
+		want, _ := marshalAfter(prefix, e)
+		want[len(prefix)] = ','
+		if !bytes.Equal(got, want) {
+			t.Fatalf("spliced %s differs from the generic encoding", e.Type())
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"io"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/internal/memlimit"
 )
 
 // MaxLineBytes bounds one input line (images travel inline as base64, so it
@@ -57,6 +59,17 @@ func (l *LineReader) Next() ([]byte, error) {
 			continue
 		}
 		return line, nil
+	}
+}
+
+// ReserveLine is called with each accepted line's length before it is
+// handled: a line of at least 8 MiB (a huge prompt) gets a soft memory
+// limit of the live heap plus 4x its size plus 30 MB (the budget of
+// issue 12), so the GC keeps pace with the buffers the line's events need
+// (see internal/memlimit: lifted again when it would bind the live heap).
+func ReserveLine(n int) {
+	if n >= 8<<20 {
+		memlimit.Reserve(4*int64(n) + 30e6)
 	}
 }
 

@@ -285,6 +285,7 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 			}
 			return
 		}
+		ReserveLine(len(line))
 		line = lr.Take(line)
 		ahead.acquire(len(line))
 		out <- input{line: line}

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"io"
+	"runtime"
 	"sync"
 	"unicode/utf8"
 
@@ -10,6 +11,10 @@ import (
 
 	"github.com/armadra/ama-rpc/llm"
 )
+
+// collectBytes is the size from which a written line is collected at once
+// (see loop).
+const collectBytes = 8 << 20
 
 // ChunkSize is the largest piece in which one line is written.
 const ChunkSize = 64 << 10
@@ -208,16 +213,30 @@ func (w *Writer) loop() {
 			line = ValidUTF8(line)
 		}
 		w.write(line)
+		n := len(line)
+		huge := n >= collectBytes
+		line, it = nil, nil
 
 		w.mu.Lock()
 		w.qBytes -= size
 		w.busy = false
 		w.stats.Lines++
-		w.stats.Bytes += int64(len(line))
+		w.stats.Bytes += int64(n)
 		w.space.Broadcast()
 		w.mu.Unlock()
 		if cap(buf) > 1<<20 {
 			buf = nil // do not pin a huge merged delta
+		}
+		if huge {
+			// The line's buffer is garbage now: collect it before the
+			// next huge line (its sender is building it) needs the room,
+			// so that room is reused instead of the heap growing by a
+			// line each time. Left to GOGC, the collection lags behind a
+			// burst of 50 MiB lines (one prompt sends four), more so on a
+			// loaded machine (peak RSS 243 MB measured idle, 347 MB under
+			// load without this). The cost is one collection of the live
+			// heap per line of at least collectBytes.
+			runtime.GC()
 		}
 	}
 }

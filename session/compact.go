@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -317,8 +316,7 @@ func cutPoint(msgs []llm.Message, start, budget int) int {
 func estimateTokens(c modelContext) int {
 	chars := len(c.system)
 	for _, m := range c.messages {
-		b, _ := json.Marshal(m)
-		chars += len(b)
+		chars += llm.EncodedLen(m) // len(json.Marshal(m)), without the copy
 	}
 	return (chars + 3) / 4
 }

@@ -81,3 +81,43 @@ func decodeRune[T string | []byte](s T) (rune, int) {
 		return utf8.DecodeRune(v.([]byte))
 	}
 }
+
+// Len is len(Append(nil, s, style)), computed without writing: callers
+// size a buffer exactly, or count a huge string's encoding without
+// allocating it. htmlEscaped counts '<', '>' and '&' as the six bytes of
+// their \u00xx escapes, as encoding/json's default (HTML-escaping) output
+// does.
+func Len[T string | []byte](s T, style Style, htmlEscaped bool) int {
+	n := 2
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			switch {
+			case b == '\\' || b == '"' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+				n += 2
+			case b < 0x20:
+				n += 6
+			case htmlEscaped && (b == '<' || b == '>' || b == '&'):
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := decodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if style == Wire {
+				n += 6
+			} else {
+				n += len("\ufffd")
+			}
+		case (r == '\u2028' || r == '\u2029') && (style == Wire || htmlEscaped):
+			n += 6
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
+}

@@ -56,5 +56,12 @@
 //     prompts cancelled, lets running turns finish, waits for every owed
 //     reply, closes the sessions and the connection and flushes. On ctx
 //     cancellation (a signal) running turns are aborted first and answer
-//     cancelled; Run returns ErrInterrupted.
+//     cancelled; Run returns ErrInterrupted (also for a signal that comes
+//     during the end-of-input shutdown, which then aborts the turns it
+//     waits for). A failed write to stdout (the host closed it: EPIPE) is
+//     a disconnect, shut down like the end of input, output discarded.
+//     After a signal the shutdown is bounded by Options.ShutdownGrace:
+//     then the writer is abandoned (queued lines dropped, blocked senders
+//     released) and Run returns after at most a fifth of the grace more,
+//     without waiting for a writer stuck in a write.
 package acp

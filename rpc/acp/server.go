@@ -38,6 +38,9 @@ type Options struct {
 	Writer rpc.WriterOptions
 	// MaxLineBytes bounds one input line (0: rpc.MaxLineBytes).
 	MaxLineBytes int
+	// ShutdownGrace bounds the shutdown after a signal (zero:
+	// rpc.DefaultShutdownGrace).
+	ShutdownGrace time.Duration
 }
 
 // ErrInterrupted is returned by Run when ctx ended (a signal) rather than
@@ -114,6 +117,9 @@ func NewServer(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = rpc.DefaultShutdownGrace
+	}
 	opts.Writer.Log = opts.Log
 	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{}), ready: make(chan struct{})}
 	s.startDir = realDir(opts.Base.Cwd)
@@ -132,11 +138,19 @@ func realDir(dir string) string {
 	return dir
 }
 
-// Run serves until the input ends or ctx is cancelled, then shuts down in
-// order (see shutdown). It returns ErrInterrupted when ctx ended first.
+// Run serves until the input ends, the output breaks or ctx is
+// cancelled, then shuts down in order (see shutdown). It returns
+// ErrInterrupted when ctx ended (a signal), also when the signal came
+// during a shutdown already under way.
+//
+// A closed stdout (EPIPE) is a disconnect, handled like the end of input:
+// running turns finish, their output discarded, their entries kept. After
+// a signal the shutdown gets Options.ShutdownGrace: a host that stopped
+// reading cannot keep the process alive (the output is then abandoned, so
+// whoever waits for room in the queue returns, and the sessions get a
+// fifth of the grace more to close).
 func (s *Server) Run(ctx context.Context) error {
 	s.w = rpc.NewWriter(s.opts.Out, s.opts.Writer)
-	defer s.w.Close()
 	s.stream = NewStream(s.opts.In, s.w, s.opts.MaxLineBytes, s.log)
 	// The connection's lifetime is ours to decide: a cancelled ctx must
 	// not close it before the owed replies are written.
@@ -147,11 +161,45 @@ func (s *Server) Run(ctx context.Context) error {
 	interrupted := false
 	select {
 	case <-s.stream.EOF():
+	case <-s.w.Broken():
+		s.log.Warn("stdout is closed: shutting down as at the end of input")
 	case <-ctx.Done():
 		interrupted = true
 	}
-	s.shutdown(interrupted)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.shutdown(interrupted)
+	}()
+	if !interrupted {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			// A signal during the orderly shutdown: the turns it waits
+			// for are aborted now, and the grace applies.
+			interrupted = true
+			for _, as := range s.sessionList() {
+				as.stop(true)
+			}
+		}
+	}
 	if interrupted {
+		select {
+		case <-done:
+		case <-time.After(s.opts.ShutdownGrace):
+			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
+			s.w.Abandon()
+			select {
+			case <-done:
+			case <-time.After(s.opts.ShutdownGrace / 5):
+				s.log.Warn("the sessions did not close after the output was abandoned")
+			}
+			// Not Close: the writer goroutine may be stuck in a write.
+			return ErrInterrupted
+		}
+	}
+	s.w.Close()
+	if interrupted || ctx.Err() != nil {
 		return ErrInterrupted
 	}
 	return nil

@@ -91,6 +91,7 @@ func (s *Stream) ReadObject(v any) error {
 			<-s.closed
 			return io.EOF
 		}
+		rpc.ReserveLine(len(line))
 		if !json.Valid(line) {
 			s.reject(jsonrpc2.CodeParseError, "Parse error", "the line is not one JSON value", nil)
 			continue

@@ -395,6 +395,18 @@ func newEntry(typ string, v any) *Entry {
 
 // MessageEntry returns a message entry.
 func MessageEntry(m llm.Message) *Entry {
+	if text, skel, ok := llm.BigText(m); ok {
+		// A huge prompt: the body is encoded around a placeholder and
+		// the text spliced in, one exact buffer instead of about four.
+		e := newEntry(TypeMessage, struct {
+			Message llm.Message `json:"message"`
+		}{skel})
+		if body, ok := llm.SpliceText(e.Body, text); ok {
+			e.Body = body
+			e.once.Do(func() { e.msg = m })
+			return e
+		}
+	}
 	e := newEntry(TypeMessage, struct {
 		Message llm.Message `json:"message"`
 	}{m})

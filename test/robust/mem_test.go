@@ -63,18 +63,22 @@ func TestMemoryOfAHugePrompt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 50 MiB through the server")
 	}
-	p := start(t, procConfig{script: okScript})
+	p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}})
 	line := bigLine(`{"id":"p","type":"prompt","message":"`, 50*mib, `"}`)
 	p.sendBytes(line)
 	p.waitFor("the response", 60*time.Second, response("p"))
 	p.waitFor("agent_settled", 60*time.Second, settled(p, 1))
 	peak := finish(t, p)
-	// The issue's target (4x + 30 MB) is not reached for an accepted
-	// prompt: the session keeps two copies (the message and its entry), the
-	// protocol sends it three times (message_start, message_end,
-	// entry_appended) and the GC lets the heap reach twice the live data.
-	// This bound guards the copies cut (940 MB before, about 500-640 after).
-	limit := 14*int64(len(line)) + 30e6
+	// The issue's target: 4x + 30 MB (240 MB here); about 233-237 MB is
+	// measured, idle or with the CPUs busy. The big lines (message_start,
+	// message_end, before_agent_start, entry_appended, the session-file
+	// line) are each built once in an exact buffer, sizes are counted
+	// without encoding (805 MB before that, 940 MB originally), and a soft
+	// memory limit for the huge line keeps the GC's pace (internal/memlimit;
+	// without it about 245 MB idle and up to 660 MB on a loaded machine).
+	// The assertion allows 25% over the target: 280 MB was seen once
+	// during a full `make test` (the GC's limiter yields when starved).
+	limit := rssLimit(len(line)) * 5 / 4
 	t.Logf("50 MiB prompt: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", float64(peak)/1e6, float64(limit)/1e6, float64(rssLimit(len(line)))/1e6)
 	if peak > limit {
 		t.Errorf("peak RSS %d > %d", peak, limit)
@@ -101,9 +105,12 @@ func TestMemoryOfFourBigPrompts(t *testing.T) {
 		t.Log(p.stderrText())
 	}
 	// The session legitimately keeps every prompt twice (message and
-	// entry: live heap +80 MB per prompt in gctrace); the guard is the
-	// issue's growth, 1.9 GB (1.24 GB measured before, about 1 GB after).
-	const limit = 1.5e9
+	// entry: live heap +80 MB per prompt in gctrace), so the issue's
+	// per-line target (4x the largest line + 30 MB, 198 MB) is below the
+	// 168 MB of history held once plus its second copy (336 MB live at the
+	// end). Measured: 437-488 MB, idle or loaded (1.9 GB in the issue,
+	// about 1 GB before this work, 640 MB before the soft limit).
+	const limit = 0.6e9
 	t.Logf("four %d-byte prompts: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", size, float64(peak)/1e6, limit/1e6, float64(rssLimit(size))/1e6)
 	if peak > limit {
 		t.Errorf("peak RSS %d > %d", peak, int64(limit))

@@ -13,7 +13,12 @@ import (
 // (exit 141): the server logs it on stderr, lets the started run finish
 // (like stdin EOF) and exits 0 even though stdin stays open.
 func TestClosedStdoutIsADisconnect(t *testing.T) {
-	script := `[{"steps":[{"text":"` + strings.Repeat("y", 5000) + `","chunkSize":1}]}]`
+	// More output than the pipe holds (deltas merge into few lines), so
+	// that a write after the close is certain even when the reply is
+	// complete before the host closes (it was not on a loaded machine:
+	// all output fitted in the pipe, no write failed, the server waited
+	// for stdin).
+	script := `[{"steps":[{"text":"` + strings.Repeat("y", 200000) + `","chunkSize":10}]}]`
 	p := start(t, procConfig{script: script, stallAfter: response("p")})
 	p.send(`{"id":"p","type":"prompt","message":"hi"}`)
 	p.waitFor("the prompt's response", 20*time.Second, response("p"))

@@ -260,6 +260,18 @@ type line struct {
 		Type string `json:"type"`
 	} `json:"assistantMessageEvent"`
 	RequestID string `json:"requestId"`
+	// JSON-RPC (--mode acp): use string ids in requests, so that ID holds
+	// the id of their answers.
+	Method string `json:"method"`
+	Result struct {
+		SessionID  string `json:"sessionId"`
+		StopReason string `json:"stopReason"`
+	} `json:"result"`
+	Params struct {
+		Update struct {
+			SessionUpdate string `json:"sessionUpdate"`
+		} `json:"update"`
+	} `json:"params"`
 }
 
 func decode(b []byte) line {

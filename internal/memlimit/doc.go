@@ -1,0 +1,13 @@
+// Package memlimit keeps the memory of a huge input line near what it
+// needs: Reserve sets a soft memory limit (runtime/debug.SetMemoryLimit)
+// of the live heap plus the line's budget, so the collector runs before
+// the heap doubles (GOGC's pace, which a burst of 50 MiB buffers outruns,
+// more so on a loaded machine). It is a backstop next to the real cuts
+// (lines built once, in exact buffers): a limit below the live heap would
+// make the collector run back to back, so the limit is lifted (the one
+// from before, GOMEMLIMIT or none, restored) after any collection that
+// finds the live heap within 3% of it; it is never set above a tighter
+// limit the user chose.
+//
+// Safe for concurrent use; the state is process-wide, like the limit.
+package memlimit

@@ -1,0 +1,115 @@
+package robust_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The shutdown guarantees of the rpc mode (signal_test.go, pipe_test.go)
+// hold for --mode acp too.
+
+func startACP(t *testing.T, cfg procConfig) *proc {
+	t.Helper()
+	cfg.args = []string{"--mode", "acp", "--model", "fake/echo"}
+	return start(t, cfg)
+}
+
+func answer(id string) func(line) bool {
+	return func(l line) bool { return l.Method == "" && l.ID == id }
+}
+
+func chunk(l line) bool {
+	return l.Method == "session/update" && l.Params.Update.SessionUpdate == "agent_message_chunk"
+}
+
+// acpPrompt opens a session and sends a prompt (answered "p").
+func acpPrompt(t *testing.T, p *proc) {
+	t.Helper()
+	p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, p.work))
+	sid := p.waitFor("session/new", 20*time.Second, answer("new")).Result.SessionID
+	if sid == "" {
+		t.Fatalf("session/new failed; stderr:\n%s", p.stderrText())
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}}`, sid))
+}
+
+// A signal in the middle of a turn exits 128+n, also when the host closes
+// stdin right after signalling (the end-of-input shutdown then races it).
+func TestACPSignalMidRunExitCode(t *testing.T) {
+	const runs = 3
+	script := `[{"steps":[{"text":"a"},{"delayMs":5000},{"text":"b"}]}]`
+	for _, closeStdin := range []bool{false, true} {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			var codes []int
+			for i := 0; i < runs; i++ {
+				p := startACP(t, procConfig{script: script})
+				acpPrompt(t, p)
+				p.waitFor("agent_message_chunk", 20*time.Second, chunk)
+				p.signal(sig)
+				if closeStdin {
+					_ = p.stdin.Close()
+				}
+				code, took := p.wait(10 * time.Second)
+				codes = append(codes, code)
+				if code != 128+int(sig) || took > 7*time.Second {
+					t.Errorf("%s (close stdin %v) run %d: exit %d after %s, want %d; stderr:\n%s", sig, closeStdin, i, code, took, 128+int(sig), p.stderrText())
+				}
+			}
+			t.Logf("acp: %s, stdin closed after the signal %v: exit codes over %d runs: %v", sig, closeStdin, runs, codes)
+		}
+	}
+}
+
+// A signal while the host has stopped reading a streaming turn exits within
+// the 5 s shutdown grace: the turn's updates block on the full output
+// queue, and the sessions cannot close until the output is abandoned.
+func TestACPSignalWhileHostNotReadingExits(t *testing.T) {
+	script := fmt.Sprintf(`[{"steps":[{"text":%q,"chunkSize":1},{"delayMs":10000}]}]`, strings.Repeat("x", 20000))
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		p := startACP(t, procConfig{script: script, stallAfter: chunk})
+		acpPrompt(t, p)
+		p.waitFor("the host to stop reading", 20*time.Second, func(line) bool { return p.stalled })
+		waitBlocked(t, p)
+		p.signal(sig)
+		code, took := p.wait(20 * time.Second)
+		t.Logf("acp: %s while not reading: exit %d after %s", sig, code, took.Round(time.Millisecond))
+		if code != 128+int(sig) || took > 7*time.Second {
+			t.Errorf("%s: exit %d after %s, want %d within the 5 s grace; stderr:\n%s", sig, code, took, 128+int(sig), p.stderrText())
+		}
+	}
+}
+
+// The host closing its end of stdout is a disconnect: logged on stderr,
+// the started turn finishes (its reply kept in the session file), exit 0
+// although stdin stays open, never SIGPIPE (141).
+func TestACPClosedStdoutIsADisconnect(t *testing.T) {
+	script := `[{"steps":[{"text":"` + strings.Repeat("y", 5000) + `","chunkSize":1}]}]`
+	p := startACP(t, procConfig{script: script, stallAfter: chunk})
+	acpPrompt(t, p)
+	p.waitFor("the first chunk", 20*time.Second, chunk)
+	_ = p.stdout.Close() // the host closes its read end mid-turn
+	code, took := p.wait(20 * time.Second)
+	t.Logf("acp: closed stdout, stdin open: exit %d after %s", code, took.Round(time.Millisecond))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, p.stderrText())
+	}
+	if !strings.Contains(p.stderrText(), "stdout is closed") {
+		t.Errorf("stderr does not report the disconnect:\n%s", p.stderrText())
+	}
+	files, _ := filepath.Glob(filepath.Join(p.home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
+	found := false
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), strings.Repeat("y", 5000)) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the turn's reply is not in any session file (%v)", files)
+	}
+}
