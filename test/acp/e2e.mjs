@@ -250,7 +250,7 @@ let sessionId;
   const usage = u1.filter((u) => u.sessionUpdate === "usage_update").at(-1);
   assert.ok(usage && usage.used > 0 && usage.size === 200000 && usage.cost.currency === "USD", "usage_update after the turn");
   const info = u1.find((u) => u.sessionUpdate === "session_info_update");
-  assert.ok(info.title.startsWith("please write the note and run the commands@file://"), "title " + info.title);
+  assert.ok(info.title.startsWith("please write the note and run the commands"), "title " + info.title); // blocks are joined by a newline; the title is the first line
   assert.ok([...info.title].length <= 101, "titles are short");
   assert.equal(asked.length, 2);
   assert.equal(fs.readFileSync(path.join(WORK, "note.txt"), "utf8"), "hello from acp\n");
@@ -321,7 +321,7 @@ let sessionId;
   const replay = p.updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
   const users = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
   assert.deepEqual(users, [
-    "please write the note and run the commands@file://" + path.join(WORK, "README.md"),
+    "please write the note and run the commands\n@file://" + path.join(WORK, "README.md"),
     "one more command",
     "take your time",
     "after resume",
