@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -79,13 +80,47 @@ type Run struct {
 	stderr  bytes.Buffer
 }
 
+// fixedRoot is a fresh directory whose path has the same length in every
+// run. The fake model estimates tokens from the characters of the request,
+// which include the cwd, and a t.TempDir name (its random part varies in
+// length) could change a golden's usage numbers from one run to the next.
+func fixedRoot(t testing.TB) string {
+	base := os.TempDir()
+	if r, err := filepath.EvalSymlinks(base); err == nil {
+		base = r
+	}
+	for {
+		dir := filepath.Join(base, fmt.Sprintf("ama-golden-%016x", rand.Uint64()))
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			t.Cleanup(func() { removeAll(dir) })
+			return dir
+		}
+		if !os.IsExist(err) {
+			t.Fatal(err)
+		}
+	}
+}
+
+// removeAll removes dir, making read-only directories writable first (a
+// test may leave some behind).
+func removeAll(dir string) {
+	if os.RemoveAll(dir) == nil {
+		return
+	}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	_ = os.RemoveAll(dir)
+}
+
 // Start launches the server. The run is cleaned up with the test.
 func Start(t testing.TB, cfg Config) *Run {
 	t.Helper()
-	root := t.TempDir()
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
-	}
+	root := fixedRoot(t)
 	r := &Run{t: t, Root: root, Home: filepath.Join(root, "home"), Work: filepath.Join(root, "work"), exit: make(chan int, 1)}
 	r.cond = sync.NewCond(&r.mu)
 	for _, d := range []string{r.Home, r.Work} {
