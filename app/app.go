@@ -296,7 +296,8 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Version: Version,
 		Sandbox: sb,
 	}
-	if deps.Hooks, err = loadHooks(paths, cwd, flags, user, log); err != nil {
+	var trusted bool
+	if deps.Hooks, trusted, err = loadHooks(paths, cwd, flags, profile, user, log); err != nil {
 		return nil, err
 	}
 	if h := env.Hooks; h != nil {
@@ -375,11 +376,11 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
-	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, flags.Trust)
+	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, trusted)
 	if skipped != "" {
 		log.Warn(skipped)
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, defDirs, flags.Trust, log); err != nil {
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{
