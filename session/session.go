@@ -48,6 +48,7 @@ type Session struct {
 
 	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
 	readOnly bool      // asks become denies (read-only sub-agents)
+	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
 	tasks    any       // the registry of a root session (Deps.Tasks)
 }
 
