@@ -21,6 +21,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -371,6 +372,13 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 					h.Dispose(context.Background())
 				}
 			}()
+		}
+		if h != nil {
+			deps.Hooks.SetObserver(func(e hooks.Event, outs []hooks.Outcome) {
+				for _, o := range outs {
+					h.HookExecuted(string(e), o.Command.Command, o.ExitCode, o.Duration.Milliseconds())
+				}
+			})
 		}
 	}
 	if flags.Tools != "" {

@@ -369,3 +369,66 @@ func TestHostApiMembers(t *testing.T) {
 		t.Errorf("host messages with origin host in the transcript: %v", marked)
 	}
 }
+
+// Hooks apply to host tools as to built-in ones: a PreToolUse deny means
+// the adapter's execute never runs (its marker file names only the tool
+// that was allowed), PostToolUse context reaches the result; the adapter
+// sees hook_executed for every hook, SessionStart and SessionEnd included.
+func TestHostToolsUnderHooks(t *testing.T) {
+	adapter := canvasAdapter(t)
+	dir := t.TempDir()
+	trace, mark := filepath.Join(dir, "trace"), filepath.Join(dir, "executed")
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter, "--trust"},
+		Env:  map[string]string{"ARMADRA_NODE_ID": "n1", "CANVAS_TRACE": trace, "CANVAS_EXEC_MARK": mark, "CANVAS_HOOKS": "1"},
+		Files: map[string]string{".ama/hooks.json": `{"version":1,"hooks":{
+			"SessionStart":[{"hooks":[{"type":"command","command":"true"}]}],
+			"PreToolUse":[{"matcher":"canvas_wipe","hooks":[{"type":"command","command":"cat > pretool.json; echo 'no wiping' >&2; exit 2"}]}],
+			"PostToolUse":[{"matcher":"canvas_read_node","hooks":[{"type":"command","command":"echo '{\"additionalContext\":\"read checked\"}'"}]}],
+			"SessionEnd":[{"hooks":[{"type":"command","command":"true"}]}]}}`},
+		Script: toolScript(`{"name":"canvas_wipe","arguments":{"text":"all"}}`, `{"name":"canvas_read_node","arguments":{"text":"a"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if got, _ := os.ReadFile(mark); string(got) != "canvas_read_node\n" {
+		t.Fatalf("executed host tools: %q (canvas_wipe must never run)", got)
+	}
+	var wipe, read string
+	for _, l := range r.Lines() {
+		var m struct {
+			Type, ToolName string
+			Result         json.RawMessage
+		}
+		if json.Unmarshal(l, &m) == nil && m.Type == "tool_execution_end" {
+			switch m.ToolName {
+			case "canvas_wipe":
+				wipe = string(m.Result)
+			case "canvas_read_node":
+				read = string(m.Result)
+			}
+		}
+	}
+	if !strings.Contains(wipe, "no wiping") || !strings.Contains(wipe, `"isError":true`) {
+		t.Errorf("denied host tool result: %s", wipe)
+	}
+	if !strings.Contains(read, "read checked") {
+		t.Errorf("PostToolUse context missing from the host tool result: %s", read)
+	}
+	in, _ := os.ReadFile(filepath.Join(r.Work, "pretool.json"))
+	if !bytes.Contains(in, []byte(`"host":"armadra-test"`)) || !bytes.Contains(in, []byte(`"toolName":"canvas_wipe"`)) {
+		t.Errorf("PreToolUse input: %s", in)
+	}
+	lines := readTrace(t, trace)
+	for _, ev := range []string{"SessionStart", "PreToolUse", "PostToolUse", "SessionEnd"} {
+		if index(lines, `hook_executed {"event":"`+ev+`","command":`) < 0 {
+			t.Errorf("host did not see hook_executed for %s: %q", ev, lines)
+		}
+	}
+	if i := index(lines, `hook_executed {"event":"PreToolUse","command":"cat > pretool.json; echo 'no wiping' >&2; exit 2","exitCode":2,`); i < 0 {
+		t.Errorf("PreToolUse hook_executed payload: %q", lines)
+	}
+}

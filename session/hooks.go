@@ -56,6 +56,9 @@ func (st *state) hookCommon() hooks.Common {
 	if st.model != nil {
 		c.Model = hooks.Model{Provider: st.model.Provider, ID: st.model.ID}
 	}
+	if h, ok := st.s.deps.Host.(interface{ ID() string }); ok {
+		c.Host = h.ID() // the active host adapter's id
+	}
 	return c
 }
 
