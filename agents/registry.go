@@ -60,6 +60,9 @@ type Config struct {
 	// event: called once per finished task run, after subagent_end and
 	// before the notification, on the task's goroutine (nil: none).
 	SubagentStop func(info TaskInfo, res Result)
+	// HostRunners are a host adapter's runners (nil: no host): an agent
+	// name no catalog type has runs on the host runner of that id.
+	HostRunners HostRunners
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
@@ -222,6 +225,9 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		name = "general"
 	}
 	typ := r.cfg.Catalog.Lookup(name)
+	if typ == nil {
+		typ = r.hostType(name)
+	}
 	if typ == nil && IsExternal(name) {
 		typ = externalType(name)
 	}
@@ -346,6 +352,9 @@ func (r *Registry) restore() {
 				r.seq = n
 			}
 			typ := r.cfg.Catalog.Lookup(s.Agent)
+			if typ == nil {
+				typ = r.hostType(s.Agent)
+			}
 			if typ == nil && IsExternal(s.Agent) {
 				typ = externalType(s.Agent)
 			}
@@ -409,7 +418,9 @@ func (r *Registry) Tasks() []TaskInfo {
 }
 
 // Agents returns the get_agents list.
-func (r *Registry) Agents() []AgentInfo { return r.cfg.Catalog.Infos() }
+func (r *Registry) Agents() []AgentInfo {
+	return append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+}
 
 // Background moves running foreground tasks (all, or the one with id) to
 // the background. It returns the ids moved and a release function that

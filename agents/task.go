@@ -140,6 +140,9 @@ func (t *Task) run() {
 // runChild starts (or reuses) the child session and runs one prompt.
 func (t *Task) runChild() Result {
 	r := t.reg
+	if t.typ.Source == SourceHost {
+		return t.runHost()
+	}
 	if IsExternal(t.typ.Runner) {
 		return t.runExternal()
 	}
@@ -520,7 +523,7 @@ func (t *Task) finish(res Result) {
 		full = emptyText
 	}
 	var kept *events.SubagentWorktree
-	if w := t.wt; w != nil && !IsExternal(t.typ.Runner) {
+	if w := t.wt; w != nil && !t.noChild() {
 		changed, note, err := w.finish()
 		switch {
 		case err != nil:
@@ -558,11 +561,11 @@ func (t *Task) finish(res Result) {
 	r.mu.Lock()
 	open := t.child != nil
 	r.mu.Unlock()
-	if open && !IsExternal(t.typ.Runner) {
+	if open && !t.noChild() {
 		r.retain(t)
 	}
 	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile, Worktree: kept}
-	if info.Usage != nil && IsExternal(t.typ.Runner) {
+	if info.Usage != nil && t.noChild() {
 		u := *info.Usage
 		end2.Usage = &u
 	} else if info.Usage != nil {
@@ -588,6 +591,10 @@ func (t *Task) finish(res Result) {
 		r.notify(notificationText(&info, text))
 	}
 }
+
+// noChild: the task runs outside ama (an external agent or a host
+// runner), so there is no child session to keep or bill.
+func (t *Task) noChild() bool { return t.typ.Source == SourceHost || IsExternal(t.typ.Runner) }
 
 // shortID is the first 8 characters of a session id.
 func shortID(id string) string {

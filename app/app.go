@@ -388,7 +388,11 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if skipped != "" {
 		log.Warn(skipped)
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, log); err != nil {
+	var runners agents.HostRunners
+	if h != nil {
+		runners = h // runners.provide: task(agent=<id>) runs on the host
+	}
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, runners, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{

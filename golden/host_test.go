@@ -432,3 +432,62 @@ func TestHostToolsUnderHooks(t *testing.T) {
 		t.Errorf("PreToolUse hook_executed payload: %q", lines)
 	}
 }
+
+// task(agent=X) runs on the host runner X (runners.provide): the runner
+// gets the SubagentRunRequest over the bridge's runner.start, its events
+// and result come back, get_agents lists it with source "host".
+func TestHostRunnerTask(t *testing.T) {
+	canvasAdapter(t) // needs node
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "request.json")
+	adapter := filepath.Join(dir, "runner.cjs")
+	if err := os.WriteFile(adapter, []byte(`const fs = require("fs");
+module.exports = { hostApi: 1, create(api) {
+  api.runners.provide({ id: "canvas-agent", description: "An agent on a canvas node", async start(req) {
+    fs.writeFileSync(`+"`"+seen+"`"+`, JSON.stringify({ prompt: req.prompt, cwd: req.cwd, mode: req.mode, taskId: req.taskId, signal: typeof req.signal }));
+    req.onEvent({ type: "turn", turn: 1 });
+    req.onEvent({ type: "text", delta: "painting " });
+    return { id: "node-7", send() {}, stop() {}, async wait() {
+      req.onEvent({ type: "tool", toolName: "canvas_paint", status: "started" });
+      return { text: "canvas did: " + req.prompt, usage: { input: 5, output: 3 }, stopReason: "stop", isError: false };
+    } };
+  } });
+  return { id: "runner-host" };
+} };
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--model", "fake/echo", "--host", adapter, "--tools", "read,task", "--allow", "task"},
+		UserConfig: []byte(`{"subagents":{"background":"never"}}`),
+		Script:     []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"paint it","agent":"canvas-agent","description":"paint"}}}]},{"text":"Done."}]}`),
+	})
+	r.Send(`{"id":"ag","type":"get_agents"}`)
+	r.WaitFor("agents", 1, func(o *golden.Object) bool { return o.String("id") == "ag" })
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	var out string
+	for _, l := range r.Lines() {
+		out += string(l) + "\n"
+	}
+	for _, want := range []string{
+		`{"name":"canvas-agent","description":"An agent on a canvas node","runner":"canvas-agent","source":"host"}`,
+		`"type":"subagent_start","taskId":"t1","parentToolCallId":"fake_call_0","agent":"canvas-agent","runner":"canvas-agent"`,
+		`"type":"subagent_update","taskId":"t1","kind":"turn","turn":1`,
+		`"kind":"tool","toolName":"canvas_paint"`,
+		`[task t1] canvas did: paint it`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	var req map[string]string
+	data, _ := os.ReadFile(seen)
+	if err := json.Unmarshal(data, &req); err != nil || req["prompt"] != "paint it" || req["mode"] != "default" || req["taskId"] != "t1" || req["cwd"] != r.Work || req["signal"] != "object" {
+		t.Fatalf("runner request %s: %v", data, err)
+	}
+}

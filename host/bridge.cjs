@@ -356,14 +356,55 @@ async function dispose() {
   return {};
 }
 
+// runner.start runs one task on a provided runner (runners.provide):
+// start(request) with signal and onEvent, then the handle's wait(). Events
+// reported before start() resolves are held back until "started".
+const runs = new Map();
+async function runnerStart(p) {
+  const runner = runners.get(p.runnerId);
+  if (!runner) throw new Error("no host runner " + p.runnerId);
+  const ac = new AbortController();
+  const run = { ac, handle: null };
+  runs.set(p.callId, run);
+  let started = false;
+  const held = [];
+  const report = (event) => notify("runner.event", { callId: p.callId, event });
+  const req = Object.assign({}, p.request, {
+    signal: ac.signal,
+    onEvent(event) {
+      if (!event || typeof event !== "object") return;
+      if (started) report(event);
+      else held.push(event);
+    },
+  });
+  try {
+    run.handle = await runner.start(req);
+    started = true;
+    report({ type: "started", id: run.handle && run.handle.id ? String(run.handle.id) : undefined });
+    held.splice(0).forEach(report);
+    if (ac.signal.aborted && run.handle && typeof run.handle.stop === "function") await run.handle.stop();
+    const r = (await run.handle.wait()) || {};
+    return { text: String(r.text ?? ""), usage: r.usage, stopReason: r.stopReason, isError: !!r.isError, status: r.status };
+  } finally {
+    runs.delete(p.callId);
+  }
+}
+
 const methods = {
   initialize,
   execute,
   ask,
+  "runner.start": runnerStart,
   event: (p) => deliver(p.name, p.payload).then(() => ({})),
   dispose,
 };
 const notifications = {
+  "runner.stop"(p) {
+    const run = runs.get(p.callId);
+    if (!run) return;
+    run.ac.abort();
+    if (run.handle && typeof run.handle.stop === "function") Promise.resolve().then(() => run.handle.stop()).catch(() => {});
+  },
   cancel(p) {
     const ac = running.get(p.toolCallId);
     if (ac) ac.abort();
