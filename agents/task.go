@@ -51,6 +51,10 @@ type Task struct {
 	last      *llm.AssistantMessage
 	limitHit  bool
 	settled   chan struct{}
+	// cacheSum are the child's cache totals already added to the parent
+	// (cacheAdded: counted once as a sub-session).
+	cacheSum   [3]int
+	cacheAdded bool
 }
 
 // ID returns the task id.
@@ -581,6 +585,7 @@ func (t *Task) finish(res Result) {
 		paid := t.usage
 		t.smu.Unlock()
 		r.parent.RecordUsage("subagent", t.model, paid)
+		t.addCache()
 	}
 	r.parent.Emit(end2)
 	if stop := r.cfg.SubagentStop; stop != nil {
@@ -590,6 +595,29 @@ func (t *Task) finish(res Result) {
 	if bg && !stopped && res.Status != StatusAborted {
 		r.notify(notificationText(&info, text))
 	}
+}
+
+// addCache adds what this run of the child cost in cache terms to the
+// parent's SessionStats.cache.subagents (the difference since the last
+// run: a continued child's totals include its earlier runs).
+func (t *Task) addCache() {
+	r := t.reg
+	r.mu.Lock()
+	child := t.child
+	r.mu.Unlock()
+	if child == nil {
+		return
+	}
+	read, prompt, rb, err := child.CacheTotals()
+	if err != nil {
+		return
+	}
+	t.smu.Lock()
+	first := !t.cacheAdded
+	d := [3]int{max(0, read-t.cacheSum[0]), max(0, prompt-t.cacheSum[1]), max(0, rb-t.cacheSum[2])}
+	t.cacheAdded, t.cacheSum = true, [3]int{read, prompt, rb}
+	t.smu.Unlock()
+	r.parent.AddSubagentCache(first, d[0], d[1], d[2])
 }
 
 // noChild: the task runs outside ama (an external agent or a host
