@@ -44,6 +44,7 @@ const hostTools = new Map(); // name -> definition
 const handlers = new Map(); // event -> [fn]
 let broker = null;
 const runners = new Map();
+const warmHandlers = [];
 const running = new Map(); // toolCallId -> AbortController
 let created = false;
 
@@ -195,6 +196,21 @@ function buildApi() {
     log(level, message, detail) {
       notify("log", { level: String(level), message: String(message), detail });
     },
+    cache: {
+      // The last registered handler still subscribed decides; ama-rpc
+      // asks it with cache.decide before every warming send.
+      onWarmingDecision(handler) {
+        if (typeof handler !== "function") throw invalid("cache.onWarmingDecision: handler must be a function");
+        warmHandlers.push(handler);
+        if (warmHandlers.length === 1) notify("cache.decider", { active: true });
+        return () => {
+          const i = warmHandlers.lastIndexOf(handler);
+          if (i < 0) return;
+          warmHandlers.splice(i, 1);
+          if (warmHandlers.length === 0) notify("cache.decider", { active: false });
+        };
+      },
+    },
     runners: {
       provide(runner) {
         if (runner === null || typeof runner !== "object" || typeof runner.id !== "string" || runner.id === "" || typeof runner.start !== "function")
@@ -210,7 +226,7 @@ function buildApi() {
       },
     },
   };
-  for (const k of ["agent", "session", "tools", "instructions", "events", "approvals", "messages", "ui", "runners"]) Object.freeze(api[k]);
+  for (const k of ["agent", "session", "tools", "instructions", "events", "approvals", "messages", "ui", "cache", "runners"]) Object.freeze(api[k]);
   Object.freeze(api.env);
   return Object.freeze(api);
 }
@@ -395,6 +411,16 @@ const methods = {
   execute,
   ask,
   "runner.start": runnerStart,
+  async "cache.decide"(p) {
+    const h = warmHandlers[warmHandlers.length - 1];
+    if (!h) return { answer: null };
+    try {
+      const a = await h(p.decision);
+      return { answer: a === "warm" || a === "stop" ? a : null };
+    } catch (e) {
+      return { answer: null };
+    }
+  },
   event: (p) => deliver(p.name, p.payload).then(() => ({})),
   dispose,
 };

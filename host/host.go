@@ -137,6 +137,7 @@ type Host struct {
 	shutdown     bool
 	updates      map[string]func(partial any)
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
+	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
 	initErr      error                                // a registration rejected during initialize
 
 	askMu sync.Mutex // approvals are asked one at a time
@@ -574,6 +575,12 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 				break
 			}
 		}
+		h.mu.Unlock()
+	case "cache.decider":
+		var on bool
+		_ = json.Unmarshal(p["active"], &on)
+		h.mu.Lock()
+		h.warmDecider = on
 		h.mu.Unlock()
 	case "runner.event":
 		if req.Params != nil {
