@@ -60,27 +60,50 @@ type HostRunResult struct {
 	Status     string     `json:"status,omitempty"`
 }
 
-// hostType is the catalog entry of a host runner (nil: none of that id).
-func (r *Registry) hostType(name string) *Type {
-	if r.cfg.HostRunners == nil {
+func hostRunnerType(hr HostRunnerInfo) *Type {
+	return &Type{Name: hr.ID, Runner: hr.ID, Source: SourceHost, Description: hr.Description, MaxTurns: DefaultMaxTurns}
+}
+
+// HostTypes are the catalog entries of the runners provided so far (during
+// create(): they are described in the task tool, host-api.md §4.12). The
+// built-in types always stay in-process sub-sessions, so a runner of that
+// name is left out.
+func HostTypes(hr HostRunners) []*Type {
+	if hr == nil {
 		return nil
 	}
-	for _, hr := range r.cfg.HostRunners.HostRunners() {
-		if hr.ID == name {
-			return &Type{Name: name, Runner: name, Source: SourceHost, Description: hr.Description, MaxTurns: DefaultMaxTurns}
+	builtin := map[string]bool{}
+	for _, t := range Builtins() {
+		builtin[t.Name] = true
+	}
+	var out []*Type
+	for _, r := range hr.HostRunners() {
+		if !builtin[r.ID] {
+			out = append(out, hostRunnerType(r))
+		}
+	}
+	return out
+}
+
+// hostType is the entry of a runner provided after the catalog was built
+// (resolved on demand, not described; nil: none of that id).
+func (r *Registry) hostType(name string) *Type {
+	for _, t := range HostTypes(r.cfg.HostRunners) {
+		if t.Name == name {
+			return t
 		}
 	}
 	return nil
 }
 
-// hostInfos are the get_agents entries of the host runners.
+// hostInfos are the get_agents entries of the runners the catalog does
+// not list (provided after it was built).
 func (r *Registry) hostInfos() []AgentInfo {
-	if r.cfg.HostRunners == nil {
-		return nil
-	}
 	var out []AgentInfo
-	for _, hr := range r.cfg.HostRunners.HostRunners() {
-		out = append(out, AgentInfo{Name: hr.ID, Description: hr.Description, Runner: hr.ID, Source: SourceHost})
+	for _, t := range HostTypes(r.cfg.HostRunners) {
+		if r.cfg.Catalog.Lookup(t.Name) == nil {
+			out = append(out, AgentInfo{Name: t.Name, Description: t.Description, Runner: t.Runner, Source: SourceHost})
+		}
 	}
 	return out
 }

@@ -40,7 +40,8 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	catalog := agents.NewCatalog(defs)
+	// Definition files first: a runner of the same name does not replace one.
+	catalog := agents.NewCatalog(append(defs, agents.HostTypes(runners)...))
 	const unattended = false // ama-rpc has no print mode: a host is always attached
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)

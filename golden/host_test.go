@@ -464,6 +464,8 @@ module.exports = { hostApi: 1, create(api) {
 	})
 	r.Send(`{"id":"ag","type":"get_agents"}`)
 	r.WaitFor("agents", 1, func(o *golden.Object) bool { return o.String("id") == "ag" })
+	r.Send(`{"id":"tl","type":"get_tools"}`)
+	r.WaitFor("tools", 1, func(o *golden.Object) bool { return o.String("id") == "tl" })
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
 	r.CloseStdin()
@@ -484,6 +486,13 @@ module.exports = { hostApi: 1, create(api) {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s in\n%s", want, out)
 		}
+	}
+	if n := strings.Count(out, `{"name":"canvas-agent",`); n != 1 {
+		t.Errorf("get_agents lists the runner %d times", n)
+	}
+	// Provided during create(): described in the task tool like a type.
+	if !strings.Contains(out, `- canvas-agent: An agent on a canvas node`) {
+		t.Errorf("the task tool does not describe the host runner:\n%s", out)
 	}
 	var req map[string]string
 	data, _ := os.ReadFile(seen)
