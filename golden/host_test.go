@@ -460,7 +460,8 @@ module.exports = { hostApi: 1, create(api) {
 	r := golden.Start(t, golden.Config{
 		Args:       []string{"--model", "fake/echo", "--host", adapter, "--tools", "read,task", "--allow", "task"},
 		UserConfig: []byte(`{"subagents":{"background":"never"}}`),
-		Script:     []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"paint it","agent":"canvas-agent","description":"paint"}}}]},{"text":"Done."}]}`),
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"paint it","agent":"canvas-agent","description":"paint"}}}]},` +
+			`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"hi","agent":"acp:ama","description":"external"}}}]},{"text":"Done."}]}`),
 	})
 	r.Send(`{"id":"ag","type":"get_agents"}`)
 	r.WaitFor("agents", 1, func(o *golden.Object) bool { return o.String("id") == "ag" })
@@ -482,10 +483,15 @@ module.exports = { hostApi: 1, create(api) {
 		`"type":"subagent_update","taskId":"t1","kind":"turn","turn":1`,
 		`"kind":"tool","toolName":"canvas_paint"`,
 		`[task t1] canvas did: paint it`,
+		// Hosted mode: no external CLI is spawned (no first-run ask either).
+		`external agents are provided by the host, and it provides no runner acp:ama`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s in\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, `"type":"permission_request"`) {
+		t.Errorf("a permission was asked:\n%s", out)
 	}
 	if n := strings.Count(out, `{"name":"canvas-agent",`); n != 1 {
 		t.Errorf("get_agents lists the runner %d times", n)
