@@ -56,9 +56,11 @@ type Config struct {
 	// AutoBackgroundAfter moves a foreground task to the background once it
 	// has run this long (reason "timeout"; 0: never).
 	AutoBackgroundAfter time.Duration
-	// SubagentStop is the seam for the hooks package's SubagentStop
-	// event: called once per finished task run, after subagent_end and
-	// before the notification, on the task's goroutine (nil: none).
+	// SubagentStop is called once per finished task run, after
+	// subagent_end and before the notification, on the task's goroutine
+	// (nil: none). The SubagentStop hook does not use it: it fires at the
+	// child session's own settle point (session/hooks.go stopHook), where
+	// a block can still continue the child; this is too late for that.
 	SubagentStop func(info TaskInfo, res Result)
 	// HostRunners are a host adapter's runners (nil: no host): an agent
 	// name no catalog type has runs on the host runner of that id.
