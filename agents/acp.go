@@ -96,6 +96,9 @@ func (t *Task) runExternal() Result {
 		return Result{Status: StatusFailed, IsError: true, Text: fmt.Sprintf(format, args...), StopReason: llm.StopError}
 	}
 	agent := t.typ.Name
+	if r.cfg.HostRunners != nil { // hosted mode: ama spawns no external CLI itself (host-api.md §4.12)
+		return fail("The external agent %s is not available: with a host adapter active, external agents are provided by the host, and it provides no runner %s.", agent, agent)
+	}
 	if !r.cfg.Trusted {
 		return fail("agent_untrusted: %s runs only in a trusted project (start ama-rpc with --trust).", agent)
 	}

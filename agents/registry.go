@@ -56,10 +56,15 @@ type Config struct {
 	// AutoBackgroundAfter moves a foreground task to the background once it
 	// has run this long (reason "timeout"; 0: never).
 	AutoBackgroundAfter time.Duration
-	// SubagentStop is the seam for the hooks package's SubagentStop
-	// event: called once per finished task run, after subagent_end and
-	// before the notification, on the task's goroutine (nil: none).
+	// SubagentStop is called once per finished task run, after
+	// subagent_end and before the notification, on the task's goroutine
+	// (nil: none). The SubagentStop hook does not use it: it fires at the
+	// child session's own settle point (session/hooks.go stopHook), where
+	// a block can still continue the child; this is too late for that.
 	SubagentStop func(info TaskInfo, res Result)
+	// HostRunners are a host adapter's runners (nil: no host): an agent
+	// name no catalog type has runs on the host runner of that id.
+	HostRunners HostRunners
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
@@ -222,6 +227,9 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 		name = "general"
 	}
 	typ := r.cfg.Catalog.Lookup(name)
+	if typ == nil {
+		typ = r.hostType(name)
+	}
 	if typ == nil && IsExternal(name) {
 		typ = externalType(name)
 	}
@@ -346,6 +354,9 @@ func (r *Registry) restore() {
 				r.seq = n
 			}
 			typ := r.cfg.Catalog.Lookup(s.Agent)
+			if typ == nil {
+				typ = r.hostType(s.Agent)
+			}
 			if typ == nil && IsExternal(s.Agent) {
 				typ = externalType(s.Agent)
 			}
@@ -409,7 +420,9 @@ func (r *Registry) Tasks() []TaskInfo {
 }
 
 // Agents returns the get_agents list.
-func (r *Registry) Agents() []AgentInfo { return r.cfg.Catalog.Infos() }
+func (r *Registry) Agents() []AgentInfo {
+	return append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+}
 
 // Background moves running foreground tasks (all, or the one with id) to
 // the background. It returns the ids moved and a release function that

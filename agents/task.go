@@ -51,6 +51,10 @@ type Task struct {
 	last      *llm.AssistantMessage
 	limitHit  bool
 	settled   chan struct{}
+	// cacheSum are the child's cache totals already added to the parent
+	// (cacheAdded: counted once as a sub-session).
+	cacheSum   [3]int
+	cacheAdded bool
 }
 
 // ID returns the task id.
@@ -140,6 +144,9 @@ func (t *Task) run() {
 // runChild starts (or reuses) the child session and runs one prompt.
 func (t *Task) runChild() Result {
 	r := t.reg
+	if t.typ.Source == SourceHost {
+		return t.runHost()
+	}
 	if IsExternal(t.typ.Runner) {
 		return t.runExternal()
 	}
@@ -520,7 +527,7 @@ func (t *Task) finish(res Result) {
 		full = emptyText
 	}
 	var kept *events.SubagentWorktree
-	if w := t.wt; w != nil && !IsExternal(t.typ.Runner) {
+	if w := t.wt; w != nil && !t.noChild() {
 		changed, note, err := w.finish()
 		switch {
 		case err != nil:
@@ -558,11 +565,11 @@ func (t *Task) finish(res Result) {
 	r.mu.Lock()
 	open := t.child != nil
 	r.mu.Unlock()
-	if open && !IsExternal(t.typ.Runner) {
+	if open && !t.noChild() {
 		r.retain(t)
 	}
 	end2 := events.SubagentEnd{TaskID: id, Status: res.Status, OutputFile: info.OutputFile, Worktree: kept}
-	if info.Usage != nil && IsExternal(t.typ.Runner) {
+	if info.Usage != nil && t.noChild() {
 		u := *info.Usage
 		end2.Usage = &u
 	} else if info.Usage != nil {
@@ -578,6 +585,7 @@ func (t *Task) finish(res Result) {
 		paid := t.usage
 		t.smu.Unlock()
 		r.parent.RecordUsage("subagent", t.model, paid)
+		t.addCache()
 	}
 	r.parent.Emit(end2)
 	if stop := r.cfg.SubagentStop; stop != nil {
@@ -588,6 +596,33 @@ func (t *Task) finish(res Result) {
 		r.notify(notificationText(&info, text))
 	}
 }
+
+// addCache adds what this run of the child cost in cache terms to the
+// parent's SessionStats.cache.subagents (the difference since the last
+// run: a continued child's totals include its earlier runs).
+func (t *Task) addCache() {
+	r := t.reg
+	r.mu.Lock()
+	child := t.child
+	r.mu.Unlock()
+	if child == nil {
+		return
+	}
+	read, prompt, rb, err := child.CacheTotals()
+	if err != nil {
+		return
+	}
+	t.smu.Lock()
+	first := !t.cacheAdded
+	d := [3]int{max(0, read-t.cacheSum[0]), max(0, prompt-t.cacheSum[1]), max(0, rb-t.cacheSum[2])}
+	t.cacheAdded, t.cacheSum = true, [3]int{read, prompt, rb}
+	t.smu.Unlock()
+	r.parent.AddSubagentCache(first, d[0], d[1], d[2])
+}
+
+// noChild: the task runs outside ama (an external agent or a host
+// runner), so there is no child session to keep or bill.
+func (t *Task) noChild() bool { return t.typ.Source == SourceHost || IsExternal(t.typ.Runner) }
 
 // shortID is the first 8 characters of a session id.
 func shortID(id string) string {

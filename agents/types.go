@@ -17,7 +17,7 @@ const RunnerAma = "ama"
 type Type struct {
 	Name        string
 	Description string
-	Runner      string // "ama" (external runners are not wired yet)
+	Runner      string // "ama", "acp:<program>", or a host runner's id (Source "host")
 	Source      string
 	FilePath    string
 	// ReadOnly types run with a plan-mode pipeline whose asks are denies.

@@ -17,7 +17,7 @@ import (
 // task_ctl): both tools are registered and active together, and every
 // root session gets a task registry. Without them nothing changes (no
 // registry: get_tasks and get_agents answer empty lists).
-func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, trusted bool, log *zap.Logger) ([]string, error) {
+func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, trusted bool, runners agents.HostRunners, log *zap.Logger) ([]string, error) {
 	switch cfg.Background {
 	case "", "auto", "always", "never":
 	default:
@@ -40,7 +40,8 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	catalog := agents.NewCatalog(defs)
+	// Definition files first: a runner of the same name does not replace one.
+	catalog := agents.NewCatalog(append(defs, agents.HostTypes(runners)...))
 	const unattended = false // ama-rpc has no print mode: a host is always attached
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)
@@ -50,6 +51,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	deps.Tools = more
 	deps.Tasks = agents.Factory(agents.Config{Deps: deps, Catalog: catalog, Log: log, Now: deps.Now,
 		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
-		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted})
+		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted,
+		HostRunners: runners})
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -296,7 +297,8 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Version: Version,
 		Sandbox: sb,
 	}
-	if deps.Hooks, err = loadHooks(paths, cwd, flags, user, log); err != nil {
+	var trusted bool
+	if deps.Hooks, trusted, err = loadHooks(paths, cwd, flags, profile, user, log); err != nil {
 		return nil, err
 	}
 	if h := env.Hooks; h != nil {
@@ -371,15 +373,26 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 				}
 			}()
 		}
+		if h != nil {
+			deps.Hooks.SetObserver(func(e hooks.Event, outs []hooks.Outcome) {
+				for _, o := range outs {
+					h.HookExecuted(string(e), o.Command.Command, o.ExitCode, o.Duration.Milliseconds())
+				}
+			})
+		}
 	}
 	if flags.Tools != "" {
 		active = splitList(flags.Tools)
 	}
-	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, flags.Trust)
+	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, trusted)
 	if skipped != "" {
 		log.Warn(skipped)
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, defDirs, flags.Trust, log); err != nil {
+	var runners agents.HostRunners
+	if h != nil {
+		runners = h // runners.provide: task(agent=<id>) runs on the host
+	}
+	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, runners, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{

@@ -23,12 +23,14 @@ const ExitHook = 6
 var errHookFailed = errors.New("hook_failed")
 
 // loadHooks reads the hooks layers: <configDir>/hooks.json, the profile's
-// hooksFile (ama-rpc has no profiles yet, so that layer is always empty),
-// and <cwd>/.ama/hooks.json when the project is trusted. A file error is a
-// config error (exit 3).
-func loadHooks(paths config.Paths, cwd string, flags *Flags, user *config.Config, log *zap.Logger) (*hooks.Dispatcher, error) {
+// hooksFile (must exist), and <cwd>/.ama/hooks.json when the project is
+// trusted. It returns the trust decision too (--trust/--no-trust, then
+// the profile's trustProject, then trust.json; hooks spec §1.2), which
+// also gates the project's agent definitions. A file error is a config
+// error (exit 3).
+func loadHooks(paths config.Paths, cwd string, flags *Flags, profile *Profile, user *config.Config, log *zap.Logger) (*hooks.Dispatcher, bool, error) {
 	if flags.Trust && flags.NoTrust {
-		return nil, fmt.Errorf("%w: --trust and --no-trust are exclusive", errUsage)
+		return nil, false, fmt.Errorf("%w: --trust and --no-trust are exclusive", errUsage)
 	}
 	var flag *bool
 	switch {
@@ -38,22 +40,27 @@ func loadHooks(paths config.Paths, cwd string, flags *Flags, user *config.Config
 		no := false
 		flag = &no
 	}
-	trusted, err := hooks.Trusted(hooks.TrustOptions{Flag: flag, TrustFile: filepath.Join(paths.Config, "trust.json"), Dir: cwd})
+	var profileHooks string
+	var profileTrust *bool
+	if profile != nil {
+		profileHooks, profileTrust = profile.HooksFile, profile.TrustProject
+	}
+	trusted, err := hooks.Trusted(hooks.TrustOptions{Flag: flag, Profile: profileTrust, TrustFile: filepath.Join(paths.Config, "trust.json"), Dir: cwd})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		return nil, false, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	set, warnings, err := hooks.Load(hooks.Layers{
 		User:    filepath.Join(paths.Config, "hooks.json"),
-		Profile: "", // profile hooksFile: no --profile yet
+		Profile: profileHooks,
 		Project: filepath.Join(cwd, ".ama", "hooks.json"), Trusted: trusted,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+		return nil, false, fmt.Errorf("%w: %w", config.ErrInvalid, err)
 	}
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	return hooks.NewDispatcher(set, hooks.Options{Timeout: time.Duration(user.Hooks.TimeoutMs) * time.Millisecond}), nil
+	return hooks.NewDispatcher(set, hooks.Options{Timeout: time.Duration(user.Hooks.TimeoutMs) * time.Millisecond}), trusted, nil
 }
 
 // sessionStart runs SessionStart for the startup session: a block fails

@@ -101,6 +101,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 		}
 	}
 	deps.Host = h
+	deps.WarmingDecider = h // cache.onWarmingDecision, once the adapter registers a handler
 	return h, kept, nil
 }
 

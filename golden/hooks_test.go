@@ -1,6 +1,7 @@
 package golden_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -56,6 +57,50 @@ func TestHookSideEffects(t *testing.T) {
 		b, _ := os.ReadFile(files[0])
 		if !strings.Contains(string(b), `"hooks":"fresh session"`) {
 			t.Fatalf("the new session's system prompt lacks the SessionStart context:\n%s", b)
+		}
+	})
+	t.Run("sub-agent hooks", func(t *testing.T) {
+		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-subagent")
+		read := func(name string) []map[string]any {
+			b, _ := os.ReadFile(filepath.Join(r.Work, name))
+			var out []map[string]any
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Fatalf("%s: %q: %v", name, l, err)
+				}
+				out = append(out, m)
+			}
+			return out
+		}
+		// The child's write went through the parent's PreToolUse hooks:
+		// denied, nothing written, input with depth 1 and the child's id.
+		if _, err := os.Stat(filepath.Join(r.Work, "note.txt")); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("the child's denied write ran: %v", err)
+		}
+		pre, stop, sub := read("pretool.jsonl"), read("stop.jsonl"), read("substop.jsonl")
+		if len(pre) != 1 || pre[0]["depth"] != 1.0 || pre[0]["toolName"] != "write" {
+			t.Fatalf("PreToolUse inputs: %v", pre)
+		}
+		// Stop fired once, for the parent (depth 0); SubagentStop twice for
+		// the child: the block continued it once, then stopHookActive.
+		if len(stop) != 1 || stop[0]["depth"] != 0.0 || stop[0]["hookEventName"] != "Stop" {
+			t.Fatalf("Stop inputs: %v", stop)
+		}
+		if len(sub) != 2 || sub[0]["stopHookActive"] != false || sub[1]["stopHookActive"] != true {
+			t.Fatalf("SubagentStop inputs: %v", sub)
+		}
+		child := pre[0]["sessionId"]
+		for _, m := range sub {
+			if m["depth"] != 1.0 || m["hookEventName"] != "SubagentStop" || m["sessionId"] != child {
+				t.Fatalf("SubagentStop input: %v", m)
+			}
+		}
+		if child == stop[0]["sessionId"] || child == "" {
+			t.Fatalf("child hooks report the parent's session id %v", child)
+		}
+		if sub[1]["lastAssistantText"] != "checked again: still blocked" {
+			t.Fatalf("lastAssistantText: %v", sub[1])
 		}
 	})
 }

@@ -369,3 +369,140 @@ func TestHostApiMembers(t *testing.T) {
 		t.Errorf("host messages with origin host in the transcript: %v", marked)
 	}
 }
+
+// Hooks apply to host tools as to built-in ones: a PreToolUse deny means
+// the adapter's execute never runs (its marker file names only the tool
+// that was allowed), PostToolUse context reaches the result; the adapter
+// sees hook_executed for every hook, SessionStart and SessionEnd included.
+func TestHostToolsUnderHooks(t *testing.T) {
+	adapter := canvasAdapter(t)
+	dir := t.TempDir()
+	trace, mark := filepath.Join(dir, "trace"), filepath.Join(dir, "executed")
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter, "--trust"},
+		Env:  map[string]string{"ARMADRA_NODE_ID": "n1", "CANVAS_TRACE": trace, "CANVAS_EXEC_MARK": mark, "CANVAS_HOOKS": "1"},
+		Files: map[string]string{".ama/hooks.json": `{"version":1,"hooks":{
+			"SessionStart":[{"hooks":[{"type":"command","command":"true"}]}],
+			"PreToolUse":[{"matcher":"canvas_wipe","hooks":[{"type":"command","command":"cat > pretool.json; echo 'no wiping' >&2; exit 2"}]}],
+			"PostToolUse":[{"matcher":"canvas_read_node","hooks":[{"type":"command","command":"echo '{\"additionalContext\":\"read checked\"}'"}]}],
+			"SessionEnd":[{"hooks":[{"type":"command","command":"true"}]}]}}`},
+		Script: toolScript(`{"name":"canvas_wipe","arguments":{"text":"all"}}`, `{"name":"canvas_read_node","arguments":{"text":"a"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if got, _ := os.ReadFile(mark); string(got) != "canvas_read_node\n" {
+		t.Fatalf("executed host tools: %q (canvas_wipe must never run)", got)
+	}
+	var wipe, read string
+	for _, l := range r.Lines() {
+		var m struct {
+			Type, ToolName string
+			Result         json.RawMessage
+		}
+		if json.Unmarshal(l, &m) == nil && m.Type == "tool_execution_end" {
+			switch m.ToolName {
+			case "canvas_wipe":
+				wipe = string(m.Result)
+			case "canvas_read_node":
+				read = string(m.Result)
+			}
+		}
+	}
+	if !strings.Contains(wipe, "no wiping") || !strings.Contains(wipe, `"isError":true`) {
+		t.Errorf("denied host tool result: %s", wipe)
+	}
+	if !strings.Contains(read, "read checked") {
+		t.Errorf("PostToolUse context missing from the host tool result: %s", read)
+	}
+	in, _ := os.ReadFile(filepath.Join(r.Work, "pretool.json"))
+	if !bytes.Contains(in, []byte(`"host":"armadra-test"`)) || !bytes.Contains(in, []byte(`"toolName":"canvas_wipe"`)) {
+		t.Errorf("PreToolUse input: %s", in)
+	}
+	lines := readTrace(t, trace)
+	for _, ev := range []string{"SessionStart", "PreToolUse", "PostToolUse", "SessionEnd"} {
+		if index(lines, `hook_executed {"event":"`+ev+`","command":`) < 0 {
+			t.Errorf("host did not see hook_executed for %s: %q", ev, lines)
+		}
+	}
+	if i := index(lines, `hook_executed {"event":"PreToolUse","command":"cat > pretool.json; echo 'no wiping' >&2; exit 2","exitCode":2,`); i < 0 {
+		t.Errorf("PreToolUse hook_executed payload: %q", lines)
+	}
+}
+
+// task(agent=X) runs on the host runner X (runners.provide): the runner
+// gets the SubagentRunRequest over the bridge's runner.start, its events
+// and result come back, get_agents lists it with source "host".
+func TestHostRunnerTask(t *testing.T) {
+	canvasAdapter(t) // needs node
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "request.json")
+	adapter := filepath.Join(dir, "runner.cjs")
+	if err := os.WriteFile(adapter, []byte(`const fs = require("fs");
+module.exports = { hostApi: 1, create(api) {
+  api.runners.provide({ id: "canvas-agent", description: "An agent on a canvas node", async start(req) {
+    fs.writeFileSync(`+"`"+seen+"`"+`, JSON.stringify({ prompt: req.prompt, cwd: req.cwd, mode: req.mode, taskId: req.taskId, signal: typeof req.signal }));
+    req.onEvent({ type: "turn", turn: 1 });
+    req.onEvent({ type: "text", delta: "painting " });
+    return { id: "node-7", send() {}, stop() {}, async wait() {
+      req.onEvent({ type: "tool", toolName: "canvas_paint", status: "started" });
+      return { text: "canvas did: " + req.prompt, usage: { input: 5, output: 3 }, stopReason: "stop", isError: false };
+    } };
+  } });
+  return { id: "runner-host" };
+} };
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--model", "fake/echo", "--host", adapter, "--tools", "read,task", "--allow", "task"},
+		UserConfig: []byte(`{"subagents":{"background":"never"}}`),
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"paint it","agent":"canvas-agent","description":"paint"}}}]},` +
+			`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"hi","agent":"acp:ama","description":"external"}}}]},{"text":"Done."}]}`),
+	})
+	r.Send(`{"id":"ag","type":"get_agents"}`)
+	r.WaitFor("agents", 1, func(o *golden.Object) bool { return o.String("id") == "ag" })
+	r.Send(`{"id":"tl","type":"get_tools"}`)
+	r.WaitFor("tools", 1, func(o *golden.Object) bool { return o.String("id") == "tl" })
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	var out string
+	for _, l := range r.Lines() {
+		out += string(l) + "\n"
+	}
+	for _, want := range []string{
+		`{"name":"canvas-agent","description":"An agent on a canvas node","runner":"canvas-agent","source":"host"}`,
+		`"type":"subagent_start","taskId":"t1","parentToolCallId":"fake_call_0","agent":"canvas-agent","runner":"canvas-agent"`,
+		`"type":"subagent_update","taskId":"t1","kind":"turn","turn":1`,
+		`"kind":"tool","toolName":"canvas_paint"`,
+		`[task t1] canvas did: paint it`,
+		// Hosted mode: no external CLI is spawned (no first-run ask either).
+		`external agents are provided by the host, and it provides no runner acp:ama`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"type":"permission_request"`) {
+		t.Errorf("a permission was asked:\n%s", out)
+	}
+	if n := strings.Count(out, `{"name":"canvas-agent",`); n != 1 {
+		t.Errorf("get_agents lists the runner %d times", n)
+	}
+	// Provided during create(): described in the task tool like a type.
+	if !strings.Contains(out, `- canvas-agent: An agent on a canvas node`) {
+		t.Errorf("the task tool does not describe the host runner:\n%s", out)
+	}
+	var req map[string]string
+	data, _ := os.ReadFile(seen)
+	if err := json.Unmarshal(data, &req); err != nil || req["prompt"] != "paint it" || req["mode"] != "default" || req["taskId"] != "t1" || req["cwd"] != r.Work || req["signal"] != "object" {
+		t.Fatalf("runner request %s: %v", data, err)
+	}
+}

@@ -254,3 +254,54 @@ func TestHTTPCachedTokensMiss(t *testing.T) {
 		t.Fatalf("stats %v", data)
 	}
 }
+
+// cache.onWarmingDecision: the host adapter's handler becomes the
+// session's warming decider (bridge cache.decider / cache.decide): it
+// sees the built-in decision, and its "stop" stops warming (declined)
+// without a warm request.
+func TestHostWarmingDecision(t *testing.T) {
+	canvasAdapter(t) // skips without node; the adapter below is our own
+	dir := t.TempDir()
+	seen := filepath.Join(dir, "decision.json")
+	host := filepath.Join(dir, "warm.cjs")
+	if err := os.WriteFile(host, []byte(`const fs = require("fs");
+module.exports = { hostApi: 1, create(api) {
+  api.cache.onWarmingDecision(() => "warm"); // replaced by the later one
+  api.cache.onWarmingDecision((d) => { fs.writeFileSync(`+"`"+seen+"`"+`, JSON.stringify(d)); return "stop"; });
+  return { id: "warm-host" };
+} };
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timers := &manualTimers{seen: make(chan struct{}, 8)}
+	cfg := `{"modelOverrides":[{"provider":"fake","id":"echo","promptCache":{"short":300}}],"permission":{"mode":"full-auto"}}`
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--host", host}, Script: refScript(t, "cache-warm.json"),
+		UserConfig: []byte(cfg), AfterFunc: timers.after})
+	r.Send(`{"id":"p","type":"prompt","message":"run the slow thing"}`)
+	r.WaitFor("scheduled", 1, func(o *golden.Object) bool {
+		return o.String("type") == "cache_warm" && o.String("phase") == "scheduled"
+	})
+	r.WaitFor("bash start", 1, isType("tool_execution_start"))
+	timers.fireLast()
+	r.WaitFor("stopped", 1, func(o *golden.Object) bool {
+		return o.String("type") == "cache_warm" && o.String("phase") == "stopped"
+	})
+	r.WaitFor("agent_settled", 1, isType("agent_settled"))
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d: %s", code, r.Stderr())
+	}
+	for _, ev := range eventsOf(r, "cache_warm") {
+		if ev["phase"] == "sent" {
+			t.Errorf("a warm was sent although the host said stop: %v", ev)
+		}
+		if ev["phase"] == "stopped" && ev["reason"] != "declined" {
+			t.Errorf("stop reason %v", ev)
+		}
+	}
+	var d map[string]any
+	data, _ := os.ReadFile(seen)
+	if err := json.Unmarshal(data, &d); err != nil || d["action"] != "warm" || d["phase"] != "streaming" || num(d["promptTokens"]) <= 0 || d["probability"] != 1.0 {
+		t.Fatalf("decision the host saw %s: %v", data, err)
+	}
+}

@@ -13,6 +13,21 @@ type Dispatcher struct {
 	set     *Set
 	timeout time.Duration
 	env     []string
+	// observer sees every finished Run (host adapters' hook_executed);
+	// set once at startup, before the first Run.
+	observer func(Event, []Outcome)
+}
+
+// SetObserver makes fn see the outcomes of every Run that ran a hook, in
+// configuration order, once all of them finished (the dispatcher's
+// onExecuted: host adapters get hook_executed from here, also for the
+// SessionStart/SessionEnd runs no session publishes). Call it before the
+// first Run; fn runs on the caller's goroutine and must not block. A nil
+// dispatcher ignores it.
+func (d *Dispatcher) SetObserver(fn func(Event, []Outcome)) {
+	if d != nil {
+		d.observer = fn
+	}
 }
 
 // Options configure a Dispatcher.
@@ -102,5 +117,8 @@ func (d *Dispatcher) Run(ctx context.Context, c Call) *Result {
 		}()
 	}
 	wg.Wait()
+	if d.observer != nil {
+		d.observer(c.Event, outs)
+	}
 	return Merge(outs)
 }

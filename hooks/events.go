@@ -11,7 +11,7 @@ const (
 	PostToolUse      Event = "PostToolUse"
 	Stop             Event = "Stop"
 	// SubagentStop fires where Stop does, inside a task sub-session
-	// (depth > 0). ama-rpc has no sub-agents yet, so nothing fires it.
+	// (depth > 0): session.stopHook picks it for a child session.
 	SubagentStop Event = "SubagentStop"
 	PreCompact   Event = "PreCompact"
 	Notification Event = "Notification"

@@ -44,6 +44,7 @@ const hostTools = new Map(); // name -> definition
 const handlers = new Map(); // event -> [fn]
 let broker = null;
 const runners = new Map();
+const warmHandlers = [];
 const running = new Map(); // toolCallId -> AbortController
 let created = false;
 
@@ -195,6 +196,21 @@ function buildApi() {
     log(level, message, detail) {
       notify("log", { level: String(level), message: String(message), detail });
     },
+    cache: {
+      // The last registered handler still subscribed decides; ama-rpc
+      // asks it with cache.decide before every warming send.
+      onWarmingDecision(handler) {
+        if (typeof handler !== "function") throw invalid("cache.onWarmingDecision: handler must be a function");
+        warmHandlers.push(handler);
+        if (warmHandlers.length === 1) notify("cache.decider", { active: true });
+        return () => {
+          const i = warmHandlers.lastIndexOf(handler);
+          if (i < 0) return;
+          warmHandlers.splice(i, 1);
+          if (warmHandlers.length === 0) notify("cache.decider", { active: false });
+        };
+      },
+    },
     runners: {
       provide(runner) {
         if (runner === null || typeof runner !== "object" || typeof runner.id !== "string" || runner.id === "" || typeof runner.start !== "function")
@@ -210,7 +226,7 @@ function buildApi() {
       },
     },
   };
-  for (const k of ["agent", "session", "tools", "instructions", "events", "approvals", "messages", "ui", "runners"]) Object.freeze(api[k]);
+  for (const k of ["agent", "session", "tools", "instructions", "events", "approvals", "messages", "ui", "cache", "runners"]) Object.freeze(api[k]);
   Object.freeze(api.env);
   return Object.freeze(api);
 }
@@ -356,14 +372,65 @@ async function dispose() {
   return {};
 }
 
+// runner.start runs one task on a provided runner (runners.provide):
+// start(request) with signal and onEvent, then the handle's wait(). Events
+// reported before start() resolves are held back until "started".
+const runs = new Map();
+async function runnerStart(p) {
+  const runner = runners.get(p.runnerId);
+  if (!runner) throw new Error("no host runner " + p.runnerId);
+  const ac = new AbortController();
+  const run = { ac, handle: null };
+  runs.set(p.callId, run);
+  let started = false;
+  const held = [];
+  const report = (event) => notify("runner.event", { callId: p.callId, event });
+  const req = Object.assign({}, p.request, {
+    signal: ac.signal,
+    onEvent(event) {
+      if (!event || typeof event !== "object") return;
+      if (started) report(event);
+      else held.push(event);
+    },
+  });
+  try {
+    run.handle = await runner.start(req);
+    started = true;
+    report({ type: "started", id: run.handle && run.handle.id ? String(run.handle.id) : undefined });
+    held.splice(0).forEach(report);
+    if (ac.signal.aborted && run.handle && typeof run.handle.stop === "function") await run.handle.stop();
+    const r = (await run.handle.wait()) || {};
+    return { text: String(r.text ?? ""), usage: r.usage, stopReason: r.stopReason, isError: !!r.isError, status: r.status };
+  } finally {
+    runs.delete(p.callId);
+  }
+}
+
 const methods = {
   initialize,
   execute,
   ask,
+  "runner.start": runnerStart,
+  async "cache.decide"(p) {
+    const h = warmHandlers[warmHandlers.length - 1];
+    if (!h) return { answer: null };
+    try {
+      const a = await h(p.decision);
+      return { answer: a === "warm" || a === "stop" ? a : null };
+    } catch (e) {
+      return { answer: null };
+    }
+  },
   event: (p) => deliver(p.name, p.payload).then(() => ({})),
   dispose,
 };
 const notifications = {
+  "runner.stop"(p) {
+    const run = runs.get(p.callId);
+    if (!run) return;
+    run.ac.abort();
+    if (run.handle && typeof run.handle.stop === "function") Promise.resolve().then(() => run.handle.stop()).catch(() => {});
+  },
   cancel(p) {
     const ac = running.get(p.toolCallId);
     if (ac) ac.abort();

@@ -5,7 +5,13 @@
 // tool registry as ordinary tools.Tool values (validation, permission
 // pipeline, approvals and events are the session's), its broker is the
 // first answerer of permission asks, its instructions are the system
-// prompt's host section, and it observes every session's events.
+// prompt's host section, and it observes the events of every root session
+// (a task child's reach it through its parent). It also implements
+// agents.HostRunners (runners.provide: runner.start, runner.event,
+// runner.stop) and telemetry.WarmingDecider (cache.onWarmingDecision:
+// cache.decider, cache.decide, bounded to 1 s since the warmer asks on a
+// session's actor), and receives hook_executed from the hooks
+// dispatcher's observer (HookExecuted, non-blocking).
 //
 // The transport is a private pipe pair (fds 3 and 4 of the child), never
 // the process's stdio, framed as one JSON object per line by

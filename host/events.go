@@ -147,6 +147,14 @@ func (h *Host) Observe(s *session.Session, e events.Event) {
 	h.enqueue(name, payload, nil)
 }
 
+// HookExecuted queues the host event hook_executed for one finished
+// command hook (spec §6; fed by the hooks dispatcher's observer, so it
+// covers every run, SessionStart/SessionEnd and sub-agents' hooks
+// included). It does not block.
+func (h *Host) HookExecuted(event, command string, exitCode *int, durationMs int64) {
+	h.enqueue("hook_executed", omap{{"event", event}, {"command", command}, {"exitCode", exitCode}, {"durationMs", durationMs}}, nil)
+}
+
 // switchWait bounds the wait for session_start handlers after a switch.
 const switchWait = 10 * time.Second
 

@@ -19,6 +19,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -135,7 +136,9 @@ type Host struct {
 	ready        bool
 	shutdown     bool
 	updates      map[string]func(partial any)
-	initErr      error // a registration rejected during initialize
+	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
+	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
+	initErr      error                                // a registration rejected during initialize
 
 	askMu sync.Mutex // approvals are asked one at a time
 
@@ -241,7 +244,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	h := &Host{
 		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
-		info: opts.Session, updates: map[string]func(any){},
+		info: opts.Session, updates: map[string]func(any){}, runEvents: map[string]func(agents.HostRunEvent){},
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
@@ -573,6 +576,16 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 			}
 		}
 		h.mu.Unlock()
+	case "cache.decider":
+		var on bool
+		_ = json.Unmarshal(p["active"], &on)
+		h.mu.Lock()
+		h.warmDecider = on
+		h.mu.Unlock()
+	case "runner.event":
+		if req.Params != nil {
+			h.runnerEvent(*req.Params)
+		}
 	case "tool.update":
 		h.mu.Lock()
 		fn := h.updates[str("toolCallId")]

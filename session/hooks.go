@@ -51,9 +51,13 @@ func (s *Session) SetHookContext(text string) {
 }
 
 func (st *state) hookCommon() hooks.Common {
-	c := hooks.Common{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, PermissionMode: string(st.mode)}
+	// A task child reports its own id and file with depth 1 (spec §3.1).
+	c := hooks.Common{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, PermissionMode: string(st.mode), Depth: st.tenv.Depth}
 	if st.model != nil {
 		c.Model = hooks.Model{Provider: st.model.Provider, ID: st.model.ID}
+	}
+	if h, ok := st.s.deps.Host.(interface{ ID() string }); ok {
+		c.Host = h.ID() // the active host adapter's id
 	}
 	return c
 }
@@ -242,15 +246,21 @@ func replaceText(c llm.UserContent, text string) llm.UserContent {
 	return llm.BlockContent(out...)
 }
 
-// stopHook runs Stop at a settle point of a run that ended normally. It
-// returns the continuation message when a hook blocked the stop.
+// stopHook runs Stop (SubagentStop in a task child, depth 1) at a settle
+// point of a run that ended normally. It returns the continuation message
+// when a hook blocked the stop (at most maxStopContinuations per prompt,
+// for a child as for a root session; spec §7.3).
 func (s *Session) stopHook(r *runState, stop string) []input {
-	if !s.deps.Hooks.Has(hooks.Stop) || stop == llm.StopAborted || stop == llm.StopError || r.stopping || r.warning != "" ||
+	event := hooks.Stop
+	if s.parent {
+		event = hooks.SubagentStop
+	}
+	if !s.deps.Hooks.Has(event) || stop == llm.StopAborted || stop == llm.StopError || r.stopping || r.warning != "" ||
 		r.hookStop.Load() || r.ctx.Err() != nil || r.stopContinuations >= maxStopContinuations {
 		return nil
 	}
 	last, _ := s.LastAssistantText()
-	res := s.runHooks(r.ctx, hooks.Stop, hooks.StopInput{LastAssistantText: last, StopHookActive: r.stopContinuations > 0}, "", nil)
+	res := s.runHooks(r.ctx, event, hooks.StopInput{LastAssistantText: last, StopHookActive: r.stopContinuations > 0}, "", nil)
 	if res == nil || res.Decision != hooks.Block || res.Stop || r.ctx.Err() != nil {
 		return nil
 	}

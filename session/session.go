@@ -48,6 +48,7 @@ type Session struct {
 
 	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
 	readOnly bool      // asks become denies (read-only sub-agents)
+	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
 	tasks    any       // the registry of a root session (Deps.Tasks)
 }
 
@@ -116,7 +117,10 @@ func (s *Session) Subscribe(fn func(events.Event)) (unsubscribe func()) {
 
 func (s *Session) publish(e events.Event) {
 	s.bus.Publish(e)
-	if h := s.deps.Host; h != nil {
+	// A task child's events reach the host through its parent (the
+	// registry forwards its approvals); its own session_start must not
+	// make the host follow the child.
+	if h := s.deps.Host; h != nil && !s.parent {
 		h.Observe(s, e)
 	}
 }

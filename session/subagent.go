@@ -33,6 +33,7 @@ func (s *Session) linkTask(st *state, opts Options) {
 	st.role = opts.Role
 	if p := opts.Parent; p != nil {
 		st.tenv.Depth = 1
+		s.parent = true
 		if st.tree.Len() == 0 {
 			st.parentSession = p.ParentFile
 			st.appendEntry(store.CustomEntry(store.TaskCustomType, p.TaskData))

@@ -312,3 +312,24 @@ func (st *state) cacheStats(ctx *ContextUse) *telemetry.CacheStats {
 	cs := st.cache.Stats(ep, tokens, window)
 	return &cs
 }
+
+// CacheTotals are the session's cache reads and prompt tokens on reported
+// endpoints and its re-billed tokens: what a task child's parent sums
+// into SessionStats.cache.subagents.
+func (s *Session) CacheTotals() (cacheRead, prompt, reBilled int, err error) {
+	err = s.do(func(st *state) { cacheRead, prompt, reBilled = st.cache.Totals() })
+	return
+}
+
+// AddSubagentCache adds a finished child run's cache totals (see
+// CacheTotals) to SessionStats.cache.subagents; first counts a new
+// sub-session, later runs of the same child only add their tokens.
+func (s *Session) AddSubagentCache(first bool, cacheRead, prompt, reBilled int) {
+	_ = s.do(func(st *state) {
+		if first {
+			st.cache.AddSubagent(cacheRead, prompt, reBilled)
+		} else {
+			st.cache.AddSubagentRun(cacheRead, prompt, reBilled)
+		}
+	})
+}

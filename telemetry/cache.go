@@ -142,6 +142,12 @@ func (c *Cache) Observe(r Record, ep Endpoint, subtaskMs int64) *Miss {
 // keeps its own Cache; the parent only sums).
 func (c *Cache) AddSubagent(cacheRead, prompt, reBilledTokens int) {
 	c.subagents.count++
+	c.AddSubagentRun(cacheRead, prompt, reBilledTokens)
+}
+
+// AddSubagentRun adds a later run of a sub-session already counted (a
+// task continued with task_ctl): its tokens, not another count.
+func (c *Cache) AddSubagentRun(cacheRead, prompt, reBilledTokens int) {
 	c.subagents.read += cacheRead
 	c.subagents.prompt += prompt
 	c.subagents.reBilled += reBilledTokens

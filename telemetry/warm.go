@@ -46,13 +46,13 @@ const (
 
 // WarmDecision is the built-in economics of one warm.
 type WarmDecision struct {
-	Action       string // "warm" or "stop"
-	Phase        string
-	PromptTokens int
-	WarmCost     *float64
-	MissCost     *float64
-	Probability  float64
-	Reason       string
+	Action       string   `json:"action"` // "warm" or "stop"
+	Phase        string   `json:"phase"`
+	PromptTokens int      `json:"promptTokens"`
+	WarmCost     *float64 `json:"warmCost,omitempty"`
+	MissCost     *float64 `json:"missCost,omitempty"`
+	Probability  float64  `json:"probability"`
+	Reason       string   `json:"reason,omitempty"`
 }
 
 // Decide applies the cost rule: warm iff probability × missCost − warmCost
@@ -93,9 +93,21 @@ func (d WarmDecision) Savings() *float64 {
 
 // WarmingDecider is the host veto (cache.onWarmingDecision): it sees the
 // built-in decision and returns "warm" or "stop"; any other answer keeps
-// the built-in one. No host adapter provides one yet; the seam is here.
+// the built-in one. A decider that also has Active() bool (a host adapter,
+// whose handler may come and go) counts only while Active is true.
 type WarmingDecider interface {
 	DecideWarm(d WarmDecision) string
+}
+
+// deciding reports whether d takes warming decisions now.
+func deciding(d WarmingDecider) bool {
+	if d == nil {
+		return false
+	}
+	if a, ok := d.(interface{ Active() bool }); ok {
+		return a.Active()
+	}
+	return true
 }
 
 // WarmSchedule returns the delay after the base send time and the deadline
@@ -221,7 +233,7 @@ func (w *Warmer) Schedule(rec *Record, in WarmInput) *WarmEvent {
 	}
 	d := Decide(ModeStreaming, rec.PromptTokens(), in.Prices, w.minSavings())
 	w.expected = d.Savings()
-	if w.Decider == nil && d.Action == "stop" {
+	if !deciding(w.Decider) && d.Action == "stop" {
 		return block(d.Reason)
 	}
 	if in.TTL <= 10*time.Second {
@@ -286,7 +298,7 @@ func (w *Warmer) Fire(now time.Time, current bool) (*Record, *WarmEvent) {
 	d := Decide(w.phase, w.base.PromptTokens(), w.in.Prices, w.minSavings())
 	w.expected = d.Savings()
 	action := d.Action
-	if w.Decider != nil {
+	if deciding(w.Decider) {
 		switch h := w.Decider.DecideWarm(d); h {
 		case "warm", "stop":
 			action = h
