@@ -102,7 +102,7 @@ func (d *Dispatcher) Run(ctx context.Context, c Call) *Result {
 	}
 	stdin, err := BuildInput(c.Event, c.Common, c.Payload)
 	if err != nil {
-		return &Result{Warnings: []string{err.Error()}}
+		return &Result{Output: Output{Warnings: []string{err.Error()}}}
 	}
 	env := Env(d.env, c.Event, c.Common, c.Tool, c.Input)
 	outs := make([]Outcome, len(cmds))

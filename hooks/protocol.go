@@ -147,18 +147,10 @@ func lastLines(stderr string) string {
 	return ": " + strings.Join(lines, " | ")
 }
 
-// Result is the merged result of one event's hooks (spec §4.3).
+// Result is the merged result of one event's hooks (spec §4.3): the
+// fields of one hook's Output, merged, plus the hooks that ran.
 type Result struct {
-	Decision           Decision
-	Reason             string
-	HasUpdatedInput    bool
-	UpdatedInput       json.RawMessage
-	UpdatedPrompt      *string
-	AdditionalContext  string
-	CustomInstructions string
-	Stop               bool
-	SuppressOutput     bool
-	Warnings           []string
+	Output
 	// Outcomes are the hooks that ran, in configuration order.
 	Outcomes []Outcome
 }
