@@ -2,7 +2,8 @@ package rpc
 
 import "slices"
 
-// capabilities are the hello capabilities: Capabilities, plus "sandbox"
+// capabilities are the hello capabilities: Capabilities (hooks included:
+// the server runs them and emits hook_executed), plus "sandbox"
 // when bash runs in the OS sandbox.
 func (s *Server) capabilities() []string {
 	if s.opts.Deps != nil && s.opts.Deps.Sandbox.Active() {
