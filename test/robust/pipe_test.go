@@ -23,15 +23,22 @@ func TestClosedStdoutIsADisconnect(t *testing.T) {
 	p.send(`{"id":"p","type":"prompt","message":"hi"}`)
 	p.waitFor("the prompt's response", 20*time.Second, response("p"))
 	_ = p.stdout.Close() // the host closes its read end mid-run
+	checkDisconnect(t, p, "run")
+}
+
+// checkDisconnect waits for a server whose host closed stdout mid-run: it
+// exits 0, says so on stderr, and the run's reply (a text of at least
+// 5,000 "y") is in a session file.
+func checkDisconnect(t *testing.T, p *proc, what string) {
+	t.Helper()
 	code, took := p.wait(20 * time.Second)
-	t.Logf("closed stdout, stdin open: exit %d after %s", code, took.Round(time.Millisecond))
+	t.Logf("%s: closed stdout, stdin open: exit %d after %s", what, code, took.Round(time.Millisecond))
 	if code != 0 {
 		t.Fatalf("exit %d, want 0; stderr:\n%s", code, p.stderrText())
 	}
 	if !strings.Contains(p.stderrText(), "stdout is closed") {
 		t.Errorf("stderr does not report the disconnect:\n%s", p.stderrText())
 	}
-	// The run finished: its reply is in the session file.
 	files, _ := filepath.Glob(filepath.Join(p.home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
 	found := false
 	for _, f := range files {
@@ -40,7 +47,7 @@ func TestClosedStdoutIsADisconnect(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("the run's reply is not in any session file (%v)", files)
+		t.Errorf("the %s's reply is not in any session file (%v)", what, files)
 	}
 }
 
