@@ -94,14 +94,7 @@ func TestDiskErrorsKeepEntries(t *testing.T) {
 	if warnings != 2 {
 		t.Errorf("%d disk warnings, want one per failure episode (2)", warnings)
 	}
-	snap, err := store.ReadSnapshot(st.Data.SessionFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inFile []string
-	for _, e := range snap.Entries {
-		inFile = append(inFile, e.ID)
-	}
+	snap, inFile := readEntryIDs(t, st.Data.SessionFile)
 	if strings.Join(inFile, ",") != strings.Join(reported, ",") {
 		t.Fatalf("file entries differ from reported ones\nfile:     %v\nreported: %v", inFile, reported)
 	}
@@ -135,4 +128,19 @@ func TestDiskErrorsKeepEntries(t *testing.T) {
 	if got := strings.Join(all, ","); !strings.Contains(got, `"two"`) || !strings.Contains(got, `"three"`) {
 		t.Errorf("abandoned branches lost: %s", got)
 	}
+}
+
+// readEntryIDs reads a session file and the ids of its entries in file
+// order.
+func readEntryIDs(t *testing.T, file string) (*store.Snapshot, []string) {
+	t.Helper()
+	snap, err := store.ReadSnapshot(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range snap.Entries {
+		ids = append(ids, e.ID)
+	}
+	return snap, ids
 }

@@ -15,7 +15,6 @@ import (
 	"testing"
 
 	"github.com/armadra/ama-rpc/golden"
-	"github.com/armadra/ama-rpc/session/store"
 )
 
 // kproc is one ama-rpc process driven line by line.
@@ -187,14 +186,7 @@ func TestNoAnnouncementWhileTheDiskRefuses(t *testing.T) {
 			reported = append(reported, v.Entry.ID)
 		}
 	}
-	snap, err := store.ReadSnapshot(st.Data.SessionFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var inFile []string
-	for _, e := range snap.Entries {
-		inFile = append(inFile, e.ID)
-	}
+	_, inFile := readEntryIDs(t, st.Data.SessionFile)
 	if strings.Join(inFile, ",") != strings.Join(reported, ",") {
 		t.Fatalf("file %v\nreported %v", inFile, reported)
 	}
