@@ -27,8 +27,8 @@ fuzz:
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzAnalyzeShell$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzDecideBash$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./session/store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 
 # The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
@@ -38,7 +38,7 @@ acp-deps:
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./session/store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
 	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
 	# bare vs through the built binary's launcher (skips without Landlock).

@@ -10,7 +10,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // firstSession builds the startup session: a new one, or the one named by

@@ -5,7 +5,7 @@ import (
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/plan"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Event is one session event. The set is closed: every event type of the

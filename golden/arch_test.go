@@ -47,13 +47,16 @@ func TestDependencyDirection(t *testing.T) {
 		}
 	}
 	allowed := map[string][]string{
-		"events": {"llm", "plan", "session/store"},
+		"events": {"llm", "plan", "store"},
 		// tools resolves a call (cwd, symlinks, the shell analysis) once for
 		// the verdict, the preview, the checkpoint and the execution; the
 		// analyser is approvals' (a pure leaf).
 		"tools":      {"llm", "plan", "approvals"},
 		"classifier": {"llm"},
 		"skills":     {},
+		// The session file format: a leaf under everything that reads or
+		// writes session files (events, trace, both protocols, app).
+		"store": {"llm", "internal/jsonstr"},
 	}
 	for pkg, ok := range allowed {
 		for _, d := range ours(pkg) {

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // buildBinary compiles ama-rpc once per test binary run.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/armadra/ama-rpc/golden"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Writes that fail (a full disk) lose nothing: the host is told once, the

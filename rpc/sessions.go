@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 type sessionRef struct {

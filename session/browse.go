@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Entries returns the entries after the since cursor (exclusive; all of

@@ -4,7 +4,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/checkpoint"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/tools"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Open resumes the session stored at path. The file is validated, locked

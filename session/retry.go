@@ -8,7 +8,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // maxRetryDelay caps a single wait, whatever Retry-After says.

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/telemetry"
 )
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // This file is the session side of sub-agents (package agents owns the

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-const promptGolden = "/work/shared/reference/ama-goldens/rpc/prompt.out.jsonl"
+const promptGolden = "../../shared/reference/ama-goldens/rpc/prompt.out.jsonl"
 
 // node is a JSON value that remembers object key order.
 type node struct {

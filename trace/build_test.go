@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/trace"
 )
 

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/trace"
 )
 

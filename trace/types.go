@@ -2,7 +2,7 @@ package trace
 
 import (
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Version is the trace format version.

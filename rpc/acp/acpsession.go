@@ -9,7 +9,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // acpSession is one session served over the connection: the session

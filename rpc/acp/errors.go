@@ -11,7 +11,7 @@ import (
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // ACP error codes beyond the JSON-RPC ones of jsonrpc2.

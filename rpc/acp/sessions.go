@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // listPageSize is the number of sessions per session/list page.

@@ -59,7 +59,7 @@ func TestLineReader(t *testing.T) {
 		"lone-cr-middle": "a\rb\n",
 		"trailing-cr":    "a\r",
 	}
-	if names, _ := filepath.Glob("/work/shared/reference/ama-goldens/sessions/*.jsonl"); len(names) > 0 {
+	if names, _ := filepath.Glob("../../shared/reference/ama-goldens/sessions/*.jsonl"); len(names) > 0 {
 		for _, n := range names {
 			b, _ := os.ReadFile(n)
 			inputs[filepath.Base(n)] = string(b)
@@ -175,7 +175,7 @@ const fuzzHeader = `{"type":"session","version":1,"id":"s","timestamp":"t","cwd"
 // an arbitrary line placed in the middle of a valid file is reported as
 // "invalid JSON line" exactly when JSON.parse would reject it.
 func FuzzParse(f *testing.F) {
-	if names, _ := filepath.Glob("/work/shared/reference/ama-goldens/sessions/*.jsonl"); len(names) > 0 {
+	if names, _ := filepath.Glob("../../shared/reference/ama-goldens/sessions/*.jsonl"); len(names) > 0 {
 		for _, n := range names {
 			b, _ := os.ReadFile(n)
 			f.Add(b)

@@ -11,12 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // goldenDir holds the reference fixtures of spec §5.7. They are read in
 // place (never copied into the repository); tests skip when it is absent.
-const goldenDir = "/work/shared/reference/ama-goldens/sessions"
+const goldenDir = "../../shared/reference/ama-goldens/sessions"
 
 func goldenFile(t testing.TB, name string) string {
 	t.Helper()

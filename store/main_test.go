@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Environment of the crash-test child (see crash_test.go): the test binary

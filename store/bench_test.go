@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/session/store"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // The 100k-entry benchmark file is generated once per test binary run and
