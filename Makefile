@@ -18,10 +18,10 @@ vet:
 # Short fuzzing passes over the parsers (longer: FUZZTIME=5m make fuzz).
 FUZZTIME ?= 20s
 fuzz:
-	$(GO) test ./rpc -run '^$$' -fuzz FuzzLineReader -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzLineReader -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzAppendJSONString -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
-	$(GO) test ./rpc -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzAnalyzeShell$$' -fuzztime $(FUZZTIME)

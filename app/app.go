@@ -23,6 +23,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/host"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/llm/openai"
@@ -70,8 +71,8 @@ type Hooks struct {
 	Now        func() time.Time
 	NewUUID    func() string
 	NewEntryID func() string
-	Writer     rpc.WriterOptions
-	// ShutdownGrace overrides rpc.DefaultShutdownGrace (tests).
+	Writer     stdio.WriterOptions
+	// ShutdownGrace overrides stdio.DefaultShutdownGrace (tests).
 	ShutdownGrace time.Duration
 	// WriteFault injects session-file write errors (session.Settings).
 	WriteFault func() error
@@ -595,7 +596,7 @@ func runExit(ctx context.Context, err error, env Env, log *zap.Logger) int {
 	if code, ok := SignalExit(ctx); ok {
 		return code
 	}
-	if errors.Is(err, rpc.ErrInterrupted) {
+	if errors.Is(err, stdio.ErrInterrupted) {
 		return 128 + int(syscall.SIGINT)
 	}
 	if err != nil {

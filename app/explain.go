@@ -11,7 +11,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -119,12 +119,12 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 // sandboxWanted adds runsSandboxed to bash verdicts; hk adds the
 // PreToolUse hooks' verdict (nil: none).
 func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool, hk *hooks.Dispatcher) {
-	lr := rpc.NewLineReader(in, 0)
-	w := rpc.NewWriter(out, rpc.WriterOptions{})
+	lr := stdio.NewLineReader(in, 0)
+	w := stdio.NewWriter(out, stdio.WriterOptions{})
 	defer w.Close()
 	for {
 		line, err := lr.Next()
-		if errors.Is(err, rpc.ErrLineTooLong) {
+		if errors.Is(err, stdio.ErrLineTooLong) {
 			w.Send(explainOutput{Error: "line too long"})
 			continue
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/config"
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -105,7 +105,7 @@ func runSessions(env Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc sessions: %v\n", err)
 		return ExitSession
 	}
-	w := rpc.NewWriter(env.Stdout, rpc.WriterOptions{})
+	w := stdio.NewWriter(env.Stdout, stdio.WriterOptions{})
 	defer w.Close()
 	for _, in := range infos {
 		o := sessionInfo{Path: in.Path, ID: in.ID, Cwd: in.Cwd, Modified: in.Modified.UTC().Format(time.RFC3339Nano),

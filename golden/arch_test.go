@@ -32,6 +32,25 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		return o
 	}
+	// deps returns everything of ours pkg depends on, transitively.
+	deps := func(pkg string) []string {
+		seen := map[string]bool{}
+		var walk func(string)
+		walk = func(p string) {
+			for _, d := range ours(p) {
+				if !seen[d] {
+					seen[d] = true
+					walk(d)
+				}
+			}
+		}
+		walk(pkg)
+		var out []string
+		for d := range seen {
+			out = append(out, d)
+		}
+		return out
+	}
 	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr"}
 	// internal/jsonstr (JSON string escaping, itself a leaf) is shared by
 	// the leaves that encode text (llm splices huge prompts with it).
@@ -66,6 +85,26 @@ func TestDependencyDirection(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("%s must not import %s", pkg, d)
+			}
+		}
+	}
+	// One transport under two protocols: the transport knows no protocol,
+	// ACP does not reach into the native protocol, and no wire layer knows
+	// the fake provider (it maps llm.ErrInvalidConfig instead).
+	for _, d := range ours("internal/stdio") {
+		if d == "rpc" || strings.HasPrefix(d, "rpc/") || d == "session" || strings.HasPrefix(d, "session/") || d == "app" {
+			t.Errorf("internal/stdio (the transport) must not import %s", d)
+		}
+	}
+	for _, d := range deps("rpc/acp") {
+		if d == "rpc" {
+			t.Errorf("rpc/acp must not depend on rpc (shared pieces live in internal/stdio and rpc/internal/wirecode)")
+		}
+	}
+	for _, w := range []string{"rpc", "rpc/acp", "rpc/internal/wirecode", "internal/stdio"} {
+		for _, d := range deps(w) {
+			if d == "llm/fake" {
+				t.Errorf("%s (a wire layer) depends on llm/fake", w)
 			}
 		}
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/golden"
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 )
 
 func isType(typ string) func(*golden.Object) bool {
@@ -33,7 +33,7 @@ func TestStalledReaderBoundedMemory(t *testing.T) {
 	text := b.String()
 	script, _ := json.Marshal([]any{map[string]any{"steps": []any{map[string]any{"text": text, "chunkSize": 1}}}})
 	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--no-session"}, Script: script,
-		Writer: rpc.WriterOptions{MaxItems: 16, MaxBytes: 64 << 10}})
+		Writer: stdio.WriterOptions{MaxItems: 16, MaxBytes: 64 << 10}})
 	r.WaitFor("session_start", 1, isType("session_start"))
 	r.Stall()
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
@@ -172,7 +172,7 @@ func TestBackgroundJobEvents(t *testing.T) {
 // a full output queue): the server still exits, after the shutdown grace.
 func TestSignalWithStalledHostExits(t *testing.T) {
 	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--no-session"},
-		Writer: rpc.WriterOptions{MaxItems: 4, MaxBytes: 64 << 10}, ShutdownGrace: 100 * time.Millisecond})
+		Writer: stdio.WriterOptions{MaxItems: 4, MaxBytes: 64 << 10}, ShutdownGrace: 100 * time.Millisecond})
 	r.WaitFor("session_start", 1, isType("session_start"))
 	r.Stall()
 	for i := 0; i < 32; i++ {

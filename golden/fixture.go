@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/app"
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"syscall"
 )
 
@@ -389,7 +389,7 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		files[dst] = string(data)
 	}
 	cfg := Config{Args: c.Args, Env: c.Env, Files: files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
-		Writer:        rpc.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes},
+		Writer:        stdio.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes},
 		TelemetryStep: time.Duration(c.TelemetryStepMs) * time.Millisecond}
 	if len(c.Script) > 0 {
 		cfg.Script = c.Script

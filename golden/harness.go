@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/app"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/rpc"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 	// UserConfig is written to the user config file (~/.config/ama/config.json).
 	UserConfig []byte
 	// Writer bounds the output queue (zero: defaults).
-	Writer rpc.WriterOptions
+	Writer stdio.WriterOptions
 	// ShutdownGrace bounds the shutdown after Interrupt (zero: default).
 	ShutdownGrace time.Duration
 	// WriteFault injects session-file write errors.

@@ -159,6 +159,12 @@ var (
 	ErrModelNotFound    = errors.New("model not found")
 )
 
+// ErrInvalidConfig is wrapped by a provider's errors about its own
+// configuration given by the user (the fake provider's script): the
+// caller's arguments are wrong, not the model. The wire layers map it to
+// invalid arguments without knowing any provider.
+var ErrInvalidConfig = errors.New("invalid provider configuration")
+
 // NewRegistry returns a registry of the given providers (in order).
 func NewRegistry(entries ...*ProviderEntry) *Registry {
 	return &Registry{entries: entries}

@@ -1,17 +1,17 @@
-package rpc_test
+package rpc
 
 import (
 	"io"
 	"testing"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/rpc"
 )
 
 // BenchmarkWriterDelta measures the hot path of streaming: one text delta
 // enqueued and written as a message_update line.
 func BenchmarkWriterDelta(b *testing.B) {
-	w := rpc.NewWriter(io.Discard, rpc.WriterOptions{})
+	w := stdio.NewWriter(io.Discard, stdio.WriterOptions{DeltaLine: appendDeltaLine})
 	u := &llm.Usage{}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -23,8 +23,8 @@ func BenchmarkWriterDelta(b *testing.B) {
 // BenchmarkWriterEvent measures one generic event line (reflection-based
 // encoding).
 func BenchmarkWriterEvent(b *testing.B) {
-	w := rpc.NewWriter(io.Discard, rpc.WriterOptions{})
-	ev := rpc.Response{Type: "response", Command: "get_state", Success: true, Data: map[string]any{"isStreaming": false}}
+	w := stdio.NewWriter(io.Discard, stdio.WriterOptions{})
+	ev := Response{Type: "response", Command: "get_state", Success: true, Data: map[string]any{"isStreaming": false}}
 	b.ReportAllocs()
 	for b.Loop() {
 		w.Send(ev)

@@ -1,17 +1,20 @@
-// Package rpc speaks ama's stdio JSONL protocol: line framing (LineReader),
-// the single output Writer with backpressure, command dispatch, the
-// approval Broker, and the mapping of domain errors and results to wire
-// shapes. Wire types live only here.
+// Package rpc speaks ama's native stdio JSONL protocol ({id,type}):
+// command dispatch, handlers, the approval Broker, and the native wire
+// shapes (including the message_update delta line the writer renders
+// through WriterOptions.DeltaLine). Wire types live only here. The line
+// framing, the single output writer and the shutdown sequence are
+// internal/stdio's (shared with rpc/acp); the error → code table is
+// rpc/internal/wirecode's.
 //
 // Concurrency contract:
-//   - One goroutine reads stdin (LineReader) and hands complete lines to
+//   - One goroutine reads stdin (stdio.LineReader) and hands complete lines to
 //     the dispatch loop, which runs each handler inline, in arrival order.
 //     Handlers never block on a run: they call session methods that either
 //     return quickly (the session actor answers) or take a reply callback
 //     the session invokes later (prompt: once the run has started; abort:
 //     once idle). The dispatch loop therefore always keeps reading, so a
 //     running prompt never delays get_state or permission_response.
-//   - Exactly one goroutine (the Writer's) writes stdout. Everyone else
+//   - Exactly one goroutine (the stdio.Writer's) writes stdout. Everyone else
 //     enqueues whole lines; lines never interleave and keep their order.
 //     A full queue blocks the sender (backpressure), except that
 //     consecutive deltas of one content block merge losslessly.
@@ -24,7 +27,7 @@
 //   - The first failed stdout write (EPIPE: the host closed stdout) closes
 //     Writer.Broken; the dispatcher then shuts down as on stdin EOF, and
 //     later output is discarded without blocking anyone.
-//   - After a signal the shutdown has Options.ShutdownGrace; when it runs
+//   - After a signal the shutdown has Options.ShutdownGrace (stdio.Finish); when it runs
 //     out the Writer is abandoned (blocked senders return, queued lines are
 //     dropped) so an aborted run stuck on output can still end.
 //   - Broker methods are safe for concurrent use; Respond calls its

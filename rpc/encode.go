@@ -5,45 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/jsonstr"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 )
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// Marshal encodes v as one protocol line (with the trailing '\n'): no HTML
-// escaping of <, > and &, and U+2028/U+2029 escaped (encoding/json always
-// escapes those two).
-func Marshal(v any) ([]byte, error) {
-	return marshalAfter(nil, v)
-}
-
-// pooledBytes is the largest buffer returned to bufPool: a bigger one (a
-// huge prompt in an event) is handed to the caller instead of copied, and
-// not pinned in the pool.
-const pooledBytes = 64 << 10
-
-// marshalAfter encodes v like Marshal, after the bytes prefix.
-func marshalAfter(prefix []byte, v any) ([]byte, error) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	buf.Write(prefix)
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		bufPool.Put(buf)
-		return nil, err
-	}
-	if buf.Cap() > pooledBytes {
-		return buf.Bytes(), nil
-	}
-	out := bytes.Clone(buf.Bytes())
-	bufPool.Put(buf)
-	return out, nil
-}
 
 // rawJSON is response data that is already encoded (valid JSON, any
 // depth): encodeOK writes it verbatim. encoding/json would re-scan a
@@ -56,7 +23,7 @@ type rawJSON []byte
 func encodeOK(id *string, command string, data any) ([]byte, error) {
 	raw, ok := data.(rawJSON)
 	if !ok {
-		return Marshal(Response{ID: id, Type: "response", Command: command, Success: true, Data: data})
+		return stdio.Marshal(Response{ID: id, Type: "response", Command: command, Success: true, Data: data})
 	}
 	out := make([]byte, 0, len(raw)+len(command)+80)
 	out = append(out, '{')
@@ -78,7 +45,7 @@ func encodeEvent(e events.Event) ([]byte, error) {
 	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
 		// The entry's own writer, spliced: encoding/json would copy its
 		// output twice more (compaction, then the encoder's buffer). The
-		// writer escapes raw U+2028/U+2029 on the way out (ValidUTF8).
+		// writer escapes raw U+2028/U+2029 on the way out (stdio.ValidUTF8).
 		out := append(make([]byte, 0, len(ea.Entry.Body)+160), `{"type":"entry_appended","entry":`...)
 		out = ea.Entry.AppendJSON(out)
 		return append(out, "}\n"...), nil
@@ -91,7 +58,7 @@ func encodeEvent(e events.Event) ([]byte, error) {
 		}
 	}
 	prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type()) // event type names are plain ASCII
-	out, err := marshalAfter(prefix, e)
+	out, err := stdio.MarshalAfter(prefix, e)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s event: %w", e.Type(), err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/jsonstr"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -33,27 +34,17 @@ func FuzzAppendJSONString(f *testing.F) {
 func TestDeltaLineMatchesGenericEncoding(t *testing.T) {
 	u := &llm.Usage{Input: 1, Output: 2, CacheRead: 3, CacheWrite: 4, TotalTokens: 10}
 	got := appendDeltaLine(nil, "text_delta", 3, []byte("a<b>\u2028"), u)
-	want, _ := Marshal(wireMessageUpdate{Type: "message_update",
+	want, _ := stdio.Marshal(wireMessageUpdate{Type: "message_update",
 		AssistantMessageEvent: llm.StreamEvent{Type: "text_delta", ContentIndex: 3, Delta: "a<b>\u2028"}, Usage: u})
 	if string(got) != string(want) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 	u.Finalize(llm.Prices{Input: 1})
 	got = appendDeltaLine(nil, "thinking_delta", 0, []byte("x"), u)
-	want, _ = Marshal(wireMessageUpdate{Type: "message_update",
+	want, _ = stdio.Marshal(wireMessageUpdate{Type: "message_update",
 		AssistantMessageEvent: llm.StreamEvent{Type: "thinking_delta", Delta: "x"}, Usage: u})
 	if string(got) != string(want) {
 		t.Fatalf("with cost: got  %s\nwant %s", got, want)
-	}
-}
-
-func TestMarshalKeepsHTMLAndEscapesSeparators(t *testing.T) {
-	b, err := Marshal(map[string]string{"k": "<proposed_plan> & \u2028"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(b) != "{\"k\":\"<proposed_plan> & \\u2028\"}\n" {
-		t.Fatalf("got %s", b)
 	}
 }
 
@@ -74,7 +65,7 @@ func TestBigMessageEventSpliced(t *testing.T) {
 			t.Fatal(err)
 		}
 		prefix := strconv.AppendQuote([]byte(`{"type":`), e.Type())
-		want, _ := marshalAfter(prefix, e)
+		want, _ := stdio.MarshalAfter(prefix, e)
 		want[len(prefix)] = ','
 		if !bytes.Equal(got, want) {
 			t.Fatalf("spliced %s differs from the generic encoding", e.Type())

@@ -6,11 +6,12 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/stdio"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -18,7 +19,7 @@ import (
 // encode_failed error response instead of vanishing.
 func TestUnencodableResultIsAnswered(t *testing.T) {
 	var out bytes.Buffer
-	s := &Server{log: zap.NewNop(), w: NewWriter(&out, WriterOptions{})}
+	s := &Server{log: zap.NewNop(), w: stdio.NewWriter(&out, stdio.WriterOptions{})}
 	id := "x"
 	s.ok(&command{id: &id, name: "get_state"}, map[string]float64{"v": math.NaN()})
 	s.w.Close()
@@ -26,7 +27,7 @@ func TestUnencodableResultIsAnswered(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("no response line: %q", out.String())
 	}
-	if r.Success || r.Code != CodeEncodeFailed || r.ID == nil || *r.ID != "x" || r.Command != "get_state" {
+	if r.Success || r.Code != wirecode.EncodeFailed || r.ID == nil || *r.ID != "x" || r.Command != "get_state" {
 		t.Fatalf("got %s", out.String())
 	}
 }
@@ -46,44 +47,11 @@ func TestRawResultAnyDepth(t *testing.T) {
 		t.Fatalf("line starts %q", line[:80])
 	}
 	// The same envelope as the generic encoder.
-	generic, _ := Marshal(Response{ID: &id, Type: "response", Command: "get_tree", Success: true, Data: json.RawMessage(`[]`)})
+	generic, _ := stdio.Marshal(Response{ID: &id, Type: "response", Command: "get_tree", Success: true, Data: json.RawMessage(`[]`)})
 	mine, _ := encodeOK(&id, "get_tree", rawJSON(`[]`))
 	if !bytes.Equal(generic, mine) {
 		t.Fatalf("envelope %q, generic %q", mine, generic)
 	}
-}
-
-func TestValidUTF8(t *testing.T) {
-	for in, want := range map[string]string{
-		`{"a":"ok €"}`:                              `{"a":"ok €"}`,
-		"{\"a\":\"\xff\xfe\"}":                      `{"a":"\ufffd\ufffd"}`,
-		"{\"a\":\"cut \xe2\x82 x\"}":                `{"a":"cut \ufffd\ufffd x"}`,
-		"{\"a\":\"surrogate \xed\xa0\x80\"}":        `{"a":"surrogate \ufffd\ufffd\ufffd"}`,
-		"{\"a\":\"sep \u2028\u2029 \xe2\x80\xaa\"}": `{"a":"sep \u2028\u2029 ` + "\u202a" + `"}`,
-	} {
-		if got := string(ValidUTF8([]byte(in))); got != want {
-			t.Errorf("ValidUTF8(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// FuzzValidUTF8: the result is valid UTF-8, a valid JSON line stays valid
-// JSON, and valid input is returned unchanged.
-func FuzzValidUTF8(f *testing.F) {
-	f.Add([]byte("{\"a\":\"\xff\"}"))
-	f.Add([]byte(`{"a":"€"}`))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		got := ValidUTF8(b)
-		if !utf8.Valid(got) {
-			t.Fatalf("invalid UTF-8 out of %q", b)
-		}
-		if utf8.Valid(b) && !hasSeparator(b) && !bytes.Equal(got, b) {
-			t.Fatalf("valid input changed")
-		}
-		if json.Valid(b) && !json.Valid(got) {
-			t.Fatalf("%q became invalid JSON: %q", b, got)
-		}
-	})
 }
 
 // FuzzMembers: members sees the keys and raw values encoding/json sees.
@@ -133,12 +101,12 @@ func TestEntryAppendedSplice(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := []byte(`{"type":"entry_appended"`)
-	slow, err := marshalAfter(prefix, events.EntryAppended{Entry: e})
+	slow, err := stdio.MarshalAfter(prefix, events.EntryAppended{Entry: e})
 	if err != nil {
 		t.Fatal(err)
 	}
 	slow[len(prefix)] = ','
-	if !bytes.Equal(ValidUTF8(fast), ValidUTF8(slow)) {
+	if !bytes.Equal(stdio.ValidUTF8(fast), stdio.ValidUTF8(slow)) {
 		t.Fatalf("spliced %s\ngeneric %s", fast, slow)
 	}
 }

@@ -17,7 +17,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/session"
 )
 
@@ -38,9 +40,9 @@ type Options struct {
 	Broker      *Broker
 	// Deps create the sessions of new_session, switch_session and fork.
 	Deps   *session.Deps
-	Writer WriterOptions
+	Writer stdio.WriterOptions
 	// ShutdownGrace bounds the shutdown after a signal (zero:
-	// DefaultShutdownGrace).
+	// stdio.DefaultShutdownGrace).
 	ShutdownGrace time.Duration
 }
 
@@ -53,16 +55,16 @@ type Options struct {
 type Server struct {
 	opts Options
 	log  *zap.Logger
-	w    *Writer
+	w    *stdio.Writer
 
 	mu    sync.Mutex // guards cur, unsub and caps
 	cur   *session.Session
 	unsub func()
 	caps  []string
 
-	compact atomic.Bool            // compact_events shapes (read under the bus lock)
-	live    atomic.Pointer[Writer] // the writer while Run serves (Notify)
-	plans   atomic.Bool            // the client answers plan proposals
+	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
+	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
+	plans   atomic.Bool                  // the client answers plan proposals
 
 	tasksMu sync.Mutex
 	tasks   []func()      // work posted to the dispatcher goroutine
@@ -89,32 +91,22 @@ func NewServer(opts Options) *Server {
 	if opts.Models == nil {
 		opts.Models = llm.NewRegistry()
 	}
-	if opts.ShutdownGrace <= 0 {
-		opts.ShutdownGrace = DefaultShutdownGrace
-	}
 	opts.Writer.Log = opts.Log
+	opts.Writer.DeltaLine = appendDeltaLine
 	return &Server{opts: opts, log: opts.Log, caps: []string{}}
 }
 
 // Writer exposes the output writer (statistics for tests and benchmarks).
-func (s *Server) Writer() *Writer { return s.w }
-
-// ErrInterrupted is returned by Run when ctx ended (a signal) rather than
-// stdin.
-var ErrInterrupted = errors.New("interrupted")
-
-// DefaultShutdownGrace bounds the orderly shutdown after a signal: if
-// output cannot be flushed by then (the host stopped reading), Run returns
-// anyway.
-const DefaultShutdownGrace = 5 * time.Second
+func (s *Server) Writer() *stdio.Writer { return s.w }
 
 // Run serves until stdin ends or ctx is cancelled, then shuts down in
 // order: approvals are withdrawn, a started run finishes (or, when ctx was
 // cancelled, is aborted), owed replies are written, output is flushed and
 // the current session is closed. After a signal the shutdown gets
-// Options.ShutdownGrace; a host that stopped reading cannot keep the process alive.
+// Options.ShutdownGrace (stdio.Finish); a host that stopped reading cannot
+// keep the process alive. It returns stdio.ErrInterrupted when ctx ended.
 func (s *Server) Run(ctx context.Context) error {
-	s.w = NewWriter(s.opts.Out, s.opts.Writer)
+	s.w = stdio.NewWriter(s.opts.Out, s.opts.Writer)
 	s.wake = make(chan struct{}, 1)
 	s.live.Store(s.w)
 	defer s.live.Store(nil)
@@ -124,39 +116,17 @@ func (s *Server) Run(ctx context.Context) error {
 		s.w.Close()
 		return fmt.Errorf("start session: %w", err)
 	}
-	done := make(chan bool, 1)
-	go func() { done <- s.serve(ctx) }()
-	var interrupted bool
-	select {
-	case interrupted = <-done:
-	case <-ctx.Done():
-		// The dispatcher may be blocked (e.g. by a host that does not read):
-		// abort right away, then wait a bounded time for the rest.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.serve(ctx)
+	}()
+	// The dispatcher may be blocked (e.g. by a host that does not read):
+	// after a signal the run is aborted right away.
+	return stdio.Finish(ctx, s.w, s.log, s.opts.ShutdownGrace, done, func() {
 		s.opts.Broker.SetAttended(false)
 		s.current().Abort(func() {})
-		select {
-		case interrupted = <-done:
-		case <-time.After(s.opts.ShutdownGrace):
-			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
-			// Unblock whoever waits for room in the queue (a run's events,
-			// the dispatcher), so the aborted run can end and the session
-			// close; then give that one more grace at most.
-			s.w.Abandon()
-			select {
-			case <-done:
-			case <-time.After(s.opts.ShutdownGrace / 5):
-				s.log.Warn("the session did not close after the output was abandoned")
-			}
-			return ErrInterrupted
-		}
-	}
-	s.w.Close()
-	// A signal always wins: it may have arrived while the stdin-EOF (or
-	// disconnect) shutdown was already under way, which reports false.
-	if interrupted || ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	return nil
+	})
 }
 
 // MaxReadAheadBytes bounds the lines read from stdin but not yet
@@ -227,8 +197,8 @@ type input struct {
 	tooLong bool
 }
 
-// serve is the dispatcher loop. It reports whether it stopped for ctx.
-func (s *Server) serve(ctx context.Context) bool {
+// serve is the dispatcher loop; it ends with the orderly shutdown.
+func (s *Server) serve(ctx context.Context) {
 	lines := make(chan input, 64)
 	ahead := newReadAhead(MaxReadAheadBytes)
 	defer ahead.close() // a reader waiting for room gives up
@@ -261,18 +231,17 @@ func (s *Server) serve(ctx context.Context) bool {
 		}
 	}
 	s.shutdown(interrupted)
-	return interrupted
 }
 
 // readLines feeds lines to the dispatcher, which answers oversized ones,
 // so that every response is written in input order.
 func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 	defer close(out)
-	lr := NewLineReader(s.opts.In, 0)
+	lr := stdio.NewLineReader(s.opts.In, 0)
 	for {
 		line, err := lr.Next()
 		switch {
-		case errors.Is(err, ErrLineTooLong):
+		case errors.Is(err, stdio.ErrLineTooLong):
 			// The reader dropped the line's buffer (up to MaxLineBytes);
 			// hand that memory back to the OS now rather than at the
 			// runtime's leisurely pace, so a rejected line leaves no trace.
@@ -285,7 +254,7 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 			}
 			return
 		}
-		ReserveLine(len(line))
+		stdio.ReserveLine(len(line))
 		line = lr.Take(line)
 		ahead.acquire(len(line))
 		out <- input{line: line}
@@ -297,7 +266,7 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 // only read state or answer a pending question go through at once).
 func (s *Server) accept(it input) {
 	if it.tooLong {
-		s.w.Send(Response{Type: "response", Command: "parse", Error: fmt.Sprintf("line longer than %d bytes", MaxLineBytes)})
+		s.fail(parseCommandName, wirecode.Errorf(errParse, "line longer than %d bytes", stdio.MaxLineBytes))
 		return
 	}
 	if s.switching {
@@ -511,6 +480,10 @@ func parseCommand(line []byte) (*command, string) {
 	return c, ""
 }
 
+// parseCommandName answers lines that are not commands: a response with
+// command "parse", no id and no code (errParse has none).
+var parseCommandName = &command{name: "parse"}
+
 // MaxIDBytes bounds a command id (UTF-8 bytes). A longer id is refused with
 // invalid_arguments, in a response without id: echoing megabytes back is
 // no use to a host matching responses.
@@ -519,11 +492,11 @@ const MaxIDBytes = 1024
 func (s *Server) dispatch(line []byte) {
 	c, perr := parseCommand(line)
 	if perr != "" {
-		s.w.Send(Response{Type: "response", Command: "parse", Error: perr})
+		s.fail(parseCommandName, wirecode.Errorf(errParse, "%s", perr))
 		return
 	}
 	if c.idTooLong {
-		s.fail(c, coded{msg: fmt.Sprintf("id longer than %d bytes", MaxIDBytes), err: errInvalidParams})
+		s.fail(c, wirecode.Errorf(errInvalidParams, "id longer than %d bytes", MaxIDBytes))
 		return
 	}
 	h, ok := handlers[c.name]
@@ -532,7 +505,7 @@ func (s *Server) dispatch(line []byte) {
 			s.fail(c, fmt.Errorf("%w: %s is not built yet", session.ErrNotImplemented, c.name))
 			return
 		}
-		s.fail(c, coded{msg: "unknown command: " + c.name, err: errInvalidParams})
+		s.fail(c, wirecode.Errorf(errInvalidParams, "unknown command: %s", c.name))
 		return
 	}
 	defer func() {
@@ -558,7 +531,7 @@ func (s *Server) ok(c *command, data any) {
 
 // fail writes an error response with the wire code of err.
 func (s *Server) fail(c *command, err error) {
-	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Error: err.Error(), Code: ErrorCode(err)})
+	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Error: err.Error(), Code: wirecode.Native(err)})
 }
 
 // answer writes ok or fail.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -73,7 +74,7 @@ func handleSwitchSession(s *Server, c *command) {
 		return
 	}
 	if p.SessionPath == "" {
-		s.fail(c, coded{msg: "sessionPath must be a non-empty string", err: errInvalidParams})
+		s.fail(c, wirecode.Errorf(errInvalidParams, "sessionPath must be a non-empty string"))
 		return
 	}
 	if !s.idle(c) {

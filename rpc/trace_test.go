@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/trace"
 )
 
@@ -24,7 +26,7 @@ func TestTraceWireShape(t *testing.T) {
 		}}, Aux: []*trace.Aux{{ID: "x1", Purpose: "permission_classify", Provider: "fake", Model: "echo", Usage: u}}},
 		Previews: []trace.Preview{{Key: "turn:u1", Input: &in}, {Key: "step:a1", Output: &out}},
 	}
-	line, err := Marshal(toWireTrace(res))
+	line, err := stdio.Marshal(toWireTrace(res))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,18 +44,18 @@ func TestTraceWireShape(t *testing.T) {
 	}
 
 	res.Previews, res.Trace.Aux = nil, nil
-	line, _ = Marshal(toWireTrace(res))
+	line, _ = stdio.Marshal(toWireTrace(res))
 	if strings.Contains(string(line), "previews") || !strings.Contains(string(line), `"aux":[]`) {
 		t.Errorf("previews only for content=preview, aux always a list: %s", line)
 	}
 }
 
 func TestTraceErrorCodes(t *testing.T) {
-	if c := ErrorCode(trace.TaskNotFound("t9")); c != CodeTaskNotFound {
+	if c := wirecode.Native(trace.TaskNotFound("t9")); c != wirecode.TaskNotFound {
 		t.Errorf("task: %q", c)
 	}
 	err := trace.Query{Before: "a", Since: "b"}.Validate()
-	if c := ErrorCode(err); c != CodeInvalidArguments {
+	if c := wirecode.Native(err); c != wirecode.InvalidArguments {
 		t.Errorf("invalid: %q", c)
 	}
 	if !errors.Is(err, trace.ErrInvalidArguments) {

@@ -9,10 +9,20 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/armadra/ama-rpc/llm"
 )
 
-// ErrInvalidScript is wrapped by every script validation error.
-var ErrInvalidScript = errors.New("invalid fake script")
+// ErrInvalidScript is wrapped by every script validation error. It wraps
+// llm.ErrInvalidConfig, which is what the wire layers map (they do not
+// import this package).
+var ErrInvalidScript error = &invalidScript{"invalid fake script"}
+
+// invalidScript is ErrInvalidScript: its own text, llm's kind.
+type invalidScript struct{ msg string }
+
+func (e *invalidScript) Error() string { return e.msg }
+func (*invalidScript) Unwrap() error   { return llm.ErrInvalidConfig }
 
 // Script is a scripted sequence of replies.
 type Script struct {

@@ -13,7 +13,8 @@
 // event routing), updates.go and toolcalls.go (event → session/update),
 // replay.go (history → updates), permissions.go (session/request_permission),
 // config_options.go (modes, config options, set_mode, set_config_option),
-// errors.go (the one error → JSON-RPC error mapping), plans.go (plan
+// errors.go (renders the one error → code table, rpc/internal/wirecode,
+// as JSON-RPC errors), plans.go (plan
 // proposals offered as permission requests).
 //
 // Concurrency contract:
@@ -49,19 +50,21 @@
 //     goroutine started at agent_settled.
 //   - Writing: every message goes through jsonrpc2.Conn (which serialises
 //     sends) into Stream.WriteObject, which hands whole lines to one
-//     rpc.Writer; only that writer's goroutine writes stdout. Logs go to
+//     stdio.Writer; only that writer's goroutine writes stdout. Logs go to
 //     stderr. A slow client applies backpressure up to the senders.
 //   - Shutdown: at the end of input Stream parks the read loop instead of
 //     returning EOF; Run then withdraws permission asks, answers queued
 //     prompts cancelled, lets running turns finish, waits for every owed
 //     reply, closes the sessions and the connection and flushes. On ctx
 //     cancellation (a signal) running turns are aborted first and answer
-//     cancelled; Run returns ErrInterrupted (also for a signal that comes
+//     cancelled; Run returns stdio.ErrInterrupted (also for a signal that comes
 //     during the end-of-input shutdown, which then aborts the turns it
 //     waits for). A failed write to stdout (the host closed it: EPIPE) is
 //     a disconnect, shut down like the end of input, output discarded.
-//     After a signal the shutdown is bounded by Options.ShutdownGrace:
-//     then the writer is abandoned (queued lines dropped, blocked senders
-//     released) and Run returns after at most a fifth of the grace more,
-//     without waiting for a writer stuck in a write.
+//     After a signal the shutdown is bounded by Options.ShutdownGrace
+//     (stdio.Finish, shared with the native protocol): then the writer is
+//     abandoned (queued lines dropped, blocked senders released) and Run
+//     returns after at most a fifth of the grace more, without waiting for
+//     a writer stuck in a write. The line framing, the writer and this
+//     sequence are internal/stdio's; this package never imports rpc.
 package acp

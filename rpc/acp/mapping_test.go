@@ -11,6 +11,7 @@ import (
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -47,7 +48,7 @@ func TestStopReason(t *testing.T) {
 					t.Errorf("error = %v", err)
 				}
 			case c.err != nil:
-				if !errors.Is(err, c.err) || wireError(err).Code != CodeRequestCancelled {
+				if !errors.Is(err, c.err) || wireError(err).Code != wirecode.RequestCancelled {
 					t.Errorf("error = %v, want %v", err, c.err)
 				}
 			case err != nil:
@@ -168,17 +169,19 @@ func TestWireError(t *testing.T) {
 	}{
 		{errorf(errInvalidParams, "bad"), jsonrpc2.CodeInvalidParams, ""},
 		{errorf(errMethodNotFound, "no"), jsonrpc2.CodeMethodNotFound, ""},
-		{errorf(errUnknownSession, "gone"), CodeResourceNotFound, ""},
-		{errorf(errCancelled, "c"), CodeRequestCancelled, ""},
-		{errorf(errAuthRequired, "a"), CodeAuthRequired, ""},
+		{errorf(errUnknownSession, "gone"), wirecode.ResourceNotFound, ""},
+		{errorf(errCancelled, "c"), wirecode.RequestCancelled, ""},
+		{errorf(errAuthRequired, "a"), wirecode.AuthRequired, ""},
 		{fmt.Errorf("x: %w", session.ErrInvalidArguments), jsonrpc2.CodeInvalidParams, `{"code":"invalid_arguments"}`},
 		{fmt.Errorf("x: %w", llm.ErrModelNotFound), jsonrpc2.CodeInvalidParams, `{"code":"model_not_found"}`},
 		{fmt.Errorf("x: %w", fake.ErrInvalidScript), jsonrpc2.CodeInvalidParams, `{"code":"invalid_arguments"}`},
-		{fmt.Errorf("x: %w", store.ErrNotFound), CodeResourceNotFound, `{"code":"session_not_found"}`},
+		{fmt.Errorf("x: %w", store.ErrNotFound), wirecode.ResourceNotFound, `{"code":"session_not_found"}`},
 		{fmt.Errorf("x: %w", store.ErrLocked), jsonrpc2.CodeInternalError, `{"code":"session_locked"}`},
 		{fmt.Errorf("x: %w", session.ErrBusy), jsonrpc2.CodeInternalError, `{"code":"busy"}`},
-		{&llm.Error{Kind: llm.ErrNoKey, Message: "no key"}, CodeAuthRequired, `{"code":"no_api_key"}`},
+		{&llm.Error{Kind: llm.ErrNoKey, Message: "no key"}, wirecode.AuthRequired, `{"code":"no_api_key"}`},
 		{errors.New("boom"), jsonrpc2.CodeInternalError, ""},
+		{errParseLine, jsonrpc2.CodeParseError, ""},
+		{errBadRequest, jsonrpc2.CodeInvalidRequest, ""},
 		{&jsonrpc2.Error{Code: 42, Message: "as is"}, 42, ""},
 	}
 	for _, c := range cases {

@@ -12,7 +12,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/session"
 )
 
@@ -35,17 +35,13 @@ type Options struct {
 	// Now is the clock of updatedAt stamps (default time.Now).
 	Now func() time.Time
 	// Writer bounds the output queue (zero: defaults).
-	Writer rpc.WriterOptions
-	// MaxLineBytes bounds one input line (0: rpc.MaxLineBytes).
+	Writer stdio.WriterOptions
+	// MaxLineBytes bounds one input line (0: stdio.MaxLineBytes).
 	MaxLineBytes int
 	// ShutdownGrace bounds the shutdown after a signal (zero:
-	// rpc.DefaultShutdownGrace).
+	// stdio.DefaultShutdownGrace).
 	ShutdownGrace time.Duration
 }
-
-// ErrInterrupted is returned by Run when ctx ended (a signal) rather than
-// the input.
-var ErrInterrupted = rpc.ErrInterrupted
 
 // Server serves ACP v1 on one connection. See doc.go for the concurrency
 // contract.
@@ -56,7 +52,7 @@ type Server struct {
 
 	ignoredOnce sync.Once // the mcpServers notice (logIgnored)
 
-	w      *rpc.Writer
+	w      *stdio.Writer
 	stream *Stream
 	conn   *jsonrpc2.Conn
 	ready  chan struct{} // closed once conn is set
@@ -117,9 +113,6 @@ func NewServer(opts Options) *Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.ShutdownGrace <= 0 {
-		opts.ShutdownGrace = rpc.DefaultShutdownGrace
-	}
 	opts.Writer.Log = opts.Log
 	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{}), ready: make(chan struct{})}
 	s.startDir = realDir(opts.Base.Cwd)
@@ -140,17 +133,15 @@ func realDir(dir string) string {
 
 // Run serves until the input ends, the output breaks or ctx is
 // cancelled, then shuts down in order (see shutdown). It returns
-// ErrInterrupted when ctx ended (a signal), also when the signal came
+// stdio.ErrInterrupted when ctx ended (a signal), also when the signal came
 // during a shutdown already under way.
 //
 // A closed stdout (EPIPE) is a disconnect, handled like the end of input:
 // running turns finish, their output discarded, their entries kept. After
-// a signal the shutdown gets Options.ShutdownGrace: a host that stopped
-// reading cannot keep the process alive (the output is then abandoned, so
-// whoever waits for room in the queue returns, and the sessions get a
-// fifth of the grace more to close).
+// a signal the shutdown gets Options.ShutdownGrace (stdio.Finish): a host
+// that stopped reading cannot keep the process alive.
 func (s *Server) Run(ctx context.Context) error {
-	s.w = rpc.NewWriter(s.opts.Out, s.opts.Writer)
+	s.w = stdio.NewWriter(s.opts.Out, s.opts.Writer)
 	s.stream = NewStream(s.opts.In, s.w, s.opts.MaxLineBytes, s.log)
 	// The connection's lifetime is ours to decide: a cancelled ctx must
 	// not close it before the owed replies are written.
@@ -171,38 +162,16 @@ func (s *Server) Run(ctx context.Context) error {
 		defer close(done)
 		s.shutdown(interrupted)
 	}()
-	if !interrupted {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			// A signal during the orderly shutdown: the turns it waits
-			// for are aborted now, and the grace applies.
-			interrupted = true
-			for _, as := range s.sessionList() {
-				as.stop(true)
-			}
+	return stdio.Finish(ctx, s.w, s.log, s.opts.ShutdownGrace, done, func() {
+		if interrupted {
+			return // shutdown aborts the turns itself
 		}
-	}
-	if interrupted {
-		select {
-		case <-done:
-		case <-time.After(s.opts.ShutdownGrace):
-			s.log.Warn("shutdown did not finish in time; exiting without flushing output")
-			s.w.Abandon()
-			select {
-			case <-done:
-			case <-time.After(s.opts.ShutdownGrace / 5):
-				s.log.Warn("the sessions did not close after the output was abandoned")
-			}
-			// Not Close: the writer goroutine may be stuck in a write.
-			return ErrInterrupted
+		// A signal during the orderly shutdown: the turns it waits for
+		// are aborted now.
+		for _, as := range s.sessionList() {
+			as.stop(true)
 		}
-	}
-	s.w.Close()
-	if interrupted || ctx.Err() != nil {
-		return ErrInterrupted
-	}
-	return nil
+	})
 }
 
 // shutdown ends the connection in order: permission asks are withdrawn

@@ -12,13 +12,14 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 )
 
 // Stream is a newline-framed jsonrpc2.ObjectStream: one JSON-RPC message
 // per line in both directions (ACP's stdio framing).
 //
-// Reading uses rpc.LineReader (lines end at '\n', a trailing '\r' is
+// Reading uses stdio.LineReader (lines end at '\n', a trailing '\r' is
 // dropped, blank lines are skipped). A line that is not JSON is answered
 // with a JSON-RPC parse error (-32700, id null); a JSON line that is not a
 // request or response is answered with -32600. Either way the line is
@@ -32,11 +33,11 @@ import (
 //
 // Writing encodes each message as one line, with the envelope keys in the
 // order jsonrpc, id, method, params, result, error and without HTML
-// escaping, and hands it to the single rpc.Writer. Close never closes the
+// escaping, and hands it to the single stdio.Writer. Close never closes the
 // output.
 type Stream struct {
-	lr  *rpc.LineReader
-	w   *rpc.Writer
+	lr  *stdio.LineReader
+	w   *stdio.Writer
 	log *zap.Logger
 
 	eof       chan struct{}
@@ -51,12 +52,12 @@ type Stream struct {
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
 
 // NewStream reads messages from in and writes them through w. max bounds
-// one input line (0: rpc.MaxLineBytes).
-func NewStream(in io.Reader, w *rpc.Writer, max int, log *zap.Logger) *Stream {
+// one input line (0: stdio.MaxLineBytes).
+func NewStream(in io.Reader, w *stdio.Writer, max int, log *zap.Logger) *Stream {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Stream{lr: rpc.NewLineReader(in, max), w: w, log: log, eof: make(chan struct{}), closed: make(chan struct{})}
+	return &Stream{lr: stdio.NewLineReader(in, max), w: w, log: log, eof: make(chan struct{}), closed: make(chan struct{})}
 }
 
 // EOF is closed when the input has ended.
@@ -79,8 +80,8 @@ func (s *Stream) ReadObject(v any) error {
 		default:
 		}
 		line, err := s.lr.Next()
-		if errors.Is(err, rpc.ErrLineTooLong) {
-			s.reject(jsonrpc2.CodeInvalidRequest, "Invalid request", "line too long", nil)
+		if errors.Is(err, stdio.ErrLineTooLong) {
+			s.reject(errBadRequest, "line too long", nil)
 			continue
 		}
 		if err != nil {
@@ -91,15 +92,15 @@ func (s *Stream) ReadObject(v any) error {
 			<-s.closed
 			return io.EOF
 		}
-		rpc.ReserveLine(len(line))
+		stdio.ReserveLine(len(line))
 		if !json.Valid(line) {
-			s.reject(jsonrpc2.CodeParseError, "Parse error", "the line is not one JSON value", nil)
+			s.reject(errParseLine, "the line is not one JSON value", nil)
 			continue
 		}
 		resetValue(v)
 		if err := json.Unmarshal(line, v); err != nil {
 			resetValue(v)
-			s.reject(jsonrpc2.CodeInvalidRequest, "Invalid request", err.Error(), requestID(line))
+			s.reject(errBadRequest, err.Error(), requestID(line))
 			continue
 		}
 		return nil
@@ -135,9 +136,12 @@ func requestID(line []byte) json.RawMessage {
 	return nil
 }
 
-// reject writes an error response for a line that is not a message. The
-// library's Response cannot carry id null, so the line is built here.
-func (s *Stream) reject(code int64, msg, detail string, id json.RawMessage) {
+// reject writes an error response for a line that is not a message:
+// the code of sentinel (errParseLine or errBadRequest) from the one table,
+// its text as message. The library's Response cannot carry id null, so
+// the line is built here.
+func (s *Stream) reject(sentinel error, detail string, id json.RawMessage) {
+	code, _ := wirecode.ACP(sentinel)
 	s.mu.Lock()
 	s.badLine++
 	s.mu.Unlock()
@@ -145,7 +149,7 @@ func (s *Stream) reject(code int64, msg, detail string, id json.RawMessage) {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
-	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`+"\n", id, code, msg)
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`+"\n", id, code, sentinel.Error())
 	s.w.SendLine(line)
 }
 

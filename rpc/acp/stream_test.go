@@ -11,7 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/rpc/acp"
 )
 
@@ -39,14 +39,14 @@ type streamPeer struct {
 	out    *bufio.Reader
 	stream *acp.Stream
 	conn   *jsonrpc2.Conn
-	w      *rpc.Writer
+	w      *stdio.Writer
 	outW   *io.PipeWriter
 }
 
 func newStreamPeer(t testing.TB, max int) *streamPeer {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	w := rpc.NewWriter(outW, rpc.WriterOptions{})
+	w := stdio.NewWriter(outW, stdio.WriterOptions{})
 	s := acp.NewStream(inR, w, max, nil)
 	p := &streamPeer{in: inW, out: bufio.NewReader(outR), stream: s, w: w, outW: outW}
 	p.conn = jsonrpc2.NewConn(context.Background(), s, echoHandler{}, jsonrpc2.SetLogger(quietLogger{}))

@@ -1,4 +1,4 @@
-package rpc_test
+package stdio_test
 
 import (
 	"bytes"
@@ -8,16 +8,16 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/internal/stdio"
 )
 
 func readAll(t testing.TB, r io.Reader, max int) ([]string, int) {
-	lr := rpc.NewLineReader(r, max)
+	lr := stdio.NewLineReader(r, max)
 	var out []string
 	tooLong := 0
 	for {
 		line, err := lr.Next()
-		if errors.Is(err, rpc.ErrLineTooLong) {
+		if errors.Is(err, stdio.ErrLineTooLong) {
 			tooLong++
 			continue
 		}
@@ -79,7 +79,7 @@ func splitReference(in []byte) []string {
 	parts := bytes.Split(in, []byte("\n"))
 	for _, p := range parts {
 		p = bytes.TrimSuffix(p, []byte("\r"))
-		if rpc.IsBlank(p) {
+		if stdio.IsBlank(p) {
 			continue
 		}
 		out = append(out, string(p))

@@ -1,7 +1,8 @@
-package rpc
+package stdio
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"runtime"
 	"sync"
@@ -43,6 +44,7 @@ type Writer struct {
 	log      *zap.Logger
 	maxItems int
 	maxBytes int
+	render   func(dst []byte, typ string, idx int, delta []byte, usage *llm.Usage) []byte
 
 	mu       sync.Mutex
 	space    *sync.Cond // signalled when the queue shrinks
@@ -88,12 +90,17 @@ type WriterOptions struct {
 	Log      *zap.Logger
 	MaxItems int
 	MaxBytes int
+	// DeltaLine renders a (merged) delta as one line ending in '\n',
+	// appended to dst; usage may be nil. The protocol owns the shape (the
+	// native message_update); the writer owns when deltas merge. SendDelta
+	// needs it; a writer without it only sends whole lines.
+	DeltaLine func(dst []byte, typ string, idx int, delta []byte, usage *llm.Usage) []byte
 }
 
 // NewWriter starts the writer goroutine for out.
 func NewWriter(out io.Writer, opt WriterOptions) *Writer {
-	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, done: make(chan struct{}),
-		broken: make(chan struct{})}
+	w := &Writer{out: out, log: opt.Log, maxItems: opt.MaxItems, maxBytes: opt.MaxBytes, render: opt.DeltaLine,
+		done: make(chan struct{}), broken: make(chan struct{})}
 	if w.log == nil {
 		w.log = zap.NewNop()
 	}
@@ -128,10 +135,13 @@ func (w *Writer) Send(v any) {
 	w.SendLine(line)
 }
 
-// SendDelta enqueues the message_update of a text, thinking or tool-call
-// delta, merging it into the last queued item when that is a delta of the
-// same kind and block. usage may be nil.
+// SendDelta enqueues a text, thinking or tool-call delta (rendered by
+// WriterOptions.DeltaLine), merging it into the last queued item when that
+// is a delta of the same kind and block. usage may be nil.
 func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) {
+	if w.render == nil {
+		panic(fmt.Sprintf("stdio: SendDelta(%s) on a writer without WriterOptions.DeltaLine", typ))
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
@@ -206,10 +216,10 @@ func (w *Writer) loop() {
 			if it.hasUsage {
 				u = &it.usage
 			}
-			buf = appendDeltaLine(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
+			buf = w.render(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
 			line = buf
 		}
-		if it.line != nil { // delta lines are built valid by jsonstr
+		if it.line != nil { // DeltaLine builds valid lines (jsonstr)
 			line = ValidUTF8(line)
 		}
 		w.write(line)

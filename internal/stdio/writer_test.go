@@ -1,4 +1,4 @@
-package rpc_test
+package stdio_test
 
 import (
 	"bytes"
@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/rpc"
 )
 
 // recorder is an output stream that remembers every Write call and can be
@@ -53,7 +53,7 @@ func (r *recorder) lines(t *testing.T) []string {
 
 func TestWriterKeepsOrderAndWholeLines(t *testing.T) {
 	rec := &recorder{}
-	w := rpc.NewWriter(rec, rpc.WriterOptions{MaxItems: 4})
+	w := stdio.NewWriter(rec, stdio.WriterOptions{MaxItems: 4})
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -86,14 +86,14 @@ func TestWriterKeepsOrderAndWholeLines(t *testing.T) {
 
 func TestWriterChunksLongLines(t *testing.T) {
 	rec := &recorder{}
-	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	w := stdio.NewWriter(rec, stdio.WriterOptions{DeltaLine: deltaLine})
 	big := strings.Repeat("é", 100_000) // 200 000 bytes; chunks may split a character
 	w.Send(map[string]string{"big": big})
 	w.Send(map[string]string{"small": "x"})
 	w.Close()
 	for _, n := range rec.sizes {
-		if n > rpc.ChunkSize {
-			t.Fatalf("write of %d bytes exceeds %d", n, rpc.ChunkSize)
+		if n > stdio.ChunkSize {
+			t.Fatalf("write of %d bytes exceeds %d", n, stdio.ChunkSize)
 		}
 	}
 	lines := rec.lines(t)
@@ -102,9 +102,17 @@ func TestWriterChunksLongLines(t *testing.T) {
 	}
 }
 
+// deltaLine renders a delta in the shape of the native message_update
+// (the protocol's job; the writer only merges).
+func deltaLine(dst []byte, typ string, idx int, delta []byte, _ *llm.Usage) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "message_update",
+		"assistantMessageEvent": map[string]any{"type": typ, "contentIndex": idx, "delta": string(delta)}})
+	return append(append(dst, b...), '\n')
+}
+
 func TestWriterMergesOnlyConsecutiveDeltasOfOneBlock(t *testing.T) {
 	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 100)}
-	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	w := stdio.NewWriter(rec, stdio.WriterOptions{DeltaLine: deltaLine})
 	u := &llm.Usage{}
 	w.Send(map[string]string{"type": "first"}) // the writer picks this up and blocks in Write
 	<-rec.writes
@@ -157,7 +165,7 @@ func TestWriterMergesOnlyConsecutiveDeltasOfOneBlock(t *testing.T) {
 // nothing is lost when it reads again.
 func TestWriterBackpressureBoundsQueue(t *testing.T) {
 	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 1000)}
-	w := rpc.NewWriter(rec, rpc.WriterOptions{MaxItems: 8})
+	w := stdio.NewWriter(rec, stdio.WriterOptions{MaxItems: 8})
 	sent := make(chan int, 100)
 	go func() {
 		for i := 0; i < 100; i++ {
@@ -194,7 +202,7 @@ func TestWriterBackpressureBoundsQueue(t *testing.T) {
 
 func TestWriterDropsNothingAfterFlush(t *testing.T) {
 	rec := &recorder{}
-	w := rpc.NewWriter(rec, rpc.WriterOptions{})
+	w := stdio.NewWriter(rec, stdio.WriterOptions{DeltaLine: deltaLine})
 	for i := 0; i < 1000; i++ {
 		w.SendDelta("text_delta", 0, "x", nil)
 	}

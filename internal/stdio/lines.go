@@ -1,4 +1,4 @@
-package rpc
+package stdio
 
 import (
 	"bufio"
@@ -46,10 +46,7 @@ func (l *LineReader) Next() ([]byte, error) {
 	for {
 		line, err := l.readLine()
 		if err != nil && !(errors.Is(err, io.EOF) && len(line) > 0) {
-			if errors.Is(err, ErrLineTooLong) {
-				return nil, err
-			}
-			return nil, err
+			return nil, err // ErrLineTooLong, io.EOF or a read error
 		}
 		line = bytes.TrimSuffix(line, []byte{'\r'})
 		if IsBlank(line) {

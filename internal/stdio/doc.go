@@ -1,0 +1,25 @@
+// Package stdio is the line-framed transport both wire protocols share
+// (the native {id,type} protocol in rpc and ACP in rpc/acp), and the one a
+// later stdio bridge can use: one JSON value per line in each direction.
+//
+//   - lines.go: LineReader (lines end only at '\n', one trailing '\r'
+//     dropped, blank lines in the JavaScript sense skipped, oversized
+//     lines reported as ErrLineTooLong and skipped), ReserveLine (the
+//     memory budget of a huge line).
+//   - writer.go: Writer, the single goroutine that writes the output, with
+//     backpressure, merging of consecutive deltas of one block (the
+//     protocol renders them, WriterOptions.DeltaLine), Broken at the first
+//     failed write, Abandon; ValidUTF8, the last step before the output.
+//   - marshal.go: Marshal, one line without HTML escaping.
+//   - shutdown.go: Finish, the end of a server's Run (signal, grace,
+//     abandon), and ErrInterrupted.
+//
+// It imports no protocol package and knows no wire shape beyond "a JSON
+// line"; the error → code table is rpc/internal/wirecode's.
+//
+// Concurrency contract: a LineReader belongs to one goroutine. Writer
+// methods are safe for concurrent use; exactly one goroutine, started by
+// NewWriter, writes to the output, and lines are written whole, in
+// enqueue order. Finish is called once, by the goroutine that runs the
+// server.
+package stdio

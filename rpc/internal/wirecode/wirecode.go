@@ -1,0 +1,173 @@
+// Package wirecode is the one table from domain errors to wire codes. Both
+// protocols render from it: the native protocol writes the string code
+// (Response.code), ACP the JSON-RPC number, with the native code, when
+// there is one, as data.code. Nothing else chooses a code.
+//
+// The package is pure data and lookups, safe for concurrent use.
+package wirecode
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/store"
+	"github.com/armadra/ama-rpc/trace"
+)
+
+// Native wire codes (AmaError.code in the reference).
+const (
+	InvalidArguments = "invalid_arguments"
+	Busy             = "busy"
+	NotImplemented   = "not_implemented"
+	ModelNotFound    = "model_not_found"
+	ProviderNotFound = "provider_not_found"
+	PlanNotFound     = "plan_not_found"
+	NoCheckpoint     = "no_checkpoint"
+	RewindFailed     = "rewind_failed"
+	SessionNotFound  = "session_not_found"
+	SessionCorrupt   = "session_corrupt"
+	SessionLocked    = "session_locked"
+	SessionExists    = "session_exists"
+	NoAPIKey         = "no_api_key"
+	Aborted          = "aborted"
+	TaskNotFound     = "task_not_found"
+	PromptBlocked    = "prompt_blocked"
+	// EncodeFailed: the result exists but cannot be written as one JSON
+	// line (a programming error; the command is still answered).
+	EncodeFailed = "encode_failed"
+)
+
+// JSON-RPC 2.0 codes, and ACP's beyond them.
+const (
+	ParseError       int64 = -32700
+	InvalidRequest   int64 = -32600
+	MethodNotFound   int64 = -32601
+	InvalidParams    int64 = -32602
+	InternalError    int64 = -32603
+	AuthRequired     int64 = -32000
+	ResourceNotFound int64 = -32002
+	RequestCancelled int64 = -32800
+)
+
+// Errors of the protocol layers themselves. Handlers wrap them with %w (or
+// Errorf). The native and the ACP "invalid params" are two sentinels
+// because they render differently: the native one has the code
+// invalid_arguments, the ACP one is -32602 without data.code.
+var (
+	// ErrNativeParams: the parameters of a native command do not decode or
+	// validate.
+	ErrNativeParams = errors.New("invalid arguments")
+	// ErrEncode: a result that could not be encoded.
+	ErrEncode = errors.New("encode failed")
+	// ErrParse: a native input line that is not a command object (its
+	// response has command "parse" and no code).
+	ErrParse = errors.New("parse error")
+
+	// ACP. The texts of ErrACPParse and ErrACPRequest are the messages of
+	// the raw replies to lines that are not messages.
+	ErrACPParse          = errors.New("Parse error")
+	ErrACPRequest        = errors.New("Invalid request")
+	ErrACPParams         = errors.New("invalid params")
+	ErrACPMethodNotFound = errors.New("method not found")
+	ErrACPUnknownSession = errors.New("session not found")
+	ErrACPCancelled      = errors.New("request cancelled")
+	ErrACPAuthRequired   = errors.New("authentication required")
+)
+
+// row maps one domain error (a sentinel, or the kind of an *llm.Error) to
+// its code on each wire. An empty native code or a zero ACP code means the
+// error has none on that wire; the lookups take the first row that matches
+// and has a code for their wire.
+type row struct {
+	err    error
+	kind   llm.ErrorKind
+	native string
+	acp    int64
+}
+
+var table = []row{
+	{err: ErrNativeParams, native: InvalidArguments},
+	{err: ErrEncode, native: EncodeFailed},
+	{err: ErrParse},
+	{err: ErrACPParse, acp: ParseError},
+	{err: ErrACPRequest, acp: InvalidRequest},
+	{err: ErrACPParams, acp: InvalidParams},
+	{err: ErrACPMethodNotFound, acp: MethodNotFound},
+	{err: ErrACPUnknownSession, acp: ResourceNotFound},
+	{err: ErrACPCancelled, acp: RequestCancelled},
+	{err: ErrACPAuthRequired, acp: AuthRequired},
+
+	{err: session.ErrInvalidArguments, native: InvalidArguments, acp: InvalidParams},
+	{err: llm.ErrInvalidConfig, native: InvalidArguments, acp: InvalidParams},
+	{err: session.ErrBusy, native: Busy},
+	{err: session.ErrNotImplemented, native: NotImplemented},
+	{err: llm.ErrModelNotFound, native: ModelNotFound, acp: InvalidParams},
+	{err: llm.ErrProviderNotFound, native: ProviderNotFound, acp: InvalidParams},
+	{err: session.ErrPlanNotFound, native: PlanNotFound},
+	{err: session.ErrNoCheckpoint, native: NoCheckpoint},
+	{err: session.ErrRewindFailed, native: RewindFailed},
+	{err: session.ErrEntryNotFound, native: InvalidArguments},
+	{err: session.ErrNoAPIKey, native: NoAPIKey, acp: AuthRequired},
+	{err: session.ErrNoModel, native: ModelNotFound},
+	{err: session.ErrClosed, native: Aborted},
+	{err: session.ErrNothingToCompact, native: InvalidArguments},
+	{err: store.ErrNotFound, native: SessionNotFound, acp: ResourceNotFound},
+	{err: store.ErrCorrupt, native: SessionCorrupt},
+	{err: store.ErrLocked, native: SessionLocked},
+	{err: store.ErrExists, native: SessionExists},
+	{err: trace.ErrInvalidArguments, native: InvalidArguments},
+	{err: trace.ErrTaskNotFound, native: TaskNotFound},
+	{err: session.ErrPromptBlocked, native: PromptBlocked},
+
+	// Provider failures by kind, after every sentinel.
+	{kind: llm.ErrNoKey, native: NoAPIKey, acp: AuthRequired},
+	{kind: llm.ErrAborted, native: Aborted},
+}
+
+func (r *row) matches(err error) bool {
+	if r.err != nil {
+		return errors.Is(err, r.err)
+	}
+	var le *llm.Error
+	return errors.As(err, &le) && le.Kind == r.kind
+}
+
+// Native returns the native wire code of err, or "" when it has none.
+func Native(err error) string {
+	for i := range table {
+		if r := &table[i]; r.native != "" && r.matches(err) {
+			return r.native
+		}
+	}
+	return ""
+}
+
+// ACP returns the JSON-RPC code of err (InternalError when no row has
+// one) and its native code for data.code ("" when none).
+func ACP(err error) (code int64, native string) {
+	code = InternalError
+	for i := range table {
+		if r := &table[i]; r.acp != 0 && r.matches(err) {
+			code = r.acp
+			break
+		}
+	}
+	return code, Native(err)
+}
+
+// Coded is an error with its own text that still matches a sentinel (and
+// so has the sentinel's codes).
+type Coded struct {
+	Msg string
+	Err error
+}
+
+func (c *Coded) Error() string { return c.Msg }
+func (c *Coded) Unwrap() error { return c.Err }
+
+// Errorf returns an error with the formatted text that matches sentinel.
+func Errorf(sentinel error, format string, args ...any) error {
+	return &Coded{Msg: fmt.Sprintf(format, args...), Err: sentinel}
+}
