@@ -296,10 +296,19 @@ type TodoUpdated struct {
 
 // LimitReached reports a turn or cost limit.
 type LimitReached struct {
-	Kind  string  `json:"kind"`
-	Value float64 `json:"value"`
-	Limit float64 `json:"limit"`
+	Kind  LimitKind `json:"kind"`
+	Value float64   `json:"value"`
+	Limit float64   `json:"limit"`
 }
+
+// LimitKind is the limit a LimitReached reports.
+type LimitKind string
+
+// The limits a run can reach.
+const (
+	LimitTurns LimitKind = "turns" // Settings.MaxTurns
+	LimitCost  LimitKind = "cost"  // Settings.MaxCost
+)
 
 // ModelFallback reports a switch to the fallback model.
 type ModelFallback struct {

@@ -61,7 +61,7 @@ func TestLimits(t *testing.T) {
 					t.Errorf("probe ran %d times, want %d", got, tc.runs)
 				}
 				lr := eventsOf[events.LimitReached](e.rec)
-				if tc.kind == "" && len(lr) != 0 || tc.kind != "" && (len(lr) != 1 || lr[0].Kind != tc.kind) {
+				if tc.kind == "" && len(lr) != 0 || tc.kind != "" && (len(lr) != 1 || string(lr[0].Kind) != tc.kind) {
 					t.Errorf("limit_reached %+v, want kind %q", lr, tc.kind)
 				}
 				if s := eventsOf[events.AgentSettled](e.rec); len(s) != 1 || s[0].Warning != tc.warning {

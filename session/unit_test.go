@@ -193,7 +193,7 @@ func TestLimitReached(t *testing.T) {
 			if len(lr) != 1 {
 				t.Fatalf("%d limit_reached events, want 1", len(lr))
 			}
-			if lr[0].Kind != tc.kind || lr[0].Value != tc.value || lr[0].Limit != tc.limit {
+			if string(lr[0].Kind) != tc.kind || lr[0].Value != tc.value || lr[0].Limit != tc.limit {
 				t.Errorf("limit_reached %+v, want kind %s value %v limit %v", lr[0], tc.kind, tc.value, tc.limit)
 			}
 			if r.warning != tc.warning || !r.stopping {

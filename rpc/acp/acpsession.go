@@ -151,7 +151,7 @@ func (as *acpSession) track(e events.Event) {
 			t.proposal = &p
 		}
 	case events.LimitReached:
-		if t != nil && t.ran && (e.Kind == "turns" || e.Kind == "max_turns") {
+		if t != nil && t.ran && e.Kind == events.LimitTurns {
 			t.maxTurns = true
 		}
 	}
