@@ -17,16 +17,16 @@ func TestTraceWireShape(t *testing.T) {
 	u := llm.Usage{Input: 1, Output: 2, TotalTokens: 3}
 	res := &trace.Result{
 		Trace: trace.Trace{Version: 1, SessionID: "s", Cwd: "/w", Turns: []*trace.Turn{{
-			ID: "u1", Status: "ok", EntryIDs: []string{"u1"}, StartedAt: 10, EndedAt: 20,
-			Steps: []*trace.Step{{ID: "a1", Status: "ok", EntryIDs: []string{"a1", "t1"}, Provider: "fake", Model: "echo",
+			ID: "u1", Kind: trace.KindTurn, Status: "ok", EntryIDs: []string{"u1"}, StartedAt: 10, EndedAt: 20,
+			Steps: []*trace.Step{{ID: "a1", Kind: trace.KindStep, Status: "ok", EntryIDs: []string{"a1", "t1"}, Provider: "fake", Model: "echo",
 				Attempt: 1, Usage: u, StopReason: "toolUse", ThinkingLevel: "medium", RequestAt: 1, FirstTokenAt: 6, DoneAt: 9,
 				TTFTMs: &ttft, TPS: &tps,
-				Tools: []*trace.Tool{{ID: "c1", Name: "read", Status: "running", EntryIDs: []string{"a1"}, Children: []*trace.Tool{}}}},
-				{ID: "a2", Status: "error", EntryIDs: []string{"a2"}, StopReason: "error", Tools: []*trace.Tool{}}},
-		}}, Aux: []*trace.Aux{{ID: "x1", Purpose: "permission_classify", Provider: "fake", Model: "echo", Usage: u}}},
+				Tools: []*trace.Tool{{ID: "c1", Kind: trace.KindTool, Name: "read", Status: "running", EntryIDs: []string{"a1"}, Children: []*trace.Tool{}}}},
+				{ID: "a2", Kind: trace.KindStep, Status: "error", EntryIDs: []string{"a2"}, StopReason: "error", Tools: []*trace.Tool{}}},
+		}}, Aux: []*trace.Aux{{ID: "x1", Kind: trace.KindAux, Purpose: "permission_classify", Provider: "fake", Model: "echo", Usage: u}}},
 		Previews: []trace.Preview{{Key: "turn:u1", Input: &in}, {Key: "step:a1", Output: &out}},
 	}
-	line, err := stdio.Marshal(toWireTrace(res))
+	line, err := stdio.Marshal(res) // trace's types are the wire shape
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +43,15 @@ func TestTraceWireShape(t *testing.T) {
 		}
 	}
 
-	res.Previews, res.Trace.Aux = nil, nil
-	line, _ = stdio.Marshal(toWireTrace(res))
-	if strings.Contains(string(line), "previews") || !strings.Contains(string(line), `"aux":[]`) {
-		t.Errorf("previews only for content=preview, aux always a list: %s", line)
+	res.Previews = nil
+	line, _ = stdio.Marshal(res)
+	if strings.Contains(string(line), "previews") {
+		t.Errorf("previews only for content=preview: %s", line)
+	}
+	res.Previews = []trace.Preview{}
+	line, _ = stdio.Marshal(res)
+	if !strings.HasSuffix(string(line), `"previews":{}}`+"\n") {
+		t.Errorf("content=preview without nodes: %s", line)
 	}
 }
 

@@ -120,7 +120,7 @@ func (b *builder) assignTurns() {
 	}
 	for i, e := range b.in.Entries {
 		if u, ok := startsTurn(e); ok {
-			t := &Turn{ID: e.ID, EntryIDs: []string{e.ID}, Steps: []*Step{}, StartedAt: u.Timestamp}
+			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}, StartedAt: u.Timestamp}
 			b.prompts[t] = u
 			b.turnOf[i] = len(b.turns)
 			b.turns = append(b.turns, t)
@@ -206,7 +206,7 @@ func (b *builder) fill() {
 }
 
 func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model string, u llm.Usage) {
-	a := &Aux{ID: e.ID, Purpose: purpose, Provider: provider, Model: model, Usage: u}
+	a := &Aux{ID: e.ID, Kind: KindAux, Purpose: purpose, Provider: provider, Model: model, Usage: u}
 	if turn != nil {
 		a.TurnID = turn.ID
 	}
@@ -247,7 +247,7 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 
 // step adds the step of an assistant message.
 func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, traces map[string]stepRecord) {
-	s := &Step{ID: e.ID, EntryIDs: []string{e.ID}, Provider: m.Provider, Model: m.Model, Attempt: 1,
+	s := &Step{ID: e.ID, Kind: KindStep, EntryIDs: []string{e.ID}, Provider: m.Provider, Model: m.Model, Attempt: 1,
 		Usage: m.Usage, StopReason: m.StopReason, Tools: []*Tool{}, ThinkingLevel: m.ThinkingLevel,
 		CacheHitRatio: hitRatio(m.Usage.Input, m.Usage.CacheRead, m.Usage.CacheWrite)}
 	switch m.StopReason {
@@ -290,7 +290,7 @@ func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, trac
 		}
 	}
 	for _, tc := range m.ToolCalls() {
-		t := &Tool{ID: tc.ID, Name: tc.Name, Status: StatusRunning, EntryIDs: []string{e.ID}, Children: []*Tool{}}
+		t := &Tool{ID: tc.ID, Kind: KindTool, Name: tc.Name, Status: StatusRunning, EntryIDs: []string{e.ID}, Children: []*Tool{}}
 		b.calls[t] = tc
 		s.Tools = append(s.Tools, t)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -107,4 +108,40 @@ func Redact(s string) string {
 		}
 		return sub[1] + Redacted
 	})
+}
+
+// Previews are written as one object, keys in tree order (a Go map
+// would sort them).
+type Previews []Preview
+
+// MarshalJSON writes {"<key>":{input,output,args,result}, …}, absent
+// fields left out.
+func (p Previews) MarshalJSON() ([]byte, error) {
+	out := []byte{'{'}
+	for i, pv := range p {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = jsonstr.Append(out, pv.Key, jsonstr.Wire)
+		out = append(out, ":{"...)
+		n := 0
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"input", pv.Input}, {"output", pv.Output}, {"args", pv.Args}, {"result", pv.Result}} {
+			if f.v == nil {
+				continue
+			}
+			if n > 0 {
+				out = append(out, ',')
+			}
+			n++
+			out = append(out, '"')
+			out = append(out, f.name...)
+			out = append(out, `":`...)
+			out = jsonstr.Append(out, *f.v, jsonstr.Wire)
+		}
+		out = append(out, '}')
+	}
+	return append(out, '}'), nil
 }

@@ -38,108 +38,126 @@ type Input struct {
 	Running bool
 }
 
+// Node kinds, the "kind" key of each node on the wire.
+const (
+	KindTurn = "turn"
+	KindStep = "step"
+	KindTool = "tool"
+	KindAux  = "aux"
+)
+
+// The types below are the wire shape of get_trace (JSON tags, key order
+// as in the reference transcript): the protocol encodes them as they are.
+
 // Result is the data of a get_trace response.
 type Result struct {
-	Trace         Trace
-	HasMoreBefore bool
-	Cursor        Cursor
-	LeafID        *string
+	Trace         Trace   `json:"trace"`
+	HasMoreBefore bool    `json:"hasMoreBefore"`
+	Cursor        Cursor  `json:"cursor"`
+	LeafID        *string `json:"leafId"`
 	// Previews is set (possibly empty) for content=preview, in tree order
 	// of the window: each turn, then each of its steps followed by the
 	// step's tools.
-	Previews []Preview
+	Previews Previews `json:"previews,omitzero"`
 }
 
 // Cursor holds the paging cursors of a response.
 type Cursor struct {
 	// Before is the id of the window's first turn when earlier turns
 	// exist ("" otherwise).
-	Before string
+	Before string `json:"before,omitempty"`
 	// Since is the id of the last selected entry (nil when there is none).
-	Since *string
+	Since *string `json:"since"`
 }
 
 // Trace is the tree of a session: the window of turns, and the totals and
 // auxiliary requests of the whole selection.
 type Trace struct {
-	Version     int
-	SessionID   string
-	Cwd         string
-	Totals      Usage
-	Turns       []*Turn
-	Aux         []*Aux
-	Partial     bool
-	SessionFile string
+	Version     int     `json:"version"`
+	SessionID   string  `json:"sessionId"`
+	Cwd         string  `json:"cwd"`
+	Totals      Usage   `json:"totals"`
+	Turns       []*Turn `json:"turns"`
+	Aux         []*Aux  `json:"aux"`
+	Partial     bool    `json:"partial"`
+	SessionFile string  `json:"sessionFile,omitempty"`
 }
 
 // Usage is the aggregate of a turn or of the whole selection.
 type Usage struct {
-	Requests   int
-	Input      int
-	Output     int
-	CacheRead  int
-	CacheWrite int
-	ToolCalls  int
-	Cost       float64
+	Requests   int     `json:"requests"`
+	Input      int     `json:"input"`
+	Output     int     `json:"output"`
+	CacheRead  int     `json:"cacheRead"`
+	CacheWrite int     `json:"cacheWrite"`
+	ToolCalls  int     `json:"toolCalls"`
+	Cost       float64 `json:"cost"`
 	// DurationMs is a turn's wall time (its user message to its last
 	// reply or tool result); for totals, the sum over the turns.
-	DurationMs    int64
-	CacheHitRatio float64
+	DurationMs    int64   `json:"durationMs"`
+	CacheHitRatio float64 `json:"cacheHitRatio"`
 }
 
 // Turn is one turn: the user message that started it (its id), the
 // steering and follow-up messages that joined it, and its model requests.
 type Turn struct {
-	ID       string
-	Status   string
-	EntryIDs []string // the turn's user message entries
-	Steps    []*Step
-	Usage    Usage
+	ID       string   `json:"id"`
+	Kind     string   `json:"kind"` // KindTurn
+	Status   string   `json:"status"`
+	EntryIDs []string `json:"entryIds"` // the turn's user message entries
+	Steps    []*Step  `json:"steps"`
+	Usage    Usage    `json:"usage"`
 	// StartedAt is the user message time, EndedAt the last reply or tool
 	// result time (epoch ms; 0 when unknown).
-	StartedAt, EndedAt int64
+	StartedAt int64 `json:"startedAt,omitempty"`
+	EndedAt   int64 `json:"endedAt,omitempty"`
 }
 
 // Step is one model request: an assistant message and its ama.trace step.
 type Step struct {
-	ID            string // the assistant entry id
-	Status        string
-	EntryIDs      []string // assistant entry, then the trace entry if any
-	Provider      string
-	Model         string
-	Attempt       int
-	Usage         llm.Usage
-	StopReason    string
-	Tools         []*Tool
-	ThinkingLevel string
-	CacheHitRatio float64
+	ID            string    `json:"id"`   // the assistant entry id
+	Kind          string    `json:"kind"` // KindStep
+	Status        string    `json:"status"`
+	EntryIDs      []string  `json:"entryIds"` // assistant entry, then the trace entry if any
+	Provider      string    `json:"provider"`
+	Model         string    `json:"model"`
+	Attempt       int       `json:"attempt"`
+	Usage         llm.Usage `json:"usage"`
+	StopReason    string    `json:"stopReason"`
+	Tools         []*Tool   `json:"tools"`
+	ThinkingLevel string    `json:"thinkingLevel,omitempty"`
+	CacheHitRatio float64   `json:"cacheHitRatio"`
 	// Times from the ama.trace entry (epoch ms; 0 when unknown), the time
 	// to the first token (ms) and the output rate (tokens/s; nil when
 	// unknown).
-	RequestAt, FirstTokenAt, DoneAt int64
-	TTFTMs                          *int64
-	TPS                             *float64
+	RequestAt    int64    `json:"requestAt,omitempty"`
+	FirstTokenAt int64    `json:"firstTokenAt,omitempty"`
+	DoneAt       int64    `json:"doneAt,omitempty"`
+	TTFTMs       *int64   `json:"ttftMs,omitempty"`
+	TPS          *float64 `json:"tps,omitempty"`
 }
 
 // Tool is one tool call of a step.
 type Tool struct {
-	ID       string // the tool call id
-	Name     string
-	Status   string // ok, error or running (no result yet)
-	IsError  bool
-	EntryIDs []string // assistant entry, then the tool result entry if any
-	Children []*Tool  // always empty: ama-rpc has no nested calls
-	EndedAt  int64    // the tool result time (0: none yet)
+	ID       string   `json:"id"`   // the tool call id
+	Kind     string   `json:"kind"` // KindTool
+	Name     string   `json:"name"`
+	Status   string   `json:"status"` // ok, error or running (no result yet)
+	IsError  bool     `json:"isError"`
+	EntryIDs []string `json:"entryIds"`          // assistant entry, then the tool result entry if any
+	Children []*Tool  `json:"children"`          // always empty: ama-rpc has no nested calls
+	EndedAt  int64    `json:"endedAt,omitempty"` // the tool result time (0: none yet)
 }
 
 // Aux is an auxiliary request (not part of a turn's context).
 type Aux struct {
-	ID       string // the entry id
-	Purpose  string // usage kind, compaction or branch_summary
-	Provider string
-	Model    string
-	Usage    llm.Usage
-	TurnID   string // the turn the request happened in ("" before any)
+	ID       string    `json:"id"`      // the entry id
+	Kind     string    `json:"kind"`    // KindAux
+	Purpose  string    `json:"purpose"` // usage kind, compaction or branch_summary
+	Provider string    `json:"provider,omitempty"`
+	Model    string    `json:"model,omitempty"`
+	Usage    llm.Usage `json:"usage"`
+	TurnID   string    `json:"turnId,omitempty"` // the turn the request happened in ("" before any)
 }
 
 // Preview is the content of one node, keyed "<kind>:<node id>". Absent
