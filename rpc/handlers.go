@@ -153,7 +153,7 @@ func handleClearQueue(s *Server, c *command) {
 
 func handleGetState(s *Server, c *command) {
 	st, err := s.current().State()
-	ws := toWireState(st)
+	ws := wireState{State: st}
 	if s.opts.Deps != nil {
 		ws.Sandbox = s.opts.Deps.Sandbox.Report()
 	}

@@ -21,18 +21,6 @@ type wireRewind struct {
 	Code         *checkpoint.Result `json:"code,omitempty"`
 }
 
-type wireCompaction struct {
-	Summary          string     `json:"summary"`
-	FirstKeptEntryID string     `json:"firstKeptEntryId"`
-	TokensBefore     int        `json:"tokensBefore"`
-	TokensAfter      *int       `json:"tokensAfter,omitempty"`
-	Usage            *llm.Usage `json:"usage,omitempty"`
-}
-
-func toWireCompaction(r session.CompactionResult) wireCompaction {
-	return wireCompaction{r.Summary, r.FirstKeptEntryID, r.TokensBefore, r.TokensAfter, r.Usage}
-}
-
 func handleRewindPoints(s *Server, c *command) {
 	pts, err := s.current().RewindPoints()
 	type wire struct {
@@ -126,6 +114,6 @@ func compactionReply(reply func(any, error)) func(session.CompactionResult, erro
 			reply(nil, err)
 			return
 		}
-		reply(toWireCompaction(r), nil)
+		reply(r, nil) // session.CompactionResult is the wire shape
 	}
 }

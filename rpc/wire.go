@@ -6,6 +6,7 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/session"
+	"github.com/armadra/ama-rpc/telemetry"
 )
 
 // ProtocolVersion is RPC_PROTOCOL_VERSION.
@@ -37,35 +38,12 @@ var null = json.RawMessage("null")
 // empty is the data {} of commands without a result.
 type empty struct{}
 
+// wireState is get_state: the session's State (its JSON is the wire
+// shape) and the sandbox report, which the server adds.
 type wireState struct {
-	IsStreaming         bool          `json:"isStreaming"`
-	IsCompacting        bool          `json:"isCompacting"`
-	IsRetrying          bool          `json:"isRetrying"`
-	Model               *llm.ModelRef `json:"model,omitempty"`
-	ThinkingLevel       string        `json:"thinkingLevel"`
-	PermissionMode      string        `json:"permissionMode"`
-	SessionID           string        `json:"sessionId"`
-	SessionFile         string        `json:"sessionFile,omitempty"`
-	Cwd                 string        `json:"cwd"`
-	SessionName         string        `json:"sessionName,omitempty"`
-	MessageCount        int           `json:"messageCount"`
-	PendingMessageCount int           `json:"pendingMessageCount"`
-	SteeringMode        string        `json:"steeringMode"`
-	FollowUpMode        string        `json:"followUpMode"`
-	AutoCompaction      bool          `json:"autoCompaction"`
-	AutoRetry           bool          `json:"autoRetry"`
+	session.State
 	// Sandbox is present when bash sandboxing is configured.
 	Sandbox *sandbox.Report `json:"sandbox,omitempty"`
-}
-
-func toWireState(s session.State) wireState {
-	return wireState{
-		IsStreaming: s.IsStreaming, IsCompacting: s.IsCompacting, IsRetrying: s.IsRetrying, Model: s.Model,
-		ThinkingLevel: s.ThinkingLevel, PermissionMode: s.PermissionMode, SessionID: s.SessionID,
-		SessionFile: s.SessionFile, Cwd: s.Cwd, SessionName: s.SessionName, MessageCount: s.MessageCount,
-		PendingMessageCount: s.PendingMessageCount, SteeringMode: s.SteeringMode, FollowUpMode: s.FollowUpMode,
-		AutoCompaction: s.AutoCompaction, AutoRetry: s.AutoRetry,
-	}
 }
 
 type wireModel struct {
@@ -111,22 +89,26 @@ type wireContext struct {
 	Percent float64 `json:"percent"`
 }
 
+// wireStats is get_session_stats. It is a mapping because the shape
+// really differs from session.Stats: the context use is written twice
+// (flat contextTokens/contextWindow/contextPercent, and the context
+// object), as in the reference.
 type wireStats struct {
-	SessionID         string       `json:"sessionId"`
-	SessionFile       string       `json:"sessionFile,omitempty"`
-	UserMessages      int          `json:"userMessages"`
-	AssistantMessages int          `json:"assistantMessages"`
-	ToolCalls         int          `json:"toolCalls"`
-	ToolResults       int          `json:"toolResults"`
-	Tokens            wireTokens   `json:"tokens"`
-	Cost              *float64     `json:"cost,omitempty"`
-	ContextTokens     *int         `json:"contextTokens,omitempty"`
-	ContextWindow     *int         `json:"contextWindow,omitempty"`
-	ContextPercent    *float64     `json:"contextPercent,omitempty"`
-	Context           *wireContext `json:"context,omitempty"`
-	CacheHitRate      *float64     `json:"cacheHitRate,omitempty"`
-	Cache             any          `json:"cache,omitempty"`
-	Telemetry         any          `json:"telemetry,omitempty"`
+	SessionID         string                      `json:"sessionId"`
+	SessionFile       string                      `json:"sessionFile,omitempty"`
+	UserMessages      int                         `json:"userMessages"`
+	AssistantMessages int                         `json:"assistantMessages"`
+	ToolCalls         int                         `json:"toolCalls"`
+	ToolResults       int                         `json:"toolResults"`
+	Tokens            wireTokens                  `json:"tokens"`
+	Cost              *float64                    `json:"cost,omitempty"`
+	ContextTokens     *int                        `json:"contextTokens,omitempty"`
+	ContextWindow     *int                        `json:"contextWindow,omitempty"`
+	ContextPercent    *float64                    `json:"contextPercent,omitempty"`
+	Context           *wireContext                `json:"context,omitempty"`
+	CacheHitRate      *float64                    `json:"cacheHitRate,omitempty"`
+	Cache             *telemetry.CacheStats       `json:"cache,omitempty"`
+	Telemetry         *telemetry.SessionTelemetry `json:"telemetry,omitempty"`
 }
 
 func toWireStats(s session.Stats) wireStats {
@@ -135,13 +117,7 @@ func toWireStats(s session.Stats) wireStats {
 		AssistantMessages: s.AssistantMessages, ToolCalls: s.ToolCalls, ToolResults: s.ToolResults,
 		Tokens: wireTokens{Input: s.Tokens.Input, Output: s.Tokens.Output, CacheRead: s.Tokens.CacheRead,
 			CacheWrite: s.Tokens.CacheWrite, Total: s.Tokens.Total},
-		Cost: s.Cost, CacheHitRate: s.CacheHitRate,
-	}
-	if s.Cache != nil {
-		w.Cache = s.Cache
-	}
-	if s.Telemetry != nil {
-		w.Telemetry = s.Telemetry
+		Cost: s.Cost, CacheHitRate: s.CacheHitRate, Cache: s.Cache, Telemetry: s.Telemetry,
 	}
 	if c := s.Context; c != nil {
 		tokens, window, pct := c.Tokens, c.Window, c.Percent

@@ -205,16 +205,25 @@ func (s *Session) ClearQueue() (steering, followUp []string, err error) {
 	return o.s, o.f, err
 }
 
-// State is a snapshot of the session for get_state.
+// State is a snapshot of the session for get_state. Its JSON form is the
+// wire shape (the protocols encode it as it is).
 type State struct {
-	IsStreaming, IsCompacting, IsRetrying bool
-	Model                                 *llm.ModelRef
-	ThinkingLevel, PermissionMode         string
-	SessionID, SessionFile, Cwd           string
-	SessionName                           string
-	MessageCount, PendingMessageCount     int
-	SteeringMode, FollowUpMode            string
-	AutoCompaction, AutoRetry             bool
+	IsStreaming         bool          `json:"isStreaming"`
+	IsCompacting        bool          `json:"isCompacting"`
+	IsRetrying          bool          `json:"isRetrying"`
+	Model               *llm.ModelRef `json:"model,omitempty"`
+	ThinkingLevel       string        `json:"thinkingLevel"`
+	PermissionMode      string        `json:"permissionMode"`
+	SessionID           string        `json:"sessionId"`
+	SessionFile         string        `json:"sessionFile,omitempty"`
+	Cwd                 string        `json:"cwd"`
+	SessionName         string        `json:"sessionName,omitempty"`
+	MessageCount        int           `json:"messageCount"`
+	PendingMessageCount int           `json:"pendingMessageCount"`
+	SteeringMode        string        `json:"steeringMode"`
+	FollowUpMode        string        `json:"followUpMode"`
+	AutoCompaction      bool          `json:"autoCompaction"`
+	AutoRetry           bool          `json:"autoRetry"`
 }
 
 // State returns a snapshot.

@@ -39,13 +39,14 @@ Summarise the conversation so far for the agent that will continue it. Keep what
 - what remains to be done next.
 Write compact markdown under the heading "## Summary". Do not invent anything; do not address the user.`
 
-// CompactionResult describes a finished compaction.
+// CompactionResult describes a finished compaction. Its JSON form is the
+// wire shape of the compact response.
 type CompactionResult struct {
-	Summary          string
-	FirstKeptEntryID string
-	TokensBefore     int
-	TokensAfter      *int
-	Usage            *llm.Usage
+	Summary          string     `json:"summary"`
+	FirstKeptEntryID string     `json:"firstKeptEntryId"`
+	TokensBefore     int        `json:"tokensBefore"`
+	TokensAfter      *int       `json:"tokensAfter,omitempty"`
+	Usage            *llm.Usage `json:"usage,omitempty"`
 }
 
 // compactPlan is what the actor prepares for a compaction.
