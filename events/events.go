@@ -218,11 +218,22 @@ type CompactionStart struct {
 
 // CompactionEnd ends a compaction.
 type CompactionEnd struct {
-	Trigger   string `json:"trigger"`
-	Result    any    `json:"result,omitempty"`
-	Aborted   bool   `json:"aborted"`
-	WillRetry bool   `json:"willRetry"`
-	Error     string `json:"error,omitempty"`
+	Trigger   string            `json:"trigger"`
+	Result    *CompactionResult `json:"result,omitempty"`
+	Aborted   bool              `json:"aborted"`
+	WillRetry bool              `json:"willRetry"`
+	Error     string            `json:"error,omitempty"`
+}
+
+// CompactionResult describes a finished compaction: the result of
+// compaction_end and the data of the compact response
+// (session.CompactionResult is this type).
+type CompactionResult struct {
+	Summary          string     `json:"summary"`
+	FirstKeptEntryID string     `json:"firstKeptEntryId"`
+	TokensBefore     int        `json:"tokensBefore"`
+	TokensAfter      *int       `json:"tokensAfter,omitempty"`
+	Usage            *llm.Usage `json:"usage,omitempty"`
 }
 
 // AutoRetryStart announces a retry after a transient failure.

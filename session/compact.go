@@ -39,15 +39,10 @@ Summarise the conversation so far for the agent that will continue it. Keep what
 - what remains to be done next.
 Write compact markdown under the heading "## Summary". Do not invent anything; do not address the user.`
 
-// CompactionResult describes a finished compaction. Its JSON form is the
-// wire shape of the compact response.
-type CompactionResult struct {
-	Summary          string     `json:"summary"`
-	FirstKeptEntryID string     `json:"firstKeptEntryId"`
-	TokensBefore     int        `json:"tokensBefore"`
-	TokensAfter      *int       `json:"tokensAfter,omitempty"`
-	Usage            *llm.Usage `json:"usage,omitempty"`
-}
+// CompactionResult describes a finished compaction; it is the event
+// vocabulary's, whose JSON is the wire shape (compaction_end's result and
+// the compact response).
+type CompactionResult = events.CompactionResult
 
 // compactPlan is what the actor prepares for a compaction.
 type compactPlan struct {
@@ -176,22 +171,12 @@ func (s *Session) compact(r *runState, trigger, instructions, upTo string, willR
 		st.compacting = false
 		st.plan.fullNext = true
 		st.pressure = 0
-		s.publish(events.CompactionEnd{Trigger: trigger, Result: wireCompaction(res), Aborted: false, WillRetry: willRetry})
+		done := res // the event keeps its own copy
+		s.publish(events.CompactionEnd{Trigger: trigger, Result: &done, Aborted: false, WillRetry: willRetry})
 		return res
 	})
 	s.postCompact(r, trigger, res)
 	return res, nil
-}
-
-// wireCompaction is the result object of compaction_end.
-func wireCompaction(r CompactionResult) any {
-	return struct {
-		Summary          string     `json:"summary"`
-		FirstKeptEntryID string     `json:"firstKeptEntryId"`
-		TokensBefore     int        `json:"tokensBefore"`
-		TokensAfter      *int       `json:"tokensAfter,omitempty"`
-		Usage            *llm.Usage `json:"usage,omitempty"`
-	}{r.Summary, r.FirstKeptEntryID, r.TokensBefore, r.TokensAfter, r.Usage}
 }
 
 // planCompaction picks what to summarise, as ama does. Cut points are the
