@@ -74,7 +74,7 @@ type Server struct {
 	switching bool     // a session switch is in flight
 	deferred  [][]byte // lines held back until it ends
 
-	pending sync.WaitGroup // replies still owed by asynchronous handlers
+	pending stdio.Owed // replies still owed by asynchronous handlers
 }
 
 // NewServer prepares a server; Run starts it.
@@ -93,7 +93,9 @@ func NewServer(opts Options) *Server {
 	}
 	opts.Writer.Log = opts.Log
 	opts.Writer.DeltaLine = appendDeltaLine
-	return &Server{opts: opts, log: opts.Log, caps: []string{}}
+	s := &Server{opts: opts, log: opts.Log, caps: []string{}}
+	s.pending.Log = opts.Log
+	return s
 }
 
 // Writer exposes the output writer (statistics for tests and benchmarks).
@@ -544,18 +546,20 @@ func (s *Server) answer(c *command, data any, err error) {
 }
 
 // later registers a reply the handler will give asynchronously; shutdown
-// waits for it. The returned function must be called exactly once.
+// waits for it (and names it in the log while it is owed). The returned
+// function must be called exactly once: a second call panics in tests and
+// is logged otherwise (stdio.Reply).
 func (s *Server) later(c *command) func(data any, err error) {
-	s.pending.Add(1)
+	what := c.name
+	if c.id != nil {
+		what += " " + *c.id
+	}
+	r := s.pending.Owe(what)
 	// The reply needs only the id and name: not keeping c.raw (the whole
 	// line, maybe a 50 MiB prompt) alive for as long as the reply is owed.
 	c = &command{id: c.id, name: c.name}
-	var once sync.Once
 	return func(data any, err error) {
-		once.Do(func() {
-			s.answer(c, data, err)
-			s.pending.Done()
-		})
+		r.Send(func() { s.answer(c, data, err) })
 	}
 }
 

@@ -69,40 +69,10 @@ type Server struct {
 	sessions       map[string]*acpSession
 	startupClaimed bool
 
-	// work counts owed replies and background finishers; shutdown waits
-	// for it before the connection closes.
-	work tracker
-}
-
-// tracker counts outstanding work. Unlike sync.WaitGroup, Add may race
-// with Wait (a request can arrive while shutdown waits).
-type tracker struct {
-	mu   sync.Mutex
-	cond *sync.Cond
-	n    int
-}
-
-func (t *tracker) Add(n int) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.n += n
-	if t.n == 0 && t.cond != nil {
-		t.cond.Broadcast()
-	}
-}
-
-func (t *tracker) Done() { t.Add(-1) }
-
-// Wait blocks until the count is zero.
-func (t *tracker) Wait() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cond == nil {
-		t.cond = sync.NewCond(&t.mu)
-	}
-	for t.n > 0 {
-		t.cond.Wait()
-	}
+	// work counts owed replies (named in the log while shutdown waits)
+	// and background finishers; shutdown waits for it before the
+	// connection closes.
+	work stdio.Owed
 }
 
 // NewServer prepares a server; Run starts it.
@@ -116,6 +86,7 @@ func NewServer(opts Options) *Server {
 	opts.Writer.Log = opts.Log
 	s := &Server{opts: opts, log: opts.Log, sessions: map[string]*acpSession{}, detached: make(chan struct{}), ready: make(chan struct{})}
 	s.startDir = realDir(opts.Base.Cwd)
+	s.work.Log = opts.Log
 	return s
 }
 
@@ -262,23 +233,26 @@ func (s *Server) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 }
 
 // call is one inbound request or notification. reply or fail must be
-// called exactly once (later ones are ignored); for a notification they
-// only release the bookkeeping.
+// called exactly once (a second answer panics in tests and is logged
+// otherwise: stdio.Reply); for a notification they only release the
+// bookkeeping.
 type call struct {
-	s    *Server
-	req  *jsonrpc2.Request
-	once sync.Once
+	s   *Server
+	req *jsonrpc2.Request
+	r   *stdio.Reply
 }
 
 func (s *Server) newCall(req *jsonrpc2.Request) *call {
-	s.work.Add(1)
-	return &call{s: s, req: req}
+	what := req.Method
+	if !req.Notif {
+		what += " " + req.ID.String()
+	}
+	return &call{s: s, req: req, r: s.work.Owe(what)}
 }
 
 // reply answers with result.
 func (c *call) reply(result any) {
-	c.once.Do(func() {
-		defer c.s.work.Done()
+	c.r.Send(func() {
 		if c.req.Notif {
 			return
 		}
@@ -290,8 +264,7 @@ func (c *call) reply(result any) {
 
 // fail answers with the JSON-RPC error of err.
 func (c *call) fail(err error) {
-	c.once.Do(func() {
-		defer c.s.work.Done()
+	c.r.Send(func() {
 		if c.req.Notif {
 			return
 		}
