@@ -10,9 +10,30 @@ import (
 
 type handler func(s *Server, c *command)
 
+// typed adapts a handler that answers at once, in the style of the go-sdk's
+// newServerMethodInfo[P, R]: the adapter decodes the command into P (exact
+// keys, see params; a bad one is invalid_arguments), the handler validates
+// and returns its result or error, and the adapter answers exactly once.
+// Handlers that answer later (s.later) or need the raw line take the
+// command itself.
+func typed[P, R any](h func(s *Server, c *command, p *P) (R, error)) handler {
+	return func(s *Server, c *command) {
+		var p P
+		if err := params(c, &p); err != nil {
+			s.fail(c, err)
+			return
+		}
+		r, err := h(s, c, &p)
+		s.answer(c, r, err)
+	}
+}
+
 // handlers maps command names to their implementation.
 var handlers map[string]handler
 
+// init fills handlers because a literal initialiser would be an
+// initialisation cycle: handlers → handlePlanResponse (approve_fresh) → endSwitch →
+// dispatch → handlers.
 func init() {
 	handlers = map[string]handler{
 		"prompt":                        handlePrompt,
@@ -24,14 +45,14 @@ func init() {
 		"get_messages":                  handleGetMessages,
 		"get_last_assistant_text":       handleLastText,
 		"get_session_stats":             handleStats,
-		"set_model":                     handleSetModel,
+		"set_model":                     typed(handleSetModel),
 		"get_available_models":          handleModels,
-		"set_thinking_level":            handleSetThinking,
+		"set_thinking_level":            typed(handleSetThinking),
 		"get_available_thinking_levels": handleThinkingLevels,
-		"set_steering_mode":             handleQueueMode,
-		"set_follow_up_mode":            handleQueueMode,
-		"set_auto_compaction":           handleToggle,
-		"set_auto_retry":                handleToggle,
+		"set_steering_mode":             typed(handleQueueMode),
+		"set_follow_up_mode":            typed(handleQueueMode),
+		"set_auto_compaction":           typed(handleToggle),
+		"set_auto_retry":                typed(handleToggle),
 		"set_client_capabilities":       handleCapabilities,
 		"permission_response":           handlePermissionResponse,
 		"get_tools":                     handleGetTools,
@@ -182,19 +203,18 @@ func handleStats(s *Server, c *command) {
 	s.answer(c, toWireStats(st), err)
 }
 
-func handleSetModel(s *Server, c *command) {
-	var p struct {
-		Provider string `json:"provider"`
-		ModelID  string `json:"modelId"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type setModelParams struct {
+	Provider string `json:"provider"`
+	ModelID  string `json:"modelId"`
+}
+
+type modelResult struct {
+	Model llm.ModelRef `json:"model"`
+}
+
+func handleSetModel(s *Server, _ *command, p *setModelParams) (modelResult, error) {
 	ref, err := s.current().SetModel(p.Provider, p.ModelID)
-	s.answer(c, struct {
-		Model llm.ModelRef `json:"model"`
-	}{ref}, err)
+	return modelResult{ref}, err
 }
 
 func handleModels(s *Server, c *command) {
@@ -203,18 +223,13 @@ func handleModels(s *Server, c *command) {
 	}{wireModels(s.opts.Models)})
 }
 
-func handleSetThinking(s *Server, c *command) {
-	var p struct {
-		Level string `json:"level"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type levelParams struct {
+	Level string `json:"level"`
+}
+
+func handleSetThinking(s *Server, _ *command, p *levelParams) (levelParams, error) {
 	level, err := s.current().SetThinkingLevel(p.Level)
-	s.answer(c, struct {
-		Level string `json:"level"`
-	}{level}, err)
+	return levelParams{level}, err
 }
 
 func handleThinkingLevels(s *Server, c *command) {
@@ -224,35 +239,30 @@ func handleThinkingLevels(s *Server, c *command) {
 	}{levels}, err)
 }
 
-func handleQueueMode(s *Server, c *command) {
-	var p struct {
-		Mode string `json:"mode"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type modeParams struct {
+	Mode string `json:"mode"`
+}
+
+func handleQueueMode(s *Server, c *command, p *modeParams) (modeParams, error) {
 	which := "steer"
 	if c.name == "set_follow_up_mode" {
 		which = "followUp"
 	}
 	mode, err := s.current().SetQueueMode(which, p.Mode)
-	s.answer(c, struct {
-		Mode string `json:"mode"`
-	}{mode}, err)
+	return modeParams{mode}, err
 }
 
-func handleToggle(s *Server, c *command) {
-	var p struct {
-		Enabled *bool `json:"enabled"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type toggleParams struct {
+	Enabled *bool `json:"enabled"`
+}
+
+type toggleResult struct {
+	Enabled bool `json:"enabled"`
+}
+
+func handleToggle(s *Server, c *command, p *toggleParams) (toggleResult, error) {
 	if p.Enabled == nil {
-		s.fail(c, fmt.Errorf("%w: enabled must be a boolean", errInvalidParams))
-		return
+		return toggleResult{}, fmt.Errorf("%w: enabled must be a boolean", errInvalidParams)
 	}
 	var on bool
 	var err error
@@ -261,9 +271,7 @@ func handleToggle(s *Server, c *command) {
 	} else {
 		on, err = s.current().SetAutoCompaction(*p.Enabled)
 	}
-	s.answer(c, struct {
-		Enabled bool `json:"enabled"`
-	}{on}, err)
+	return toggleResult{on}, err
 }
 
 func handleCapabilities(s *Server, c *command) {

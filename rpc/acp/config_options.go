@@ -142,71 +142,52 @@ var thinkingNames = map[string]string{
 }
 
 // handleSetMode: session/set_mode {sessionId, modeId} → {}.
-func handleSetMode(s *Server, c *call) {
-	var p setModeParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
+func handleSetMode(s *Server, p *setModeParams) (empty, error) {
 	as, err := s.session(p.SessionID)
 	if err != nil {
-		c.fail(err)
-		return
+		return empty{}, err
 	}
 	if !validMode(p.ModeID) {
-		c.fail(errorf(errInvalidParams, "unknown mode %q (one of plan, allowlist, default, auto-edit, auto, full-auto)", p.ModeID))
-		return
+		return empty{}, errorf(errInvalidParams, "unknown mode %q (one of plan, allowlist, default, auto-edit, auto, full-auto)", p.ModeID)
 	}
 	_, err = as.sess.SetPermissionMode(p.ModeID)
-	c.answer(empty{}, err)
+	return empty{}, err
 }
 
 // handleSetConfigOption: session/set_config_option {sessionId, configId,
 // value} → {configOptions} (all options, after the change).
-func handleSetConfigOption(s *Server, c *call) {
-	var p setConfigParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
+func handleSetConfigOption(s *Server, p *setConfigParams) (configOptionsResult, error) {
 	as, err := s.session(p.SessionID)
 	if err != nil {
-		c.fail(err)
-		return
+		return configOptionsResult{}, err
 	}
 	var value string
 	if err := json.Unmarshal(p.Value, &value); err != nil {
-		c.fail(errorf(errInvalidParams, "value must be a string (a value id of option %q)", p.ConfigID))
-		return
+		return configOptionsResult{}, errorf(errInvalidParams, "value must be a string (a value id of option %q)", p.ConfigID)
 	}
 	cur := as.settings()
 	switch p.ConfigID {
 	case optMode:
 		if !validMode(value) {
-			c.fail(errorf(errInvalidParams, "unknown mode %q", value))
-			return
+			return configOptionsResult{}, errorf(errInvalidParams, "unknown mode %q", value)
 		}
 		_, err = as.sess.SetPermissionMode(value)
 	case optModel:
 		provider, id, ok := llm.ParseRef(value)
 		if !ok {
-			c.fail(errorf(errInvalidParams, "model must be provider/id, not %q", value))
-			return
+			return configOptionsResult{}, errorf(errInvalidParams, "model must be provider/id, not %q", value)
 		}
 		_, err = as.sess.SetModel(provider, id)
 	case optThinking:
 		if !slices.Contains(thinkingLevels(cur.model, s.opts.Deps.Models), value) {
-			c.fail(errorf(errInvalidParams, "thinking level %q is not offered for %s", value, modelValue(cur.model)))
-			return
+			return configOptionsResult{}, errorf(errInvalidParams, "thinking level %q is not offered for %s", value, modelValue(cur.model))
 		}
 		_, err = as.sess.SetThinkingLevel(value)
 	default:
-		c.fail(errorf(errInvalidParams, "unknown config option %q (one of mode, model, thinking)", p.ConfigID))
-		return
+		return configOptionsResult{}, errorf(errInvalidParams, "unknown config option %q (one of mode, model, thinking)", p.ConfigID)
 	}
 	if err != nil {
-		c.fail(err)
-		return
+		return configOptionsResult{}, err
 	}
-	c.reply(configOptionsResult{ConfigOptions: as.options()})
+	return configOptionsResult{ConfigOptions: as.options()}, nil
 }

@@ -4,13 +4,8 @@ package acp
 // capabilities. The client's version and capabilities are accepted as
 // they come (unknown keys are fine); ama never calls fs/*, terminal/* or
 // elicitation/*, so they do not matter.
-func handleInitialize(s *Server, c *call) {
-	var p initializeParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
-	c.reply(initializeResult{
+func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) {
+	return initializeResult{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: agentCapabilities{
 			LoadSession:        true,
@@ -22,7 +17,7 @@ func handleInitialize(s *Server, c *call) {
 		// signing in.
 		AuthMethods: []authMethod{},
 		AgentInfo:   implementation{Name: "ama", Title: "ama", Version: s.opts.Version},
-	})
+	}, nil
 }
 
 // handleAuthenticate: no authentication method is offered, so every
