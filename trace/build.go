@@ -159,14 +159,12 @@ func (b *builder) fill() {
 		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
 			continue
 		}
-		var aux struct {
-			Data stepData `json:"data"`
-		}
-		if e.Decode(&aux) != nil || aux.Data.Kind != "step" || aux.Data.AssistantEntryID == "" {
+		d, err := store.CustomData[stepData](e)
+		if err != nil || d.Kind != "step" || d.AssistantEntryID == "" {
 			continue
 		}
-		if _, seen := traces[aux.Data.AssistantEntryID]; !seen {
-			traces[aux.Data.AssistantEntryID] = stepRecord{entryID: e.ID, data: aux.Data}
+		if _, seen := traces[d.AssistantEntryID]; !seen {
+			traces[d.AssistantEntryID] = stepRecord{entryID: e.ID, data: d}
 		}
 	}
 	for i, e := range b.in.Entries {
