@@ -6,6 +6,16 @@
 // internal/stdio's (shared with rpc/acp); the error → code table is
 // rpc/internal/wirecode's.
 //
+// Exact JSON, kept on purpose: params (server.go) removes the keys that
+// match a parameter only case-insensitively before decoding (foldedKeys).
+// That is not byte matching but a protocol rule: encoding/json would fill
+// "modelId" from "ModelID", which the reference rejects as unknown; the
+// reflection walks the parameter struct's tags once per command. The
+// envelope is read the same way (members, exact "type" and "id"). On the
+// way out, encode.go writes the hot lines (deltas, raw results, spliced
+// huge events) without reflection; its tests pin them to the generic
+// encoding.
+//
 // Concurrency contract:
 //   - One goroutine reads stdin (stdio.LineReader) and hands complete lines to
 //     the dispatch loop, which runs each handler inline, in arrival order.

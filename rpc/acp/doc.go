@@ -17,6 +17,16 @@
 // as JSON-RPC errors), plans.go (plan
 // proposals offered as permission requests).
 //
+// Byte-exact JSON (encode.go), kept on purpose: jsonrpc2 marshals its
+// envelopes with encoding/json, which orders the keys by struct field and
+// escapes <, > and & as \u003c, \u003e, \u0026. encodeEnvelope rewrites
+// each message to jsonrpc, id, method, params, result, error and undoes
+// those escapes. A JSON peer does not care, but the line is what a person
+// reads in a transcript or a log, tool output is full of <, > and &, and
+// the reference transcripts are compared byte for byte (golden/, goldens
+// unchanged); the cost is one re-scan of each written message. Compare
+// the goldens semantically first if you want to delete it.
+//
 // Concurrency contract:
 //
 //   - Reading: jsonrpc2.Conn's read goroutine decodes one line at a time
