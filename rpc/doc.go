@@ -9,8 +9,9 @@
 // Exact JSON, kept on purpose: params (server.go) removes the keys that
 // match a parameter only case-insensitively before decoding (foldedKeys).
 // That is not byte matching but a protocol rule: encoding/json would fill
-// "modelId" from "ModelID", which the reference rejects as unknown; the
-// reflection walks the parameter struct's tags once per command. The
+// "modelId" from a key "ModelID", which the protocol (case-sensitive keys,
+// as in the JavaScript reference) treats as absent; the reflection walks
+// the parameter struct's tags once per command. The
 // envelope is read the same way (members, exact "type" and "id"). On the
 // way out, encode.go writes the hot lines (deltas, raw results, spliced
 // huge events) without reflection; its tests pin them to the generic
