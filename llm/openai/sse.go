@@ -21,7 +21,8 @@ import (
 //     by the end of the body is dropped.
 //   - A line starting "data:" is an event; the prefix and the
 //     [\t\n\f\r ] run after it are removed. "[DONE]" ends the stream
-//     (io.EOF, also for every later call).
+//     (io.EOF, also for every later call); an empty payload is returned
+//     as nil.
 //   - Every other line (blank separators, ": comments", "event:" lines)
 //     counts towards limit per event (ErrTooManyEmptyStreamMessages) and
 //     is appended to the error accumulator, as is the payload of an event
@@ -91,6 +92,9 @@ func (s *sseReader) next() ([]byte, error) {
 		if string(data) == "[DONE]" {
 			s.finished = true
 			return nil, io.EOF
+		}
+		if len(data) == 0 {
+			return nil, nil // go-openai's regexp ReplaceAll returns nil for an empty payload
 		}
 		return data, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -49,8 +50,8 @@ type chunkToolCall struct {
 // (pointers: absent differs from 0, which tells whether the endpoint
 // reports caching at all).
 type chunkUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
+	PromptTokens        int                  `json:"prompt_tokens"`
+	CompletionTokens    int                  `json:"completion_tokens"`
 	PromptTokensDetails *promptTokensDetails `json:"prompt_tokens_details"`
 	// DeepSeek reports cache hits here.
 	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
@@ -137,7 +138,20 @@ func (s *streamState) decode(raw []byte) error {
 	if s.dec.More() {
 		return errors.New("trailing data after the event's JSON")
 	}
+	if s.fast && leftover(s.dec) {
+		// More is false before a stray "}" or "]": the decoder keeps it
+		// and fails on the next chunk. Only the decoder can reproduce
+		// that, so it decodes the rest of this stream.
+		s.fast = false
+	}
 	return nil
+}
+
+// leftover reports whether dec holds bytes other than white space after
+// the value it decoded.
+func leftover(dec *json.Decoder) bool {
+	rest, _ := io.ReadAll(dec.Buffered())
+	return len(bytes.Trim(rest, " \t\r\n")) > 0
 }
 
 // handle applies one chunk.
