@@ -30,6 +30,8 @@ fuzz:
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
+	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzParseFast$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME)
 
 # The ACP TypeScript SDK for the end-to-end test of --mode acp (skipped
 # by make test when missing; .ci/run installs it).
@@ -40,6 +42,9 @@ acp-deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
+	# HTTP stream: the OpenAI adapter vs curl on the bench mock's 100k-delta
+	# reply, same run (skips without ../shared/bench/mock_openai.py).
+	$(GO) run ./test/bench/httpstream -deltas 100000
 	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
 	# bare vs through the built binary's launcher (skips without Landlock).
 	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap' -benchtime 50x ./sandbox

@@ -59,8 +59,9 @@ type Deps struct {
 	// Reporting is the cache reporting table of the process (nil:
 	// telemetry.Process).
 	Reporting *telemetry.Reporting
-	// Clock is the wall clock of throughput telemetry, read on every
-	// streamed delta (nil: time.Now).
+	// Clock is the wall clock of throughput telemetry, read on streamed
+	// deltas (sampled while they come faster than one per millisecond;
+	// nil: time.Now).
 	Clock func() time.Time
 	// AfterFunc arms the cache-warming timer (nil: time.AfterFunc); it
 	// returns the timer's stop function.

@@ -15,7 +15,8 @@ import (
 // Records are timed with the request timestamps of the session clock
 // (Deps.Now), so miss idle times and warm schedules are deterministic
 // under a test clock; throughput uses Deps.Clock, a wall clock read on
-// every streamed delta.
+// streamed deltas (sampled while they come faster than one per
+// millisecond; telemetry.Throughput documents the resolution).
 
 // warmState is the session's part of cache warming: the timer and the
 // snapshot of the last turn request, replayed by a warm.

@@ -12,7 +12,9 @@
 // Concurrency: Reporting is safe for concurrent use (one process-wide table
 // shared by every session). Throughput is safe for concurrent use (the
 // runner goroutine feeds deltas while the actor reads snapshots); its
-// per-delta cost is one mutex and no allocation. Cache and Warmer belong to
+// per-delta cost is one mutex and no allocation, and it reads the clock
+// on a sample of the deltas only while they come faster than one per
+// millisecond (see sampleResolution for what that does to the numbers). Cache and Warmer belong to
 // one session and must be used from one goroutine at a time (the session
 // actor).
 package telemetry

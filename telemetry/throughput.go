@@ -23,6 +23,31 @@ const (
 	buckets     = int(liveWindow / bucketWidth)
 )
 
+// Clock sampling: Delta does not read the clock for every delta. After
+// the first token of a request, while deltas come faster than one per
+// sampleResolution, it reads the clock on every stride-th delta and stamps
+// the deltas in between with the latest reading; stride doubles (up to
+// maxStride) while readings are less than half a resolution apart and
+// falls back to 1 as soon as two readings are a resolution or more apart.
+// A stamp is thus at most about one resolution old in a steady stream; in
+// a stream whose deltas are 1 ms or more apart every delta reads the
+// clock, as before. After a fast burst followed by a pause, at most
+// maxStride-1 deltas are stamped with the reading before the pause.
+//
+// The resolution is 1 ms, the unit of every time telemetry reports
+// (requestAt, firstTokenAt, doneAt, ttftMs and elapsedMs are whole
+// milliseconds, and those are always read from the clock: the first token,
+// Finish and Snapshot never use a stamp). Stamps only place deltas into
+// the 100 ms buckets of the live tokens/s and decide the 500 ms ticks, so
+// a stamp 1 ms old moves at most the tokens of the last millisecond
+// between two buckets (live tps changes by under 1/2000 of its value, the
+// 2 s window) and delays a tick by under 1 ms. At 3 deltas per µs (the
+// fake provider) stride 64 means one reading per 64 deltas.
+const (
+	sampleResolution = time.Millisecond
+	maxStride        = 64
+)
+
 // RequestTelemetry is SessionStats.telemetry.last (epoch ms).
 type RequestTelemetry struct {
 	RequestAt    int64    `json:"requestAt"`
@@ -53,7 +78,8 @@ type SessionTelemetry struct {
 //
 // Times are kept as offsets from the session's start: without an injected
 // clock they come from the monotonic clock alone (time.Since), which costs
-// about half of a time.Now reading on every delta.
+// about half of a time.Now reading. Delta samples the clock (see
+// sampleResolution).
 type Throughput struct {
 	now       func() time.Time // nil: monotonic offsets from startedAt
 	animation bool
@@ -66,6 +92,30 @@ type Throughput struct {
 	hasLast   bool
 	sumOut    int
 	sumGen    time.Duration
+	smp       sampler
+}
+
+// sampler is the clock sampling state of the current request (under mu).
+type sampler struct {
+	first  bool          // the first token has its reading
+	at     time.Duration // the latest reading
+	stride int           // deltas per reading (0 or 1: every delta)
+	left   int           // deltas still stamped with at
+	off    bool          // read on every delta (tests: the unsampled reference)
+}
+
+// reading records a clock reading now and sets the next stride.
+func (s *sampler) reading(now time.Duration) {
+	if s.first && !s.off {
+		switch gap := now - s.at; {
+		case gap >= sampleResolution:
+			s.stride = 1
+		case 2*gap < sampleResolution:
+			s.stride = min(2*max(s.stride, 1), maxStride)
+		}
+	}
+	s.at = now
+	s.left = max(s.stride, 1) - 1
 }
 
 // noTime marks an offset not reached yet.
@@ -108,6 +158,7 @@ func (t *Throughput) Begin() {
 	at := t.elapsed()
 	t.mu.Lock()
 	t.cur = &inflight{requestAt: at, firstAt: noTime}
+	t.smp = sampler{off: t.smp.off}
 	t.mu.Unlock()
 }
 
@@ -127,15 +178,23 @@ func (t *Throughput) Delta(typ, text string) (tick bool) {
 		return false
 	}
 	n := EstimateTokens(text)
-	now := t.elapsed()
 	t.mu.Lock()
 	c := t.cur
+	var now time.Duration
+	if c != nil && t.smp.left > 0 {
+		t.smp.left--
+		now = t.smp.at
+	} else {
+		now = t.elapsed()
+		t.smp.reading(now)
+	}
 	if c == nil {
 		t.mu.Unlock()
 		return false
 	}
 	if c.firstAt == noTime && FirstToken(typ) {
 		c.firstAt = now
+		t.smp.first = true
 	}
 	if c.firstAt == noTime || text == "" { // empty deltas neither count nor tick
 		t.mu.Unlock()
@@ -236,11 +295,13 @@ func (t *Throughput) Snapshot() SessionTelemetry {
 // kana, hangul and full-width forms count one per character, everything
 // else a quarter.
 func EstimateTokens(s string) float64 {
-	n := 0.0
+	// Counted in quarters (an integer: no chain of float additions per
+	// byte); every sum of quarters below 2^53 is exact in a float64.
+	q := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			n += 0.25
+			q++
 			i++
 			continue
 		}
@@ -248,14 +309,14 @@ func EstimateTokens(s string) float64 {
 		i += size
 		switch {
 		case wide(r):
-			n++
+			q += 4
 		case r > 0xFFFF:
-			n += 0.5 // ama counts UTF-16 code units: a surrogate pair is two quarters
+			q += 2 // ama counts UTF-16 code units: a surrogate pair is two quarters
 		default:
-			n += 0.25
+			q++
 		}
 	}
-	return n
+	return float64(q) / 4
 }
 
 // wide reports the characters counted one token each (ama's ranges): CJK

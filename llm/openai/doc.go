@@ -15,10 +15,24 @@
 //     text too and makes the stop reason "refusal".
 //   - delta.reasoning_content (DeepSeek, vLLM, LM Studio) or, when absent,
 //     delta.reasoning (OpenRouter, Ollama) is a thinking block. go-openai's
-//     stream type has no "reasoning" field, so each event is read with
-//     RecvRaw and decoded by this package's own small chunk type (which also
-//     sees OpenRouter's in-chunk "error" object and DeepSeek's cache-hit
-//     count). One decode per event, no double parsing.
+//     stream type has no "reasoning" field, so each event is decoded into
+//     this package's own small chunk type (which also sees OpenRouter's
+//     in-chunk "error" object and DeepSeek's cache-hit count). One decode
+//     per event, no double parsing.
+//
+// # Reading the stream
+//
+// go-openai sends the request and turns HTTP failures into errors; the
+// body of a successful response is then read by sseReader, which gives
+// exactly what go-openai's RecvRaw would (its framing rules, keep-alive
+// limit and error accumulator included) without allocating every line or
+// matching regular expressions. Each event goes to parseFast, a parser for
+// the common chunk shape that either fills the chunk exactly as
+// encoding/json would or refuses; refused events (error objects, odd
+// JSON, case-variant names, ...) are decoded by encoding/json as before.
+// NewReference in the tests is the old path (RecvRaw + encoding/json
+// only); the differential tests and the fuzz targets FuzzParseFast and
+// FuzzStream hold the two to the same events, message and error.
 //   - delta.tool_calls are grouped by index: the first fragment of an index
 //     opens a tool-call block (toolcall_start with id and name), argument
 //     fragments are toolcall_delta, and all calls close when the reply ends;

@@ -80,6 +80,9 @@ func (o Options) GoString() string { return o.String() }
 type Provider struct {
 	opts Options
 	http *http.Client
+	// reference streams with go-openai's RecvRaw and encoding/json only,
+	// as before the fast path: the other side of the differential tests.
+	reference bool
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -155,9 +158,15 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 	}
 	defer stream.Close()
 
-	s := newStreamState(b)
+	s := newStreamState(b, !p.reference)
+	recv := stream.RecvRaw
+	if !p.reference && d.body != nil {
+		// The body go-openai returned, not read yet: its streamReader
+		// has only wrapped it in a bufio.Reader that stays unused.
+		recv = newSSEReader(d.body, emptyLineLimit).next
+	}
 	for {
-		raw, err := stream.RecvRaw()
+		raw, err := recv()
 		if err == io.EOF {
 			if s.finish == "" && !d.sawDone() {
 				if !s.sawChunk {

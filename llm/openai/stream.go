@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -49,18 +50,20 @@ type chunkToolCall struct {
 // (pointers: absent differs from 0, which tells whether the endpoint
 // reports caching at all).
 type chunkUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	PromptTokensDetails *struct {
-		// OpenAI, vLLM (--enable-prompt-tokens-details), OpenRouter.
-		CachedTokens *int `json:"cached_tokens"`
-		// OpenRouter: tokens written to the cache (Anthropic, Gemini).
-		CacheWriteTokens *int `json:"cache_write_tokens"`
-	} `json:"prompt_tokens_details"`
+	PromptTokens        int                  `json:"prompt_tokens"`
+	CompletionTokens    int                  `json:"completion_tokens"`
+	PromptTokensDetails *promptTokensDetails `json:"prompt_tokens_details"`
 	// DeepSeek reports cache hits here.
 	PromptCacheHitTokens *int `json:"prompt_cache_hit_tokens"`
 	// Moonshot (Kimi) reports them at the top level.
 	CachedTokens *int `json:"cached_tokens"`
+}
+
+type promptTokensDetails struct {
+	// OpenAI, vLLM (--enable-prompt-tokens-details), OpenRouter.
+	CachedTokens *int `json:"cached_tokens"`
+	// OpenRouter: tokens written to the cache (Anthropic, Gemini).
+	CacheWriteTokens *int `json:"cache_write_tokens"`
 }
 
 type chunkError struct {
@@ -92,32 +95,69 @@ type streamState struct {
 	sawChunk bool
 	usage    llm.Usage
 	c        chunk // reused between chunks
-	// One decoder over a reset reader decodes every chunk: unlike
-	// json.Unmarshal it keeps its scanner and decode state, which saves
-	// three allocations per delta.
+	// fast tries parseFast on every chunk before the decoder (false: the
+	// reference path of the differential tests, decoder only).
+	fast    bool
+	scratch []byte // parseFast's unquoting buffer
+	// One decoder over a reset reader decodes every chunk the fast path
+	// refuses: unlike json.Unmarshal it keeps its scanner and decode
+	// state, which saves three allocations per chunk.
 	rd  bytes.Reader
 	dec *json.Decoder
 }
 
-func newStreamState(b *llm.Builder) *streamState {
-	s := &streamState{b: b, text: -1, thinking: -1}
+func newStreamState(b *llm.Builder, fast bool) *streamState {
+	s := &streamState{b: b, text: -1, thinking: -1, fast: fast}
 	s.dec = json.NewDecoder(&s.rd)
 	return s
 }
 
-// handle applies one chunk.
-func (s *streamState) handle(raw []byte) error {
-	// Reuse the choices array: clear it so fields absent from this chunk
-	// do not keep the previous chunk's values.
+// resetChunk clears s.c for the next chunk, keeping the choices array:
+// fields absent from the next chunk must not keep this chunk's values.
+func (s *streamState) resetChunk() {
 	choices := s.c.Choices[:cap(s.c.Choices)]
 	clear(choices)
 	s.c = chunk{Choices: choices[:0]}
+}
+
+// decode fills s.c from one event's JSON: parseFast for the common shape,
+// else (or when it refuses) encoding/json, exactly as before the fast path
+// existed.
+func (s *streamState) decode(raw []byte) error {
+	s.resetChunk()
+	if s.fast {
+		if parseFast(raw, &s.c, &s.scratch) {
+			return nil
+		}
+		s.resetChunk()
+	}
 	s.rd.Reset(raw)
 	if err := s.dec.Decode(&s.c); err != nil {
 		return err
 	}
 	if s.dec.More() {
 		return errors.New("trailing data after the event's JSON")
+	}
+	if s.fast && leftover(s.dec) {
+		// More is false before a stray "}" or "]": the decoder keeps it
+		// and fails on the next chunk. Only the decoder can reproduce
+		// that, so it decodes the rest of this stream.
+		s.fast = false
+	}
+	return nil
+}
+
+// leftover reports whether dec holds bytes other than white space after
+// the value it decoded.
+func leftover(dec *json.Decoder) bool {
+	rest, _ := io.ReadAll(dec.Buffered())
+	return len(bytes.Trim(rest, " \t\r\n")) > 0
+}
+
+// handle applies one chunk.
+func (s *streamState) handle(raw []byte) error {
+	if err := s.decode(raw); err != nil {
+		return err
 	}
 	if s.c.Error != nil {
 		return &streamError{s.c.Error}

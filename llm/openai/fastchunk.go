@@ -1,0 +1,733 @@
+package openai
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// parseFast decodes one event's JSON into c when it has the common chunk
+// shape, the way encoding/json would decode it into a reset chunk; it
+// reports false, leaving c in an undefined state, for anything it does not
+// handle, and the caller then decodes the event with encoding/json.
+//
+// It is written here, rather than taken from a library, because a
+// general decoder is exactly the cost it removes (reflection and a
+// separate validation scan per chunk, about half the CPU of a long
+// reply) and because its contract is narrower than a decoder's: agree
+// with encoding/json or refuse. Handled: an object with id, choices
+// (objects with index, delta, finish_reason), usage (with the cache
+// fields of chunkUsage) and any other members, which are validated and
+// skipped; delta with content, reasoning_content, reasoning, refusal and
+// tool_calls (index, id, function.name, function.arguments); string
+// fields may be null, contain any escape, surrogate pairs and invalid
+// UTF-8 (coerced to U+FFFD as encoding/json does). Refused (slow path):
+// an "error" member, duplicate known members, member names that are
+// escaped, non-ASCII or a case variant of a known name (encoding/json
+// matches names case-insensitively), known members of another JSON type
+// than expected, non-integer or long numbers in integer fields, null array
+// elements, nesting deeper than maxFastDepth, and anything that is not
+// one JSON object. The differential tests and FuzzParseFast hold it to
+// that contract.
+func parseFast(raw []byte, c *chunk, scratch *[]byte) bool {
+	p := fastParser{b: raw, scratch: *scratch}
+	ok := p.chunk(c)
+	*scratch = p.scratch
+	return ok
+}
+
+// maxFastDepth bounds the nesting of skipped values (encoding/json allows
+// 10000; deeper chunks take the slow path).
+const maxFastDepth = 64
+
+type fastParser struct {
+	b       []byte
+	i       int
+	scratch []byte // unquoting buffer, reused between chunks
+}
+
+func (p *fastParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after whitespace (0 at the end).
+func (p *fastParser) peek() byte {
+	p.ws()
+	if p.i < len(p.b) {
+		return p.b[p.i]
+	}
+	return 0
+}
+
+// open consumes the opening byte of an object or array.
+func (p *fastParser) open(c byte) bool {
+	if p.peek() != c {
+		return false
+	}
+	p.i++
+	return true
+}
+
+// next reports whether the object or array being read has another member,
+// consuming the separating comma or the closing byte.
+func (p *fastParser) next(close byte, first bool) (more, ok bool) {
+	c := p.peek()
+	if c == close {
+		p.i++
+		return false, true
+	}
+	if first {
+		return true, c != 0
+	}
+	if c != ',' {
+		return false, false
+	}
+	p.i++
+	p.ws()
+	return true, true
+}
+
+// key reads a member name and its colon. Names that need unescaping or are
+// not ASCII are refused (see parseFast).
+func (p *fastParser) key() ([]byte, bool) {
+	if p.peek() != '"' {
+		return nil, false
+	}
+	start := p.i + 1
+	for j := start; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			k := p.b[start:j]
+			p.i = j + 1
+			if p.peek() != ':' {
+				return nil, false
+			}
+			p.i++
+			p.ws()
+			return k, true
+		}
+		if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// unknown reports whether k may be skipped: it is none of names in any
+// letter case (encoding/json would match a case variant).
+func unknown(k []byte, names ...string) bool {
+	for _, n := range names {
+		if len(n) == len(k) && strings.EqualFold(n, string(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// seen sets bit in *mask and reports whether it was set already.
+func seen(mask *uint16, bit uint16) bool {
+	dup := *mask&bit != 0
+	*mask |= bit
+	return dup
+}
+
+func (p *fastParser) chunk(c *chunk) bool {
+	if !p.open('{') {
+		return false
+	}
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "id":
+			ok = !seen(&mask, 1) && p.str(&c.ID)
+		case "choices":
+			ok = !seen(&mask, 2) && p.choices(c)
+		case "usage":
+			ok = !seen(&mask, 4) && p.usage(&c.Usage)
+		default:
+			ok = unknown(k, "id", "choices", "usage", "error") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+	p.ws()
+	return p.i == len(p.b)
+}
+
+func (p *fastParser) choices(c *chunk) bool {
+	if p.peek() == 'n' {
+		c.Choices = nil
+		return p.lit("null")
+	}
+	if !p.open('[') {
+		return false
+	}
+	for first := true; ; first = false {
+		more, ok := p.next(']', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			if first {
+				c.Choices = []chunkChoice{} // as encoding/json sets an empty array
+			}
+			return true
+		}
+		c.Choices = append(c.Choices, chunkChoice{})
+		if !p.choice(&c.Choices[len(c.Choices)-1]) {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) choice(ch *chunkChoice) bool {
+	if !p.open('{') {
+		return false
+	}
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "index":
+			ok = !seen(&mask, 1) && p.int(&ch.Index)
+		case "delta":
+			ok = !seen(&mask, 2) && p.delta(&ch.Delta)
+		case "finish_reason":
+			ok = !seen(&mask, 4) && p.str(&ch.FinishReason)
+		default:
+			ok = unknown(k, "index", "delta", "finish_reason") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) delta(d *chunkDelta) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	if !p.open('{') {
+		return false
+	}
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "content":
+			ok = !seen(&mask, 1) && p.str(&d.Content)
+		case "reasoning_content":
+			ok = !seen(&mask, 2) && p.str(&d.ReasoningContent)
+		case "reasoning":
+			ok = !seen(&mask, 4) && p.str(&d.Reasoning)
+		case "refusal":
+			ok = !seen(&mask, 8) && p.str(&d.Refusal)
+		case "tool_calls":
+			ok = !seen(&mask, 16) && p.toolCalls(d)
+		default:
+			ok = unknown(k, "content", "reasoning_content", "reasoning", "refusal", "tool_calls") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) toolCalls(d *chunkDelta) bool {
+	if p.peek() == 'n' {
+		return p.lit("null") // d.ToolCalls stays nil, as encoding/json sets it
+	}
+	if !p.open('[') {
+		return false
+	}
+	for first := true; ; first = false {
+		more, ok := p.next(']', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			if first {
+				d.ToolCalls = []chunkToolCall{}
+			}
+			return true
+		}
+		d.ToolCalls = append(d.ToolCalls, chunkToolCall{})
+		if !p.toolCall(&d.ToolCalls[len(d.ToolCalls)-1]) {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) toolCall(tc *chunkToolCall) bool {
+	if !p.open('{') {
+		return false
+	}
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "index":
+			ok = !seen(&mask, 1) && p.intPtr(&tc.Index)
+		case "id":
+			ok = !seen(&mask, 2) && p.str(&tc.ID)
+		case "function":
+			ok = !seen(&mask, 4) && p.function(tc)
+		default:
+			ok = unknown(k, "index", "id", "function") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) function(tc *chunkToolCall) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	if !p.open('{') {
+		return false
+	}
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "name":
+			ok = !seen(&mask, 1) && p.str(&tc.Function.Name)
+		case "arguments":
+			ok = !seen(&mask, 2) && p.str(&tc.Function.Arguments)
+		default:
+			ok = unknown(k, "name", "arguments") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) usage(dst **chunkUsage) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	if !p.open('{') {
+		return false
+	}
+	u := &chunkUsage{}
+	*dst = u
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "prompt_tokens":
+			ok = !seen(&mask, 1) && p.int(&u.PromptTokens)
+		case "completion_tokens":
+			ok = !seen(&mask, 2) && p.int(&u.CompletionTokens)
+		case "prompt_tokens_details":
+			ok = !seen(&mask, 4) && p.details(&u.PromptTokensDetails)
+		case "prompt_cache_hit_tokens":
+			ok = !seen(&mask, 8) && p.intPtr(&u.PromptCacheHitTokens)
+		case "cached_tokens":
+			ok = !seen(&mask, 16) && p.intPtr(&u.CachedTokens)
+		default:
+			ok = unknown(k, "prompt_tokens", "completion_tokens", "prompt_tokens_details",
+				"prompt_cache_hit_tokens", "cached_tokens") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+func (p *fastParser) details(dst **promptTokensDetails) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	if !p.open('{') {
+		return false
+	}
+	d := &promptTokensDetails{}
+	*dst = d
+	var mask uint16
+	for first := true; ; first = false {
+		more, ok := p.next('}', first)
+		if !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		k, ok := p.key()
+		if !ok {
+			return false
+		}
+		switch string(k) {
+		case "cached_tokens":
+			ok = !seen(&mask, 1) && p.intPtr(&d.CachedTokens)
+		case "cache_write_tokens":
+			ok = !seen(&mask, 2) && p.intPtr(&d.CacheWriteTokens)
+		default:
+			ok = unknown(k, "cached_tokens", "cache_write_tokens") && p.skip(0)
+		}
+		if !ok {
+			return false
+		}
+	}
+}
+
+// lit consumes the literal s.
+func (p *fastParser) lit(s string) bool {
+	if len(p.b)-p.i < len(s) || string(p.b[p.i:p.i+len(s)]) != s {
+		return false
+	}
+	p.i += len(s)
+	return true
+}
+
+// int reads an integer of at most 18 digits; null leaves *dst unchanged.
+func (p *fastParser) int(dst *int) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	v, ok := p.integer()
+	if ok {
+		*dst = v
+	}
+	return ok
+}
+
+// intPtr is int for a pointer field; null leaves it nil.
+func (p *fastParser) intPtr(dst **int) bool {
+	if p.peek() == 'n' {
+		return p.lit("null")
+	}
+	v, ok := p.integer()
+	if ok {
+		*dst = &v
+	}
+	return ok
+}
+
+func (p *fastParser) integer() (int, bool) {
+	j := p.i
+	neg := j < len(p.b) && p.b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	v := 0
+	for j < len(p.b) && p.b[j] >= '0' && p.b[j] <= '9' {
+		v = v*10 + int(p.b[j]-'0')
+		j++
+	}
+	n := j - start
+	if n == 0 || n > 18 || (n > 1 && p.b[start] == '0') {
+		return 0, false
+	}
+	if j < len(p.b) {
+		if c := p.b[j]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false // a float: encoding/json refuses it for an int
+		}
+	}
+	p.i = j
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// str reads a string into *dst; null leaves it unchanged.
+func (p *fastParser) str(dst *string) bool {
+	switch p.peek() {
+	case 'n':
+		return p.lit("null")
+	case '"':
+	default:
+		return false
+	}
+	start := p.i + 1
+	for j := start; j < len(p.b); j++ {
+		c := p.b[j]
+		if c == '"' {
+			*dst = string(p.b[start:j])
+			p.i = j + 1
+			return true
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return p.strSlow(start, j, dst)
+		}
+	}
+	return false
+}
+
+// strSlow unquotes a string with escapes or non-ASCII bytes from j on,
+// with encoding/json's rules (its scanner's validation plus unquote).
+func (p *fastParser) strSlow(start, j int, dst *string) bool {
+	out := append(p.scratch[:0], p.b[start:j]...)
+	b := p.b
+	for j < len(b) {
+		c := b[j]
+		switch {
+		case c == '"':
+			p.scratch = out
+			*dst = string(out)
+			p.i = j + 1
+			return true
+		case c == '\\':
+			if j+1 >= len(b) {
+				return false
+			}
+			switch e := b[j+1]; e {
+			case '"', '\\', '/':
+				out = append(out, e)
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, ok := hex4(b, j+2)
+				if !ok {
+					return false
+				}
+				j += 6
+				if utf16.IsSurrogate(r) {
+					r1 := rune(-1)
+					if j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
+						if r1, ok = hex4(b, j+2); !ok {
+							return false
+						}
+					}
+					if dec := utf16.DecodeRune(r, r1); dec != unicode.ReplacementChar {
+						j += 6
+						r = dec
+					} else {
+						r = unicode.ReplacementChar
+					}
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default:
+				return false
+			}
+			j += 2
+		case c < 0x20:
+			return false
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			j++
+		default:
+			r, size := utf8.DecodeRune(b[j:])
+			out = utf8.AppendRune(out, r)
+			j += size
+		}
+	}
+	return false
+}
+
+// hex4 decodes the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if len(b)-i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	return r, true
+}
+
+// skip validates and skips one JSON value.
+func (p *fastParser) skip(depth int) bool {
+	switch c := p.peek(); {
+	case c == '"':
+		return p.skipString()
+	case c == '{' || c == '[':
+		if depth >= maxFastDepth {
+			return false
+		}
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		p.i++
+		for first := true; ; first = false {
+			more, ok := p.next(close, first)
+			if !ok {
+				return false
+			}
+			if !more {
+				return true
+			}
+			if close == '}' {
+				if p.peek() != '"' || !p.skipString() || p.peek() != ':' {
+					return false
+				}
+				p.i++
+			}
+			if !p.skip(depth + 1) {
+				return false
+			}
+		}
+	case c == 't':
+		return p.lit("true")
+	case c == 'f':
+		return p.lit("false")
+	case c == 'n':
+		return p.lit("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return false
+}
+
+// skipString skips a string with JSON's validity rules.
+func (p *fastParser) skipString() bool {
+	b := p.b
+	for j := p.i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			p.i = j + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if j+1 >= len(b) {
+				return false
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if _, ok := hex4(b, j+2); !ok {
+					return false
+				}
+				j += 5
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// number skips a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *fastParser) number() bool {
+	b, j := p.b, p.i
+	digits := func() int {
+		s := j
+		for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			j++
+		}
+		return j - s
+	}
+	if j < len(b) && b[j] == '-' {
+		j++
+	}
+	if j < len(b) && b[j] == '0' {
+		j++
+	} else if digits() == 0 {
+		return false
+	}
+	if j < len(b) && b[j] == '.' {
+		j++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if j < len(b) && (b[j] == 'e' || b[j] == 'E') {
+		j++
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	p.i = j
+	return true
+}
