@@ -388,12 +388,18 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if skipped != "" {
 		log.Warn(skipped)
 	}
+	if profile != nil {
+		defDirs = withProfileAgentDirs(defDirs, len(flags.AgentDirs), profile.AgentDirs)
+	}
 	var runners agents.HostRunners
 	if h != nil {
 		runners = h // runners.provide: task(agent=<id>) runs on the host
 	}
 	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, runners, log); err != nil {
 		return nil, err
+	}
+	if h != nil {
+		deps.Tools = h.ToolSet(deps.Tools) // tools the adapter registers after create()
 	}
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,

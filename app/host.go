@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
@@ -43,6 +44,20 @@ func withProfileSkills(list []skills.Skill, dirs []string) []skills.Skill {
 		}
 	}
 	return list
+}
+
+// withProfileAgentDirs puts the profile's agentDirs right after the
+// --agent-dir values (the first nCLI dirs), before the config and user
+// ones: discovery keeps the first definition of a name.
+func withProfileAgentDirs(dirs []agents.DefinitionDir, nCLI int, profileDirs []string) []agents.DefinitionDir {
+	if len(profileDirs) == 0 {
+		return dirs
+	}
+	out := append([]agents.DefinitionDir(nil), dirs[:nCLI]...)
+	for _, d := range profileDirs {
+		out = append(out, agents.DefinitionDir{Path: d, Source: "profile"})
+	}
+	return append(out, dirs[nCLI:]...)
 }
 
 // createTimeoutEnv shortens create()'s 10 s bound. Test-only: the

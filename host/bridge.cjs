@@ -46,6 +46,7 @@ let broker = null;
 const runners = new Map();
 const warmHandlers = [];
 const running = new Map(); // toolCallId -> AbortController
+let nextNested = 1; // ids of nested requests (tool.cancel)
 let created = false;
 
 const NAME = /^[a-z][a-z0-9_]{1,63}$/;
@@ -315,6 +316,56 @@ async function execute(p) {
       notify("log", { level: String(level), message: String(message) });
     },
   };
+  if (c.nested) {
+    // ctx.tools / ctx.session / ctx.spawnSubagent reach the session through
+    // ama-rpc, bound to this call (it refuses them once the call ended).
+    const custom = new Map(Object.entries(c.custom || {}));
+    const nested = (method, params, signal) => {
+      const callId = "n" + nextNested++;
+      const abort = () => notify("tool.cancel", { callId });
+      if (signal) {
+        if (signal.aborted) return Promise.reject(new AmaError("aborted", "aborted"));
+        signal.addEventListener("abort", abort, { once: true });
+      }
+      return request(method, Object.assign({ toolCallId: p.toolCallId, callId }, params)).then(
+        (r) => {
+          if (signal) signal.removeEventListener("abort", abort);
+          return r;
+        },
+        (e) => {
+          if (signal) signal.removeEventListener("abort", abort);
+          throw new AmaError(e.data && e.data.code ? e.data.code : "internal", e.message);
+        },
+      );
+    };
+    ctx.tools = Object.freeze({
+      executeTool(name, input, options) {
+        if (typeof name !== "string") return Promise.reject(invalid("executeTool: name must be a string"));
+        return nested("tool.executeTool", { name, input: input === undefined ? {} : input }, options && options.signal);
+      },
+    });
+    ctx.session = Object.freeze({
+      appendCustom(customType, data) {
+        if (typeof customType !== "string" || customType === "") throw invalid("appendCustom: customType must be a non-empty string");
+        const copy = data === undefined ? null : JSON.parse(JSON.stringify(data));
+        custom.set(customType, copy);
+        notify("session.appendCustom", { toolCallId: p.toolCallId, customType, data: copy });
+      },
+      lastCustom(customType) {
+        const v = custom.get(customType);
+        return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
+      },
+    });
+    if (c.subagents) {
+      ctx.spawnSubagent = (req) => {
+        if (req === null || typeof req !== "object" || typeof req.prompt !== "string") return Promise.reject(invalid("spawnSubagent: request.prompt must be a string"));
+        const pick = {};
+        for (const k of ["prompt", "description", "tools", "model", "thinkingLevel", "maxTurns", "agent", "background", "taskId", "isolation", "budgetUsd", "context"])
+          if (req[k] !== undefined) pick[k] = req[k];
+        return nested("tool.spawnSubagent", { request: pick }, req.signal);
+      };
+    }
+  }
   try {
     const r = await tool.execute(p.input, ctx);
     if (r === null || typeof r !== "object") return { content: [{ type: "text", text: String(r ?? "") }] };

@@ -52,6 +52,14 @@ type toolContext struct {
 	Depth       int           `json:"depth"`
 	Model       *llm.ModelRef `json:"model,omitempty"`
 	OutputDir   string        `json:"outputDir,omitempty"`
+	// Custom is the latest data of each custom entry type on the branch
+	// (ctx.session.lastCustom answers from it and from the call's own
+	// appendCustom calls).
+	Custom map[string]json.RawMessage `json:"custom,omitempty"`
+	// Subagents says ctx.spawnSubagent exists (depth 0, task registered).
+	Subagents bool `json:"subagents,omitempty"`
+	// Nested says ctx.tools and ctx.session reach a session.
+	Nested bool `json:"nested,omitempty"`
 }
 
 type wireResult struct {
@@ -73,15 +81,26 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if call.Update != nil {
 		h.updates[call.ID] = func(partial any) { call.Update(partialText(partial)) }
 	}
+	if call.Session != nil {
+		h.calls[call.ID] = liveCall{cs: call.Session, ctx: ctx}
+	}
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		delete(h.updates, call.ID)
+		delete(h.calls, call.ID)
 		h.mu.Unlock()
 	}()
 	tc := toolContext{SessionID: info.ID, SessionFile: info.File, Model: info.Model, Cwd: info.Cwd}
 	if call.Env != nil {
-		tc.Cwd, tc.OutputDir = call.Env.Cwd, call.Env.OutputDir
+		tc.Cwd, tc.OutputDir, tc.Depth = call.Env.Cwd, call.Env.OutputDir, call.Env.Depth
+		tc.Subagents = call.Env.Depth == 0 && call.Env.Tasks != nil && call.Session != nil
+	}
+	if call.Session != nil {
+		tc.Nested = true
+		if m := call.Session.LatestCustom(); len(m) > 0 {
+			tc.Custom = m
+		}
 	}
 	input := call.Args
 	if len(input) == 0 {
