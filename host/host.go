@@ -137,8 +137,8 @@ type Host struct {
 	ready        bool
 	shutdown     bool
 	updates      map[string]func(partial any)
-	calls        map[string]liveCall              // running host tools by toolCallId (ctx.tools, ctx.session, ctx.spawnSubagent)
-	nested       map[string]context.CancelFunc    // the adapter's nested calls by callId
+	calls        map[string]liveCall                  // running host tools by toolCallId (ctx.tools, ctx.session, ctx.spawnSubagent)
+	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
 	initErr      error                                // a registration rejected during initialize

@@ -194,6 +194,9 @@ func subagentResultOf(r *tools.Result) subagentResult {
 			}
 		}
 	}
+	// The task tool's content names the task for the model; the
+	// SubagentResult's text is the sub-agent's own.
+	out.Text = strings.TrimPrefix(out.Text, "[task "+out.TaskID+"] ")
 	if out.StopReason == "" {
 		out.StopReason = "stop"
 		if r.IsError {
@@ -202,5 +205,3 @@ func subagentResultOf(r *tools.Result) subagentResult {
 	}
 	return out
 }
-
-

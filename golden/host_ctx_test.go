@@ -1,0 +1,351 @@
+package golden_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+)
+
+// ctxAdapter exercises what a host tool reaches through its ToolContext
+// (ctx.tools.executeTool, ctx.session, ctx.spawnSubagent) and what an
+// adapter registers after create() returned.
+const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
+  const reg = (name, execute) => api.tools.register({ name, permission: "read", description: "Test tool " + name + ".",
+    parameters: { type: "object", properties: { text: { type: "string" } } }, execute });
+  reg("register_more", async () => {
+    api.tools.register({ name: "late_tool", permission: "read", description: "Late tool.", promptGuidelines: ["Late tools come last."],
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+      execute: async (i) => ({ content: "late ran: " + i.text }) });
+    api.instructions.add({ kind: "text", name: "late", text: "Late rule." });
+    const codes = [];
+    for (const name of ["bash", "late_tool", "register_more"]) {
+      try { api.tools.register({ name, permission: "read", description: "x", execute: async () => ({ content: "" }) }); codes.push("ok"); }
+      catch (e) { codes.push(e.code); }
+    }
+    return { content: "again: " + codes.join(",") + "; listed: " + api.tools.list().includes("late_tool") };
+  });
+  reg("nested", async (input, ctx) => {
+    const out = [];
+    for (const [name, args] of JSON.parse(input.text)) {
+      const r = await ctx.tools.executeTool(name, args);
+      out.push(name + (r.isError ? " ERR " : " OK ") + r.content.map((c) => c.text).join(""));
+    }
+    return { content: out.join("\n---\n") };
+  });
+  reg("note", async (input, ctx) => {
+    const prev = ctx.session.lastCustom("canvas.note");
+    ctx.session.appendCustom("canvas.note", { text: input.text });
+    return { content: "prev=" + JSON.stringify(prev) + " now=" + JSON.stringify(ctx.session.lastCustom("canvas.note")) };
+  });
+  reg("spawn", async (input, ctx) => {
+    if (!ctx.spawnSubagent) return { content: "no spawnSubagent", isError: true };
+    const r = await ctx.spawnSubagent({ prompt: input.text, description: "from the host" });
+    return { content: "sub: " + JSON.stringify(r) };
+  });
+  api.approvals.setBroker({ ask(req) {
+    return req.toolName === "bash" && JSON.stringify(req.input).includes("broker-ok") ? "allow" : undefined;
+  } });
+  return { id: "ctx-host" };
+} };
+`
+
+func writeCtxAdapter(t *testing.T) string {
+	t.Helper()
+	canvasAdapter(t) // needs node
+	p := filepath.Join(t.TempDir(), "ctx.cjs")
+	if err := os.WriteFile(p, []byte(ctxAdapter), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// turns is a fake script with one tool call per response, then "Done.".
+func turns(calls ...string) []byte {
+	var rs []string
+	for _, c := range calls {
+		rs = append(rs, `{"steps":[{"toolCall":`+c+`}]}`)
+	}
+	rs = append(rs, `{"text":"Done."}`)
+	return []byte(`{"version":1,"responses":[` + strings.Join(rs, ",") + `]}`)
+}
+
+// toolEnds maps toolCallId to the tool_execution_end line; the fake
+// model's ids repeat per reply, so the model's calls are also "#<n>" in
+// order.
+func toolEnds(r *golden.Run) map[string]string {
+	out := map[string]string{}
+	n := 0
+	for _, l := range r.Lines() {
+		var m struct{ Type, ToolCallID, ParentToolCallID string }
+		if json.Unmarshal(l, &m) == nil && m.Type == "tool_execution_end" {
+			out[m.ToolCallID] = string(l)
+			if m.ParentToolCallID == "" {
+				out["#"+strconv.Itoa(n)] = string(l)
+				n++
+			}
+		}
+	}
+	return out
+}
+
+type recorded struct {
+	System string   `json:"system"`
+	Tools  []string `json:"tools"`
+}
+
+func readRequests(t *testing.T, path string) []recorded {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []recorded
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var rq recorded
+		if err := json.Unmarshal(sc.Bytes(), &rq); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, rq)
+	}
+	return out
+}
+
+// A tool registered after create() is offered from the next request on,
+// appended at the end of the tool table; instructions added later reach
+// the host section at the next prompt; tool_exists still applies.
+func TestHostLateToolsAndInstructions(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter},
+		Env:  map[string]string{"AMA_FAKE_RECORD": record},
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"register_more","arguments":{}}}]},` +
+			`{"steps":[{"toolCall":{"name":"late_tool","arguments":{"text":"x"}}}]},{"text":"Done."},{"text":"Again."}]}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"one"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"p2","type":"prompt","message":"two"}`)
+	r.WaitFor("settled again", 2, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"tl","type":"get_tools"}`)
+	r.WaitFor("tools", 1, func(o *golden.Object) bool { return o.String("id") == "tl" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	ends := toolEnds(r)
+	if e := ends["#0"]; !strings.Contains(e, "again: tool_exists,tool_exists,tool_exists; listed: true") {
+		t.Errorf("late registration: %s", e)
+	}
+	if e := ends["#1"]; !strings.Contains(e, "late ran: x") || strings.Contains(e, `"isError":true`) {
+		t.Errorf("the late tool did not run at the next request: %s", e)
+	}
+	reqs := readRequests(t, record)
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	has := func(list []string, n string) bool {
+		for _, x := range list {
+			if x == n {
+				return true
+			}
+		}
+		return false
+	}
+	if has(reqs[0].Tools, "late_tool") {
+		t.Errorf("late_tool offered before it was registered: %v", reqs[0].Tools)
+	}
+	if tl := reqs[1].Tools; len(tl) == 0 || tl[len(tl)-1] != "late_tool" || strings.Join(tl[:len(tl)-1], ",") != strings.Join(reqs[0].Tools, ",") {
+		t.Errorf("late_tool must be appended to the first request's table: %v then %v", reqs[0].Tools, tl)
+	}
+	if !strings.Contains(reqs[1].System, "- late_tool: late tool") {
+		t.Errorf("the tools section does not list the late tool:\n%s", reqs[1].System)
+	}
+	for i := 0; i < 3; i++ {
+		if strings.Contains(reqs[i].System, "Late rule.") {
+			t.Errorf("request %d (same prompt) already has the late instruction", i)
+		}
+	}
+	if s := reqs[3].System; !strings.HasSuffix(s, "Late rule.") || !strings.Contains(s, "- Late tools come last.") {
+		t.Errorf("next prompt: host section and guideline missing:\n%s", s)
+	}
+	var tools string
+	for _, l := range r.Lines() {
+		if bytes.Contains(l, []byte(`"id":"tl"`)) {
+			tools = string(l)
+		}
+	}
+	if !strings.Contains(tools, `"name":"late_tool"`) {
+		t.Errorf("get_tools lacks late_tool: %s", tools)
+	}
+}
+
+// ctx.tools.executeTool runs the call through the whole pipeline: events
+// with parentToolCallId, the approval chain (the client is unattended:
+// deny; the host broker allows one), a PreToolUse hook's deny, schema
+// validation, inactive but registered tools, unknown tools. Denied and
+// blocked calls never run: their marker files are absent.
+func TestHostExecuteTool(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	steps, _ := json.Marshal([][]any{
+		{"bash", map[string]string{"command": "touch denied-marker"}},
+		{"bash", map[string]string{"command": "touch broker-ok-marker"}},
+		{"write", map[string]string{"path": "hooked.txt", "content": "x"}},
+		{"read", map[string]string{}},
+		{"ls", map[string]string{"path": "."}},
+		{"nope", map[string]string{}},
+	})
+	arg, _ := json.Marshal(map[string]any{"name": "nested", "arguments": map[string]string{"text": string(steps)}})
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--host", adapter, "--trust"},
+		Files: map[string]string{".ama/hooks.json": `{"version":1,"hooks":{
+			"PreToolUse":[{"matcher":"write","hooks":[{"type":"command","command":"echo 'no writing' >&2; exit 2"}]}]}}`},
+		Script: turns(string(arg)),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	for _, f := range []string{"denied-marker", "hooked.txt"} {
+		if _, err := os.Stat(filepath.Join(r.Work, f)); err == nil {
+			t.Errorf("%s exists: a denied nested call ran", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "broker-ok-marker")); err != nil {
+		t.Errorf("the nested call the broker allowed did not run: %v", err)
+	}
+	ends := toolEnds(r)
+	lines := strings.Split(textOf(t, ends["fake_call_0"]), "\n---\n")
+	wants := []string{"bash ERR Not run: this call needed approval", "bash OK", "write ERR no writing", "read ERR Invalid arguments for read",
+		"ls OK ", "nope ERR Tool nope not found"}
+	if len(lines) != len(wants) {
+		t.Fatalf("nested results: %q", lines)
+	}
+	for i, w := range wants {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("nested call %d: %q, want prefix %q", i, lines[i], w)
+		}
+	}
+	var out string
+	for _, l := range r.Lines() {
+		out += string(l) + "\n"
+	}
+	for _, want := range []string{
+		`{"type":"tool_execution_start","toolCallId":"fake_call_0.1","toolName":"bash","args":{"command":"touch denied-marker"},"parentToolCallId":"fake_call_0"}`,
+		`"toolCallId":"fake_call_0.6","toolName":"nope"`,
+		`"context":{"toolCallId":"fake_call_0.1"}`,
+		`"context":{"toolCallId":"fake_call_0.2"}`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	for id := range map[string]bool{"fake_call_0.1": true, "fake_call_0.3": true} {
+		if e := ends[id]; !strings.Contains(e, `"parentToolCallId":"fake_call_0"`) || !strings.Contains(e, `"denied":true`) {
+			t.Errorf("end of denied nested call %s: %s", id, e)
+		}
+	}
+	if strings.Contains(out, `"context":{"toolCallId":"fake_call_0.3"}`) {
+		t.Errorf("a hook-denied call was asked")
+	}
+}
+
+// textOf is the text of a tool_execution_end line's result.
+func textOf(t *testing.T, line string) string {
+	t.Helper()
+	var m struct {
+		Result struct {
+			Content []struct{ Text string } `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || len(m.Result.Content) == 0 {
+		t.Fatalf("tool end %q: %v", line, err)
+	}
+	return m.Result.Content[0].Text
+}
+
+// ctx.session.appendCustom writes a custom entry; lastCustom sees the
+// latest one on the branch (an earlier call's) and the call's own.
+func TestHostSessionCustom(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter},
+		Script: turns(`{"name":"note","arguments":{"text":"a"}}`, `{"name":"note","arguments":{"text":"b"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"st","type":"get_state"}`)
+	r.WaitFor("state", 1, func(o *golden.Object) bool { return o.String("id") == "st" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	ends := toolEnds(r)
+	if got := textOf(t, ends["#0"]); got != `prev=undefined now={"text":"a"}` {
+		t.Errorf("first note: %s", got)
+	}
+	if got := textOf(t, ends["#1"]); got != `prev={"text":"a"} now={"text":"b"}` {
+		t.Errorf("second note: %s", got)
+	}
+	var file string
+	for _, l := range r.Lines() {
+		var m struct {
+			ID   string
+			Data struct{ SessionFile string } `json:"data"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.ID == "st" {
+			file = m.Data.SessionFile
+		}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("session file %q: %v", file, err)
+	}
+	for _, want := range []string{`"customType":"canvas.note","data":{"text":"a"}`, `"customType":"canvas.note","data":{"text":"b"}`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("session file lacks %s", want)
+		}
+	}
+}
+
+// ctx.spawnSubagent runs a sub-agent through the task machinery, linked to
+// the host tool's call; its result comes back as a SubagentResult.
+func TestHostSpawnSubagent(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--model", "fake/echo", "--host", adapter, "--tools", "read,task,spawn"},
+		UserConfig: []byte(`{"subagents":{"background":"never"}}`),
+		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"spawn","arguments":{"text":"look around"}}}]},` +
+			`{"text":"child says hi"},{"text":"Done."}]}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" && o.String("sessionId") == "" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	var out string
+	for _, l := range r.Lines() {
+		out += string(l) + "\n"
+	}
+	got := textOf(t, toolEnds(r)["fake_call_0"])
+	for _, want := range []string{`sub: {"text":"child says hi"`, `"stopReason":"stop"`, `"isError":false`, `"status":"completed"`, `"taskId":"t1"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("spawnSubagent result %s lacks %s", got, want)
+		}
+	}
+	if !strings.Contains(out, `"type":"subagent_start","taskId":"t1","parentToolCallId":"fake_call_0"`) {
+		t.Errorf("subagent_start not linked to the host tool call:\n%s", out)
+	}
+}
