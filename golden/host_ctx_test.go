@@ -39,6 +39,10 @@ const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
     }
     return { content: out.join("\n---\n") };
   });
+  reg("nested_signal", async (input, ctx) => {
+    const r = await ctx.tools.executeTool("bash", { command: input.text }, { signal: AbortSignal.timeout(200) });
+    return { content: (r.isError ? "ERR " : "OK ") + r.content.map((c) => c.text).join("") };
+  });
   reg("note", async (input, ctx) => {
     const prev = ctx.session.lastCustom("canvas.note");
     ctx.session.appendCustom("canvas.note", { text: input.text });
@@ -244,8 +248,8 @@ func TestHostExecuteTool(t *testing.T) {
 	for _, want := range []string{
 		`{"type":"tool_execution_start","toolCallId":"fake_call_0.1","toolName":"bash","args":{"command":"touch denied-marker"},"parentToolCallId":"fake_call_0"}`,
 		`"toolCallId":"fake_call_0.6","toolName":"nope"`,
-		`"context":{"toolCallId":"fake_call_0.1"}`,
-		`"context":{"toolCallId":"fake_call_0.2"}`,
+		`"context":{"toolCallId":"fake_call_0.1","parentToolCallId":"fake_call_0"}`,
+		`"context":{"toolCallId":"fake_call_0.2","parentToolCallId":"fake_call_0"}`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %s in\n%s", want, out)
@@ -256,7 +260,7 @@ func TestHostExecuteTool(t *testing.T) {
 			t.Errorf("end of denied nested call %s: %s", id, e)
 		}
 	}
-	if strings.Contains(out, `"context":{"toolCallId":"fake_call_0.3"}`) {
+	if strings.Contains(out, `"context":{"toolCallId":"fake_call_0.3"`) {
 		t.Errorf("a hook-denied call was asked")
 	}
 }
@@ -276,12 +280,13 @@ func textOf(t *testing.T, line string) string {
 }
 
 // ctx.session.appendCustom writes a custom entry; lastCustom sees the
-// latest one on the branch (an earlier call's) and the call's own.
+// latest one on the branch (an earlier call's) and the call's own. Without
+// the task tool there is no ctx.spawnSubagent.
 func TestHostSessionCustom(t *testing.T) {
 	adapter := writeCtxAdapter(t)
 	r := golden.Start(t, golden.Config{
 		Args:   []string{"--model", "fake/echo", "--host", adapter},
-		Script: turns(`{"name":"note","arguments":{"text":"a"}}`, `{"name":"note","arguments":{"text":"b"}}`),
+		Script: turns(`{"name":"note","arguments":{"text":"a"}}`, `{"name":"note","arguments":{"text":"b"}}`, `{"name":"spawn","arguments":{"text":"x"}}`),
 	})
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
@@ -297,6 +302,9 @@ func TestHostSessionCustom(t *testing.T) {
 	}
 	if got := textOf(t, ends["#1"]); got != `prev={"text":"a"} now={"text":"b"}` {
 		t.Errorf("second note: %s", got)
+	}
+	if got := textOf(t, ends["#2"]); got != "no spawnSubagent" {
+		t.Errorf("ctx.spawnSubagent offered without the task tool: %s", got)
 	}
 	var file string
 	for _, l := range r.Lines() {
@@ -347,5 +355,28 @@ func TestHostSpawnSubagent(t *testing.T) {
 	}
 	if !strings.Contains(out, `"type":"subagent_start","taskId":"t1","parentToolCallId":"fake_call_0"`) {
 		t.Errorf("subagent_start not linked to the host tool call:\n%s", out)
+	}
+}
+
+// The signal an adapter gives executeTool aborts that nested call only:
+// the command is stopped, the host tool goes on with an aborted result.
+func TestHostExecuteToolSignal(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Script: turns(`{"name":"nested_signal","arguments":{"text":"sleep 30"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	ends := toolEnds(r)
+	if got := textOf(t, ends["#0"]); got != "ERR aborted by user" {
+		t.Errorf("host tool result: %q", got)
+	}
+	if e := ends["fake_call_0.1"]; !strings.Contains(e, "aborted by user") {
+		t.Errorf("nested end: %s", e)
 	}
 }

@@ -81,8 +81,11 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if call.Update != nil {
 		h.updates[call.ID] = func(partial any) { call.Update(partialText(partial)) }
 	}
+	// The adapter's nested requests end with the call at the latest.
+	callCtx, endCall := context.WithCancel(ctx)
+	defer endCall()
 	if call.Session != nil {
-		h.calls[call.ID] = liveCall{cs: call.Session, ctx: ctx}
+		h.calls[call.ID] = liveCall{cs: call.Session, ctx: callCtx}
 	}
 	h.mu.Unlock()
 	defer func() {
