@@ -134,7 +134,7 @@ func TestHostLateToolsAndInstructions(t *testing.T) {
 		Args: []string{"--model", "fake/echo", "--host", adapter},
 		Env:  map[string]string{"AMA_FAKE_RECORD": record},
 		Script: []byte(`{"version":1,"responses":[{"steps":[{"toolCall":{"name":"register_more","arguments":{}}}]},` +
-			`{"steps":[{"toolCall":{"name":"late_tool","arguments":{"text":"x"}}}]},{"text":"Done."},{"text":"Again."}]}`),
+			`{"steps":[{"toolCall":{"name":"late_tool","arguments":{}}}]},{"steps":[{"toolCall":{"name":"late_tool","arguments":{"text":"x"}}}]},{"text":"Done."},{"text":"Again."},{"text":"Third."}]}`),
 	})
 	r.Send(`{"id":"p","type":"prompt","message":"one"}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
@@ -142,6 +142,10 @@ func TestHostLateToolsAndInstructions(t *testing.T) {
 	r.WaitFor("settled again", 2, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
 	r.Send(`{"id":"tl","type":"get_tools"}`)
 	r.WaitFor("tools", 1, func(o *golden.Object) bool { return o.String("id") == "tl" })
+	r.Send(`{"id":"n","type":"new_session"}`)
+	r.WaitFor("new session", 1, func(o *golden.Object) bool { return o.String("type") == "session_start" && o.String("reason") == "new" })
+	r.Send(`{"id":"p3","type":"prompt","message":"three"}`)
+	r.WaitFor("settled in the new session", 3, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
 	r.CloseStdin()
 	if code := r.Wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.Stderr())
@@ -150,11 +154,14 @@ func TestHostLateToolsAndInstructions(t *testing.T) {
 	if e := ends["#0"]; !strings.Contains(e, "again: tool_exists,tool_exists,tool_exists; listed: true") {
 		t.Errorf("late registration: %s", e)
 	}
-	if e := ends["#1"]; !strings.Contains(e, "late ran: x") || strings.Contains(e, `"isError":true`) {
+	if e := ends["#1"]; !strings.Contains(e, "Invalid arguments for late_tool") {
+		t.Errorf("the late tool's schema was not checked: %s", e)
+	}
+	if e := ends["#2"]; !strings.Contains(e, "late ran: x") || strings.Contains(e, `"isError":true`) {
 		t.Errorf("the late tool did not run at the next request: %s", e)
 	}
 	reqs := readRequests(t, record)
-	if len(reqs) != 4 {
+	if len(reqs) != 6 {
 		t.Fatalf("%d requests", len(reqs))
 	}
 	has := func(list []string, n string) bool {
@@ -174,13 +181,19 @@ func TestHostLateToolsAndInstructions(t *testing.T) {
 	if !strings.Contains(reqs[1].System, "- late_tool: late tool") {
 		t.Errorf("the tools section does not list the late tool:\n%s", reqs[1].System)
 	}
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 4; i++ {
 		if strings.Contains(reqs[i].System, "Late rule.") {
 			t.Errorf("request %d (same prompt) already has the late instruction", i)
 		}
 	}
-	if s := reqs[3].System; !strings.HasSuffix(s, "Late rule.") || !strings.Contains(s, "- Late tools come last.") {
+	if tl := reqs[4].Tools; tl[len(tl)-1] != "late_tool" {
+		t.Errorf("the late tool moved in the table: %v", tl)
+	}
+	if s := reqs[4].System; !strings.HasSuffix(s, "Late rule.") || !strings.Contains(s, "- Late tools come last.") {
 		t.Errorf("next prompt: host section and guideline missing:\n%s", s)
+	}
+	if n := reqs[5]; !has(n.Tools, "late_tool") || !strings.HasSuffix(n.System, "Late rule.") {
+		t.Errorf("a session made later lacks the late tool or instruction: %v\n%s", n.Tools, n.System)
 	}
 	var tools string
 	for _, l := range r.Lines() {
