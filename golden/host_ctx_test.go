@@ -393,3 +393,69 @@ func TestHostExecuteToolSignal(t *testing.T) {
 		t.Errorf("nested end: %s", e)
 	}
 }
+
+// Under ACP (the canvas's wire) a nested call's ask that the host broker
+// passes on reaches the client as session/request_permission; the
+// client's rejection means the command never runs.
+func TestHostExecuteToolACP(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	steps, _ := json.Marshal([][]any{
+		{"bash", map[string]string{"command": "touch rejected-marker"}},
+		{"bash", map[string]string{"command": "touch broker-ok-marker"}},
+	})
+	arg, _ := json.Marshal(map[string]any{"name": "nested", "arguments": map[string]string{"text": string(steps)}})
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter},
+		Script: turns(string(arg)),
+	})
+	isID := func(id string) func(o *golden.Object) bool {
+		return func(o *golden.Object) bool {
+			v, ok := o.Get("id")
+			_, method := o.Get("method")
+			n, isNum := v.(json.Number)
+			return ok && isNum && string(n) == id && !method
+		}
+	}
+	r.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	r.WaitFor("initialize", 1, isID("1"))
+	r.Send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + r.Work + `","mcpServers":[]}}`)
+	r.WaitFor("session/new", 1, isID("2"))
+	var sid string
+	for _, l := range r.Lines() {
+		var m struct {
+			ID     int `json:"id"`
+			Result struct {
+				SessionID string `json:"sessionId"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.ID == 2 {
+			sid = m.Result.SessionID
+		}
+	}
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go"}]}}`)
+	n := r.WaitFor("request_permission", 1, func(o *golden.Object) bool { return o.String("method") == "session/request_permission" })
+	line := r.Lines()[n]
+	if !bytes.Contains(line, []byte("rejected-marker")) {
+		t.Fatalf("the client was not asked about the nested call: %s", line)
+	}
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(line, &req)
+	r.Send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"reject_once"}}}`)
+	r.WaitFor("prompt", 1, isID("3"))
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "rejected-marker")); err == nil {
+		t.Errorf("the nested call the client rejected ran")
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "broker-ok-marker")); err != nil {
+		t.Errorf("the nested call the broker allowed did not run: %v", err)
+	}
+	all := string(bytes.Join(r.Lines(), []byte("\n")))
+	if c := strings.Count(all, "session/request_permission"); c != 1 {
+		t.Errorf("%d session/request_permission requests, want 1", c)
+	}
+}
