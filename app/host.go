@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -78,10 +79,18 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	for _, t := range deps.Tools.Tools() {
 		builtin = append(builtin, t.Decl().Name)
 	}
+	// The sub-agent tools are built-ins too, though registered later and
+	// only when enabled: a host tool may not take their names.
+	var reserved []string
+	for _, n := range []string{agents.ToolTask, agents.ToolTaskCtl} {
+		if !slices.Contains(builtin, n) {
+			reserved = append(reserved, n)
+		}
+	}
 	opts := host.Options{
 		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
 		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
-		BuiltinTools: builtin, Stderr: env.Stderr, Log: log.Named("host"),
+		BuiltinTools: builtin, ReservedTools: reserved, Stderr: env.Stderr, Log: log.Named("host"),
 	}
 	if v := env.Getenv(createTimeoutEnv); v != "" {
 		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {

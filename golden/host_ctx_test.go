@@ -25,7 +25,7 @@ const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
       execute: async (i) => ({ content: "late ran: " + i.text }) });
     api.instructions.add({ kind: "text", name: "late", text: "Late rule." });
     const codes = [];
-    for (const name of ["bash", "late_tool", "register_more"]) {
+    for (const name of ["bash", "task", "late_tool", "register_more"]) {
       try { api.tools.register({ name, permission: "read", description: "x", execute: async () => ({ content: "" }) }); codes.push("ok"); }
       catch (e) { codes.push(e.code); }
     }
@@ -151,7 +151,7 @@ func TestHostLateToolsAndInstructions(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, r.Stderr())
 	}
 	ends := toolEnds(r)
-	if e := ends["#0"]; !strings.Contains(e, "again: tool_exists,tool_exists,tool_exists; listed: true") {
+	if e := ends["#0"]; !strings.Contains(e, "again: tool_exists,tool_exists,tool_exists,tool_exists; listed: true") {
 		t.Errorf("late registration: %s", e)
 	}
 	if e := ends["#1"]; !strings.Contains(e, "Invalid arguments for late_tool") {

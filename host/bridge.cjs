@@ -117,7 +117,7 @@ function buildApi() {
         if (typeof tool.execute !== "function") throw invalid("tools.register: " + tool.name + ": execute must be a function");
         if (!["read", "write", "execute"].includes(tool.permission)) throw invalid("tools.register: " + tool.name + ": permission must be read, write or execute");
         if (tool.executionMode !== undefined && !["parallel", "sequential"].includes(tool.executionMode)) throw invalid("tools.register: " + tool.name + ": executionMode must be parallel or sequential");
-        if (info.builtinTools.includes(tool.name) || hostTools.has(tool.name)) throw new AmaError("tool_exists", "tool " + tool.name + " is already registered");
+        if (info.builtinTools.includes(tool.name) || (info.reservedTools || []).includes(tool.name) || hostTools.has(tool.name)) throw new AmaError("tool_exists", "tool " + tool.name + " is already registered");
         const problems = [];
         if (tool.parameters !== undefined) checkSchema(tool.parameters, "$", problems);
         if (problems.length) throw invalid("tools.register: " + tool.name + ": " + problems.join("; "));

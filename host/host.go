@@ -73,8 +73,12 @@ type Options struct {
 	Version string
 	// Session is the startup session as create() sees it.
 	Session SessionInfo
-	// BuiltinTools are the names a host tool may not take.
+	// BuiltinTools are the registered built-in tools: a host tool may not
+	// take their names, tools.list() lists them.
 	BuiltinTools []string
+	// ReservedTools are built-in names not registered (yet): taken, not
+	// listed (task and task_ctl without sub-agents).
+	ReservedTools []string
 	// CreateTimeout bounds initialize (default DefaultCreateTimeout).
 	CreateTimeout time.Duration
 	// Stderr receives the bridge's stderr and the stderr copies of
@@ -263,6 +267,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	params := map[string]any{
 		"protocolVersion": APIVersion, "module": opts.Module, "agentVersion": opts.Version, "mode": opts.Mode,
 		"env": environMap(opts.Environ), "session": opts.Session, "builtinTools": nonNil(opts.BuiltinTools),
+		"reservedTools": nonNil(opts.ReservedTools),
 	}
 	cctx, cancel := context.WithTimeout(ctx, opts.CreateTimeout)
 	err = h.conn.Call(cctx, "initialize", params, &res)
@@ -648,7 +653,7 @@ func (h *Host) register(d ToolDef) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, n := range h.opts.BuiltinTools {
+	for _, n := range append(append([]string(nil), h.opts.BuiltinTools...), h.opts.ReservedTools...) {
 		if n == d.Name {
 			return fmt.Errorf("tool_exists: %s", d.Name)
 		}
