@@ -459,3 +459,36 @@ func TestHostExecuteToolACP(t *testing.T) {
 		t.Errorf("%d session/request_permission requests, want 1", c)
 	}
 }
+
+// Two host tools of one reply run in parallel (read class), each with its
+// own nested calls (ids and parents kept apart).
+func TestHostExecuteToolParallel(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	call := func(id, file string) string {
+		steps, _ := json.Marshal([][]any{{"write", map[string]string{"path": file, "content": id}}, {"read", map[string]string{"path": file}}})
+		b, _ := json.Marshal(map[string]any{"name": "nested", "arguments": map[string]string{"text": string(steps)}})
+		return string(b)
+	}
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Script: toolScript(call("one", "a.txt"), call("two", "b.txt")),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	ends := toolEnds(r)
+	for i, want := range []string{"one", "two"} {
+		got := textOf(t, ends["fake_call_"+strconv.Itoa(i)])
+		if !strings.Contains(got, "write OK") || !strings.Contains(got, "read OK") || !strings.Contains(got, want) {
+			t.Errorf("host tool %d: %q", i, got)
+		}
+	}
+	for _, id := range []string{"fake_call_0.1", "fake_call_0.2", "fake_call_1.1", "fake_call_1.2"} {
+		if e, parent := ends[id], id[:strings.LastIndexByte(id, '.')]; !strings.Contains(e, `"parentToolCallId":"`+parent+`"`) {
+			t.Errorf("nested %s: %s", id, e)
+		}
+	}
+}
