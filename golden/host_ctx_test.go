@@ -43,6 +43,16 @@ const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
     const r = await ctx.tools.executeTool("bash", { command: input.text }, { signal: AbortSignal.timeout(200) });
     return { content: (r.isError ? "ERR " : "OK ") + r.content.map((c) => c.text).join("") };
   });
+  reg("mark_edit", async (input, ctx) => {
+    const file = require("path").resolve(ctx.cwd, input.text);
+    const edit = () => ctx.tools.executeTool("edit", { path: file, edits: [{ oldText: "old", newText: "new" }] });
+    const before = await edit();
+    const had = ctx.readFiles.has(file);
+    ctx.markRead(file);
+    const after = await edit();
+    return { content: "before " + (before.isError ? "ERR" : "OK") + " had " + had + " after " + (after.isError ? "ERR " + after.content[0].text : "OK") };
+  });
+  reg("has_read", async (input, ctx) => ({ content: String(ctx.readFiles.has(require("path").resolve(ctx.cwd, input.text))) }));
   reg("note", async (input, ctx) => {
     const prev = ctx.session.lastCustom("canvas.note");
     ctx.session.appendCustom("canvas.note", { text: input.text });
@@ -490,5 +500,33 @@ func TestHostExecuteToolParallel(t *testing.T) {
 		if e, parent := ends[id], id[:strings.LastIndexByte(id, '.')]; !strings.Contains(e, `"parentToolCallId":"`+parent+`"`) {
 			t.Errorf("nested %s: %s", id, e)
 		}
+	}
+}
+
+// ctx.markRead records a read in the session: a nested edit of a file the
+// session never read fails, after markRead it runs; ctx.readFiles of a
+// later call has the file.
+func TestHostMarkRead(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Files:  map[string]string{"f.txt": "old text\n"},
+		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`, `{"name":"has_read","arguments":{"text":"f.txt"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	ends := toolEnds(r)
+	if got := textOf(t, ends["#0"]); got != "before ERR had false after OK" {
+		t.Errorf("mark_edit: %s", got)
+	}
+	if got := textOf(t, ends["#1"]); got != "true" {
+		t.Errorf("readFiles of a later call: %s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(r.Work, "f.txt")); string(data) != "new text\n" {
+		t.Errorf("f.txt: %q", data)
 	}
 }

@@ -308,7 +308,12 @@ async function execute(p) {
   const ctx = {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
     signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
-    readFiles: new Set(), markRead() {},
+    readFiles: new Set(c.readFiles || []),
+    markRead(absolutePath) {
+      if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) return;
+      ctx.readFiles.add(absolutePath);
+      if (c.nested) notify("session.markRead", { toolCallId: p.toolCallId, path: absolutePath });
+    },
     onUpdate(partial) {
       notify("tool.update", { toolCallId: p.toolCallId, partial });
     },

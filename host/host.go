@@ -618,6 +618,8 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		h.cancelNested(str("callId"))
 	case "session.appendCustom":
 		h.appendCustom(params(req))
+	case "session.markRead":
+		h.markRead(params(req))
 	default:
 		if !req.Notif {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}

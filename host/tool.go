@@ -60,6 +60,9 @@ type toolContext struct {
 	Subagents bool `json:"subagents,omitempty"`
 	// Nested says ctx.tools and ctx.session reach a session.
 	Nested bool `json:"nested,omitempty"`
+	// ReadFiles are the files the session has read (ctx.readFiles; write
+	// and edit need a prior read of an existing file).
+	ReadFiles []string `json:"readFiles,omitempty"`
 }
 
 type wireResult struct {
@@ -85,7 +88,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	callCtx, endCall := context.WithCancel(ctx)
 	defer endCall()
 	if call.Session != nil {
-		h.calls[call.ID] = liveCall{cs: call.Session, ctx: callCtx}
+		h.calls[call.ID] = liveCall{cs: call.Session, ctx: callCtx, env: call.Env}
 	}
 	h.mu.Unlock()
 	defer func() {
@@ -98,6 +101,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if call.Env != nil {
 		tc.Cwd, tc.OutputDir, tc.Depth = call.Env.Cwd, call.Env.OutputDir, call.Env.Depth
 		tc.Subagents = call.Env.Depth == 0 && call.Env.Tasks != nil && call.Session != nil
+		tc.ReadFiles = call.Env.Reads.Paths()
 	}
 	if call.Session != nil {
 		tc.Nested = true

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -23,6 +24,7 @@ import (
 type liveCall struct {
 	cs  tools.CallSession
 	ctx context.Context
+	env *tools.Env
 }
 
 // errNotRunning answers a request naming a call that has ended.
@@ -122,6 +124,21 @@ func (h *Host) appendCustom(raw json.RawMessage) {
 	}
 	if lc, ok := h.liveCall(p.ToolCallID); ok {
 		lc.cs.AppendCustom(p.CustomType, p.Data)
+	}
+}
+
+// markRead serves session.markRead: ctx.markRead(absolutePath) records a
+// read in the session (a relative path is ignored).
+func (h *Host) markRead(raw json.RawMessage) {
+	var p struct {
+		ToolCallID string `json:"toolCallId"`
+		Path       string `json:"path"`
+	}
+	if json.Unmarshal(raw, &p) != nil || !filepath.IsAbs(p.Path) {
+		return
+	}
+	if lc, ok := h.liveCall(p.ToolCallID); ok && lc.env != nil {
+		lc.env.Reads.Mark(filepath.Clean(p.Path))
 	}
 }
 
