@@ -53,6 +53,8 @@ const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
     return { content: "before " + (before.isError ? "ERR" : "OK") + " had " + had + " after " + (after.isError ? "ERR " + after.content[0].text : "OK") };
   });
   reg("has_read", async (input, ctx) => ({ content: String(ctx.readFiles.has(require("path").resolve(ctx.cwd, input.text))) }));
+  reg("ctx_info", async (input, ctx) => ({ content: JSON.stringify({ thinkingLevel: ctx.thinkingLevel,
+    active: [...(ctx.activeTools || [])].filter((n) => ["ctx_info", "read", "ls"].includes(n)) }) }));
   reg("note", async (input, ctx) => {
     const prev = ctx.session.lastCustom("canvas.note");
     ctx.session.appendCustom("canvas.note", { text: input.text });
@@ -505,13 +507,14 @@ func TestHostExecuteToolParallel(t *testing.T) {
 
 // ctx.markRead records a read in the session: a nested edit of a file the
 // session never read fails, after markRead it runs; ctx.readFiles of a
-// later call has the file.
+// later call has the file. ctx.thinkingLevel and ctx.activeTools are the
+// session's.
 func TestHostMarkRead(t *testing.T) {
 	adapter := writeCtxAdapter(t)
 	r := golden.Start(t, golden.Config{
-		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto", "--thinking", "high"},
 		Files:  map[string]string{"f.txt": "old text\n"},
-		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`, `{"name":"has_read","arguments":{"text":"f.txt"}}`),
+		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`, `{"name":"has_read","arguments":{"text":"f.txt"}}`, `{"name":"ctx_info","arguments":{}}`),
 	})
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
@@ -525,6 +528,9 @@ func TestHostMarkRead(t *testing.T) {
 	}
 	if got := textOf(t, ends["#1"]); got != "true" {
 		t.Errorf("readFiles of a later call: %s", got)
+	}
+	if got := textOf(t, ends["#2"]); got != `{"thinkingLevel":"high","active":["ctx_info","read"]}` {
+		t.Errorf("ctx.thinkingLevel / ctx.activeTools (ls is registered, not active): %s", got)
 	}
 	if data, _ := os.ReadFile(filepath.Join(r.Work, "f.txt")); string(data) != "new text\n" {
 		t.Errorf("f.txt: %q", data)

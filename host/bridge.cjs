@@ -308,6 +308,7 @@ async function execute(p) {
   const ctx = {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
     signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
+    thinkingLevel: c.thinkingLevel || undefined, activeTools: c.activeTools ? new Set(c.activeTools) : undefined,
     readFiles: new Set(c.readFiles || []),
     markRead(absolutePath) {
       if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) return;

@@ -60,6 +60,10 @@ type toolContext struct {
 	Subagents bool `json:"subagents,omitempty"`
 	// Nested says ctx.tools and ctx.session reach a session.
 	Nested bool `json:"nested,omitempty"`
+	// ThinkingLevel and ActiveTools are ctx.thinkingLevel and
+	// ctx.activeTools (the turn's active tool names).
+	ThinkingLevel string   `json:"thinkingLevel,omitempty"`
+	ActiveTools   []string `json:"activeTools,omitempty"`
 	// ReadFiles are the files the session has read (ctx.readFiles; write
 	// and edit need a prior read of an existing file).
 	ReadFiles []string `json:"readFiles,omitempty"`
@@ -104,9 +108,10 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 		tc.ReadFiles = call.Env.Reads.Paths()
 	}
 	if call.Session != nil {
-		tc.Nested = true
-		if m := call.Session.LatestCustom(); len(m) > 0 {
-			tc.Custom = m
+		st := call.Session.State()
+		tc.Nested, tc.ThinkingLevel, tc.ActiveTools = true, st.ThinkingLevel, st.ActiveTools
+		if len(st.Custom) > 0 {
+			tc.Custom = st.Custom
 		}
 	}
 	input := call.Args

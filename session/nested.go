@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"sync/atomic"
 
 	"github.com/armadra/ama-rpc/events"
@@ -95,11 +96,11 @@ func (c *callSession) AppendCustom(customType string, data json.RawMessage) {
 	c.s.post(func(st *state) { st.appendEntry(store.CustomEntry(customType, data)) })
 }
 
-// LatestCustom returns the latest data of each custom type on the active
-// branch.
-func (c *callSession) LatestCustom() map[string]json.RawMessage {
-	m, err := call(c.s, func(st *state) map[string]json.RawMessage {
-		out := map[string]json.RawMessage{}
+// State reads the custom entries and the thinking level on the actor;
+// the active tools are the turn's.
+func (c *callSession) State() tools.CallState {
+	out, err := call(c.s, func(st *state) tools.CallState {
+		o := tools.CallState{Custom: map[string]json.RawMessage{}, ThinkingLevel: st.thinkingLevel}
 		for _, e := range st.branch() {
 			if e.Type != store.TypeCustom {
 				continue
@@ -109,15 +110,19 @@ func (c *callSession) LatestCustom() map[string]json.RawMessage {
 				Data       json.RawMessage `json:"data"`
 			}
 			if e.Decode(&body) == nil && body.CustomType != "" {
-				out[body.CustomType] = body.Data
+				o.Custom[body.CustomType] = body.Data
 			}
 		}
-		return out
+		return o
 	})
 	if err != nil {
-		return map[string]json.RawMessage{}
+		out = tools.CallState{Custom: map[string]json.RawMessage{}}
 	}
-	return m
+	for n := range c.env.tools {
+		out.ActiveTools = append(out.ActiveTools, n)
+	}
+	sort.Strings(out.ActiveTools)
+	return out
 }
 
 // SpawnSubagent runs the task tool directly (no permission step: it is

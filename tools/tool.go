@@ -60,6 +60,17 @@ type Call struct {
 	Session CallSession
 }
 
+// CallState is the session state a running call sees (CallSession.State).
+type CallState struct {
+	// Custom is the data of the latest custom entry of each type on the
+	// active branch.
+	Custom map[string]json.RawMessage
+	// ThinkingLevel is the session's current thinking level.
+	ThinkingLevel string
+	// ActiveTools are the names the model could call in this turn, sorted.
+	ActiveTools []string
+}
+
 // CallSession is what a running tool may ask of its session. Its methods
 // are safe for concurrent use and must not be called from the session's
 // actor.
@@ -72,9 +83,8 @@ type CallSession interface {
 	ExecuteTool(ctx context.Context, name string, args json.RawMessage) *Result
 	// AppendCustom appends a custom entry (never part of the context).
 	AppendCustom(customType string, data json.RawMessage)
-	// LatestCustom returns the data of the latest custom entry of each
-	// type on the active branch.
-	LatestCustom() map[string]json.RawMessage
+	// State returns what the call may read of its session now.
+	State() CallState
 	// SpawnSubagent runs a sub-agent through the task tool (args are the
 	// task tool's arguments) on behalf of the calling call; ok is false
 	// when the session has no sub-agents (depth 1, or task off).
