@@ -237,7 +237,7 @@ func TestHostExecuteTool(t *testing.T) {
 	r := golden.Start(t, golden.Config{
 		Args: []string{"--model", "fake/echo", "--host", adapter, "--trust"},
 		Files: map[string]string{".ama/hooks.json": `{"version":1,"hooks":{
-			"PreToolUse":[{"matcher":"write","hooks":[{"type":"command","command":"echo 'no writing' >&2; exit 2"}]}]}}`},
+			"PreToolUse":[{"matcher":"write","hooks":[{"type":"command","command":"cat > pretool.json; echo 'no writing' >&2; exit 2"}]}]}}`},
 		Script: turns(string(arg)),
 	})
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
@@ -253,6 +253,9 @@ func TestHostExecuteTool(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(r.Work, "broker-ok-marker")); err != nil {
 		t.Errorf("the nested call the broker allowed did not run: %v", err)
+	}
+	if in, _ := os.ReadFile(filepath.Join(r.Work, "pretool.json")); !bytes.Contains(in, []byte(`"toolCallId":"fake_call_0.3"`)) || !bytes.Contains(in, []byte(`"parentToolCallId":"fake_call_0"`)) {
+		t.Errorf("PreToolUse input of the nested call: %s", in)
 	}
 	ends := toolEnds(r)
 	lines := strings.Split(textOf(t, ends["fake_call_0"]), "\n---\n")

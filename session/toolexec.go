@@ -104,7 +104,7 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
 		return
 	}
-	gate := s.preToolUse(r, env, tc)
+	gate := s.preToolUse(r, env, tc, p.parent)
 	if gate.result != nil {
 		p.result, p.denied = gate.result, gate.denied
 		return
