@@ -192,6 +192,9 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		if profile, err = loadProfile(flags.Profile, env.Cwd); err != nil {
 			return nil, err
 		}
+		if len(profile.PromptDirs) > 0 {
+			log.Warn("profile promptDirs are ignored: ama-rpc has no prompt templates")
+		}
 	}
 	cwd := env.Cwd
 	if flags.Cwd != "" {
@@ -216,7 +219,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	registry, err := buildRegistry(getenv, user, flags, ref)
+	registry, err := buildRegistry(getenv, user, flags, ref, profile, log)
 	if err != nil {
 		return nil, err
 	}
@@ -389,12 +392,18 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if skipped != "" {
 		log.Warn(skipped)
 	}
+	if profile != nil {
+		defDirs = withProfileAgentDirs(defDirs, len(flags.AgentDirs), profile.AgentDirs)
+	}
 	var runners agents.HostRunners
 	if h != nil {
 		runners = h // runners.provide: task(agent=<id>) runs on the host
 	}
 	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, runners, log); err != nil {
 		return nil, err
+	}
+	if h != nil {
+		deps.Tools = h.ToolSet(deps.Tools) // tools the adapter registers after create()
 	}
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
@@ -456,7 +465,7 @@ func chooseModel(flags *Flags, user *config.Config) (llm.ModelRef, error) {
 
 // buildRegistry assembles the model catalogue: the scripted fake
 // provider, the OpenAI-compatible presets and the user's providers.
-func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags, ref llm.ModelRef) (*llm.Registry, error) {
+func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags, ref llm.ModelRef, profile *Profile, log *zap.Logger) (*llm.Registry, error) {
 	fp := fake.New(fake.Options{ScriptPath: getenv("AMA_FAKE_SCRIPT"), RecordPath: getenv("AMA_FAKE_RECORD")})
 	cfg := map[string]openai.ProviderConfig{}
 	for id, raw := range user.Providers {
@@ -472,7 +481,24 @@ func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags
 	if flags.APIKey != "" {
 		cliKeys[ref.Provider] = flags.APIKey
 	}
-	entries, err := openai.BuildEntries(cfg, cliKeys, getenv, nil)
+	keyEnv := getenv
+	if profile != nil {
+		useEnv := profile.AuthEnv == nil || *profile.AuthEnv
+		if profile.AuthFile != "" {
+			keys, warnings, err := authKeys(profile.AuthFile, getenv, useEnv)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range warnings {
+				log.Warn(w)
+			}
+			applyAuthKeys(cfg, keys)
+		}
+		if !useEnv {
+			keyEnv = withoutKeyEnv(getenv, cfg)
+		}
+	}
+	entries, err := openai.BuildEntries(cfg, cliKeys, keyEnv, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
 	}

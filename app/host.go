@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
@@ -45,6 +47,20 @@ func withProfileSkills(list []skills.Skill, dirs []string) []skills.Skill {
 	return list
 }
 
+// withProfileAgentDirs puts the profile's agentDirs right after the
+// --agent-dir values (the first nCLI dirs), before the config and user
+// ones: discovery keeps the first definition of a name.
+func withProfileAgentDirs(dirs []agents.DefinitionDir, nCLI int, profileDirs []string) []agents.DefinitionDir {
+	if len(profileDirs) == 0 {
+		return dirs
+	}
+	out := append([]agents.DefinitionDir(nil), dirs[:nCLI]...)
+	for _, d := range profileDirs {
+		out = append(out, agents.DefinitionDir{Path: d, Source: "profile"})
+	}
+	return append(out, dirs[nCLI:]...)
+}
+
 // createTimeoutEnv shortens create()'s 10 s bound. Test-only: the
 // conformance tests of the timeout set it; production leaves it unset.
 const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
@@ -63,10 +79,18 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	for _, t := range deps.Tools.Tools() {
 		builtin = append(builtin, t.Decl().Name)
 	}
+	// The sub-agent tools are built-ins too, though registered later and
+	// only when enabled: a host tool may not take their names.
+	var reserved []string
+	for _, n := range []string{agents.ToolTask, agents.ToolTaskCtl} {
+		if !slices.Contains(builtin, n) {
+			reserved = append(reserved, n)
+		}
+	}
 	opts := host.Options{
 		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
 		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
-		BuiltinTools: builtin, Stderr: env.Stderr, Log: log.Named("host"),
+		BuiltinTools: builtin, ReservedTools: reserved, Stderr: env.Stderr, Log: log.Named("host"),
 	}
 	if v := env.Getenv(createTimeoutEnv); v != "" {
 		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {

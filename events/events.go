@@ -185,6 +185,9 @@ type PermissionCtx struct {
 	Depth      int    `json:"depth,omitempty"`
 	TaskID     string `json:"taskId,omitempty"`
 	ToolCallID string `json:"toolCallId,omitempty"`
+	// ParentToolCallID is the calling call of a nested call (a host
+	// tool's ctx.tools.executeTool).
+	ParentToolCallID string `json:"parentToolCallId,omitempty"`
 	// Origin describes an external agent's own request (agent, its
 	// session, the tool call and the options it offered).
 	Origin any `json:"origin,omitempty"`

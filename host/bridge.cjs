@@ -46,6 +46,7 @@ let broker = null;
 const runners = new Map();
 const warmHandlers = [];
 const running = new Map(); // toolCallId -> AbortController
+let nextNested = 1; // ids of nested requests (tool.cancel)
 let created = false;
 
 const NAME = /^[a-z][a-z0-9_]{1,63}$/;
@@ -116,7 +117,7 @@ function buildApi() {
         if (typeof tool.execute !== "function") throw invalid("tools.register: " + tool.name + ": execute must be a function");
         if (!["read", "write", "execute"].includes(tool.permission)) throw invalid("tools.register: " + tool.name + ": permission must be read, write or execute");
         if (tool.executionMode !== undefined && !["parallel", "sequential"].includes(tool.executionMode)) throw invalid("tools.register: " + tool.name + ": executionMode must be parallel or sequential");
-        if (info.builtinTools.includes(tool.name) || hostTools.has(tool.name)) throw new AmaError("tool_exists", "tool " + tool.name + " is already registered");
+        if (info.builtinTools.includes(tool.name) || (info.reservedTools || []).includes(tool.name) || hostTools.has(tool.name)) throw new AmaError("tool_exists", "tool " + tool.name + " is already registered");
         const problems = [];
         if (tool.parameters !== undefined) checkSchema(tool.parameters, "$", problems);
         if (problems.length) throw invalid("tools.register: " + tool.name + ": " + problems.join("; "));
@@ -307,7 +308,13 @@ async function execute(p) {
   const ctx = {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
     signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
-    readFiles: new Set(), markRead() {},
+    thinkingLevel: c.thinkingLevel || undefined, activeTools: c.activeTools ? new Set(c.activeTools) : undefined,
+    readFiles: new Set(c.readFiles || []),
+    markRead(absolutePath) {
+      if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) return;
+      ctx.readFiles.add(absolutePath);
+      if (c.nested) notify("session.markRead", { toolCallId: p.toolCallId, path: absolutePath });
+    },
     onUpdate(partial) {
       notify("tool.update", { toolCallId: p.toolCallId, partial });
     },
@@ -315,6 +322,56 @@ async function execute(p) {
       notify("log", { level: String(level), message: String(message) });
     },
   };
+  if (c.nested) {
+    // ctx.tools / ctx.session / ctx.spawnSubagent reach the session through
+    // ama-rpc, bound to this call (it refuses them once the call ended).
+    const custom = new Map(Object.entries(c.custom || {}));
+    const nested = (method, params, signal) => {
+      const callId = "n" + nextNested++;
+      const abort = () => notify("tool.cancel", { callId });
+      if (signal) {
+        if (signal.aborted) return Promise.reject(new AmaError("aborted", "aborted"));
+        signal.addEventListener("abort", abort, { once: true });
+      }
+      return request(method, Object.assign({ toolCallId: p.toolCallId, callId }, params)).then(
+        (r) => {
+          if (signal) signal.removeEventListener("abort", abort);
+          return r;
+        },
+        (e) => {
+          if (signal) signal.removeEventListener("abort", abort);
+          throw new AmaError(e.data && e.data.code ? e.data.code : "internal", e.message);
+        },
+      );
+    };
+    ctx.tools = Object.freeze({
+      executeTool(name, input, options) {
+        if (typeof name !== "string") return Promise.reject(invalid("executeTool: name must be a string"));
+        return nested("tool.executeTool", { name, input: input === undefined ? {} : input }, options && options.signal);
+      },
+    });
+    ctx.session = Object.freeze({
+      appendCustom(customType, data) {
+        if (typeof customType !== "string" || customType === "") throw invalid("appendCustom: customType must be a non-empty string");
+        const copy = data === undefined ? null : JSON.parse(JSON.stringify(data));
+        custom.set(customType, copy);
+        notify("session.appendCustom", { toolCallId: p.toolCallId, customType, data: copy });
+      },
+      lastCustom(customType) {
+        const v = custom.get(customType);
+        return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
+      },
+    });
+    if (c.subagents) {
+      ctx.spawnSubagent = (req) => {
+        if (req === null || typeof req !== "object" || typeof req.prompt !== "string") return Promise.reject(invalid("spawnSubagent: request.prompt must be a string"));
+        const pick = {};
+        for (const k of ["prompt", "description", "tools", "model", "thinkingLevel", "maxTurns", "agent", "background", "taskId", "isolation", "budgetUsd", "context"])
+          if (req[k] !== undefined) pick[k] = req[k];
+        return nested("tool.spawnSubagent", { request: pick }, req.signal);
+      };
+    }
+  }
   try {
     const r = await tool.execute(p.input, ctx);
     if (r === null || typeof r !== "object") return { content: [{ type: "text", text: String(r ?? "") }] };

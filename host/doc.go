@@ -18,6 +18,12 @@
 // jsonrpc2.PlainObjectCodec. (A later refactor moves the line transport to
 // rpc/internal/stdio.)
 //
+// Tools registered after create() join through ToolSet (a
+// session.GrowingToolSet over the start-up registry). A running host
+// tool's ToolContext members that reach back (ctx.tools.executeTool,
+// ctx.session.*, ctx.markRead, ctx.spawnSubagent; toolctx.go) name the
+// call by toolCallId and use its tools.CallSession while it runs.
+//
 // Concurrency: a Host is safe for concurrent use. Messages from the child
 // are handled in arrival order on the connection's read goroutine, so the
 // registrations sent during create() are all applied before Start returns.
@@ -26,5 +32,8 @@
 // time, in order, by a single goroutine (an event is sent when the
 // previous one has been answered); Emit waits for one delivery. Tool
 // executions and approval asks are calls on the connection; the ask chain
-// is serialised by askMu.
+// is serialised by askMu. Nested requests (tool.executeTool,
+// tool.spawnSubagent) run on their own goroutines and answer when done;
+// notifications that touch a session (session.appendCustom) only post to
+// its actor, so the read goroutine never waits on a session.
 package host

@@ -73,8 +73,12 @@ type Options struct {
 	Version string
 	// Session is the startup session as create() sees it.
 	Session SessionInfo
-	// BuiltinTools are the names a host tool may not take.
+	// BuiltinTools are the registered built-in tools: a host tool may not
+	// take their names, tools.list() lists them.
 	BuiltinTools []string
+	// ReservedTools are built-in names not registered (yet): taken, not
+	// listed (task and task_ctl without sub-agents).
+	ReservedTools []string
 	// CreateTimeout bounds initialize (default DefaultCreateTimeout).
 	CreateTimeout time.Duration
 	// Stderr receives the bridge's stderr and the stderr copies of
@@ -121,10 +125,11 @@ type Host struct {
 	gone   chan struct{} // closed when the connection ended
 
 	mu           sync.Mutex
-	tools        []ToolDef
+	tools        []ToolDef // registered during create()
+	late         []*lateTool
 	disabled     map[string]bool
 	instructions []instruction
-	instrText    *string // rendered once, at the first request
+	instrFiles   map[string]string // file sources, read once per process
 	subs         map[string]bool
 	broker       bool
 	runners      []Runner
@@ -136,6 +141,8 @@ type Host struct {
 	ready        bool
 	shutdown     bool
 	updates      map[string]func(partial any)
+	calls        map[string]liveCall                  // running host tools by toolCallId (ctx.tools, ctx.session, ctx.spawnSubagent)
+	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
 	initErr      error                                // a registration rejected during initialize
@@ -245,6 +252,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
 		info: opts.Session, updates: map[string]func(any){}, runEvents: map[string]func(agents.HostRunEvent){},
+		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
@@ -259,6 +267,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	params := map[string]any{
 		"protocolVersion": APIVersion, "module": opts.Module, "agentVersion": opts.Version, "mode": opts.Mode,
 		"env": environMap(opts.Environ), "session": opts.Session, "builtinTools": nonNil(opts.BuiltinTools),
+		"reservedTools": nonNil(opts.ReservedTools),
 	}
 	cctx, cancel := context.WithTimeout(ctx, opts.CreateTimeout)
 	err = h.conn.Call(cctx, "initialize", params, &res)
@@ -351,7 +360,8 @@ func (h *Host) lost() {
 	h.Notify("error", "host adapter "+h.id+" exited; its tools are unavailable")
 }
 
-// Tools returns the registered, not disabled host tools.
+// Tools returns the host tools registered during create() and not
+// disabled (those registered later join through ToolSet).
 func (h *Host) Tools() []*Tool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -396,31 +406,33 @@ func (h *Host) Status() map[string]string {
 }
 
 // Instructions renders the host section: the sources in call order, each
-// trimmed, empty ones dropped, joined by a blank line. The text is fixed
-// at the first call so the prompt prefix stays stable.
+// trimmed, empty ones dropped, joined by a blank line. A file source is
+// read once and kept for the life of the process (a read error is a
+// warning and empty text), so the text only changes when the adapter adds
+// a source; sessions take a change up at their next prompt.
 func (h *Host) Instructions() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.instrText != nil {
-		return *h.instrText
-	}
 	var parts []string
 	for _, in := range h.instructions {
 		text := in.Text
 		if in.Kind == "file" {
-			data, err := os.ReadFile(in.Path)
-			if err != nil {
-				h.log.Warn("host instructions file", zap.Error(err))
+			t, ok := h.instrFiles[in.Path]
+			if !ok {
+				data, err := os.ReadFile(in.Path)
+				if err != nil {
+					h.log.Warn("host instructions file", zap.Error(err))
+				}
+				t = string(data)
+				h.instrFiles[in.Path] = t
 			}
-			text = string(data)
+			text = t
 		}
 		if t := strings.TrimSpace(text); t != "" {
 			parts = append(parts, t)
 		}
 	}
-	s := strings.Join(parts, "\n\n")
-	h.instrText = &s
-	return s
+	return strings.Join(parts, "\n\n")
 }
 
 // SetNotifier binds ui.notify to the protocol (rpc mode: a notification
@@ -598,6 +610,16 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 	case "messages.sendUser":
 		go h.sendUser(req.ID, str("text"), str("origin"))
 		return nil, errDeferred
+	case "tool.executeTool":
+		return nil, h.executeTool(req.ID, params(req))
+	case "tool.spawnSubagent":
+		return nil, h.spawnSubagent(req.ID, params(req))
+	case "tool.cancel":
+		h.cancelNested(str("callId"))
+	case "session.appendCustom":
+		h.appendCustom(params(req))
+	case "session.markRead":
+		h.markRead(params(req))
 	default:
 		if !req.Notif {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
@@ -633,7 +655,7 @@ func (h *Host) register(d ToolDef) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, n := range h.opts.BuiltinTools {
+	for _, n := range append(append([]string(nil), h.opts.BuiltinTools...), h.opts.ReservedTools...) {
 		if n == d.Name {
 			return fmt.Errorf("tool_exists: %s", d.Name)
 		}
@@ -643,7 +665,20 @@ func (h *Host) register(d ToolDef) error {
 			return fmt.Errorf("tool_exists: %s", d.Name)
 		}
 	}
-	h.tools = append(h.tools, d)
+	for _, t := range h.late {
+		if t.def.Name == d.Name {
+			return fmt.Errorf("tool_exists: %s", d.Name)
+		}
+	}
+	if h.id == "" { // during create(): part of the start-up registry
+		h.tools = append(h.tools, d)
+		return nil
+	}
+	lt, err := newLateTool(h, d)
+	if err != nil {
+		return err
+	}
+	h.late = append(h.late, lt)
 	return nil
 }
 
@@ -683,6 +718,14 @@ func (h *Host) sendUser(id jsonrpc2.ID, text, origin string) {
 		}
 		_ = h.conn.Reply(context.Background(), id, string(d))
 	})
+}
+
+// params are a request's params ({} when absent).
+func params(req *jsonrpc2.Request) json.RawMessage {
+	if req.Params == nil {
+		return json.RawMessage(`{}`)
+	}
+	return *req.Params
 }
 
 func rawJSON(s string) *json.RawMessage {

@@ -52,6 +52,21 @@ type toolContext struct {
 	Depth       int           `json:"depth"`
 	Model       *llm.ModelRef `json:"model,omitempty"`
 	OutputDir   string        `json:"outputDir,omitempty"`
+	// Custom is the latest data of each custom entry type on the branch
+	// (ctx.session.lastCustom answers from it and from the call's own
+	// appendCustom calls).
+	Custom map[string]json.RawMessage `json:"custom,omitempty"`
+	// Subagents says ctx.spawnSubagent exists (depth 0, task registered).
+	Subagents bool `json:"subagents,omitempty"`
+	// Nested says ctx.tools and ctx.session reach a session.
+	Nested bool `json:"nested,omitempty"`
+	// ThinkingLevel and ActiveTools are ctx.thinkingLevel and
+	// ctx.activeTools (the turn's active tool names).
+	ThinkingLevel string   `json:"thinkingLevel,omitempty"`
+	ActiveTools   []string `json:"activeTools,omitempty"`
+	// ReadFiles are the files the session has read (ctx.readFiles; write
+	// and edit need a prior read of an existing file).
+	ReadFiles []string `json:"readFiles,omitempty"`
 }
 
 type wireResult struct {
@@ -73,15 +88,31 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if call.Update != nil {
 		h.updates[call.ID] = func(partial any) { call.Update(partialText(partial)) }
 	}
+	// The adapter's nested requests end with the call at the latest.
+	callCtx, endCall := context.WithCancel(ctx)
+	defer endCall()
+	if call.Session != nil {
+		h.calls[call.ID] = liveCall{cs: call.Session, ctx: callCtx, env: call.Env}
+	}
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		delete(h.updates, call.ID)
+		delete(h.calls, call.ID)
 		h.mu.Unlock()
 	}()
 	tc := toolContext{SessionID: info.ID, SessionFile: info.File, Model: info.Model, Cwd: info.Cwd}
 	if call.Env != nil {
-		tc.Cwd, tc.OutputDir = call.Env.Cwd, call.Env.OutputDir
+		tc.Cwd, tc.OutputDir, tc.Depth = call.Env.Cwd, call.Env.OutputDir, call.Env.Depth
+		tc.Subagents = call.Env.Depth == 0 && call.Env.Tasks != nil && call.Session != nil
+		tc.ReadFiles = call.Env.Reads.Paths()
+	}
+	if call.Session != nil {
+		st := call.Session.State()
+		tc.Nested, tc.ThinkingLevel, tc.ActiveTools = true, st.ThinkingLevel, st.ActiveTools
+		if len(st.Custom) > 0 {
+			tc.Custom = st.Custom
+		}
 	}
 	input := call.Args
 	if len(input) == 0 {

@@ -87,16 +87,27 @@ func (st *state) isActive(name string) bool {
 	return st.activeTools[name]
 }
 
-// activeDecls returns the declarations of the active tools, sorted by name.
+// activeDecls returns the declarations of the active tools, sorted by
+// name; tools taken up after the session's start follow, in the order they
+// came (append-only, so the table's prefix stays byte-stable).
 func (st *state) activeDecls() []llm.ToolDecl {
-	var out []llm.ToolDecl
+	var out, late []llm.ToolDecl
+	pos := map[string]int{}
+	for i, n := range st.lateTools {
+		pos[n] = i + 1
+	}
 	for _, t := range st.allTools() {
 		if d := t.Decl(); st.isActive(d.Name) {
-			out = append(out, d)
+			if pos[d.Name] > 0 {
+				late = append(late, d)
+			} else {
+				out = append(out, d)
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	sort.Slice(late, func(i, j int) bool { return pos[late[i].Name] < pos[late[j].Name] })
+	return append(out, late...)
 }
 
 // messageCount counts conversation messages on the branch (system

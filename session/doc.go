@@ -24,7 +24,14 @@
 //     are ordered against each other.
 //   - Tools may run in parallel (read-only batches); what they share (read
 //     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
-//     use.
+//     use. A running tool's tools.CallSession (nested.go) runs nested calls
+//     through the same gate on the caller's goroutine, reads custom entries
+//     with call and appends them with a post that does not wait (so a
+//     connection's read goroutine may call it).
+//   - Tools and host instructions that appear after start-up
+//     (GrowingToolSet, Host.Instructions; late.go) are taken up by a root
+//     session on its actor: tools before each model request, the host
+//     section before each prompt, each recorded as a system patch.
 //   - Cache warming (telemetry.go) arms one timer per session; its
 //     callback posts to the actor, and a warm request streams on one
 //     helper goroutine that posts its result back. Throughput telemetry is

@@ -92,7 +92,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	req := &events.PermissionRequest{
 		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, HookReason: hookReason,
 		TimeoutMs: timeout.Milliseconds(), AutoDecision: auto,
-		Context: &events.PermissionCtx{ToolCallID: tc.ID},
+		Context: &events.PermissionCtx{ToolCallID: tc.ID, ParentToolCallID: p.parent},
 	}
 	if pv, ok := tool.(tools.Previewer); ok {
 		pctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)

@@ -148,6 +148,7 @@ func (st *state) requestSnapshot(purpose string) requestSnapshot {
 		return requestSnapshot{req: req, err: &llm.Error{Kind: llm.ErrNoKey,
 			Message: fmt.Sprintf("no API key for provider %s (key source: %s)", st.provider.ID, st.provider.KeySource)}}
 	}
+	st.refreshTools() // tools a host adapter registered since the last request
 	ctx := st.context()
 	req.System = ctx.system
 	req.Messages = ctx.messages

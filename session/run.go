@@ -59,6 +59,7 @@ func (st *state) startRun(prompt string, first []input, onStarted func(), onFail
 	// The file is created (and the entries that waited for it announced)
 	// before the run's first event: a run always leads to a model request.
 	st.ensureFile()
+	st.refreshHost() // instructions a host adapter added since the last prompt
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &runState{ctx: ctx, cancel: cancel, kind: runAgent}
 	st.run = r

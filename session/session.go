@@ -100,6 +100,9 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 // launch starts the actor with st as its state.
 func (s *Session) launch(st *state) *Session {
 	s.st = st
+	if !s.parent {
+		st.adoptLateTools()
+	}
 	go s.loop()
 	return s
 }

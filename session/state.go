@@ -44,6 +44,8 @@ type state struct {
 	memory        *approvals.Memory // "allow for this session" grants
 	judge         *classifier.Classifier
 	activeTools   map[string]bool
+	lateTools     []string        // tools the set gained while this session lived, in that order (late.go)
+	lateSeen      map[string]bool // the set's late tools this session has taken up
 
 	steering, followUp []queued
 	steeringMode       string

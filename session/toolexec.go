@@ -21,6 +21,8 @@ type preparedCall struct {
 	denied bool
 	auto   any             // autoDecision of the permission step (auto mode)
 	orig   json.RawMessage // the model's arguments when a hook replaced them
+	parent string          // the calling call of a nested call ("": the model's)
+	depth  int             // nesting level (0: the model's call)
 }
 
 // runTools executes the tool calls of msg and records their results. Every
@@ -79,24 +81,33 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		r.warning = "repeated_tool_call"
 		return p
 	}
-	tool := env.lookup(tc.Name)
+	s.gate(r, env, p, env.lookup(tc.Name))
+	return p
+}
+
+// gate runs the checks every call passes, a model's or a nested one
+// (CallSession.ExecuteTool): lookup, argument validation, the PreToolUse
+// hook and the permission pipeline. p.result is set when the call must
+// not run.
+func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.Tool) {
+	tc := p.call
 	if tool == nil {
 		p.result = tools.ErrorResult(fmt.Sprintf("Tool %s not found", tc.Name))
-		return p
+		return
 	}
 	p.tool = tool
 	if tc.RawArguments != "" {
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\narguments are not a JSON object: %s", tc.Name, truncate(tc.RawArguments, 200)))
-		return p
+		return
 	}
 	if err := env.validate(tc.Name, tc.Arguments); err != nil {
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
-		return p
+		return
 	}
-	gate := s.preToolUse(r, env, tc)
+	gate := s.preToolUse(r, env, tc, p.parent)
 	if gate.result != nil {
 		p.result, p.denied = gate.result, gate.denied
-		return p
+		return
 	}
 	if gate.args != nil {
 		p.orig, tc = tc.Arguments, withArgs(tc, gate.args)
@@ -112,7 +123,6 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		}
 		p.result = tools.ErrorResult(denyText)
 	}
-	return p
 }
 
 // maxRepeats is the identical tool call that ends a run (the 5th).
@@ -149,7 +159,7 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 			continue
 		}
 		run := func() {
-			res := s.postToolUse(r, p, s.invoke(r.ctx, env, p))
+			res := s.postToolUse(r, p, s.invoke(r.ctx, r, env, p))
 			results[i] = res
 			s.publishEnd(p, res)
 		}
@@ -187,7 +197,7 @@ func sequential(t tools.Tool) bool {
 // texts, the result cap), on the interpretation the verdict judged. The
 // files its analysis says a bash command changes are recorded for the
 // checkpoint first (file tools record their own target).
-func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) *tools.Result {
+func (s *Session) invoke(ctx context.Context, r *runState, env *toolEnv, p *preparedCall) *tools.Result {
 	tc := p.call
 	if tc.Name == subtaskTool {
 		defer s.subtaskSpan()() // task time explains cache misses (reason subtask)
@@ -199,13 +209,14 @@ func (s *Session) invoke(ctx context.Context, env *toolEnv, p *preparedCall) *to
 	}
 	return tools.Execute(ctx, p.tool, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res,
 		Update: func(partial string) {
-			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial})
-		}})
+			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial, ParentToolCallID: p.parent})
+		},
+		Session: &callSession{s: s, r: r, env: env, parent: tc.ID, parentName: tc.Name, depth: p.depth}})
 }
 
 func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 	s.publish(events.ToolExecutionEnd{
-		ToolCallID: p.call.ID, ToolName: p.call.Name,
+		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText},
 		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied,

@@ -38,6 +38,21 @@ func (r *ReadTracker) Has(path string) bool {
 	return r.paths[path]
 }
 
+// Paths returns the recorded paths, sorted.
+func (r *ReadTracker) Paths() []string {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.paths))
+	for p := range r.paths {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // The environment of the commands the bash tool runs (foreground and
 // background): the server's environment without the model's credentials,
 // plus git settings that keep configuration written into the project from

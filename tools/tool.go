@@ -54,6 +54,41 @@ type Call struct {
 	// Resolved is the interpretation the call was judged on (Resolve); the
 	// tool acts on it. nil: the tool resolves the call itself.
 	Resolved *Resolved
+	// Session is the calling session's services (ama's ToolContext:
+	// nested calls, custom entries, sub-agents) for tools that offer them
+	// to code outside ama-rpc (host tools). nil outside a session's run.
+	Session CallSession
+}
+
+// CallState is the session state a running call sees (CallSession.State).
+type CallState struct {
+	// Custom is the data of the latest custom entry of each type on the
+	// active branch.
+	Custom map[string]json.RawMessage
+	// ThinkingLevel is the session's current thinking level.
+	ThinkingLevel string
+	// ActiveTools are the names the model could call in this turn, sorted.
+	ActiveTools []string
+}
+
+// CallSession is what a running tool may ask of its session. Its methods
+// are safe for concurrent use and must not be called from the session's
+// actor.
+type CallSession interface {
+	// ExecuteTool runs another registered, not disabled tool (not only the
+	// active ones) through the session's whole pipeline: argument
+	// validation, PreToolUse hook, permission and approval, execution,
+	// PostToolUse hook, with tool_execution_* events whose
+	// parentToolCallId is the calling call. ctx ending aborts it.
+	ExecuteTool(ctx context.Context, name string, args json.RawMessage) *Result
+	// AppendCustom appends a custom entry (never part of the context).
+	AppendCustom(customType string, data json.RawMessage)
+	// State returns what the call may read of its session now.
+	State() CallState
+	// SpawnSubagent runs a sub-agent through the task tool (args are the
+	// task tool's arguments) on behalf of the calling call; ok is false
+	// when the session has no sub-agents (depth 1, or task off).
+	SpawnSubagent(ctx context.Context, args json.RawMessage) (res *Result, ok bool)
 }
 
 // Result is what a tool produced.
