@@ -125,31 +125,15 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 
 // handleLoad: session/load replays the session's history as updates, then
 // answers {modes, configOptions} and announces the session.
-func handleLoad(s *Server, c *call) {
-	var p sessionParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
-	as, err := s.openExisting(p)
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	msgs, err := as.sess.Messages()
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
-		s.notify(as.id, u)
-	}
-	c.reply(as.opened())
-	as.announce()
-}
+func handleLoad(s *Server, c *call) { openExisting(s, c, true) }
 
 // handleResume: session/resume opens the session without replay.
-func handleResume(s *Server, c *call) {
+func handleResume(s *Server, c *call) { openExisting(s, c, false) }
+
+// openExisting opens the session of load or resume, replays its history
+// when asked, answers, then announces the session (commands, config
+// options, usage: updates about a session the answer has opened).
+func openExisting(s *Server, c *call, replay bool) {
 	var p sessionParams
 	if err := decodeParams(c, &p); err != nil {
 		c.fail(err)
@@ -159,6 +143,16 @@ func handleResume(s *Server, c *call) {
 	if err != nil {
 		c.fail(err)
 		return
+	}
+	if replay {
+		msgs, err := as.sess.Messages()
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
+			s.notify(as.id, u)
+		}
 	}
 	c.reply(as.opened())
 	as.announce()
