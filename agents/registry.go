@@ -67,6 +67,8 @@ type Config struct {
 	HostRunners HostRunners
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
+	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).
+	ForkRatio float64
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
 	TextThrottle time.Duration
 	Now          func() time.Time
@@ -253,10 +255,10 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 	t.info = TaskInfo{TaskID: fmt.Sprintf("t%d", r.seq), Agent: typ.Name, Runner: typ.Runner, Description: req.Description,
 		Background: bg, Status: StatusRunning, StartedAt: r.cfg.Now().UnixMilli()}
 	if req.Context == "fork" || (req.Context == "" && typ.Context == "fork") {
-		// Forking the parent's context is not implemented: the child
-		// starts fresh, and says so (agents.md §5.3 fallback).
+		// Decided when the child opens (openChild); external and host
+		// runners never fork (agents.md §5.3).
+		t.wantFork = true
 		t.info.Context = "fresh"
-		r.cfg.Log.Info("task context fork falls back to fresh", zap.String("task", t.info.TaskID))
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	r.tasks = append(r.tasks, t)
