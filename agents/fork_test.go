@@ -100,3 +100,23 @@ func TestForkCopiesParentContext(t *testing.T) {
 		t.Fatal("the copied branch does not hang under the ama.task entry")
 	}
 }
+
+// A parent whose last prompt is over half of (window - reserve) does not
+// fork: the child starts fresh and says so.
+func TestForkOverBudgetFallsBack(t *testing.T) {
+	r := newRig(t, "full-auto",
+		`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"p","agent":"general","background":false,"context":"fork"}}}],"usage":{"input":150000}}`,
+		`C:{"text":"fresh child"}`,
+		`{"text":"done"}`)
+	r.prompt("go")
+	var d taskDetails
+	_ = json.Unmarshal(toolResults(t, r.parent)[0].Details, &d)
+	if d.Context != "fresh" {
+		t.Fatalf("context %q", d.Context)
+	}
+	r.reqMu.Lock()
+	defer r.reqMu.Unlock()
+	if len(r.childReqs) != 1 || !strings.Contains(r.childReqs[0].System, rolePreamble) {
+		t.Fatal("the fallback child is not a fresh child with its role")
+	}
+}

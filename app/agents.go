@@ -52,6 +52,15 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	deps.Tasks = agents.Factory(agents.Config{Deps: deps, Catalog: catalog, Log: log, Now: deps.Now,
 		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
 		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted,
-		HostRunners: runners})
+		HostRunners: runners, ForkRatio: forkRatio(cfg.ForkMaxContextRatio)})
 	return out, nil
+}
+
+// forkRatio is subagents.forkMaxContextRatio within 0.05-0.95 (else 0:
+// the default).
+func forkRatio(v float64) float64 {
+	if v < 0.05 || v > 0.95 {
+		return 0
+	}
+	return v
 }

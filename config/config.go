@@ -176,6 +176,10 @@ type Subagents struct {
 	// AutoBackgroundAfterMs moves a foreground task to the background
 	// after this long (0: never).
 	AutoBackgroundAfterMs int64 `json:"autoBackgroundAfterMs,omitempty"`
+	// ForkMaxContextRatio bounds a context:"fork" child: the parent's last
+	// prompt may use at most this share of (window - reserve) (0.05-0.95,
+	// default 0.5; other values: the default).
+	ForkMaxContextRatio float64 `json:"forkMaxContextRatio,omitempty"`
 }
 
 // Agents configures where agent definitions are read from.
