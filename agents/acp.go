@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/armadra/ama-rpc/agents/acpclient"
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -39,6 +40,12 @@ var acpArgs = map[string][]string{
 const (
 	cancelGrace = 15 * time.Second
 	closeGrace  = 2 * time.Second
+)
+
+// The external agents with native drivers (agents.md §8.4, §8.5).
+const (
+	AgentClaude = "claude"
+	AgentCodex  = "codex"
 )
 
 // IsExternal reports whether agent names an external ACP agent.
@@ -102,9 +109,9 @@ func (t *Task) runExternal() Result {
 	if !r.cfg.Trusted {
 		return fail("agent_untrusted: %s runs only in a trusted project (start ama-rpc with --trust).", agent)
 	}
-	mode, ok := r.confirmExternal(t, agent)
-	if !ok {
-		return fail("permission_denied: running %s was not approved. To allow it without asking, add the rule task(%s).", agent, agent)
+	mode, refused := r.confirmExternal(t, agent)
+	if refused != "" {
+		return fail("%s", refused)
 	}
 	program := strings.TrimPrefix(agent, "acp:")
 	path, err := exec.LookPath(program)
@@ -461,12 +468,23 @@ func hasOption(opts []struct {
 	return false
 }
 
-// confirmExternal asks once per agent per session before an external agent
-// first runs (not in full-auto). It returns the mode the agent runs in.
-func (r *Registry) confirmExternal(t *Task, agent string) (string, bool) {
+// confirmation is one first-run confirmation of an external agent;
+// concurrent first runs of the agent wait for the same one.
+type confirmation struct {
+	done chan struct{}
+	ok   bool
+}
+
+// confirmExternal decides whether an external agent may run (agents.md §7
+// first-run confirmation): a deny rule matching task(<id>) refuses; an
+// allow rule task or task(<id>), or full-auto, allows silently; allowlist
+// mode or nobody to answer refuses; otherwise the user is asked once per
+// agent per session. It returns the mode the agent runs in, and the
+// refusal text when it may not run.
+func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 	po, err := r.parent.Settings()
 	if err != nil {
-		return "", false
+		return "", "permission_denied: " + err.Error()
 	}
 	mode := po.PermissionMode
 	if mode == "" {
@@ -475,33 +493,73 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, bool) {
 	if mode == "allowlist" {
 		mode = "plan"
 	}
-	r.mu.Lock()
-	if r.confirmed == nil {
-		r.confirmed = map[string]bool{}
+	var pol approvals.Policy
+	if r.cfg.Deps != nil && r.cfg.Deps.Policy != nil {
+		pol = *r.cfg.Deps.Policy
 	}
-	done := r.confirmed[agent]
+	if rule := approvals.AgentRule(pol.Deny, agent, true); rule != nil {
+		return mode, fmt.Sprintf("permission_denied: running %s is denied by the rule %s.", agent, rule)
+	}
+	if approvals.AgentRule(pol.Allow, agent, false) != nil || po.PermissionMode == "full-auto" {
+		return mode, ""
+	}
+	notAsked := fmt.Sprintf("permission_denied: running %s needs approval and nobody can give it here. To allow it without asking, add the rule task(%s).", agent, agent)
+	if po.PermissionMode == "allowlist" || pol.Unattended {
+		return mode, notAsked
+	}
+	r.mu.Lock()
+	if r.confirms == nil {
+		r.confirms = map[string]*confirmation{}
+	}
+	c := r.confirms[agent]
+	owner := c == nil
+	if owner {
+		c = &confirmation{done: make(chan struct{})}
+		r.confirms[agent] = c
+	}
 	id := t.info.TaskID
 	r.mu.Unlock()
-	if done || po.PermissionMode == "full-auto" {
-		return mode, true
-	}
-	if po.PermissionMode == "allowlist" {
-		return mode, false
+	if !owner {
+		select {
+		case <-c.done:
+		case <-t.ctx.Done():
+			return mode, abortedText
+		}
+		if c.ok {
+			return mode, ""
+		}
+		return mode, fmt.Sprintf("permission_denied: running %s was not approved. To allow it without asking, add the rule task(%s).", agent, agent)
 	}
 	input, _ := json.Marshal(struct {
 		Agent string `json:"agent"`
 		Mode  string `json:"mode"`
 		Note  string `json:"note"`
-	}{agent, mode, fmt.Sprintf("Starts the ACP agent %s, which works with its own login and settings (mode %s).", strings.TrimPrefix(agent, "acp:"), mode)})
+	}{agent, mode, fmt.Sprintf("Starts %s, which works with its own login and settings (mode %s).", agentLabel(agent), mode)})
 	pr := &events.PermissionRequest{RequestID: r.cfg.newID(), ToolName: ToolTask, Input: input, Reason: "mode",
 		TimeoutMs: r.cfg.approvalTimeout().Milliseconds(), Context: &events.PermissionCtx{TaskID: id}}
-	if r.ask(t.ctx, pr) == "deny" {
-		return mode, false
-	}
+	c.ok = r.ask(t.ctx, pr) != "deny"
 	r.mu.Lock()
-	r.confirmed[agent] = true
+	if !c.ok { // a refusal is not remembered: the next first run asks again
+		delete(r.confirms, agent)
+	}
 	r.mu.Unlock()
-	return mode, true
+	close(c.done)
+	if !c.ok {
+		return mode, fmt.Sprintf("permission_denied: running %s was not approved. To allow it without asking, add the rule task(%s).", agent, agent)
+	}
+	return mode, ""
+}
+
+// agentLabel names an external agent in the first-run note: the driver
+// label, or "the ACP agent <program>".
+func agentLabel(agent string) string {
+	switch agent {
+	case AgentClaude:
+		return "Claude Code"
+	case AgentCodex:
+		return "Codex"
+	}
+	return "the ACP agent " + strings.TrimPrefix(agent, "acp:")
 }
 
 // ask publishes an approval request on the parent and waits for the

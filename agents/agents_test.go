@@ -80,11 +80,26 @@ func (r *recorder) count(typ string) int {
 	return n
 }
 
-// countingApprover allows everything and counts the asks.
-type countingApprover struct{ asks atomic.Int32 }
+// countingApprover allows everything (or denies, with deny set) and
+// counts the asks; with gate set each ask waits for it to close.
+type countingApprover struct {
+	asks atomic.Int32
+	deny atomic.Bool
+	gate chan struct{}
+}
 
-func (a *countingApprover) Ask(context.Context, *events.PermissionRequest) string {
+func (a *countingApprover) Ask(ctx context.Context, _ *events.PermissionRequest) string {
 	a.asks.Add(1)
+	if a.gate != nil {
+		select {
+		case <-a.gate:
+		case <-ctx.Done():
+			return "deny"
+		}
+	}
+	if a.deny.Load() {
+		return "deny"
+	}
 	return "allow"
 }
 

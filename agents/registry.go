@@ -124,7 +124,7 @@ type Registry struct {
 	retained    []*Task   // (mu) finished tasks with an open child, oldest first
 
 	notifyMu  sync.Mutex      // one serial chain of notifications
-	confirmed map[string]bool // (mu) external agents confirmed in this session
+	confirms  map[string]*confirmation // (mu) first-run confirmations of external agents in this session
 }
 
 func newRegistry(cfg Config, parent *session.Session) *Registry {
