@@ -48,15 +48,22 @@ const (
 	AgentCodex  = "codex"
 )
 
-// IsExternal reports whether agent names an external ACP agent.
-func IsExternal(agent string) bool {
-	return strings.HasPrefix(agent, "acp:") && len(agent) > len("acp:")
+// IsExternal reports whether agent names an external agent: acp:<program>
+// or an id of the driver table (claude, codex, gemini, …; not bare ama).
+func IsExternal(agent string) bool { return candidatesFor(agent) != nil }
+
+// noteLabel is the label in the first-run note ("the ACP agent x").
+func noteLabel(agent string) string {
+	if strings.HasPrefix(agent, "acp:") {
+		return "the " + agentLabel(agent)
+	}
+	return agentLabel(agent)
 }
 
 // externalType is the catalog entry of acp:<program>.
 func externalType(agent string) *Type {
-	return &Type{Name: agent, Runner: agent, Source: "external", MaxTurns: DefaultMaxTurns,
-		Description: "ACP agent " + strings.TrimPrefix(agent, "acp:")}
+	return &Type{Name: agent, Runner: agent, Source: SourceBuiltin, MaxTurns: DefaultMaxTurns,
+		Description: "External " + agentLabel(agent) + " CLI: it works with its own login, model and permission settings; put the full instructions in the prompt."}
 }
 
 // childEnv is the environment of an external agent: the provider keys,
@@ -534,7 +541,7 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 		Agent string `json:"agent"`
 		Mode  string `json:"mode"`
 		Note  string `json:"note"`
-	}{agent, mode, fmt.Sprintf("Starts %s, which works with its own login and settings (mode %s).", agentLabel(agent), mode)})
+	}{agent, mode, fmt.Sprintf("Starts %s, which works with its own login and settings (mode %s).", noteLabel(agent), mode)})
 	pr := &events.PermissionRequest{RequestID: r.cfg.newID(), ToolName: ToolTask, Input: input, Reason: "mode",
 		TimeoutMs: r.cfg.approvalTimeout().Milliseconds(), Context: &events.PermissionCtx{TaskID: id}}
 	c.ok = r.ask(t.ctx, pr) != "deny"
@@ -548,18 +555,6 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 		return mode, fmt.Sprintf("permission_denied: running %s was not approved. To allow it without asking, add the rule task(%s).", agent, agent)
 	}
 	return mode, ""
-}
-
-// agentLabel names an external agent in the first-run note: the driver
-// label, or "the ACP agent <program>".
-func agentLabel(agent string) string {
-	switch agent {
-	case AgentClaude:
-		return "Claude Code"
-	case AgentCodex:
-		return "Codex"
-	}
-	return "the ACP agent " + strings.TrimPrefix(agent, "acp:")
 }
 
 // ask publishes an approval request on the parent and waits for the

@@ -65,6 +65,10 @@ type Config struct {
 	// HostRunners are a host adapter's runners (nil: no host): an agent
 	// name no catalog type has runs on the host runner of that id.
 	HostRunners HostRunners
+	// Probe finds external agent programs for get_agents (nil: none, as
+	// with AMA_NO_AGENT_PROBE=1). Not used with HostRunners: a host
+	// provides the external agents then.
+	Probe *Prober
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).
@@ -123,12 +127,41 @@ type Registry struct {
 	restoreOnce sync.Once // tasks of a resumed parent are rebuilt on first use
 	retained    []*Task   // (mu) finished tasks with an open child, oldest first
 
+	probed   chan struct{} // closed once external is set (nil: no probe)
+	external []AgentInfo   // (mu) the last probe of external agents
+
 	notifyMu  sync.Mutex      // one serial chain of notifications
 	confirms  map[string]*confirmation // (mu) first-run confirmations of external agents in this session
 }
 
 func newRegistry(cfg Config, parent *session.Session) *Registry {
-	return &Registry{cfg: cfg, parent: parent, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	r := &Registry{cfg: cfg, parent: parent, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	if cfg.Probe != nil && cfg.HostRunners == nil {
+		// The external part of get_agents is probed in the background;
+		// until it is ready get_agents lists the catalog only.
+		r.probed = make(chan struct{})
+		go func() {
+			infos := cfg.Probe.ExternalInfos()
+			r.mu.Lock()
+			r.external = infos
+			r.mu.Unlock()
+			close(r.probed)
+		}()
+	}
+	return r
+}
+
+// refreshExternal probes the external agents again (after an external
+// task ended); the process-wide memo keeps it cheap.
+func (r *Registry) refreshExternal() {
+	if r.probed == nil {
+		return
+	}
+	<-r.probed
+	infos := r.cfg.Probe.ExternalInfos()
+	r.mu.Lock()
+	r.external = infos
+	r.mu.Unlock()
 }
 
 // Catalog returns the agent types.
@@ -421,9 +454,25 @@ func (r *Registry) Tasks() []TaskInfo {
 	return out
 }
 
-// Agents returns the get_agents list.
+// Agents returns the get_agents list: the catalog, the host runners, then
+// the probed external agents (installed, version) once the probe is done;
+// an external agent the catalog already lists gets its probe fields.
 func (r *Registry) Agents() []AgentInfo {
-	return append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+	out := append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+	r.mu.Lock()
+	ext := r.external
+	r.mu.Unlock()
+next:
+	for _, e := range ext {
+		for i := range out {
+			if out[i].Name == e.Name {
+				out[i].Installed, out[i].Version = e.Installed, e.Version
+				continue next
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Background moves running foreground tasks (all, or the one with id) to

@@ -605,6 +605,9 @@ func (t *Task) finish(res Result) {
 	if bg && !stopped && res.Status != StatusAborted {
 		r.notify(notificationText(&info, text))
 	}
+	if IsExternal(t.typ.Runner) && t.typ.Source != SourceHost {
+		r.refreshExternal() // as ama: get_agents is re-read when an external task ends
+	}
 }
 
 // addCache adds what this run of the child cost in cache terms to the
