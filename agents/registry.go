@@ -130,8 +130,8 @@ type Registry struct {
 	probed   chan struct{} // closed once external is set (nil: no probe)
 	external []AgentInfo   // (mu) the last probe of external agents
 
-	notifyMu  sync.Mutex      // one serial chain of notifications
-	confirms  map[string]*confirmation // (mu) first-run confirmations of external agents in this session
+	notifyMu sync.Mutex               // one serial chain of notifications
+	confirms map[string]*confirmation // (mu) first-run confirmations of external agents in this session
 }
 
 func newRegistry(cfg Config, parent *session.Session) *Registry {

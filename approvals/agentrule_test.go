@@ -26,7 +26,7 @@ func TestAgentRule(t *testing.T) {
 		{[]string{"task(codex)"}, "codex", true, true},
 		{[]string{"task(codex)"}, "claude", true, false},
 		{[]string{"task"}, "claude", true, true},
-		{[]string{"task(("}, "claude", true, true},  // malformed: fails closed as deny
+		{[]string{"task(("}, "claude", true, true},   // malformed: fails closed as deny
 		{[]string{"task(("}, "claude", false, false}, // and never allows
 		{[]string{"t*"}, "claude", false, true},
 	}
