@@ -318,7 +318,7 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 		r.mu.Unlock()
 		return nil, refuse("Task %s is still running; wait for it or stop it first.", req.TaskID)
 	}
-	if t.child == nil && t.resumeFile == "" {
+	if t.child == nil && t.resumeFile == "" && t.resumeExt == "" {
 		r.mu.Unlock()
 		return nil, refuse("Task %s cannot be continued: its session is gone.", req.TaskID)
 	}
@@ -409,6 +409,8 @@ func (r *Registry) restore() {
 			close(t.done)
 			if info.SessionRef != nil && info.SessionRef.Runner == RunnerAma {
 				t.resumeFile = info.SessionRef.SessionFile
+			} else if info.SessionRef != nil && IsExternal(info.SessionRef.Runner) {
+				t.resumeExt = info.SessionRef.SessionID
 			}
 			r.tasks = append(r.tasks, t)
 		}

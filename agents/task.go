@@ -36,6 +36,7 @@ type Task struct {
 	wantFork    bool          // context:"fork" was asked for (the first run decides)
 	brief       string        // the first prompt of a fork child (the <task> message)
 	resumeFile  string        // child session file to reopen (resumed parent, or released child)
+	resumeExt   string        // an external agent's session id to continue ("": none)
 	closing     chan struct{} // closed once a released child's session is closed
 
 	ctx    context.Context
