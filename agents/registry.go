@@ -203,10 +203,13 @@ type TaskInfo struct {
 	SessionRef  *SessionRef `json:"sessionRef,omitempty"`
 	Usage       *llm.Usage  `json:"usage,omitempty"`
 	CostUSD     *float64    `json:"costUsd,omitempty"`
-	Turns       *int        `json:"turns,omitempty"`
-	EndedAt     *int64      `json:"endedAt,omitempty"`
-	OutputFile  string      `json:"outputFile,omitempty"`
-	Context     string      `json:"context,omitempty"`
+	// ContextTokens and ContextWindow are a runner's context numbers.
+	ContextTokens *int   `json:"contextTokens,omitempty"`
+	ContextWindow *int   `json:"contextWindow,omitempty"`
+	Turns         *int   `json:"turns,omitempty"`
+	EndedAt       *int64 `json:"endedAt,omitempty"`
+	OutputFile    string `json:"outputFile,omitempty"`
+	Context       string `json:"context,omitempty"`
 }
 
 // Result is the outcome of one task run.
@@ -318,7 +321,7 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 		r.mu.Unlock()
 		return nil, refuse("Task %s is still running; wait for it or stop it first.", req.TaskID)
 	}
-	if t.child == nil && t.resumeFile == "" && t.resumeExt == "" {
+	if t.child == nil && t.resumeFile == "" && t.resumeExt == "" && t.hostHandle == "" {
 		r.mu.Unlock()
 		return nil, refuse("Task %s cannot be continued: its session is gone.", req.TaskID)
 	}
@@ -409,7 +412,7 @@ func (r *Registry) restore() {
 			close(t.done)
 			if info.SessionRef != nil && info.SessionRef.Runner == RunnerAma {
 				t.resumeFile = info.SessionRef.SessionFile
-			} else if info.SessionRef != nil && IsExternal(info.SessionRef.Runner) {
+			} else if info.SessionRef != nil && info.SessionRef.SessionID != "" {
 				t.resumeExt = info.SessionRef.SessionID
 			}
 			r.tasks = append(r.tasks, t)

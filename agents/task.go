@@ -36,7 +36,8 @@ type Task struct {
 	wantFork    bool          // context:"fork" was asked for (the first run decides)
 	brief       string        // the first prompt of a fork child (the <task> message)
 	resumeFile  string        // child session file to reopen (resumed parent, or released child)
-	resumeExt   string        // an external agent's session id to continue ("": none)
+	resumeExt   string        // an external agent's or host runner's session id to continue ("": none)
+	hostHandle  string        // a host runner's kept handle (HostSender; "": none)
 	closing     chan struct{} // closed once a released child's session is closed
 
 	ctx    context.Context
