@@ -58,12 +58,14 @@ func externalType(agent string) *Type {
 }
 
 // childEnv is the environment of an external agent: the provider keys,
-// base URLs and ama/Armadra settings of this process are removed.
-func childEnv(env []string) []string {
+// base URLs and ama/Armadra settings of this process are removed, except
+// the variables named in passthrough.
+func childEnv(env []string, passthrough ...string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
+		case contains(passthrough, k):
 		case strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasPrefix(k, "AMA_"),
 			k == "ANTHROPIC_AUTH_TOKEN",
 			strings.HasPrefix(k, "ARMADRA_") && !strings.HasPrefix(k, "ARMADRA_ASKPASS_"):
@@ -72,6 +74,45 @@ func childEnv(env []string) []string {
 		out = append(out, kv)
 	}
 	return out
+}
+
+// ExternalSettings are agents.<id> of an external agent.
+type ExternalSettings struct {
+	// Model is the agent's model unless the call names one.
+	Model string
+	// MaxMode caps the mode it runs in ("": the parent's mode).
+	MaxMode string
+	// Passthrough are environment variables kept although childEnv
+	// strips them.
+	Passthrough []string
+}
+
+// modeRank orders the modes from the narrowest (allowlist runs as plan).
+var modeRank = map[string]int{"plan": 0, "allowlist": 0, "default": 1, "auto-edit": 2, "auto": 3, "full-auto": 4}
+
+// clampMode is the narrower of two modes (an unknown cap: no cap);
+// allowlist is shown and run as plan.
+func clampMode(mode, maxMode string) string {
+	if r, ok := modeRank[maxMode]; ok && r < modeRank[mode] {
+		mode = maxMode
+	}
+	if mode == "allowlist" {
+		mode = "plan"
+	}
+	return mode
+}
+
+// spentExternal is what the session's external tasks cost so far.
+func (r *Registry) spentExternal() float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var sum float64
+	for _, t := range r.tasks {
+		if t.info.CostUSD != nil && IsExternal(t.typ.Runner) && t.typ.Source != SourceHost {
+			sum += *t.info.CostUSD
+		}
+	}
+	return sum
 }
 
 // extOpen is what a driver opens a session with.
@@ -366,6 +407,10 @@ func (t *Task) runExternal() Result {
 	if !r.cfg.Trusted {
 		return fail("agent_untrusted: %s runs only in a trusted project (start ama-rpc with --trust).", agent)
 	}
+	set := r.cfg.External[agent]
+	if b := r.cfg.ExternalBudgetUSD; b > 0 && r.spentExternal() >= b {
+		return fail("budget_exhausted: external agents have used the session budget of $%.2f (agents.sessionBudgetUsd).", b)
+	}
 	mode, refused := r.confirmExternal(t, agent)
 	if refused != "" {
 		return fail("%s", refused)
@@ -386,6 +431,9 @@ func (t *Task) runExternal() Result {
 		pol = *r.cfg.Deps.Policy
 	}
 	o := &extOpen{agent: agent, cwd: t.cwd, mode: mode, model: t.req.Model, budgetUSD: t.req.BudgetUSD, unattended: pol.Unattended}
+	if o.model == "" {
+		o.model = set.Model
+	}
 	if t.resumeExt != "" {
 		o.resume = t.resumeExt
 	}
@@ -395,7 +443,7 @@ func (t *Task) runExternal() Result {
 		}
 	}
 	cmd := exec.Command(path, append(append([]string(nil), c.args...), d.argv(o)...)...)
-	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ())
+	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ(), set.Passthrough...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fail("The external agent %s could not start: %v", agent, err)
@@ -576,9 +624,7 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 	if mode == "" {
 		mode = "default"
 	}
-	if mode == "allowlist" {
-		mode = "plan"
-	}
+	mode = clampMode(mode, r.cfg.External[agent].MaxMode)
 	var pol approvals.Policy
 	if r.cfg.Deps != nil && r.cfg.Deps.Policy != nil {
 		pol = *r.cfg.Deps.Policy

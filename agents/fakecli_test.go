@@ -189,6 +189,7 @@ func fakeCodex() {
 		fmt.Println("codex-cli 0.165.0")
 		return
 	}
+	f.record("env", "FOO_API_KEY="+os.Getenv("FOO_API_KEY"))
 	scenario := os.Getenv("FAKE_SCENARIO")
 	reply := func(id any, result any) { f.send(map[string]any{"id": id, "result": result}) }
 	notify := func(method string, params any) { f.send(map[string]any{"method": method, "params": params}) }

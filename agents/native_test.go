@@ -243,3 +243,43 @@ func TestNativeDriversNeverStartWhenRefused(t *testing.T) {
 		}
 	}
 }
+
+// agents.<id>.maxMode caps the mode (codex runs read-only without asks in
+// a default-mode parent capped to plan); env.passthrough keeps a stripped
+// variable; agents.sessionBudgetUsd refuses a run once spent, before any
+// process starts.
+func TestExternalSettings(t *testing.T) {
+	rec := installFakeCLI(t, "codex", "codex", "tool")
+	t.Setenv("FOO_API_KEY", "kept")
+	r := externalRig(t, AgentCodex, false)
+	r.reg.cfg.External = map[string]ExternalSettings{AgentCodex: {MaxMode: "plan", Passthrough: []string{"FOO_API_KEY"}}}
+	runTask(t, r, AgentCodex)
+	in := readRec(rec, "in")
+	if !strings.Contains(in, `"approvalPolicy":"never"`) || !strings.Contains(in, `"sandbox":"read-only"`) {
+		t.Fatalf("codex saw %s", in)
+	}
+	if env := readRec(rec, "env"); strings.TrimSpace(env) != "FOO_API_KEY=kept" {
+		t.Fatalf("env %q", env)
+	}
+
+	crec := installFakeCLI(t, "claude", "claude", "tool")
+	r2 := externalRig(t, AgentClaude, false)
+	r2.reg.cfg.ExternalBudgetUSD = 0.01
+	if res := runTask(t, r2, AgentClaude); res.Status != StatusCompleted {
+		t.Fatalf("first run %+v", res)
+	}
+	if res := runTask(t, r2, AgentClaude); !strings.HasPrefix(res.Text, "budget_exhausted") {
+		t.Fatalf("second run %+v", res)
+	}
+	if n := strings.Count(readRec(crec, "in"), `"type":"user"`); n != 1 {
+		t.Fatalf("claude got %d prompts", n)
+	}
+}
+
+func TestClampMode(t *testing.T) {
+	for _, c := range [][3]string{{"full-auto", "auto-edit", "auto-edit"}, {"default", "auto", "default"}, {"allowlist", "", "plan"}, {"auto", "bogus", "auto"}} {
+		if got := clampMode(c[0], c[1]); got != c[2] {
+			t.Errorf("clamp(%s, %s) = %s", c[0], c[1], got)
+		}
+	}
+}

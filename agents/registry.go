@@ -69,6 +69,11 @@ type Config struct {
 	// with AMA_NO_AGENT_PROBE=1). Not used with HostRunners: a host
 	// provides the external agents then.
 	Probe *Prober
+	// External are the settings of external agents by id (agents.<id>).
+	External map[string]ExternalSettings
+	// ExternalBudgetUSD bounds the USD external agents may cost per
+	// session (agents.sessionBudgetUsd; 0: none).
+	ExternalBudgetUSD float64
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).

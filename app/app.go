@@ -397,7 +397,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		// External agents on PATH: listed in the task tool, probed for get_agents.
 		probe = &agents.Prober{LookPath: agents.LookPathIn(getenv("PATH")), CacheFile: filepath.Join(paths.Data, "drivers.json")}
 	}
-	if active, err = wireAgents(deps, active, user.Subagents, defDirs, trusted, runners, probe, log); err != nil {
+	if active, err = wireAgents(deps, active, user.Subagents, user.Agents, defDirs, trusted, runners, probe, log); err != nil {
 		return nil, err
 	}
 	opts := session.Options{
