@@ -87,22 +87,28 @@ func (d *acpDriver) open(ctx context.Context, o *extOpen) (string, error) {
 	d.mu.Lock()
 	d.sessionID = res.SessionID
 	d.mu.Unlock()
+	want := o.mode
+	if m, ok := d.c.modes[o.mode]; ok {
+		want = m
+	}
+	found := false
 	if res.Modes != nil {
-		want := o.mode
-		if m, ok := d.c.modes[o.mode]; ok {
-			want = m
-		}
-		found := false
 		for _, m := range res.Modes.AvailableModes {
 			if m.ID == want {
 				found = true
-				_ = d.conn.Call(ctx, "session/set_mode", map[string]any{"sessionId": res.SessionID, "modeId": want}, nil)
+				if err := d.conn.Call(ctx, "session/set_mode", map[string]any{"sessionId": res.SessionID, "modeId": want}, nil); err != nil {
+					found = false
+				}
 				break
 			}
 		}
-		if !found {
-			d.run.notice(fmt.Sprintf("%s has no mode %s; it runs in its own default mode", o.agent, want))
-		}
+	}
+	switch {
+	case !found && o.mode == "plan":
+		// A read-only task never runs in a mode that may write.
+		return "", fmt.Errorf("%s offers no read-only mode (%s); a plan-mode task does not start on it", o.agent, want)
+	case !found:
+		d.run.notice(fmt.Sprintf("%s has no mode %s; it runs in its own default mode", o.agent, want))
 	}
 	return res.SessionID, nil
 }

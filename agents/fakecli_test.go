@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	case "codex":
 		fakeCodex()
 		os.Exit(0)
+	case "acp":
+		fakeACP()
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -262,4 +265,30 @@ func readRec(dir, name string) string {
 
 func recLines(dir, name string) []string {
 	return strings.Split(strings.TrimSpace(readRec(dir, name)), "\n")
+}
+
+// fakeACP is an ACP agent without session modes; a prompt creates the
+// marker.
+func fakeACP() {
+	f := newFakeIO()
+	fakeArgs(f)
+	for {
+		m := f.next()
+		if m == nil {
+			return
+		}
+		res := map[string]any{}
+		switch m["method"] {
+		case "initialize":
+			res = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}}
+		case "session/new":
+			res = map[string]any{"sessionId": "s1"}
+		case "session/prompt":
+			os.WriteFile(f.marker(), []byte("ran"), 0o644)
+			res = map[string]any{"stopReason": "end_turn"}
+		}
+		if m["id"] != nil {
+			f.send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": res})
+		}
+	}
 }

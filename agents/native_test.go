@@ -283,3 +283,26 @@ func TestClampMode(t *testing.T) {
 		}
 	}
 }
+
+// A plan-mode task never starts on an ACP agent that offers no read-only
+// mode: no prompt is sent (the marker a prompt would create is absent).
+func TestACPPlanNeedsReadOnlyMode(t *testing.T) {
+	rec := installFakeCLI(t, "fake-acp", "acp", "")
+	r := newRig(t, "plan")
+	r.reg.cfg.Trusted = true
+	r.reg.cfg.Deps.Policy.Allow = rules(t, "task(acp:fake-acp)")
+	res := runTask(t, r, "acp:fake-acp")
+	if res.Status != StatusFailed || !strings.Contains(res.Text, "no read-only mode") {
+		t.Fatalf("result %+v", res)
+	}
+	if markerExists(rec) || strings.Contains(readRec(rec, "in"), "session/prompt") {
+		t.Fatal("a plan-mode task prompted an agent without a read-only mode")
+	}
+	// In default mode the same agent runs (in its own mode, with a notice).
+	r2 := newRig(t, "default")
+	r2.reg.cfg.Trusted = true
+	r2.reg.cfg.Deps.Policy.Allow = rules(t, "task(acp:fake-acp)")
+	if res := runTask(t, r2, "acp:fake-acp"); res.Status != StatusCompleted || !markerExists(rec) {
+		t.Fatalf("default mode: %+v", res)
+	}
+}
