@@ -4,283 +4,157 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"strings"
+	"io"
 	"sync"
-	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/armadra/ama-rpc/agents/acpclient"
-	"github.com/armadra/ama-rpc/events"
-	"github.com/armadra/ama-rpc/llm"
 )
 
-// This file is the ACP client driver: an external agent `acp:<program>`
-// runs as a child process that speaks the Agent Client Protocol on stdio
-// (agents.md §8.2–8.3). One process per task run: spawn, initialize,
-// session/new, session/set_mode, session/prompt; session/update becomes
-// subagent_update, session/request_permission goes to the parent's
-// approvals as toolName "agent:<id>".
+// This file is the ACP client driver (agents.md §8.3, clients.md): an agent
+// that speaks the Agent Client Protocol on stdio, itself (acp:<program>,
+// gemini, …) or through an installed adapter (claude-agent-acp,
+// codex-acp). initialize, session/new or session/resume|load, the mode via
+// session/set_mode, then session/prompt per turn; session/update becomes
+// the run's text and tool events, session/request_permission goes to the
+// parent's approvals.
 
-// acpArgs are the arguments of known ACP programs (others get none).
-var acpArgs = map[string][]string{
-	"ama":          {"--mode", "acp"},
-	"gemini":       {"--acp"},
-	"qwen":         {"--acp"},
-	"copilot":      {"--acp", "--stdio"},
-	"opencode":     {"acp"},
-	"cursor-agent": {"acp"},
-}
+// acpDriver is one ACP session.
+type acpDriver struct {
+	run  *extRun
+	c    candidate
+	conn *acpclient.Client
 
-// cancelGrace is how long a cancelled turn may take before the process is
-// killed; closeGrace bounds the exit after stdin closes.
-const (
-	cancelGrace = 15 * time.Second
-	closeGrace  = 2 * time.Second
-)
-
-// IsExternal reports whether agent names an external ACP agent.
-func IsExternal(agent string) bool {
-	return strings.HasPrefix(agent, "acp:") && len(agent) > len("acp:")
-}
-
-// externalType is the catalog entry of acp:<program>.
-func externalType(agent string) *Type {
-	return &Type{Name: agent, Runner: agent, Source: "external", MaxTurns: DefaultMaxTurns,
-		Description: "ACP agent " + strings.TrimPrefix(agent, "acp:")}
-}
-
-// childEnv is the environment of an external agent: the provider keys,
-// base URLs and ama/Armadra settings of this process are removed.
-func childEnv(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasPrefix(k, "AMA_"),
-			k == "ANTHROPIC_AUTH_TOKEN",
-			strings.HasPrefix(k, "ARMADRA_") && !strings.HasPrefix(k, "ARMADRA_ASKPASS_"):
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
-// acpTool is one tool call the external agent reported.
-type acpTool struct {
-	id, title, kind, status string
-	locations               []string
-	reported                bool
-}
-
-// acpRun is the client side of one external turn.
-type acpRun struct {
-	t         *Task
-	agent     string
-	conn      *acpclient.Client
+	mu        sync.Mutex
 	sessionID string
-
-	mu    sync.Mutex
-	tools []*acpTool
-	byID  map[string]*acpTool
-	text  strings.Builder
+	caps      acpCaps
 }
 
-// runExternal runs the task's prompt on an ACP agent.
-func (t *Task) runExternal() Result {
-	r := t.reg
-	fail := func(format string, args ...any) Result {
-		return Result{Status: StatusFailed, IsError: true, Text: fmt.Sprintf(format, args...), StopReason: llm.StopError}
-	}
-	agent := t.typ.Name
-	if r.cfg.HostRunners != nil { // hosted mode: ama spawns no external CLI itself (host-api.md §4.12)
-		return fail("The external agent %s is not available: with a host adapter active, external agents are provided by the host, and it provides no runner %s.", agent, agent)
-	}
-	if !r.cfg.Trusted {
-		return fail("agent_untrusted: %s runs only in a trusted project (start ama-rpc with --trust).", agent)
-	}
-	mode, ok := r.confirmExternal(t, agent)
-	if !ok {
-		return fail("permission_denied: running %s was not approved. To allow it without asking, add the rule task(%s).", agent, agent)
-	}
-	program := strings.TrimPrefix(agent, "acp:")
-	path, err := exec.LookPath(program)
-	if err != nil {
-		return fail("The external agent %s is not available: %s was not found on PATH.", agent, program)
-	}
-	cmd := exec.Command(path, acpArgs[program]...)
-	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return fail("The external agent %s could not start: %v", agent, err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return fail("The external agent %s could not start: %v", agent, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return fail("The external agent %s could not start: %v", agent, err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	defer func() { // close: stdin first, then the process after a grace
-		_ = stdin.Close()
-		select {
-		case <-exited:
-		case <-time.After(closeGrace):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	run := &acpRun{t: t, agent: agent, byID: map[string]*acpTool{}}
-	run.conn = acpclient.New(stdout, stdin, run)
-	defer run.conn.Close()
+type acpCaps struct {
+	LoadSession         bool `json:"loadSession"`
+	SessionCapabilities struct {
+		Resume *struct{} `json:"resume"`
+		Close  *struct{} `json:"close"`
+	} `json:"sessionCapabilities"`
+}
 
-	ctx := t.ctx
-	call := func(method string, params, result any) error {
-		return run.conn.Call(ctx, method, params, result)
-	}
+func (d *acpDriver) argv(*extOpen) []string { return nil }
+
+func (d *acpDriver) attach(stdin io.WriteCloser, stdout io.Reader) {
+	d.conn = acpclient.New(stdout, stdin, d)
+}
+
+type acpModes struct {
+	AvailableModes []struct {
+		ID string `json:"id"`
+	} `json:"availableModes"`
+}
+
+func (d *acpDriver) open(ctx context.Context, o *extOpen) (string, error) {
 	var initRes struct {
-		ProtocolVersion int `json:"protocolVersion"`
+		ProtocolVersion   int     `json:"protocolVersion"`
+		AgentCapabilities acpCaps `json:"agentCapabilities"`
 	}
-	if err := call("initialize", map[string]any{"protocolVersion": 1,
+	if err := d.conn.Call(ctx, "initialize", map[string]any{"protocolVersion": 1,
 		"clientCapabilities": map[string]any{"fs": map[string]bool{"readTextFile": false, "writeTextFile": false}, "terminal": false}}, &initRes); err != nil {
-		return run.failed(err, "initialize")
+		return "", d.wrap(err, "initialize")
 	}
-	var newRes struct {
-		SessionID string `json:"sessionId"`
-		Modes     *struct {
-			AvailableModes []struct {
-				ID string `json:"id"`
-			} `json:"availableModes"`
-		} `json:"modes"`
+	d.caps = initRes.AgentCapabilities
+	var res struct {
+		SessionID string    `json:"sessionId"`
+		Modes     *acpModes `json:"modes"`
 	}
-	if err := call("session/new", map[string]any{"cwd": t.cwd, "mcpServers": []any{}}, &newRes); err != nil {
-		return run.failed(err, "session/new")
+	opened := false
+	if o.resume != "" {
+		params := map[string]any{"sessionId": o.resume, "cwd": o.cwd, "mcpServers": []any{}}
+		switch {
+		case d.caps.SessionCapabilities.Resume != nil:
+			opened = d.conn.Call(ctx, "session/resume", params, &res) == nil
+		case d.caps.LoadSession:
+			opened = d.conn.Call(ctx, "session/load", params, &res) == nil
+		}
+		if opened && res.SessionID == "" {
+			res.SessionID = o.resume
+		}
+		if !opened {
+			d.run.notice(fmt.Sprintf("%s could not continue session %s; a new one was started", o.agent, o.resume))
+		}
 	}
-	run.sessionID = newRes.SessionID
-	if newRes.Modes != nil {
-		for _, m := range newRes.Modes.AvailableModes {
-			if m.ID == mode {
-				_ = call("session/set_mode", map[string]any{"sessionId": run.sessionID, "modeId": mode}, nil)
+	if !opened {
+		if err := d.conn.Call(ctx, "session/new", map[string]any{"cwd": o.cwd, "mcpServers": []any{}}, &res); err != nil {
+			return "", d.wrap(err, "session/new")
+		}
+	}
+	d.mu.Lock()
+	d.sessionID = res.SessionID
+	d.mu.Unlock()
+	want := o.mode
+	if m, ok := d.c.modes[o.mode]; ok {
+		want = m
+	}
+	found := false
+	if res.Modes != nil {
+		for _, m := range res.Modes.AvailableModes {
+			if m.ID == want {
+				found = true
+				if err := d.conn.Call(ctx, "session/set_mode", map[string]any{"sessionId": res.SessionID, "modeId": want}, nil); err != nil {
+					found = false
+				}
 				break
 			}
 		}
 	}
-	r.mu.Lock()
-	t.info.SessionRef = &SessionRef{Runner: agent, SessionID: run.sessionID}
-	info, bg, parentCall := t.info, t.background, t.req.ParentToolCallID
-	r.mu.Unlock()
-	r.parent.Emit(events.SubagentStart{TaskID: info.TaskID, ParentToolCallID: parentCall, Agent: info.Agent, Runner: info.Runner,
-		Description: info.Description, Background: bg, Cwd: t.cwd})
-	// External runners report the turn when it starts.
-	t.smu.Lock()
-	t.turns++
-	turn := t.turns
-	t.smu.Unlock()
-	r.mu.Lock()
-	t.info.Turns = &turn
-	r.mu.Unlock()
-	r.parent.Emit(events.SubagentUpdate{TaskID: info.TaskID, Kind: "turn", Turn: turn})
+	switch {
+	case !found && o.mode == "plan":
+		// A read-only task never runs in a mode that may write.
+		return "", fmt.Errorf("%s offers no read-only mode (%s); a plan-mode task does not start on it", o.agent, want)
+	case !found:
+		d.run.notice(fmt.Sprintf("%s has no mode %s; it runs in its own default mode", o.agent, want))
+	}
+	return res.SessionID, nil
+}
 
-	var promptRes struct {
+func (d *acpDriver) wrap(err error, step string) error {
+	if acpclient.AuthRequired(err) {
+		return fmt.Errorf("%w (%s): %v", errAuthRequired, step, err)
+	}
+	return fmt.Errorf("%s: %w", step, err)
+}
+
+func (d *acpDriver) prompt(text string) (string, error) {
+	var res struct {
 		StopReason string `json:"stopReason"`
 	}
-	done := make(chan error, 1)
-	go func() {
-		done <- run.conn.Call(context.Background(), "session/prompt", map[string]any{"sessionId": run.sessionID,
-			"prompt": []any{map[string]any{"type": "text", "text": t.req.Prompt}}}, &promptRes)
-	}()
-	var perr error
-	select {
-	case perr = <-done:
-	case <-ctx.Done():
-		_ = run.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": run.sessionID})
-		select {
-		case perr = <-done:
-		case <-time.After(cancelGrace):
-			_ = cmd.Process.Kill()
-		}
-		promptRes.StopReason = "cancelled"
+	d.mu.Lock()
+	sid := d.sessionID
+	d.mu.Unlock()
+	err := d.conn.Call(context.Background(), "session/prompt", map[string]any{"sessionId": sid,
+		"prompt": []any{map[string]any{"type": "text", "text": text}}}, &res)
+	if err != nil {
+		return "", err
 	}
-	t.smu.Lock()
-	t.flushLocked(r.cfg.Now())
-	t.smu.Unlock()
-	if perr != nil && ctx.Err() == nil {
-		return run.failed(perr, "session/prompt")
-	}
-	res := Result{Text: run.report(), StopReason: promptRes.StopReason, Usage: llm.Usage{}}
-	switch promptRes.StopReason {
-	case "end_turn", "max_tokens":
-		res.Status = StatusCompleted
-	case "max_turn_requests":
-		res.Status = StatusMaxTurns
-	case "cancelled":
-		res.Status = StatusFailed
-		if ctx.Err() != nil {
-			res.Status = StatusAborted
-		}
-	default:
-		res.Status, res.IsError = StatusFailed, true
-	}
-	r.mu.Lock()
-	u := res.Usage
-	t.info.Usage = &u
-	r.mu.Unlock()
-	return res
+	return res.StopReason, nil
 }
 
-// failed is the result of a protocol failure (-32000 on open: the agent
-// needs a login).
-func (run *acpRun) failed(err error, step string) Result {
-	text := fmt.Sprintf("The external agent %s failed (%s): %v", run.agent, step, err)
-	if acpclient.AuthRequired(err) {
-		text = fmt.Sprintf("agent_auth_required: %s needs a login; sign in with its own CLI first.", run.agent)
-	}
-	return Result{Status: StatusFailed, IsError: true, Text: text, StopReason: llm.StopError}
+func (d *acpDriver) cancel() {
+	d.mu.Lock()
+	sid := d.sessionID
+	d.mu.Unlock()
+	_ = d.conn.Notify(context.Background(), "session/cancel", map[string]any{"sessionId": sid})
 }
 
-// report is the task's result text: the agent's reply, the tool calls and
-// the files changed (agents.md §8.2).
-func (run *acpRun) report() string {
-	run.mu.Lock()
-	defer run.mu.Unlock()
-	parts := []string{}
-	if s := strings.TrimSpace(run.text.String()); s != "" {
-		parts = append(parts, s)
+func (d *acpDriver) close() {
+	if d.conn == nil {
+		return
 	}
-	if len(run.tools) > 0 {
-		var b strings.Builder
-		b.WriteString("Tool calls:")
-		for i, tc := range run.tools {
-			if i == 19 && len(run.tools) > 20 {
-				fmt.Fprintf(&b, "\n- … %d more", len(run.tools)-19)
-				break
-			}
-			mark := "…"
-			switch tc.status {
-			case "completed":
-				mark = "✓"
-			case "failed":
-				mark = "✗"
-			}
-			fmt.Fprintf(&b, "\n- %s %s %s", mark, tc.kind, tc.title)
-		}
-		parts = append(parts, b.String())
+	d.mu.Lock()
+	sid := d.sessionID
+	d.mu.Unlock()
+	if d.caps.SessionCapabilities.Close != nil && sid != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+		_ = d.conn.Call(ctx, "session/close", map[string]any{"sessionId": sid}, nil)
+		cancel()
 	}
-	var changed []string
-	for _, tc := range run.tools {
-		if tc.status == "completed" && (tc.kind == "edit" || tc.kind == "delete" || tc.kind == "move") {
-			changed = append(changed, tc.locations...)
-		}
-	}
-	if len(changed) > 0 {
-		parts = append(parts, "Files changed:\n- "+strings.Join(changed, "\n- "))
-	}
-	return strings.Join(parts, "\n\n")
+	_ = d.conn.Close()
 }
 
 // acpToolUpdate is the tool part of a session/update.
@@ -295,9 +169,16 @@ type acpToolUpdate struct {
 	} `json:"locations"`
 }
 
+func (u *acpToolUpdate) paths() []string {
+	out := make([]string, 0, len(u.Locations))
+	for _, l := range u.Locations {
+		out = append(out, l.Path)
+	}
+	return out
+}
+
 // Update implements acpclient.Handler: a session/update of the agent.
-func (run *acpRun) Update(raw json.RawMessage) {
-	t, r := run.t, run.t.reg
+func (d *acpDriver) Update(raw json.RawMessage) {
 	var head struct {
 		SessionUpdate string          `json:"sessionUpdate"`
 		Content       json.RawMessage `json:"content"` // a block, or a list for tool updates
@@ -311,246 +192,61 @@ func (run *acpRun) Update(raw json.RawMessage) {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
-		if json.Unmarshal(head.Content, &block) != nil || block.Type != "text" || block.Text == "" {
-			return
+		if json.Unmarshal(head.Content, &block) == nil && block.Type == "text" {
+			d.run.textDelta(block.Text)
 		}
-		head := struct{ Content struct{ Text string } }{}
-		head.Content.Text = block.Text
-		run.mu.Lock()
-		run.text.WriteString(head.Content.Text)
-		run.mu.Unlock()
-		t.smu.Lock()
-		t.text.WriteString(head.Content.Text)
-		t.pending.WriteString(head.Content.Text)
-		if now := r.cfg.Now(); !t.flushed || now.Sub(t.lastFlush) >= r.cfg.TextThrottle {
-			t.flushLocked(now)
-		}
-		t.smu.Unlock()
 	case "tool_call", "tool_call_update":
 		var u acpToolUpdate
-		if json.Unmarshal(raw, &u) != nil || u.ToolCallID == "" {
-			return
+		if json.Unmarshal(raw, &u) == nil {
+			d.run.toolUpdate(u.ToolCallID, u.Title, u.Kind, u.Status, u.paths())
 		}
-		run.mu.Lock()
-		tc := run.byID[u.ToolCallID]
-		if tc == nil {
-			tc = &acpTool{id: u.ToolCallID, kind: "other", status: "pending"}
-			run.byID[u.ToolCallID] = tc
-			run.tools = append(run.tools, tc)
+	case "usage_update":
+		var u struct {
+			Used int `json:"used"`
+			Size int `json:"size"`
+			Cost *struct {
+				Amount   float64 `json:"amount"`
+				Currency string  `json:"currency"`
+			} `json:"cost"`
 		}
-		if u.Title != nil {
-			tc.title = oneLine(*u.Title)
-		}
-		if u.Kind != nil {
-			tc.kind = *u.Kind
-		}
-		if u.Status != nil {
-			tc.status = *u.Status
-		}
-		for _, l := range u.Locations {
-			tc.locations = append(tc.locations, l.Path)
-		}
-		report := !tc.reported && tc.status != "pending"
-		if report {
-			tc.reported = true
-		}
-		title := tc.title
-		run.mu.Unlock()
-		if report {
-			run.reportTool(title)
+		if json.Unmarshal(raw, &u) == nil && u.Cost != nil && u.Cost.Currency == "USD" {
+			d.run.mu.Lock()
+			usage := d.run.usage
+			d.run.mu.Unlock()
+			cost := u.Cost.Amount
+			d.run.setUsage(usage, &cost)
 		}
 	}
 }
 
-// reportTool tells the parent that a tool started.
-func (run *acpRun) reportTool(title string) {
-	t, r := run.t, run.t.reg
-	r.mu.Lock()
-	progress, id := t.progress, t.info.TaskID
-	r.mu.Unlock()
-	if progress != nil {
-		progress("[task] " + title)
-	}
-	t.smu.Lock()
-	turn := t.turns
-	t.smu.Unlock()
-	r.parent.Emit(events.SubagentUpdate{TaskID: id, Kind: "tool", ToolName: title, Turn: turn})
-}
-
-// permission passes the agent's own approval request to the parent's
-// approvals (toolName agent:<id>, context.origin).
-func (run *acpRun) RequestPermission(ctx context.Context, params json.RawMessage) (any, error) {
-	t, r := run.t, run.t.reg
+// RequestPermission implements acpclient.Handler: the agent's own approval
+// request goes to the parent's approvals; the answer is one of the
+// agent's options, or cancelled.
+func (d *acpDriver) RequestPermission(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
-		SessionID string        `json:"sessionId"`
-		ToolCall  acpToolUpdate `json:"toolCall"`
-		Options   []struct {
-			OptionID string `json:"optionId"`
-			Kind     string `json:"kind"`
-		} `json:"options"`
+		ToolCall acpToolUpdate `json:"toolCall"`
+		Options  []option      `json:"options"`
 	}
 	_ = json.Unmarshal(params, &p)
-	run.mu.Lock()
-	tc := run.byID[p.ToolCall.ToolCallID]
-	title, kind := "", "other"
-	if tc != nil {
-		title, kind = tc.title, tc.kind
+	title, kind, _, _ := d.run.tool(p.ToolCall.ToolCallID)
+	if kind == "" {
+		kind = "other"
 	}
-	run.mu.Unlock()
 	if p.ToolCall.Title != nil {
-		title = oneLine(*p.ToolCall.Title)
+		title = *p.ToolCall.Title
 	}
 	if p.ToolCall.Kind != nil {
 		kind = *p.ToolCall.Kind
 	}
-	type toolView struct {
-		Title        string   `json:"title"`
-		Kind         string   `json:"kind"`
-		Locations    []string `json:"locations,omitempty"`
-		InputSummary string   `json:"inputSummary,omitempty"`
-	}
-	view := toolView{Title: title, Kind: kind}
-	for _, l := range p.ToolCall.Locations {
-		view.Locations = append(view.Locations, l.Path)
+	view := toolView{Title: title, Kind: kind, Locations: p.ToolCall.paths()}
+	if len(view.Locations) == 0 {
+		view.Locations = nil
 	}
 	if len(p.ToolCall.RawInput) > 0 && string(p.ToolCall.RawInput) != "null" {
-		view.InputSummary = cut(compactJSON(p.ToolCall.RawInput), 300)
+		view.InputSummary = compactJSON(p.ToolCall.RawInput)
 	}
-	type option struct {
-		OptionID string `json:"optionId"`
-		Kind     string `json:"kind"`
-	}
-	opts := make([]option, 0, len(p.Options))
-	for _, o := range p.Options {
-		opts = append(opts, option(o))
-	}
-	r.mu.Lock()
-	id := t.info.TaskID
-	r.mu.Unlock()
-	input, _ := json.Marshal(view)
-	pr := &events.PermissionRequest{RequestID: r.cfg.newID(), ToolName: "agent:" + run.agent, Input: input, Reason: "mode",
-		TimeoutMs: r.cfg.approvalTimeout().Milliseconds(),
-		Context: &events.PermissionCtx{Depth: 1, TaskID: id, Origin: struct {
-			Agent     string   `json:"agent"`
-			SessionID string   `json:"sessionId"`
-			ToolCall  toolView `json:"toolCall"`
-			Options   []option `json:"options"`
-		}{run.agent, run.sessionID, view, opts}}}
-	decision := r.ask(t.ctx, pr)
-	want := map[string]string{"allow": "allow_once", "allow_session": "allow_always", "deny": "reject_once"}[decision]
-	if decision == "allow_session" && !hasOption(p.Options, "allow_always") {
-		want = "allow_once"
-	}
-	for _, o := range p.Options {
-		if o.Kind == want {
-			return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": o.OptionID}}, nil
-		}
+	if id := optionID(p.Options, d.run.ask(ctx, view, p.Options)); id != "" {
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": id}}, nil
 	}
 	return map[string]any{"outcome": map[string]any{"outcome": "cancelled"}}, nil
-}
-
-func hasOption(opts []struct {
-	OptionID string `json:"optionId"`
-	Kind     string `json:"kind"`
-}, kind string) bool {
-	for _, o := range opts {
-		if o.Kind == kind {
-			return true
-		}
-	}
-	return false
-}
-
-// confirmExternal asks once per agent per session before an external agent
-// first runs (not in full-auto). It returns the mode the agent runs in.
-func (r *Registry) confirmExternal(t *Task, agent string) (string, bool) {
-	po, err := r.parent.Settings()
-	if err != nil {
-		return "", false
-	}
-	mode := po.PermissionMode
-	if mode == "" {
-		mode = "default"
-	}
-	if mode == "allowlist" {
-		mode = "plan"
-	}
-	r.mu.Lock()
-	if r.confirmed == nil {
-		r.confirmed = map[string]bool{}
-	}
-	done := r.confirmed[agent]
-	id := t.info.TaskID
-	r.mu.Unlock()
-	if done || po.PermissionMode == "full-auto" {
-		return mode, true
-	}
-	if po.PermissionMode == "allowlist" {
-		return mode, false
-	}
-	input, _ := json.Marshal(struct {
-		Agent string `json:"agent"`
-		Mode  string `json:"mode"`
-		Note  string `json:"note"`
-	}{agent, mode, fmt.Sprintf("Starts the ACP agent %s, which works with its own login and settings (mode %s).", strings.TrimPrefix(agent, "acp:"), mode)})
-	pr := &events.PermissionRequest{RequestID: r.cfg.newID(), ToolName: ToolTask, Input: input, Reason: "mode",
-		TimeoutMs: r.cfg.approvalTimeout().Milliseconds(), Context: &events.PermissionCtx{TaskID: id}}
-	if r.ask(t.ctx, pr) == "deny" {
-		return mode, false
-	}
-	r.mu.Lock()
-	r.confirmed[agent] = true
-	r.mu.Unlock()
-	return mode, true
-}
-
-// ask publishes an approval request on the parent and waits for the
-// parent's approver.
-func (r *Registry) ask(ctx context.Context, pr *events.PermissionRequest) string {
-	r.parent.Emit(*pr)
-	decision := "deny"
-	if ap := r.parent.Approver(); ap != nil && ctx.Err() == nil {
-		actx, cancel := context.WithTimeout(ctx, r.cfg.approvalTimeout())
-		decision = ap.Ask(actx, pr)
-		cancel()
-	}
-	if ctx.Err() != nil || (decision != "allow" && decision != "allow_session") {
-		decision = "deny"
-	}
-	r.parent.Emit(events.PermissionResolved{RequestID: pr.RequestID, Decision: decision})
-	return decision
-}
-
-func (c Config) approvalTimeout() time.Duration {
-	if c.Deps != nil && c.Deps.Settings.ApprovalTimeout > 0 {
-		return c.Deps.Settings.ApprovalTimeout
-	}
-	return 10 * time.Minute
-}
-
-func (c Config) newID() string {
-	if c.Deps != nil && c.Deps.NewUUID != nil {
-		return c.Deps.NewUUID()
-	}
-	return uuid.NewString()
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return string(raw)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }

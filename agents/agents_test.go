@@ -80,11 +80,26 @@ func (r *recorder) count(typ string) int {
 	return n
 }
 
-// countingApprover allows everything and counts the asks.
-type countingApprover struct{ asks atomic.Int32 }
+// countingApprover allows everything (or denies, with deny set) and
+// counts the asks; with gate set each ask waits for it to close.
+type countingApprover struct {
+	asks atomic.Int32
+	deny atomic.Bool
+	gate chan struct{}
+}
 
-func (a *countingApprover) Ask(context.Context, *events.PermissionRequest) string {
+func (a *countingApprover) Ask(ctx context.Context, _ *events.PermissionRequest) string {
 	a.asks.Add(1)
+	if a.gate != nil {
+		select {
+		case <-a.gate:
+		case <-ctx.Done():
+			return "deny"
+		}
+	}
+	if a.deny.Load() {
+		return "deny"
+	}
 	return "allow"
 }
 
@@ -97,18 +112,50 @@ type rig struct {
 	rec    *recorder
 	fp     *fake.Provider
 	appr   *countingApprover
+
+	reqMu      sync.Mutex
+	parentReqs []*llm.Request
+	childReqs  []*llm.Request
+}
+
+func (r *rig) see(child bool, req *llm.Request) {
+	r.reqMu.Lock()
+	defer r.reqMu.Unlock()
+	if child {
+		r.childReqs = append(r.childReqs, req)
+	} else {
+		r.parentReqs = append(r.parentReqs, req)
+	}
 }
 
 // router serves a child's requests (system prompt with the sub-agent
 // role) from one script and the parent's from another, so background
 // children and the parent do not race for script positions.
-type router struct{ parent, child *fake.Provider }
+type router struct {
+	parent, child *fake.Provider
+	seen          func(child bool, req *llm.Request) // sees every request (nil: none)
+}
 
 func (r router) Stream(ctx context.Context, req *llm.Request, emit func(llm.StreamEvent, *llm.AssistantMessage)) (*llm.AssistantMessage, error) {
-	if strings.Contains(req.System, rolePreamble) {
+	child := strings.Contains(req.System, rolePreamble) || forkedRequest(req)
+	if r.seen != nil {
+		r.seen(child, req)
+	}
+	if child {
 		return r.child.Stream(ctx, req, emit)
 	}
 	return r.parent.Stream(ctx, req, emit)
+}
+
+// forkedRequest: a fork child has the parent's system prompt; its
+// requests carry the <task> brief.
+func forkedRequest(req *llm.Request) bool {
+	for _, m := range req.Messages {
+		if u, ok := m.(*llm.UserMessage); ok && strings.HasPrefix(u.Content.PlainText(), "<task>\n") {
+			return true
+		}
+	}
+	return false
 }
 
 // newRig starts a root session with sub-agents in mode. Responses
@@ -151,13 +198,13 @@ func startRig(t testing.TB, mode string, responses ...string) *rig {
 	fp := fake.New(fake.Options{ScriptPath: script})
 	fc := fake.New(fake.Options{ScriptPath: write("child.json", cs)})
 	entry := fp.Entry()
-	entry.Provider = router{fp, fc}
+	r := &rig{t: t, dir: dir, script: script, rec: &recorder{}, fp: fp, appr: &countingApprover{}}
+	entry.Provider = router{parent: fp, child: fc, seen: r.see}
 	base := tools.Default()
 	all, err := base.With(NewTools(NewCatalog(nil), true)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{t: t, dir: dir, script: script, rec: &recorder{}, fp: fp, appr: &countingApprover{}}
 	deps := &session.Deps{Models: llm.NewRegistry(entry), Tools: all, Approver: r.appr,
 		Policy:   &approvals.Policy{Mode: approvals.ModeDefault, PlanBash: approvals.PlanBashReadonly},
 		Dirs:     session.Dirs{Data: filepath.Join(dir, "data"), Sessions: filepath.Join(dir, "sessions"), Home: dir},
@@ -539,8 +586,9 @@ func TestChildEnvStripsSecrets(t *testing.T) {
 }
 
 func TestForkFallsBackToFresh(t *testing.T) {
+	// A thinking level other than the parent's cannot share its prefix.
 	r := newRig(t, "full-auto",
-		taskCall(`{"prompt":"p","agent":"explore","background":false,"context":"fork"}`),
+		taskCall(`{"prompt":"p","agent":"explore","background":false,"context":"fork","thinkingLevel":"high"}`),
 		`C:{"text":"fresh child"}`,
 		`{"text":"done"}`)
 	r.prompt("go")

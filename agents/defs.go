@@ -166,7 +166,16 @@ func ParseDefinition(path, source string, data []byte) (*Type, []string, error) 
 	if v, _, e := str("runner"); e != nil {
 		return nil, nil, e
 	} else if v != "" && v != RunnerAma {
-		return nil, nil, bad("runner %q is not available in this build (only ama)", v)
+		if v != AgentClaude && v != AgentCodex && !(strings.HasPrefix(v, "acp:") && IsExternal(v)) {
+			return nil, nil, bad("runner must be ama, claude, codex or acp:<program>, not %q", v)
+		}
+		// An external agent has its own tools and permission policy.
+		for _, k := range []string{"tools", "disallowed-tools", "permission-mode"} {
+			if _, ok := m[k]; ok {
+				warnings = append(warnings, fmt.Sprintf("agent definition %s: %s is ignored for the external runner %s", path, k, v))
+			}
+		}
+		t.Runner, t.Tools, t.Disallowed, t.ReadOnly = v, nil, nil, false
 	}
 	return t, warnings, nil
 }

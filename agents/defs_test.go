@@ -27,6 +27,11 @@ func TestParseDefinition(t *testing.T) {
 	if err != nil || ty.Name != "fixer" || strings.Join(ty.Disallowed, ",") != "bash" {
 		t.Fatalf("%+v %v", ty, err)
 	}
+	// An external runner: its tool and permission keys are ignored, with a warning.
+	ty, w, err := ParseDefinition("/d/rev.md", SourceUser, []byte("---\ndescription: x\nrunner: claude\ntools: read\n---\n"))
+	if err != nil || ty.Runner != AgentClaude || ty.Tools != nil || len(w) != 1 || !IsExternal(ty.Runner) {
+		t.Fatalf("%+v %v %v", ty, w, err)
+	}
 	for name, bad := range map[string]string{
 		"no front matter":  "just text",
 		"no description":   "---\nname: a\n---\n",
@@ -35,7 +40,7 @@ func TestParseDefinition(t *testing.T) {
 		"bad mode":         "---\ndescription: x\npermission-mode: auto\n---\n",
 		"bad max-turns":    "---\ndescription: x\nmax-turns: 0\n---\n",
 		"bad thinking":     "---\ndescription: x\nthinking: max\n---\n",
-		"external runner":  "---\ndescription: x\nrunner: claude\n---\n",
+		"unknown runner":   "---\ndescription: x\nrunner: gemini\n---\n",
 		"unclosed":         "---\ndescription: x\n",
 		"description type": "---\ndescription: [a]\n---\n",
 	} {

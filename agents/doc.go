@@ -1,8 +1,12 @@
 // Package agents runs sub-agents: the agent types (built-ins and Markdown
 // definitions), the per-root-session task registry with its pool, the ama
-// child runner (a child session.Session with a parent link), the external
-// ACP runner (acp:<program>, a child process spoken to through
-// agents/acpclient), and the task and task_ctl tools the model calls
+// child runner (a child session.Session with a parent link, or a fork of
+// the parent's context), the external agents (acp:<program>, claude,
+// codex and the other ids of the driver table: a child process per run,
+// spoken to by one of three drivers behind one interface — ACP through
+// agents/acpclient, Claude stream-json through agents/claudestream, Codex
+// app-server through agents/codexrpc), the probe of installed external
+// CLIs for get_agents, and the task and task_ctl tools the model calls
 // (agents.md).
 //
 // Concurrency contract:
@@ -19,8 +23,15 @@
 //   - Notifications of finished background tasks go to the parent in
 //     completion order through Session.Notify (each starts its own run once
 //     the parent is idle).
-//   - An external task's updates arrive on its ACP connection's read
-//     goroutine, one at a time; its permission requests block that
-//     goroutine until the parent's approver answers.
+//   - An external task's updates arrive on its connection's read
+//     goroutine, one at a time, into the task's extRun (guarded by its
+//     own mutex). ACP permission requests block that goroutine until the
+//     parent's approver answers; Claude control requests and Codex server
+//     requests are answered on their own goroutines, with a context the
+//     agent's cancel (control_cancel_request) or the task's end cancels.
+//     The prompt of a turn runs on its own goroutine so the task can
+//     cancel it and, after a 15 s grace, kill the process.
+//   - The Prober memoises per program; the first get_agents probe runs on
+//     a goroutine of the registry and is published under its mutex.
 //   - Close aborts every task and waits for their goroutines.
 package agents

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/armadra/ama-rpc/events"
@@ -25,6 +26,18 @@ type HostRunners interface {
 	RunTask(ctx context.Context, id string, req HostRunRequest, onEvent func(HostRunEvent)) (HostRunResult, error)
 }
 
+// HostSender is implemented by HostRunners that keep a finished run's
+// handle: SendTask continues it with the handle's send(text) and waits for
+// its next result (HostRunResult.Handle of the run names it). An error
+// wrapping ErrHandleReleased means the handle is gone: the task is then
+// started again with resume.
+type HostSender interface {
+	SendTask(ctx context.Context, handle, text string, onEvent func(HostRunEvent)) (HostRunResult, error)
+}
+
+// ErrHandleReleased is a host handle that can no longer be sent to.
+var ErrHandleReleased = errors.New("host runner handle released")
+
 // HostRunnerInfo is one provided runner.
 type HostRunnerInfo struct {
 	ID, Description string
@@ -38,6 +51,9 @@ type HostRunRequest struct {
 	Model     string  `json:"model,omitempty"`
 	BudgetUsd float64 `json:"budgetUsd,omitempty"`
 	TaskID    string  `json:"taskId"`
+	// Resume is the runner's own session id of a finished task continued
+	// without its handle (host-api.md §4.12).
+	Resume string `json:"resume,omitempty"`
 }
 
 // HostRunEvent is a runner's onEvent report; "started" (with ID, the
@@ -49,6 +65,16 @@ type HostRunEvent struct {
 	ToolName string `json:"toolName,omitempty"`
 	Status   string `json:"status,omitempty"`
 	Turn     int    `json:"turn,omitempty"`
+	// usage: the task's usage so far, an amount in a unit ("usd" sets
+	// costUsd) and the context numbers.
+	Usage         *llm.Usage `json:"usage,omitempty"`
+	Unit          string     `json:"unit,omitempty"`
+	Amount        *float64   `json:"amount,omitempty"`
+	ContextTokens *int       `json:"contextTokens,omitempty"`
+	ContextWindow *int       `json:"contextWindow,omitempty"`
+	// notice: a diagnostic.
+	Level string `json:"level,omitempty"`
+	Text  string `json:"text,omitempty"`
 }
 
 // HostRunResult is the SubagentResult of the handle's wait().
@@ -58,6 +84,9 @@ type HostRunResult struct {
 	StopReason string     `json:"stopReason,omitempty"`
 	IsError    bool       `json:"isError,omitempty"`
 	Status     string     `json:"status,omitempty"`
+	// Handle names the run's handle for HostSender.SendTask ("": the
+	// runner keeps none).
+	Handle string `json:"-"`
 }
 
 func hostRunnerType(hr HostRunnerInfo) *Type {
@@ -121,6 +150,9 @@ func (t *Task) runHost() Result {
 	r.mu.Unlock()
 	started := false
 	start := func(id string) {
+		if started {
+			return
+		}
 		started = true
 		r.mu.Lock()
 		if id != "" {
@@ -130,8 +162,7 @@ func (t *Task) runHost() Result {
 		r.parent.Emit(events.SubagentStart{TaskID: info.TaskID, ParentToolCallID: parentCall, Agent: info.Agent, Runner: info.Runner,
 			Description: info.Description, Background: bg, Cwd: t.cwd})
 	}
-	req := HostRunRequest{Prompt: t.req.Prompt, Cwd: t.cwd, Mode: mode, BudgetUsd: t.req.BudgetUSD, TaskID: info.TaskID}
-	res, err := r.cfg.HostRunners.RunTask(t.ctx, t.typ.Name, req, func(ev HostRunEvent) {
+	onEvent := func(ev HostRunEvent) {
 		if !started && ev.Type != "started" {
 			start("") // a bridge that reports before start() resolved
 		}
@@ -165,11 +196,53 @@ func (t *Task) runHost() Result {
 			t.info.Turns = &turn
 			r.mu.Unlock()
 			r.parent.Emit(events.SubagentUpdate{TaskID: info.TaskID, Kind: "turn", Turn: turn})
+		case "usage":
+			r.mu.Lock()
+			if ev.Usage != nil {
+				u := plainUsage(*ev.Usage)
+				t.info.Usage = &u
+			}
+			if ev.Unit == "usd" && ev.Amount != nil {
+				c := *ev.Amount
+				t.info.CostUSD = &c
+			}
+			if ev.ContextTokens != nil {
+				t.info.ContextTokens = ev.ContextTokens
+			}
+			if ev.ContextWindow != nil {
+				t.info.ContextWindow = ev.ContextWindow
+			}
+			r.mu.Unlock()
+		case "notice":
+			r.cfg.Log.Info(fmt.Sprintf("[task %s] %s", info.TaskID, ev.Text))
 		}
-	})
+	}
+	req := HostRunRequest{Prompt: t.req.Prompt, Cwd: t.cwd, Mode: mode, BudgetUsd: t.req.BudgetUSD, TaskID: info.TaskID}
+	var res HostRunResult
+	var err error
+	sender, canSend := r.cfg.HostRunners.(HostSender)
+	if h := t.hostHandle; h != "" && canSend {
+		// A continuation on the kept handle: send(text), then its next result.
+		start(t.resumeExt)
+		res, err = sender.SendTask(t.ctx, h, t.req.Prompt, onEvent)
+		if errors.Is(err, ErrHandleReleased) {
+			err = nil
+			t.hostHandle = ""
+		}
+	}
+	if t.hostHandle == "" || !canSend {
+		req.Resume = t.resumeExt // a released handle: the runner reopens its session
+		res, err = r.cfg.HostRunners.RunTask(t.ctx, t.typ.Name, req, onEvent)
+	}
+	t.hostHandle = res.Handle
 	if !started {
 		start("")
 	}
+	r.mu.Lock()
+	if t.info.SessionRef != nil {
+		t.resumeExt = t.info.SessionRef.SessionID // the runner's session: continuable
+	}
+	r.mu.Unlock()
 	t.smu.Lock()
 	t.flushLocked(r.cfg.Now())
 	t.smu.Unlock()
@@ -198,9 +271,11 @@ func (t *Task) runHost() Result {
 			out.Status = StatusAborted
 		}
 	}
-	u := out.Usage
 	r.mu.Lock()
-	t.info.Usage = &u
+	if res.Usage != nil || t.info.Usage == nil { // the result's usage wins over the reported one
+		u := plainUsage(out.Usage)
+		t.info.Usage = &u
+	}
 	r.mu.Unlock()
 	return out
 }

@@ -65,8 +65,19 @@ type Config struct {
 	// HostRunners are a host adapter's runners (nil: no host): an agent
 	// name no catalog type has runs on the host runner of that id.
 	HostRunners HostRunners
+	// Probe finds external agent programs for get_agents (nil: none, as
+	// with AMA_NO_AGENT_PROBE=1). Not used with HostRunners: a host
+	// provides the external agents then.
+	Probe *Prober
+	// External are the settings of external agents by id (agents.<id>).
+	External map[string]ExternalSettings
+	// ExternalBudgetUSD bounds the USD external agents may cost per
+	// session (agents.sessionBudgetUsd; 0: none).
+	ExternalBudgetUSD float64
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
+	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).
+	ForkRatio float64
 	// TextThrottle merges text deltas (0: 250 ms); Now is the clock.
 	TextThrottle time.Duration
 	Now          func() time.Time
@@ -121,12 +132,41 @@ type Registry struct {
 	restoreOnce sync.Once // tasks of a resumed parent are rebuilt on first use
 	retained    []*Task   // (mu) finished tasks with an open child, oldest first
 
-	notifyMu  sync.Mutex      // one serial chain of notifications
-	confirmed map[string]bool // (mu) external agents confirmed in this session
+	probed   chan struct{} // closed once external is set (nil: no probe)
+	external []AgentInfo   // (mu) the last probe of external agents
+
+	notifyMu sync.Mutex               // one serial chain of notifications
+	confirms map[string]*confirmation // (mu) first-run confirmations of external agents in this session
 }
 
 func newRegistry(cfg Config, parent *session.Session) *Registry {
-	return &Registry{cfg: cfg, parent: parent, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	r := &Registry{cfg: cfg, parent: parent, slots: make(chan struct{}, cfg.MaxConcurrent)}
+	if cfg.Probe != nil && cfg.HostRunners == nil {
+		// The external part of get_agents is probed in the background;
+		// until it is ready get_agents lists the catalog only.
+		r.probed = make(chan struct{})
+		go func() {
+			infos := cfg.Probe.ExternalInfos()
+			r.mu.Lock()
+			r.external = infos
+			r.mu.Unlock()
+			close(r.probed)
+		}()
+	}
+	return r
+}
+
+// refreshExternal probes the external agents again (after an external
+// task ended); the process-wide memo keeps it cheap.
+func (r *Registry) refreshExternal() {
+	if r.probed == nil {
+		return
+	}
+	<-r.probed
+	infos := r.cfg.Probe.ExternalInfos()
+	r.mu.Lock()
+	r.external = infos
+	r.mu.Unlock()
 }
 
 // Catalog returns the agent types.
@@ -168,10 +208,13 @@ type TaskInfo struct {
 	SessionRef  *SessionRef `json:"sessionRef,omitempty"`
 	Usage       *llm.Usage  `json:"usage,omitempty"`
 	CostUSD     *float64    `json:"costUsd,omitempty"`
-	Turns       *int        `json:"turns,omitempty"`
-	EndedAt     *int64      `json:"endedAt,omitempty"`
-	OutputFile  string      `json:"outputFile,omitempty"`
-	Context     string      `json:"context,omitempty"`
+	// ContextTokens and ContextWindow are a runner's context numbers.
+	ContextTokens *int   `json:"contextTokens,omitempty"`
+	ContextWindow *int   `json:"contextWindow,omitempty"`
+	Turns         *int   `json:"turns,omitempty"`
+	EndedAt       *int64 `json:"endedAt,omitempty"`
+	OutputFile    string `json:"outputFile,omitempty"`
+	Context       string `json:"context,omitempty"`
 }
 
 // Result is the outcome of one task run.
@@ -253,10 +296,10 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 	t.info = TaskInfo{TaskID: fmt.Sprintf("t%d", r.seq), Agent: typ.Name, Runner: typ.Runner, Description: req.Description,
 		Background: bg, Status: StatusRunning, StartedAt: r.cfg.Now().UnixMilli()}
 	if req.Context == "fork" || (req.Context == "" && typ.Context == "fork") {
-		// Forking the parent's context is not implemented: the child
-		// starts fresh, and says so (agents.md §5.3 fallback).
+		// Decided when the child opens (openChild); external and host
+		// runners never fork (agents.md §5.3).
+		t.wantFork = true
 		t.info.Context = "fresh"
-		r.cfg.Log.Info("task context fork falls back to fresh", zap.String("task", t.info.TaskID))
 	}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
 	r.tasks = append(r.tasks, t)
@@ -283,7 +326,7 @@ func (r *Registry) continueTask(req Request) (*Task, error) {
 		r.mu.Unlock()
 		return nil, refuse("Task %s is still running; wait for it or stop it first.", req.TaskID)
 	}
-	if t.child == nil && t.resumeFile == "" {
+	if t.child == nil && t.resumeFile == "" && t.resumeExt == "" && t.hostHandle == "" {
 		r.mu.Unlock()
 		return nil, refuse("Task %s cannot be continued: its session is gone.", req.TaskID)
 	}
@@ -374,6 +417,8 @@ func (r *Registry) restore() {
 			close(t.done)
 			if info.SessionRef != nil && info.SessionRef.Runner == RunnerAma {
 				t.resumeFile = info.SessionRef.SessionFile
+			} else if info.SessionRef != nil && info.SessionRef.SessionID != "" {
+				t.resumeExt = info.SessionRef.SessionID
 			}
 			r.tasks = append(r.tasks, t)
 		}
@@ -419,9 +464,25 @@ func (r *Registry) Tasks() []TaskInfo {
 	return out
 }
 
-// Agents returns the get_agents list.
+// Agents returns the get_agents list: the catalog, the host runners, then
+// the probed external agents (installed, version) once the probe is done;
+// an external agent the catalog already lists gets its probe fields.
 func (r *Registry) Agents() []AgentInfo {
-	return append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+	out := append(r.cfg.Catalog.Infos(), r.hostInfos()...)
+	r.mu.Lock()
+	ext := r.external
+	r.mu.Unlock()
+next:
+	for _, e := range ext {
+		for i := range out {
+			if out[i].Name == e.Name {
+				out[i].Installed, out[i].Version = e.Installed, e.Version
+				continue next
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // Background moves running foreground tasks (all, or the one with id) to

@@ -33,7 +33,11 @@ type Task struct {
 	outputFile  string
 	model       llm.ModelRef
 	wt          *worktree     // isolation worktree of the first run (nil: none)
+	wantFork    bool          // context:"fork" was asked for (the first run decides)
+	brief       string        // the first prompt of a fork child (the <task> message)
 	resumeFile  string        // child session file to reopen (resumed parent, or released child)
+	resumeExt   string        // an external agent's or host runner's session id to continue ("": none)
+	hostHandle  string        // a host runner's kept handle (HostSender; "": none)
 	closing     chan struct{} // closed once a released child's session is closed
 
 	ctx    context.Context
@@ -193,7 +197,11 @@ func (t *Task) runChild() Result {
 		maxTurns = DefaultMaxTurns
 	}
 	t.child.SetLimits(maxTurns, t.req.BudgetUSD)
-	if err := t.prompt(t.req.Prompt); err != nil {
+	first := t.req.Prompt
+	if t.brief != "" { // a fork child's first run: task and role in one <task> message
+		first, t.brief = t.brief, ""
+	}
+	if err := t.prompt(first); err != nil {
 		return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not start: " + err.Error(), StopReason: llm.StopError}
 	}
 	t.smu.Lock()
@@ -300,17 +308,21 @@ func (t *Task) openChild() error {
 		Cwd: t.cwd, Model: t.model, ThinkingLevel: thinking, PermissionMode: mode,
 		ActiveTools: childTools(po.ActiveTools, t.typ, t.req.Tools), EagerFile: true,
 		Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly, Role: t.typ.Role(),
-		Parent: &session.ParentLink{ParentFile: pfile, TaskData: struct {
-			TaskID           string `json:"taskId"`
-			Agent            string `json:"agent"`
-			ParentToolCallID string `json:"parentToolCallId"`
-			Description      string `json:"description"`
-			ParentSession    string `json:"parentSession,omitempty"`
-		}{info.TaskID, info.Agent, call, info.Description, pfile}},
+		Parent: &session.ParentLink{ParentFile: pfile, TaskData: childTaskData{TaskID: info.TaskID, Agent: info.Agent,
+			ParentToolCallID: call, Description: info.Description, ParentSession: pfile}},
 	}
-	child, err := session.New(r.cfg.Deps, opts)
-	if err != nil {
-		return err
+	var child *session.Session
+	if t.wantFork {
+		child, err = t.forkChild(opts, po.ActiveTools)
+		if err != nil {
+			return err
+		}
+	}
+	if child == nil {
+		child, err = session.New(r.cfg.Deps, opts)
+		if err != nil {
+			return err
+		}
 	}
 	child.Subscribe(t.onChild)
 	if err := child.Start("startup"); err != nil {
@@ -594,6 +606,9 @@ func (t *Task) finish(res Result) {
 	close(done)
 	if bg && !stopped && res.Status != StatusAborted {
 		r.notify(notificationText(&info, text))
+	}
+	if IsExternal(t.typ.Runner) && t.typ.Source != SourceHost {
+		r.refreshExternal() // as ama: get_agents is re-read when an external task ends
 	}
 }
 

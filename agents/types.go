@@ -124,6 +124,8 @@ type AgentInfo struct {
 	Runner      string `json:"runner"`
 	Source      string `json:"source"`
 	FilePath    string `json:"filePath,omitempty"`
+	Installed   *bool  `json:"installed,omitempty"`
+	Version     string `json:"version,omitempty"`
 }
 
 // Infos returns the get_agents list.

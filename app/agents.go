@@ -17,7 +17,7 @@ import (
 // task_ctl): both tools are registered and active together, and every
 // root session gets a task registry. Without them nothing changes (no
 // registry: get_tasks and get_agents answer empty lists).
-func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs []agents.DefinitionDir, trusted bool, runners agents.HostRunners, log *zap.Logger) ([]string, error) {
+func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, ext config.Agents, dirs []agents.DefinitionDir, trusted bool, runners agents.HostRunners, probe *agents.Prober, log *zap.Logger) ([]string, error) {
 	switch cfg.Background {
 	case "", "auto", "always", "never":
 	default:
@@ -41,7 +41,11 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 		log.Warn(w)
 	}
 	// Definition files first: a runner of the same name does not replace one.
-	catalog := agents.NewCatalog(append(defs, agents.HostTypes(runners)...))
+	types := append(defs, agents.HostTypes(runners)...)
+	if probe != nil {
+		types = append(types, probe.ListedExternals()...)
+	}
+	catalog := agents.NewCatalog(types)
 	const unattended = false // ama-rpc has no print mode: a host is always attached
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)
@@ -52,6 +56,25 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, dirs 
 	deps.Tasks = agents.Factory(agents.Config{Deps: deps, Catalog: catalog, Log: log, Now: deps.Now,
 		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
 		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted,
-		HostRunners: runners})
+		HostRunners: runners, Probe: probe, ForkRatio: forkRatio(cfg.ForkMaxContextRatio),
+		External: externalSettings(ext), ExternalBudgetUSD: ext.SessionBudgetUsd})
 	return out, nil
+}
+
+// forkRatio is subagents.forkMaxContextRatio within 0.05-0.95 (else 0:
+// the default).
+func forkRatio(v float64) float64 {
+	if v < 0.05 || v > 0.95 {
+		return 0
+	}
+	return v
+}
+
+// externalSettings are the agents.<id> settings of the config.
+func externalSettings(a config.Agents) map[string]agents.ExternalSettings {
+	out := map[string]agents.ExternalSettings{}
+	for id, s := range a.ByID {
+		out[id] = agents.ExternalSettings{Model: s.Model, MaxMode: s.MaxMode, Passthrough: s.Env.Passthrough}
+	}
+	return out
 }

@@ -176,11 +176,74 @@ type Subagents struct {
 	// AutoBackgroundAfterMs moves a foreground task to the background
 	// after this long (0: never).
 	AutoBackgroundAfterMs int64 `json:"autoBackgroundAfterMs,omitempty"`
+	// ForkMaxContextRatio bounds a context:"fork" child: the parent's last
+	// prompt may use at most this share of (window - reserve) (0.05-0.95,
+	// default 0.5; other values: the default).
+	ForkMaxContextRatio float64 `json:"forkMaxContextRatio,omitempty"`
 }
 
-// Agents configures where agent definitions are read from.
+// Agents configures where agent definitions are read from and the
+// external agents (agents.md §8.2, §10): the other keys of the object are
+// agent ids (agents.<id>.maxMode …).
 type Agents struct {
 	Dirs []string `json:"dirs,omitempty"`
+	// SessionBudgetUsd bounds what external agents may cost per session
+	// (0: no bound).
+	SessionBudgetUsd float64 `json:"sessionBudgetUsd,omitempty"`
+	// ByID are the settings of one agent (agents.<id>).
+	ByID map[string]AgentSettings `json:"-"`
+}
+
+// AgentSettings are agents.<id>.
+type AgentSettings struct {
+	// Model is the model the agent runs on unless the call names one.
+	Model string `json:"model,omitempty"`
+	// MaxMode caps the mode an external agent runs in.
+	MaxMode string `json:"maxMode,omitempty"`
+	// Env.Passthrough are variables kept in the external agent's
+	// environment although ama strips them by default.
+	Env struct {
+		Passthrough []string `json:"passthrough,omitempty"`
+	} `json:"env,omitempty"`
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
+}
+
+// UnmarshalJSON reads dirs and sessionBudgetUsd, and every other key as
+// one agent's settings (unknown keys inside them are errors).
+func (a *Agents) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	strict := func(b []byte, v any) error {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		return dec.Decode(v)
+	}
+	for k, v := range raw {
+		var err error
+		switch k {
+		case "dirs":
+			err = json.Unmarshal(v, &a.Dirs)
+		case "sessionBudgetUsd":
+			err = json.Unmarshal(v, &a.SessionBudgetUsd)
+		case "maxConcurrent":
+			var n int
+			err = json.Unmarshal(v, &n) // accepted; one pool serves every sub-agent
+		default:
+			var s AgentSettings
+			if err = strict(v, &s); err == nil {
+				if a.ByID == nil {
+					a.ByID = map[string]AgentSettings{}
+				}
+				a.ByID[k] = s
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("agents.%s: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // Approvals configures permission asks.

@@ -144,3 +144,60 @@ func compareExternal(t *testing.T, want, got []byte) {
 		t.Logf("our transcript:\n%s", got)
 	}
 }
+
+// TestExternalACPContinue continues a finished acp:ama task: the second
+// run is a new child process that resumes the first run's ACP session
+// (session/resume), so the child keeps one session file holding both
+// prompts. The child's fake echoes the prompt (each process starts its
+// script afresh).
+func TestExternalACPContinue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	childScript := filepath.Join(dir, "child.json")
+	if err := os.WriteFile(childScript, []byte(`{"responses":[],"whenExhausted":"echo"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	childHome := filepath.Join(dir, "child-home")
+	wrapper := "#!/bin/sh\nHOME='" + childHome + "' AMA_FAKE_SCRIPT='" + childScript + "' exec '" + bin + "' \"$@\" --model fake/echo\n"
+	binDir := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(binDir, "ama"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	call := func(args string) string { return `{"steps":[{"toolCall":{"name":"task","arguments":` + args + `}}]}` }
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--tools", "read,task", "--trust", "--permission-mode", "full-auto"},
+		Env:  map[string]string{"PATH": os.Getenv("PATH")},
+		Script: []byte(`{"version":1,"responses":[` + call(`{"prompt":"one","agent":"acp:ama","background":false}`) + `,` +
+			call(`{"prompt":"two","taskId":"t1","background":false}`) + `,{"text":"Done."}]}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	var out string
+	for _, l := range r.Lines() {
+		out += string(l) + "\n"
+	}
+	for _, want := range []string{`"content":"[task t1] one"`, `"content":"[task t1] two"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(childHome, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("child session files %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), `"one"`) || !strings.Contains(string(data), `"two"`) {
+		t.Errorf("the resumed session lacks a prompt:\n%s", data)
+	}
+}

@@ -178,6 +178,10 @@ func Start(t testing.TB, cfg Config) *Run {
 		"XDG_CONFIG_HOME": filepath.Join(r.Home, ".config"),
 		"XDG_DATA_HOME":   filepath.Join(r.Home, ".local", "share"),
 		"PATH":            os.Getenv("PATH"),
+		// As in ama's reference runs: no external agent probe, so
+		// get_agents and the task description do not depend on the
+		// machine's PATH (a case may set it to "0").
+		"AMA_NO_AGENT_PROBE": "1",
 	}
 	if cfg.Script != nil {
 		p := filepath.Join(root, "script.json")

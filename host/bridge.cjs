@@ -457,7 +457,38 @@ async function runnerStart(p) {
     held.splice(0).forEach(report);
     if (ac.signal.aborted && run.handle && typeof run.handle.stop === "function") await run.handle.stop();
     const r = (await run.handle.wait()) || {};
-    return { text: String(r.text ?? ""), usage: r.usage, stopReason: r.stopReason, isError: !!r.isError, status: r.status };
+    return { text: String(r.text ?? ""), usage: r.usage, stopReason: r.stopReason, isError: !!r.isError, status: r.status, kept: keep(p.callId, run.handle) };
+  } finally {
+    runs.delete(p.callId);
+  }
+}
+
+// Finished runs' handles, kept for runner.send (a continued task); at most
+// 16, the oldest released first.
+const kept = new Map();
+function keep(callId, handle) {
+  if (!handle || typeof handle.send !== "function") return false;
+  kept.delete(callId);
+  kept.set(callId, handle);
+  while (kept.size > 16) kept.delete(kept.keys().next().value);
+  return true;
+}
+
+// runner.send continues a finished run on its kept handle: send(text),
+// then the handle's next wait(). Events keep the run's callId.
+async function runnerSend(p) {
+  const handle = kept.get(p.callId);
+  if (!handle) {
+    const e = new Error("runner handle released");
+    e.rpcCode = -32001;
+    throw e;
+  }
+  kept.delete(p.callId);
+  runs.set(p.callId, { ac: new AbortController(), handle });
+  try {
+    await handle.send(String(p.text ?? ""));
+    const r = (await handle.wait()) || {};
+    return { text: String(r.text ?? ""), usage: r.usage, stopReason: r.stopReason, isError: !!r.isError, status: r.status, kept: keep(p.callId, handle) };
   } finally {
     runs.delete(p.callId);
   }
@@ -468,6 +499,7 @@ const methods = {
   execute,
   ask,
   "runner.start": runnerStart,
+  "runner.send": runnerSend,
   async "cache.decide"(p) {
     const h = warmHandlers[warmHandlers.length - 1];
     if (!h) return { answer: null };

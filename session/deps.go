@@ -203,6 +203,9 @@ type Options struct {
 	// ReadOnly turns every ask into a deny without asking (read-only
 	// sub-agent types): no approval is ever shown.
 	ReadOnly bool
+	// Unavailable tools stay in the tool table but are refused when called
+	// (a fork child keeps the parent's table for an identical prefix).
+	Unavailable []string
 }
 
 // ParentLink ties a child session to the task that runs it.

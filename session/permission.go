@@ -120,7 +120,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 func (st *state) toolEnv() *toolEnv {
 	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.turnTools(), ckpt: st.ckpt}
 	for _, t := range st.allTools() {
-		if st.isActive(t.Decl().Name) {
+		if st.isActive(t.Decl().Name) && !st.unavailable[t.Decl().Name] {
 			e.tools[t.Decl().Name] = t
 		}
 	}

@@ -63,9 +63,10 @@ type state struct {
 	onSettle    []func()       // called when the current run settles (abort)
 	starts      []pendingStart // runs waiting for the current one to settle
 	interrupt   *pendingInterrupt
-	closing     bool   // Close was called: no new run starts
-	preset      int    // entries written before Start (a child's ama.task entry)
-	role        string // role section of a sub-agent's system prompt
+	closing     bool            // Close was called: no new run starts
+	preset      int             // entries written before Start (a child's ama.task entry)
+	role        string          // role section of a sub-agent's system prompt
+	unavailable map[string]bool // tools in the table but refused (fork children)
 
 	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
 	warm  warmState

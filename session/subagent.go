@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/armadra/ama-rpc/events"
@@ -31,6 +32,12 @@ func (s *Session) linkTask(st *state, opts Options) {
 	s.limits.turns, s.limits.cost = opts.MaxTurns, opts.MaxCost
 	s.readOnly = opts.ReadOnly
 	st.role = opts.Role
+	for _, n := range opts.Unavailable {
+		if st.unavailable == nil {
+			st.unavailable = map[string]bool{}
+		}
+		st.unavailable[n] = true
+	}
 	if p := opts.Parent; p != nil {
 		st.tenv.Depth = 1
 		s.parent = true
@@ -102,4 +109,142 @@ func (s *Session) RecordUsage(kind string, m llm.ModelRef, u llm.Usage) {
 // AppendCustom appends a custom entry (not part of the context).
 func (s *Session) AppendCustom(customType string, data any) {
 	_ = s.do(func(st *state) { st.appendEntry(store.CustomEntry(customType, data)) })
+}
+
+// forkReserveTokens is the compaction reserve of the fork budget
+// (agents.md §5.3: (window − reserveTokens) × ratio). ama-rpc compacts by a
+// percentage of the window and has no reserve setting, so this is ama's
+// default reserve.
+const forkReserveTokens = 16384
+
+// DefaultForkRatio is subagents.forkMaxContextRatio's default.
+const DefaultForkRatio = 0.5
+
+// ForkRequest asks for a child session that starts from a copy of this
+// session's context (task context:"fork", agents.md §5.3).
+type ForkRequest struct {
+	// ParentToolCallID is the task call: the copy ends at the entry before
+	// the assistant message that issued it.
+	ParentToolCallID string
+	// Ratio is subagents.forkMaxContextRatio (outside (0,1): the default).
+	Ratio float64
+	// TaskData is the data of the child's first entry, custom{ama.task},
+	// given the id of the last copied entry.
+	TaskData func(forkedFrom string) any
+	// Options of the child: Cwd, Model, ThinkingLevel, PermissionMode,
+	// ActiveTools, Unavailable, Approver, ReadOnly, Parent.ParentFile.
+	// Model and ThinkingLevel must be the parent's, else the fork falls
+	// back.
+	Options Options
+}
+
+// ForkChild creates the child of a fork task: its file holds
+// custom{ama.task} (with the caller's data) followed by the parent's
+// branch up to the entry before the assistant message that made the task
+// call, so the child's system prompt and history are the parent's. When
+// the fork is not possible it returns no session and the reason
+// (fallback): the model or thinking level differs, the parent has sent no
+// request yet, its last prompt is over the budget, or the call is not in
+// the branch. The child is not started.
+func (s *Session) ForkChild(req ForkRequest) (child *Session, forkedFrom, fallback string, err error) {
+	type src struct {
+		path     []*store.Entry
+		file     string
+		fallback string
+	}
+	o := req.Options
+	ratio := req.Ratio
+	if ratio <= 0 || ratio >= 1 {
+		ratio = DefaultForkRatio
+	}
+	got, err := call(s, func(st *state) src {
+		switch {
+		case st.model == nil || o.Model.Provider != st.model.Provider || o.Model.ID != st.model.ID:
+			return src{fallback: fmt.Sprintf("model %s/%s differs from the parent", o.Model.Provider, o.Model.ID)}
+		case o.ThinkingLevel != "" && o.ThinkingLevel != st.thinkingLevel:
+			return src{fallback: fmt.Sprintf("thinking level %s differs from the parent", o.ThinkingLevel)}
+		}
+		last := st.cache.Last()
+		if last == nil {
+			return src{fallback: "the parent has not sent a request yet"}
+		}
+		if w := st.model.ContextWindow; w > 0 {
+			limit := ratio * float64(max(0, w-forkReserveTokens))
+			if float64(last.PromptTokens()) > limit {
+				return src{fallback: fmt.Sprintf("parent context %d tokens exceeds %d", last.PromptTokens(), int(limit))}
+			}
+		}
+		branch := st.branch()
+		at := -1
+		for i, e := range branch {
+			if e.Type != store.TypeMessage {
+				continue
+			}
+			if m, err := e.Message(); err == nil {
+				if a, ok := m.(*llm.AssistantMessage); ok && hasToolCall(a, req.ParentToolCallID) {
+					at = i
+					break
+				}
+			}
+		}
+		if at <= 0 {
+			return src{fallback: "the task call was not found in the parent's transcript"}
+		}
+		return src{path: append([]*store.Entry(nil), branch[:at]...), file: st.filePath()}
+	})
+	if err != nil {
+		return nil, "", "", err
+	}
+	if got.fallback != "" {
+		return nil, "", got.fallback, nil
+	}
+	forkedFrom = got.path[len(got.path)-1].ID
+	d := s.deps
+	cwd := o.Cwd
+	if cwd == "" {
+		cwd = s.cwd
+	}
+	id := d.sessionID(o.SessionID)
+	n := newSession(d, id, cwd, o.Approver)
+	st := newState(n, id, cwd)
+	if o.Parent != nil && o.Parent.ParentFile != "" {
+		st.parentSession = o.Parent.ParentFile
+	} else {
+		st.parentSession = got.file
+	}
+	head := store.CustomEntry(store.TaskCustomType, req.TaskData(forkedFrom))
+	head.ID, head.Timestamp = st.newEntryID(), st.isoNow()
+	leaf := forkedFrom
+	from := store.NewTree(got.path, &leaf)
+	if st.disk.path != "" {
+		f, entries, err := store.Fork(from, forkedFrom, st.disk.path, st.header(), head)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("fork the parent's context: %w", err)
+		}
+		st.disk.file = f
+		st.tree = store.NewTree(entries, &leaf)
+	} else {
+		entries, err := store.ForkEntries(from, forkedFrom, head)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("fork the parent's context: %w", err)
+		}
+		st.tree = store.NewTree(entries, &leaf)
+	}
+	st.rebuildPlan()
+	o.Role, o.ForceModel = "", true
+	if err := st.restore(o); err != nil {
+		st.shutdown()
+		return nil, "", "", err
+	}
+	n.linkTask(st, o)
+	return n.launch(st), forkedFrom, "", nil
+}
+
+func hasToolCall(a *llm.AssistantMessage, id string) bool {
+	for _, tc := range a.ToolCalls() {
+		if tc.ID == id {
+			return true
+		}
+	}
+	return false
 }
