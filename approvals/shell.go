@@ -22,6 +22,8 @@ const (
 	maxLayerTexts = 64
 	// maxBracketDepth bounds the nesting of brackets handed to the parser.
 	maxBracketDepth = 512
+	// maxOperatorChain bounds unbracketed operator chains (see operatorChain).
+	maxOperatorChain = 4096
 )
 
 // Errors recorded in Analysis.Err.
@@ -30,6 +32,7 @@ var (
 	errTooLarge     = fmt.Errorf("%w: larger than %d bytes", ErrUnanalyzable, MaxCommandBytes)
 	errTooComplex   = fmt.Errorf("%w: too many commands or too deeply nested", ErrUnanalyzable)
 	errTooDeep      = fmt.Errorf("%w: brackets nested more than %d deep", ErrUnanalyzable, maxBracketDepth)
+	errTooChained   = fmt.Errorf("%w: operators chained more than %d deep", ErrUnanalyzable, maxOperatorChain)
 )
 
 // Analysis is what the shell analyser found in one bash command. It is

@@ -68,6 +68,9 @@ func (w *walker) script(src string) error {
 	if bracketDepth(src) > maxBracketDepth {
 		return errTooDeep
 	}
+	if operatorChain(src) > maxOperatorChain {
+		return errTooChained
+	}
 	f, err := parse(src)
 	if err != nil {
 		return err
@@ -395,6 +398,32 @@ func (w *walker) selfSpawn(word string) bool {
 		}
 	}
 	return false
+}
+
+// operatorChain estimates the deepest chain of right-recursive operators
+// without brackets: the number of ternary '?' (each one nests the parser a
+// level in arithmetic) and the longest run of '!' negations (white space
+// between them ignored; `[[ ! ! ! a ]]`, `$((!!!1))`, `let !!!1`). Like
+// bracketDepth it ignores quoting: the parser's cost per level is large
+// (half a million levels take seconds, ten times that under -race), so
+// absurd input is refused before parsing and a false alarm only asks.
+func operatorChain(s string) int {
+	questions, run, longest := 0, 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '?':
+			questions++
+			run = 0
+		case '!':
+			if run++; run > longest {
+				longest = run
+			}
+		case ' ', '\t', '\n':
+		default:
+			run = 0
+		}
+	}
+	return max(questions, longest)
 }
 
 // bracketDepth is the deepest nesting of (, { and [ in the text, counted
