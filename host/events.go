@@ -74,13 +74,7 @@ func hostEvent(e events.Event) (string, omap, bool) {
 		if ev.Result == nil {
 			return "", nil, false
 		}
-		var r struct {
-			TokensBefore int `json:"tokensBefore"`
-		}
-		if b, err := json.Marshal(ev.Result); err == nil {
-			_ = json.Unmarshal(b, &r)
-		}
-		return "session_compact", omap{{"tokensBefore", r.TokensBefore}}, true
+		return "session_compact", omap{{"tokensBefore", ev.Result.TokensBefore}}, true
 	case events.ModelChanged:
 		return "model_select", omap{{"model", ev.Model}}, true
 	case events.ContextPressure:
