@@ -47,20 +47,23 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 // --permission-mode) wins over the recorded mode and is recorded itself;: opts.Model only when the branch has no usable model or
 // with ForceModel; opts.ThinkingLevel only when the branch has none.
 func (st *state) restore(opts Options) error {
-	_, info, _ := store.Project(st.branch())
+	// The model and thinking level come from their own entries (the
+	// latest of each on the branch); no message is decoded on resume.
+	branch := st.branch()
+	model, level, _ := store.BranchSettings(branch)
 	restored := false
-	if ref := info.Model; ref != nil {
+	if ref := model; ref != nil {
 		if m, p, err := st.s.deps.Models.Find(ref.Provider, ref.ID); err == nil {
 			st.model, st.provider, restored = m, p, true
 		}
 	}
-	if info.ThinkingLevel != "" && llm.ValidThinkingLevel(info.ThinkingLevel) {
-		opts.ThinkingLevel = info.ThinkingLevel
+	if level != "" && llm.ValidThinkingLevel(level) {
+		opts.ThinkingLevel = level
 	}
 	if restored && !opts.ForceModel {
 		opts.Model = llm.ModelRef{}
 	}
-	recorded, hasMode := recordedMode(st.branch())
+	recorded, hasMode := recordedMode(branch)
 	if hasMode && opts.PermissionMode == "" {
 		st.mode = recorded
 	}
@@ -70,7 +73,7 @@ func (st *state) restore(opts Options) error {
 	if opts.PermissionMode != "" && (!hasMode || recorded != st.mode) {
 		st.announceMode = true
 	}
-	if opts.Model.Provider != "" && (info.Model == nil || info.Model.Provider != st.model.Provider || info.Model.ID != st.model.ID) {
+	if opts.Model.Provider != "" && (model == nil || model.Provider != st.model.Provider || model.ID != st.model.ID) {
 		st.announceModel = true
 	}
 	return nil

@@ -7,8 +7,8 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/skills"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Command is an entry of get_commands.

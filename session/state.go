@@ -29,6 +29,8 @@ type state struct {
 	// tree holds every entry; its leaf is where new entries attach (nil:
 	// before the root, an empty branch).
 	tree *store.Tree
+	// ctx is the projection of the active branch, kept (context.go).
+	ctx ctxCache
 
 	disk          diskState
 	tenv          *tools.Env

@@ -349,16 +349,30 @@ func isSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
-	if rest, ok := bytes.CutPrefix(e.Body, rolePrefix); ok {
-		if end := bytes.IndexByte(rest, '"'); end >= 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
-			return string(rest[:end]) == llm.RoleSystem
-		}
+	if role, ok := prefixString(e.Body, rolePrefix); ok {
+		return string(role) == llm.RoleSystem
 	}
 	role, _ := objectString(objectField(e.Body, "message"), "role")
 	return role == llm.RoleSystem
 }
 
 var rolePrefix = []byte(`{"message":{"role":"`)
+
+// prefixString returns the raw text of the string that follows prefix
+// (which ends with its opening quote) at the start of body, when body has
+// the prefix and the string has no escape. Otherwise ok is false and the
+// caller scans the body.
+func prefixString(body, prefix []byte) (raw []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(body, prefix)
+	if !ok {
+		return nil, false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return nil, false
+	}
+	return rest[:end], true
+}
 
 // epochMs converts an ISO timestamp to epoch milliseconds (0 if invalid),
 // like Date.parse in the reference.

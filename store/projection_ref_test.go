@@ -321,3 +321,30 @@ func refFresh(branch []*Entry, info ProjectionInfo) int {
 	}
 	return len(info.Entries)
 }
+
+// TestPrefixChecks pins the fast role and customType reads to the full
+// scan for the bodies the package writes and for ones that defeat them.
+func TestPrefixChecks(t *testing.T) {
+	bodies := []string{
+		`{"message":{"role":"system","sections":{}}}`,
+		`{"message":{"role":"user","content":"system"}}`,
+		`{"message":{"role":"sys\u0074em","sections":{}}}`,
+		`{"message": {"role":"system"}}`,
+		`{"message":{"timestamp":1,"role":"system"}}`,
+		`{"customType":"ama.plan","data":{}}`,
+		`{"customType":"ama\u002eplan","data":{}}`,
+		`{"data":{},"customType":"ama.todo"}`,
+		`{"customType":"x`,
+	}
+	for _, b := range bodies {
+		msg := &Entry{Type: TypeMessage, Body: json.RawMessage(b)}
+		if got, want := isSystemEntry(msg), refIsSystemEntry(msg); got != want {
+			t.Errorf("isSystemEntry(%s) = %v, full scan %v", b, got, want)
+		}
+		custom := &Entry{Type: TypeCustom, Body: json.RawMessage(b)}
+		want, _ := objectString(custom.Body, "customType")
+		if got := custom.CustomType(); got != want {
+			t.Errorf("CustomType(%s) = %q, full scan %q", b, got, want)
+		}
+	}
+}
