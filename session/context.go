@@ -61,6 +61,8 @@ type ctxCache struct {
 	system   string
 	sections llm.Sections
 	builds   int // projections afresh, for tests
+	// counts of msgs, for get_session_stats
+	users, assistants, toolCalls, toolResults int
 }
 
 // ctxView brings the kept projection up to date with the active branch.
@@ -154,6 +156,15 @@ func (c *ctxCache) materialise(st *state) {
 			return
 		}
 		c.msgs = append(c.msgs, m)
+		switch m := m.(type) {
+		case *llm.UserMessage:
+			c.users++
+		case *llm.AssistantMessage:
+			c.assistants++
+			c.toolCalls += len(m.ToolCalls())
+		case *llm.ToolResultMessage:
+			c.toolResults++
+		}
 	}
 }
 

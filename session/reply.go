@@ -36,20 +36,36 @@ type requestSnapshot struct {
 	provider llm.Provider
 	entry    *llm.ProviderEntry // nil: the session's provider
 	err      error
+	// compact: the context passed the auto-compaction threshold; there is
+	// no request yet (compact, then ask again without the check).
+	compact bool
 }
 
 // replyOnce performs one model request: message_start when the stream
 // starts, message_update per step, then the entry and message_end, then the
-// ama.trace step entry.
-func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnReply {
-	snap, err := call(s, func(st *state) requestSnapshot {
-		snap := st.requestSnapshot(llm.PurposeTurn)
-		if use != nil && snap.err == nil {
-			snap.req.Model, snap.provider, snap.entry = use.model, use.entry.Provider, use.entry
-		}
-		st.pauseWarm()
-		return snap
-	})
+// ama.trace step entry. With checkCompaction (the first request of a
+// turn) the one actor call that takes the request snapshot also decides on
+// auto-compaction (issue 14, step 6): when the context is due, the runner
+// compacts and then takes the snapshot.
+func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice, checkCompaction bool) turnReply {
+	snapshot := func(check bool) (requestSnapshot, error) {
+		return call(s, func(st *state) requestSnapshot {
+			if check && st.compactionDue() {
+				return requestSnapshot{compact: true}
+			}
+			snap := st.requestSnapshot(llm.PurposeTurn)
+			if use != nil && snap.err == nil {
+				snap.req.Model, snap.provider, snap.entry = use.model, use.entry.Provider, use.entry
+			}
+			st.pauseWarm()
+			return snap
+		})
+	}
+	snap, err := snapshot(checkCompaction)
+	if err == nil && snap.compact {
+		s.autoCompact(r)
+		snap, err = snapshot(false)
+	}
 	if err != nil {
 		return turnReply{msg: s.failedMessage(nil, llm.Aborted())}
 	}

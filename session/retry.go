@@ -29,8 +29,7 @@ type modelChoice struct {
 // configured, one more attempt uses it. The returned message is final.
 func (s *Session) reply(r *runState) turnReply {
 	set := s.deps.Settings
-	s.autoCompact(r)
-	tr := s.replyOnce(r, 1, nil)
+	tr := s.replyOnce(r, 1, nil, true)
 	if llm.KindOf(tr.err) == llm.ErrOverflow {
 		tr = s.overflow(r, tr)
 	}
@@ -72,7 +71,7 @@ func (s *Session) reply(r *runState) turnReply {
 			break
 		}
 		attempt++
-		tr = s.replyOnce(r, attempt, nil)
+		tr = s.replyOnce(r, attempt, nil, false)
 	}
 	if retried {
 		end := events.AutoRetryEnd{Success: !tr.msg.Failed(), Attempt: attempt}
@@ -104,7 +103,7 @@ func (s *Session) overflow(r *runState, failed turnReply) turnReply {
 		s.publish(events.Notification{Level: "error", Message: "the context is too long and could not be compacted: " + err.Error()})
 		return failed
 	}
-	return s.replyOnce(r, 2, nil)
+	return s.replyOnce(r, 2, nil, false)
 }
 
 // fallback retries once with the configured fallback model, announcing
@@ -132,7 +131,7 @@ func (s *Session) fallback(r *runState, failed turnReply, attempt int) turnReply
 	to := *modelRef(m)
 	s.publish(events.ModelFallback{From: *from, To: to, Reason: failed.msg.ErrorMessage})
 	s.publish(events.ModelChanged{Model: to})
-	tr := s.replyOnce(r, attempt, &modelChoice{model: m, entry: entry})
+	tr := s.replyOnce(r, attempt, &modelChoice{model: m, entry: entry}, false)
 	s.publish(events.ModelChanged{Model: *from})
 	return tr
 }

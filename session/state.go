@@ -31,6 +31,8 @@ type state struct {
 	tree *store.Tree
 	// ctx is the projection of the active branch, kept (context.go).
 	ctx ctxCache
+	// usage sums the usage of every entry (stats.go).
+	usage usageTotals
 
 	disk          diskState
 	tenv          *tools.Env
