@@ -55,7 +55,7 @@ type ctxCache struct {
 	tree     *store.Tree // the tree it was built from (nil: none yet)
 	treeLen  int         // tree.Len() when it was last brought up to date
 	proj     *store.Projection
-	conv     []int         // indices in proj of the conversation (non-system) messages
+	conv     []int32       // indices in proj of the conversation (non-system) messages
 	msgs     []llm.Message // conv decoded, a prefix of it (materialise)
 	fresh    int           // index in conv of the first message after the latest compaction
 	system   string
@@ -111,7 +111,7 @@ func (c *ctxCache) extend(st *state, leaf *store.Entry) bool {
 			return false
 		}
 		for k := n; k < c.proj.Len(); k++ { // Append adds conversation messages only
-			c.conv = append(c.conv, k)
+			c.conv = append(c.conv, int32(k))
 		}
 	}
 	return true
@@ -125,6 +125,7 @@ func (c *ctxCache) build(st *state, branch []*store.Entry) {
 		st.s.log.Warn("project context", zap.Error(err))
 	}
 	c.proj = p
+	c.conv = make([]int32, 0, p.Len())
 	c.fresh = -1
 	for i := range p.Len() {
 		if p.IsSystem(i) {
@@ -133,7 +134,7 @@ func (c *ctxCache) build(st *state, branch []*store.Entry) {
 		if c.fresh < 0 && i >= p.Fresh() {
 			c.fresh = len(c.conv)
 		}
-		c.conv = append(c.conv, i)
+		c.conv = append(c.conv, int32(i))
 	}
 	if c.fresh < 0 {
 		c.fresh = len(c.conv)
@@ -149,7 +150,7 @@ func (c *ctxCache) build(st *state, branch []*store.Entry) {
 // does.
 func (c *ctxCache) materialise(st *state) {
 	for len(c.msgs) < len(c.conv) {
-		m, err := c.proj.Message(c.conv[len(c.msgs)])
+		m, err := c.proj.Message(int(c.conv[len(c.msgs)]))
 		if err != nil {
 			st.s.log.Warn("project context", zap.Error(err))
 			*c = ctxCache{tree: c.tree, treeLen: c.treeLen, proj: &store.Projection{}, builds: c.builds, system: c.system, sections: c.sections}

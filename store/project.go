@@ -168,7 +168,6 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 				Role: llm.RoleSystem, Sections: sys.Sections,
 				Timestamp: epochMs(comp.Timestamp), ToolsAdded: slices.Clone(sys.Tools),
 			}
-			p.add(comp, true)
 		}
 		first, _ := objectString(comp.Body, "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
@@ -181,6 +180,11 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		}
 		after = len(ctxEntries)
 		ctxEntries = append(ctxEntries, branch[at+1:]...)
+	}
+	p.Info.Entries = make([]*Entry, 0, len(ctxEntries)+1) // at most one message per entry, plus the checkpoint
+	p.system = make([]bool, 0, len(ctxEntries)+1)
+	if p.checkpoint != nil {
+		p.add(p.Info.Compaction, true)
 	}
 	for k, e := range ctxEntries {
 		if k == after {

@@ -168,15 +168,19 @@ func (t *Tree) Path(id string) []*Entry {
 	if !ok {
 		return nil
 	}
-	var out []*Entry
+	// Two walks up: one to count, one to fill the exact slice from its
+	// end (a long branch is a large slice; no doubling, no reverse).
 	steps := 0
 	for cur := i; cur >= 0; cur = t.parent[cur] {
 		if steps++; steps > len(t.entries) {
 			return t.pathNoCycle(i)
 		}
-		out = append(out, t.entries[cur])
 	}
-	slices.Reverse(out)
+	out := make([]*Entry, steps)
+	for cur := i; cur >= 0; cur = t.parent[cur] {
+		steps--
+		out[steps] = t.entries[cur]
+	}
 	return out
 }
 
