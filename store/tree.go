@@ -41,8 +41,9 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	for i, e := range entries {
 		t.pos[e.ID] = int32(i)
 	}
+	unique := len(t.pos) == n
 	for i, e := range entries {
-		t.link(int32(i))
+		t.link(int32(i), unique)
 		t.note(e)
 	}
 	if leaf != nil {
@@ -52,12 +53,19 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	return t
 }
 
-// link attaches entry i to its parent (or makes it a root).
-func (t *Tree) link(i int32) {
+// link attaches entry i to its parent (or makes it a root). With unique
+// (no id before i is repeated at or after it) a parent that is the entry
+// just before, the usual case, is found without the map.
+func (t *Tree) link(i int32, unique bool) {
 	t.parent[i] = -1
 	e := t.entries[i]
 	if e.ParentID == nil {
 		t.roots = append(t.roots, i)
+		return
+	}
+	if unique && i > 0 && t.entries[i-1].ID == *e.ParentID && e.ID != *e.ParentID {
+		t.parent[i] = i - 1
+		t.kids[i-1] = append(t.kids[i-1], i)
 		return
 	}
 	q, ok := t.pos[*e.ParentID]
@@ -107,7 +115,7 @@ func (t *Tree) Append(e *Entry) {
 		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
 	}
 	t.pos[e.ID] = i
-	t.link(i)
+	t.link(i, true) // only e follows entries[i-1]: pos names it unless e has its id
 	t.note(e)
 	id := e.ID
 	t.leaf = &id
