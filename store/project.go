@@ -107,9 +107,11 @@ type contextEdit struct {
 }
 
 // NewProjection plans the projection of branch (root → leaf). With a
-// compaction on the branch only the entries the context keeps are
-// visited, apart from a prefix check of the earlier entries for system
-// messages (the system checkpoint). An error wraps ErrMalformedEntry (a
+// compaction on the branch projection starts at the compaction: only the
+// entries the context keeps are read, apart from the entry types on the way
+// back to the latest model and thinking-level changes and a prefix check of
+// the earlier entries for system messages (the system checkpoint, which
+// decodes only those). An error wraps ErrMalformedEntry (a
 // system message or the latest model_change that cannot be decoded); the
 // returned projection is then empty.
 func NewProjection(branch []*Entry) (*Projection, error) {
@@ -117,27 +119,54 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 	if len(branch) > 0 {
 		p.last = branch[len(branch)-1]
 	}
+	// Backwards from the leaf: the latest compaction, model_change and
+	// thinking_level_change.
 	at, model, thinking := -1, -1, -1
-	for i, e := range branch {
-		switch e.Type {
-		case TypeContextEdit:
-			target, ok := objectString(e.Body, "targetId")
-			if !ok {
-				continue
-			}
-			repl := objectField(e.Body, "replacement")
-			switch {
-			case len(repl) > 0 && repl[0] == 'n':
-				p.edits[target] = contextEdit{remove: true}
-			case len(repl) > 0 && repl[0] == '"':
-				p.edits[target] = contextEdit{text: unquote(repl)}
-			}
+	for i := len(branch) - 1; i >= 0 && (at < 0 || model < 0 || thinking < 0); i-- {
+		switch branch[i].Type {
 		case TypeModelChange:
-			model = i
+			if model < 0 {
+				model = i
+			}
 		case TypeThinkingLevelChange:
-			thinking = i
+			if thinking < 0 {
+				thinking = i
+			}
 		case TypeCompaction:
-			at = i
+			if at < 0 {
+				at = i
+			}
+		}
+	}
+	// The context starts at the first kept entry of the compaction (at the
+	// compaction when it keeps nothing before it), and so do the edits
+	// that matter: an edit follows its target on every branch, so one
+	// before that point targets an entry the context does not hold.
+	from, kept := 0, -1
+	if at >= 0 {
+		from = at
+		first, _ := objectString(branch[at].Body, "firstKeptEntryId")
+		for k := at - 1; k >= 0; k-- {
+			if branch[k].ID == first {
+				from, kept = k, k
+				break
+			}
+		}
+	}
+	for _, e := range branch[from:] {
+		if e.Type != TypeContextEdit {
+			continue
+		}
+		target, ok := objectString(e.Body, "targetId")
+		if !ok {
+			continue
+		}
+		repl := objectField(e.Body, "replacement")
+		switch {
+		case len(repl) > 0 && repl[0] == 'n':
+			p.edits[target] = contextEdit{remove: true}
+		case len(repl) > 0 && repl[0] == '"':
+			p.edits[target] = contextEdit{text: unquote(repl)}
 		}
 	}
 	if model >= 0 {
@@ -169,10 +198,9 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 				Timestamp: epochMs(comp.Timestamp), ToolsAdded: slices.Clone(sys.Tools),
 			}
 		}
-		first, _ := objectString(comp.Body, "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
-		if k := slices.IndexFunc(branch[:at], func(e *Entry) bool { return e.ID == first }); k >= 0 {
-			for _, e := range branch[k:at] {
+		if kept >= 0 {
+			for _, e := range branch[kept:at] {
 				if !isSystemEntry(e) {
 					ctxEntries = append(ctxEntries, e)
 				}
