@@ -213,15 +213,18 @@ func benchResume(b *testing.B, n int) {
 	deps := perfDeps(b)
 	b.Run("floor", func(b *testing.B) {
 		b.SetBytes(fi.Size())
+		cpu := cpuMeter(b)
 		for b.Loop() {
 			if readFloor(b, path) != n+1 {
 				b.Fatal("line count")
 			}
 		}
+		cpu()
 	})
 	b.Run("resume", func(b *testing.B) {
 		b.SetBytes(fi.Size())
 		b.ReportAllocs()
+		cpu := cpuMeter(b)
 		for b.Loop() {
 			s, err := Open(deps, path, Options{})
 			if err != nil {
@@ -233,6 +236,7 @@ func benchResume(b *testing.B, n int) {
 			}
 			s.Close()
 		}
+		cpu()
 		b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
 	})
 	if n >= 1_000_000 {
@@ -243,6 +247,18 @@ func benchResume(b *testing.B, n int) {
 				b.ReportMetric(float64(rss)/float64(fi.Size()), "RSS/file")
 			}
 		})
+	}
+}
+
+// cpuMeter starts measuring the process CPU time; the returned function
+// reports it per iteration as cpu-ms/op (on a shared machine wall time
+// mostly measures the neighbours; the GC's CPU is included).
+func cpuMeter(b *testing.B) func() {
+	start, ok := cpuTime()
+	return func() {
+		if end, ok2 := cpuTime(); ok && ok2 && b.N > 0 {
+			b.ReportMetric(float64((end-start).Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+		}
 	}
 }
 
