@@ -4,7 +4,7 @@ package session
 // resuming a long session, get_state on it, and a trivial turn, each next
 // to its floor where there is one (reading the same file and counting its
 // lines). The session files are generated once per test binary run, in a
-// temporary directory removed by TestMain... or by the benchmark's cleanup.
+// temporary directory that TestMain removes.
 
 import (
 	"bytes"
@@ -245,6 +245,9 @@ func benchResume(b *testing.B, n int) {
 				rss := resumeRSS(b, path)
 				b.ReportMetric(float64(rss)/1e6, "peak-RSS-MB")
 				b.ReportMetric(float64(rss)/float64(fi.Size()), "RSS/file")
+				if rss >= 2*fi.Size() { // the budget of issue 19
+					b.Errorf("peak RSS of the resume %.0f MB, budget 2x the file (%.0f MB)", float64(rss)/1e6, 2*float64(fi.Size())/1e6)
+				}
 			}
 		})
 	}
