@@ -348,3 +348,38 @@ func TestPrefixChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelAndNameFastPaths pins the fast label and session-name reads to
+// the full scan.
+func TestLabelAndNameFastPaths(t *testing.T) {
+	for _, b := range []string{
+		`{"targetId":"a1","label":"x y"}`,
+		`{"targetId":"a1"}`,
+		`{"targetId":"a1","label":""}`,
+		`{"targetId":"a\u0031","label":"x"}`,
+		`{"targetId":"a1","label":"x\n"}`,
+		`{"targetId":"a1","label":"x","label":"y"}`,
+		`{"targetId":"a1","label":"x","extra":1}`,
+		`{"label":"x","targetId":"a1"}`,
+		`{"targetId":5,"label":"x"}`,
+		`{"name":"n"}`,
+		`{"name":"n","name":"m"}`,
+		`{"name":"\u006e"}`,
+		`{"other":"n"}`,
+	} {
+		body := []byte(b)
+		target, label, ok := labelFields(body)
+		wt, wok := objectString(body, "targetId")
+		wl, _ := objectString(body, "label")
+		if !wok {
+			wl = ""
+		}
+		if target != wt || label != wl || ok != wok {
+			t.Errorf("labelFields(%s) = %q %q %v, full scan %q %q %v", b, target, label, ok, wt, wl, wok)
+		}
+		wn, _ := objectString(body, "name")
+		if got := sessionName(body); got != wn {
+			t.Errorf("sessionName(%s) = %q, full scan %q", b, got, wn)
+		}
+	}
+}

@@ -84,18 +84,54 @@ func (t *Tree) link(i int32, unique bool) {
 func (t *Tree) note(e *Entry) {
 	switch e.Type {
 	case TypeLabel:
-		target, ok := objectString(e.Body, "targetId")
+		target, label, ok := labelFields(e.Body)
 		if !ok {
 			return
 		}
-		if label, _ := objectString(e.Body, "label"); label != "" {
+		if label != "" {
 			t.labels[target] = label
 		} else {
 			delete(t.labels, target)
 		}
 	case TypeSessionInfo:
-		t.name, _ = objectString(e.Body, "name")
+		t.name = sessionName(e.Body)
 	}
+}
+
+// labelFields reads the targetId and label of a label entry; ok is false
+// without a string targetId. The shape LabelEntry writes is read without
+// scanning the body.
+func labelFields(body []byte) (target, label string, ok bool) {
+	if raw, fast := prefixString(body, labelPrefix); fast {
+		rest := body[len(labelPrefix)+len(raw)+1:]
+		if string(rest) == "}" {
+			return string(raw), "", true
+		}
+		if l, fast := prefixString(rest, labelSecond); fast && len(rest) == len(labelSecond)+len(l)+2 {
+			return string(raw), string(l), true
+		}
+	}
+	target, ok = objectString(body, "targetId")
+	if !ok {
+		return "", "", false
+	}
+	label, _ = objectString(body, "label")
+	return target, label, true
+}
+
+var (
+	labelPrefix = []byte(`{"targetId":"`)
+	labelSecond = []byte(`,"label":"`)
+	namePrefix  = []byte(`{"name":"`)
+)
+
+// sessionName reads the name of a session_info entry ("" if none).
+func sessionName(body []byte) string {
+	if raw, fast := prefixString(body, namePrefix); fast && len(body) == len(namePrefix)+len(raw)+2 {
+		return string(raw)
+	}
+	name, _ := objectString(body, "name")
+	return name
 }
 
 // Append indexes e, which the caller has already written (with ParentID =
