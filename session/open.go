@@ -33,7 +33,6 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	st.tree = snap.Tree()
 	st.disk.file, st.disk.path = f, abs
 	st.parentSession = h.ParentSession
-	st.rebuildPlan()
 	if err := st.restore(opts); err != nil {
 		_ = f.Close()
 		return nil, err
@@ -42,14 +41,15 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	return s.launch(st), nil
 }
 
-// restore applies the settings of the active branch (model, thinking
-// level, permission mode), then opts: opts.PermissionMode (an explicit
+// restore applies the plan state and the settings of the active branch
+// (model, thinking level, permission mode), then opts: opts.PermissionMode (an explicit
 // --permission-mode) wins over the recorded mode and is recorded itself;: opts.Model only when the branch has no usable model or
 // with ForceModel; opts.ThinkingLevel only when the branch has none.
 func (st *state) restore(opts Options) error {
 	// The model and thinking level come from their own entries (the
 	// latest of each on the branch); no message is decoded on resume.
 	branch := st.branch()
+	recorded, hasMode := st.rebuildPlan(branch)
 	model, level, _ := store.BranchSettings(branch)
 	restored := false
 	if ref := model; ref != nil {
@@ -63,7 +63,6 @@ func (st *state) restore(opts Options) error {
 	if restored && !opts.ForceModel {
 		opts.Model = llm.ModelRef{}
 	}
-	recorded, hasMode := recordedMode(branch)
 	if hasMode && opts.PermissionMode == "" {
 		st.mode = recorded
 	}
