@@ -100,7 +100,6 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 	} else {
 		st.tree = store.NewTree(o.path, &leaf)
 	}
-	st.rebuildPlan()
 	if err := st.restore(opts); err != nil {
 		st.shutdown()
 		return nil, err

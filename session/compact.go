@@ -307,23 +307,24 @@ func estimateTokens(c modelContext) int {
 	return (chars + 3) / 4
 }
 
-// autoCompact compacts before a request when the context passed the
-// threshold and auto-compaction is on. Failures are reported as
-// notifications; the request goes ahead.
-func (s *Session) autoCompact(r *runState) {
-	due, err := call(s, func(st *state) bool {
-		if !st.autoCompaction || st.model == nil || st.model.ContextWindow <= 0 {
-			return false
-		}
-		pct := st.s.deps.Settings.CompactionPercent
-		if pct <= 0 {
-			pct = defaultThresholdPercent
-		}
-		return contextTokens(st.context())*100 >= st.model.ContextWindow*pct
-	})
-	if err != nil || !due {
-		return
+// compactionDue reports, on the actor, whether the context passed the
+// auto-compaction threshold with auto-compaction on. The first request
+// snapshot of a turn asks it (replyOnce).
+func (st *state) compactionDue() bool {
+	if !st.autoCompaction || st.model == nil || st.model.ContextWindow <= 0 {
+		return false
 	}
+	pct := st.s.deps.Settings.CompactionPercent
+	if pct <= 0 {
+		pct = defaultThresholdPercent
+	}
+	return contextTokens(st.context())*100 >= st.model.ContextWindow*pct
+}
+
+// autoCompact compacts before a request whose context is due
+// (compactionDue). Failures are reported as notifications; the request
+// goes ahead.
+func (s *Session) autoCompact(r *runState) {
 	if _, err := s.compact(r, TriggerThreshold, "", "", false); err != nil && !errors.Is(err, ErrNothingToCompact) && !errors.Is(err, ErrCompactionBlocked) {
 		s.publish(events.Notification{Level: "warn", Message: "automatic compaction failed: " + err.Error()})
 	}

@@ -38,6 +38,15 @@
 //     fed by the runner on every delta and read by Stats; it is safe for
 //     concurrent use and costs one clock reading and no allocation per
 //     delta.
+//   - The projected context of the active branch is kept by the actor
+//     (context.go, ctxCache): appends extend it, any other change of the
+//     branch (rewind, fork, switch, compaction, context edit) projects it
+//     once more, and get_state, get_session_stats, the compaction check
+//     and the request snapshot read it. A request snapshot hands the runner
+//     the kept messages capped at their length, so the actor can extend
+//     the cache while the runner streams. The first request of a turn takes
+//     one actor call: the turn's inputs, the compaction decision and the
+//     snapshot (reply.go replyOnce).
 //   - Close aborts the run, waits for it to settle, stops background jobs
 //     and the warming timer, and releases the session file.
 //

@@ -33,7 +33,6 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	st.tree = snap.Tree()
 	st.disk.file, st.disk.path = f, abs
 	st.parentSession = h.ParentSession
-	st.rebuildPlan()
 	if err := st.restore(opts); err != nil {
 		_ = f.Close()
 		return nil, err
@@ -42,25 +41,28 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	return s.launch(st), nil
 }
 
-// restore applies the settings of the active branch (model, thinking
-// level, permission mode), then opts: opts.PermissionMode (an explicit
+// restore applies the plan state and the settings of the active branch
+// (model, thinking level, permission mode), then opts: opts.PermissionMode (an explicit
 // --permission-mode) wins over the recorded mode and is recorded itself;: opts.Model only when the branch has no usable model or
 // with ForceModel; opts.ThinkingLevel only when the branch has none.
 func (st *state) restore(opts Options) error {
-	_, info, _ := store.Project(st.branch())
+	// The model and thinking level come from their own entries (the
+	// latest of each on the branch); no message is decoded on resume.
+	branch := st.branch()
+	recorded, hasMode := st.rebuildPlan(branch)
+	model, level, _ := store.BranchSettings(branch)
 	restored := false
-	if ref := info.Model; ref != nil {
+	if ref := model; ref != nil {
 		if m, p, err := st.s.deps.Models.Find(ref.Provider, ref.ID); err == nil {
 			st.model, st.provider, restored = m, p, true
 		}
 	}
-	if info.ThinkingLevel != "" && llm.ValidThinkingLevel(info.ThinkingLevel) {
-		opts.ThinkingLevel = info.ThinkingLevel
+	if level != "" && llm.ValidThinkingLevel(level) {
+		opts.ThinkingLevel = level
 	}
 	if restored && !opts.ForceModel {
 		opts.Model = llm.ModelRef{}
 	}
-	recorded, hasMode := recordedMode(st.branch())
 	if hasMode && opts.PermissionMode == "" {
 		st.mode = recorded
 	}
@@ -70,7 +72,7 @@ func (st *state) restore(opts Options) error {
 	if opts.PermissionMode != "" && (!hasMode || recorded != st.mode) {
 		st.announceMode = true
 	}
-	if opts.Model.Provider != "" && (info.Model == nil || info.Model.Provider != st.model.Provider || info.Model.ID != st.model.ID) {
+	if opts.Model.Provider != "" && (model == nil || model.Provider != st.model.Provider || model.ID != st.model.ID) {
 		st.announceModel = true
 	}
 	return nil

@@ -50,13 +50,18 @@ type PlanDecision struct {
 	PlanID, Decision, Mode, Feedback, EditedMarkdown string
 }
 
-// rebuildPlan restores plan state from the active branch.
-func (st *state) rebuildPlan() {
+// rebuildPlan restores plan state from branch (the active one) and
+// returns the latest valid permission mode recorded on it, in one walk.
+func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, hasMode bool) {
 	st.plan.book = plan.NewBook()
 	st.plan.todos = nil
 	active := false
-	for _, e := range st.branch() {
+	for _, e := range branch {
 		switch e.CustomType() {
+		case CustomPermissionMode:
+			if m, ok := permissionModeOf(e); ok {
+				recorded, hasMode = m, true
+			}
 		case plan.CustomPlan:
 			var aux struct {
 				Data plan.Plan `json:"data"`
@@ -87,6 +92,7 @@ func (st *state) rebuildPlan() {
 	if active {
 		st.mode = approvals.ModePlan
 	}
+	return recorded, hasMode
 }
 
 // setMode changes the permission mode. Entering plan mode records the mode
@@ -418,20 +424,16 @@ func (st *state) recordMode() {
 	}{string(st.mode)}))
 }
 
-// recordedMode is the latest valid permission mode recorded on branch.
-func recordedMode(branch []*store.Entry) (approvals.Mode, bool) {
-	for i := len(branch) - 1; i >= 0; i-- {
-		if branch[i].CustomType() != CustomPermissionMode {
-			continue
-		}
-		var aux struct {
-			Data struct {
-				Mode string `json:"mode"`
-			} `json:"data"`
-		}
-		if branch[i].Decode(&aux) == nil && approvals.Mode(aux.Data.Mode).Valid() {
-			return approvals.Mode(aux.Data.Mode), true
-		}
+// permissionModeOf reads a valid permission mode from a permission-mode
+// entry.
+func permissionModeOf(e *store.Entry) (approvals.Mode, bool) {
+	var aux struct {
+		Data struct {
+			Mode string `json:"mode"`
+		} `json:"data"`
+	}
+	if e.Decode(&aux) == nil && approvals.Mode(aux.Data.Mode).Valid() {
+		return approvals.Mode(aux.Data.Mode), true
 	}
 	return "", false
 }

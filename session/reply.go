@@ -15,6 +15,13 @@ type turnReply struct {
 	entryID string
 	trace   traceStep
 	err     error // the provider failure, if any
+	closed  bool  // the actor was gone before the turn's inputs were recorded
+}
+
+// turnStart is what the first request of a turn does on the actor before
+// its snapshot: record the turn's inputs, decide on auto-compaction.
+type turnStart struct {
+	pending []input
 }
 
 // traceStep is the data of an ama.trace step entry (ids, times and counts
@@ -36,20 +43,42 @@ type requestSnapshot struct {
 	provider llm.Provider
 	entry    *llm.ProviderEntry // nil: the session's provider
 	err      error
+	// compact: the context passed the auto-compaction threshold; there is
+	// no request yet (compact, then ask again without the check).
+	compact bool
 }
 
 // replyOnce performs one model request: message_start when the stream
 // starts, message_update per step, then the entry and message_end, then the
-// ama.trace step entry.
-func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice) turnReply {
-	snap, err := call(s, func(st *state) requestSnapshot {
-		snap := st.requestSnapshot(llm.PurposeTurn)
-		if use != nil && snap.err == nil {
-			snap.req.Model, snap.provider, snap.entry = use.model, use.entry.Provider, use.entry
-		}
-		st.pauseWarm()
-		return snap
-	})
+// ama.trace step entry. For the first request of a turn (start != nil)
+// the one actor call that takes the request snapshot also records the
+// turn's inputs and decides on auto-compaction (issue 14, step 6): when
+// the context is due, the runner compacts and then takes the snapshot.
+func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice, start *turnStart) turnReply {
+	snapshot := func(start *turnStart) (requestSnapshot, error) {
+		return call(s, func(st *state) requestSnapshot {
+			if start != nil {
+				st.appendInputs(start.pending)
+				if st.compactionDue() {
+					return requestSnapshot{compact: true}
+				}
+			}
+			snap := st.requestSnapshot(llm.PurposeTurn)
+			if use != nil && snap.err == nil {
+				snap.req.Model, snap.provider, snap.entry = use.model, use.entry.Provider, use.entry
+			}
+			st.pauseWarm()
+			return snap
+		})
+	}
+	snap, err := snapshot(start)
+	if err != nil && start != nil {
+		return turnReply{closed: true}
+	}
+	if err == nil && snap.compact {
+		s.autoCompact(r)
+		snap, err = snapshot(nil)
+	}
 	if err != nil {
 		return turnReply{msg: s.failedMessage(nil, llm.Aborted())}
 	}

@@ -27,10 +27,12 @@ type modelChoice struct {
 // and auto_retry_start / auto_retry_end frame the retries. When retries
 // are exhausted (or the endpoint is overloaded) and a fallback model is
 // configured, one more attempt uses it. The returned message is final.
-func (s *Session) reply(r *runState) turnReply {
+func (s *Session) reply(r *runState, pending []input) turnReply {
 	set := s.deps.Settings
-	s.autoCompact(r)
-	tr := s.replyOnce(r, 1, nil)
+	tr := s.replyOnce(r, 1, nil, &turnStart{pending: pending})
+	if tr.closed {
+		return tr
+	}
 	if llm.KindOf(tr.err) == llm.ErrOverflow {
 		tr = s.overflow(r, tr)
 	}
@@ -72,7 +74,7 @@ func (s *Session) reply(r *runState) turnReply {
 			break
 		}
 		attempt++
-		tr = s.replyOnce(r, attempt, nil)
+		tr = s.replyOnce(r, attempt, nil, nil)
 	}
 	if retried {
 		end := events.AutoRetryEnd{Success: !tr.msg.Failed(), Attempt: attempt}
@@ -104,7 +106,7 @@ func (s *Session) overflow(r *runState, failed turnReply) turnReply {
 		s.publish(events.Notification{Level: "error", Message: "the context is too long and could not be compacted: " + err.Error()})
 		return failed
 	}
-	return s.replyOnce(r, 2, nil)
+	return s.replyOnce(r, 2, nil, nil)
 }
 
 // fallback retries once with the configured fallback model, announcing
@@ -132,7 +134,7 @@ func (s *Session) fallback(r *runState, failed turnReply, attempt int) turnReply
 	to := *modelRef(m)
 	s.publish(events.ModelFallback{From: *from, To: to, Reason: failed.msg.ErrorMessage})
 	s.publish(events.ModelChanged{Model: to})
-	tr := s.replyOnce(r, attempt, &modelChoice{model: m, entry: entry})
+	tr := s.replyOnce(r, attempt, &modelChoice{model: m, entry: entry}, nil)
 	s.publish(events.ModelChanged{Model: *from})
 	return tr
 }

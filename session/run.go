@@ -171,20 +171,12 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 			*onStarted = nil
 			f()
 		}
-		if err := s.do(func(st *state) {
-			for _, in := range pending {
-				if in.newRun {
-					st.pendingNotes()
-				}
-				e := st.appendMessage(in.msg, false)
-				if in.newRun {
-					st.afterUserMessage(e.ID)
-				}
-			}
-		}); err != nil {
+		// The inputs are appended by the same actor call that decides on
+		// compaction and takes the request snapshot (replyOnce).
+		tr := s.reply(r, pending)
+		if tr.closed {
 			return llm.StopAborted
 		}
-		tr := s.reply(r)
 		msg := tr.msg
 		results := s.runTools(r, msg)
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
@@ -216,6 +208,19 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 			return msg.StopReason
 		}
 		pending = steers
+	}
+}
+
+// appendInputs records the inputs of a turn on the actor.
+func (st *state) appendInputs(pending []input) {
+	for _, in := range pending {
+		if in.newRun {
+			st.pendingNotes()
+		}
+		e := st.appendMessage(in.msg, false)
+		if in.newRun {
+			st.afterUserMessage(e.ID)
+		}
 	}
 }
 

@@ -29,6 +29,10 @@ type state struct {
 	// tree holds every entry; its leaf is where new entries attach (nil:
 	// before the root, an empty branch).
 	tree *store.Tree
+	// ctx is the projection of the active branch, kept (context.go).
+	ctx ctxCache
+	// usage sums the usage of every entry (stats.go).
+	usage usageTotals
 
 	disk          diskState
 	tenv          *tools.Env

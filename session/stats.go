@@ -50,31 +50,57 @@ func (s *Session) Stats() (Stats, error) {
 func (st *state) stats() Stats {
 	out := Stats{SessionID: st.id, SessionFile: st.filePath()}
 	ctx := st.context()
-	for _, m := range ctx.messages {
-		switch m := m.(type) {
-		case *llm.UserMessage:
-			out.UserMessages++
-		case *llm.AssistantMessage:
-			out.AssistantMessages++
-			out.ToolCalls += len(m.ToolCalls())
-		case *llm.ToolResultMessage:
-			out.ToolResults++
-		}
+	c := &st.ctx
+	out.UserMessages, out.AssistantMessages, out.ToolCalls, out.ToolResults = c.users, c.assistants, c.toolCalls, c.toolResults
+	u := st.usageTotals()
+	out.Tokens = u.tokens
+	cost, priced := u.cost, u.priced
+	if priced {
+		out.Cost = &cost
 	}
-	cost, priced := 0.0, true
-	add := func(u llm.Usage) {
-		out.Tokens.Input += u.Input
-		out.Tokens.Output += u.Output
-		out.Tokens.CacheRead += u.CacheRead
-		out.Tokens.CacheWrite += u.CacheWrite
-		out.Tokens.Total += u.Input + u.Output + u.CacheRead + u.CacheWrite
-		if u.Cost == nil {
-			priced = false
+	if den := out.Tokens.Input + out.Tokens.CacheRead + out.Tokens.CacheWrite; den > 0 {
+		r := float64(out.Tokens.CacheRead) / float64(den)
+		out.CacheHitRate = &r
+	}
+	if st.model != nil && st.model.ContextWindow > 0 {
+		tokens := contextTokens(ctx)
+		pct := math.Round(float64(tokens)/float64(st.model.ContextWindow)*1000) / 10
+		out.Context = &ContextUse{Tokens: tokens, Window: st.model.ContextWindow, Percent: pct}
+	}
+	out.Cache = st.cacheStats(out.Context)
+	return out
+}
+
+// usageTotals sums the usage of every entry of the session (file order,
+// all branches): kept between calls and extended by the entries appended
+// since, so get_session_stats decodes each entry once.
+type usageTotals struct {
+	tree   *store.Tree
+	n      int // entries summed
+	tokens TokenTotals
+	cost   float64
+	priced bool
+}
+
+func (st *state) usageTotals() *usageTotals {
+	u := &st.usage
+	if u.tree != st.tree {
+		*u = usageTotals{tree: st.tree, priced: true}
+	}
+	add := func(us llm.Usage) {
+		u.tokens.Input += us.Input
+		u.tokens.Output += us.Output
+		u.tokens.CacheRead += us.CacheRead
+		u.tokens.CacheWrite += us.CacheWrite
+		u.tokens.Total += us.Input + us.Output + us.CacheRead + us.CacheWrite
+		if us.Cost == nil {
+			u.priced = false
 		} else {
-			cost += u.Cost.Total
+			u.cost += us.Cost.Total
 		}
 	}
-	for _, e := range st.tree.Entries() {
+	entries := st.tree.Entries()
+	for _, e := range entries[u.n:] {
 		switch e.Type {
 		case store.TypeMessage:
 			if m, err := e.Message(); err == nil {
@@ -98,20 +124,8 @@ func (st *state) stats() Stats {
 			}
 		}
 	}
-	if priced {
-		out.Cost = &cost
-	}
-	if den := out.Tokens.Input + out.Tokens.CacheRead + out.Tokens.CacheWrite; den > 0 {
-		r := float64(out.Tokens.CacheRead) / float64(den)
-		out.CacheHitRate = &r
-	}
-	if st.model != nil && st.model.ContextWindow > 0 {
-		tokens := contextTokens(ctx)
-		pct := math.Round(float64(tokens)/float64(st.model.ContextWindow)*1000) / 10
-		out.Context = &ContextUse{Tokens: tokens, Window: st.model.ContextWindow, Percent: pct}
-	}
-	out.Cache = st.cacheStats(out.Context)
-	return out
+	u.n = len(entries)
+	return u
 }
 
 // contextTokens estimates the size of the context: the usage of the last

@@ -230,7 +230,6 @@ func (s *Session) ForkChild(req ForkRequest) (child *Session, forkedFrom, fallba
 		}
 		st.tree = store.NewTree(entries, &leaf)
 	}
-	st.rebuildPlan()
 	o.Role, o.ForceModel = "", true
 	if err := st.restore(o); err != nil {
 		st.shutdown()

@@ -19,7 +19,10 @@
 //     over.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
 //     nodes), ForkEntries/Fork, and Project, the model-context projection of
-//     a branch.
+//     a branch. Projection is the same projection planned without decoding
+//     messages (they are decoded on demand) and extended by Append, so a
+//     session projects its branch once and keeps it; BranchSettings reads
+//     the latest model and thinking level from their own entries.
 //
 // # Errors
 //
@@ -35,7 +38,9 @@
 // the top-level members, so the reserved keys (type, id, parentId,
 // timestamp) are split off without decoding the body; bodies are copied
 // into large shared chunks and message bodies are decoded only on demand
-// (Entry.Message, Project), then cached. A file of 100,000 entries opens in
+// (Entry.Message, Project), then cached. The role of a message and the
+// customType of a custom entry are read from the start of the body when
+// it has the shape this package writes, without scanning it. A file of 100,000 entries opens in
 // well under a second with a heap of about its own size plus ~150 bytes per
 // entry (see BenchmarkOpen100k).
 //

@@ -525,6 +525,11 @@ func (e *Entry) CustomType() string {
 	if e.Type != TypeCustom && e.Type != TypeCustomMessage {
 		return ""
 	}
+	if raw, ok := prefixString(e.Body, customTypePrefix); ok { // how CustomEntry writes it
+		return string(raw)
+	}
 	s, _ := objectString(e.Body, "customType")
 	return s
 }
+
+var customTypePrefix = []byte(`{"customType":"`)

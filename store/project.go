@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -60,103 +61,309 @@ type ProjectionInfo struct {
 //
 // Messages come from the entries' caches and must not be modified; edited
 // messages are copies. An entry whose body cannot be decoded is an error
-// wrapping ErrMalformedEntry.
+// wrapping ErrMalformedEntry. Project is NewProjection followed by every
+// Message.
 func Project(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
-	var info ProjectionInfo
-	type edit struct {
-		remove bool
-		text   string
+	p, err := NewProjection(branch)
+	if err != nil {
+		return nil, p.Info, err
 	}
-	edits := map[string]edit{}
-	at := -1
-	for i, e := range branch {
-		switch e.Type {
-		case TypeContextEdit:
-			target, ok := objectString(e.Body, "targetId")
-			if !ok {
-				continue
-			}
-			repl := objectField(e.Body, "replacement")
-			switch {
-			case len(repl) > 0 && repl[0] == 'n':
-				edits[target] = edit{remove: true}
-			case len(repl) > 0 && repl[0] == '"':
-				edits[target] = edit{text: unquote(repl)}
-			}
+	msgs := make([]llm.Message, 0, p.Len())
+	for i := range p.Len() {
+		m, err := p.Message(i)
+		if err != nil {
+			return nil, p.Info, err
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, p.Info, nil
+}
+
+// Projection is the projection of a branch (see Project) planned without
+// decoding messages: which entries give the context messages, in order,
+// which of them are system messages, and the edits that apply. Only the
+// system messages (for Info.System) and the latest model_change are
+// decoded; a message is decoded when Message asks for it (and cached in
+// its entry). Append extends a projection by one more entry of the same
+// branch, so a session projects its branch once and keeps it.
+//
+// A Projection is not safe for concurrent use; it belongs to the session's
+// owner goroutine, like the Tree.
+type Projection struct {
+	// Info.Entries[i] is the entry message i comes from.
+	Info ProjectionInfo
+
+	checkpoint llm.Message    // message 0 when a compaction has a system checkpoint
+	system     []bool         // system[i]: message i is a system message
+	texts      map[int]string // edited messages: replacement text by index
+	edits      map[string]contextEdit
+	fresh      int    // first message recorded after the latest compaction
+	last       *Entry // the branch's last entry (nil: empty branch)
+}
+
+type contextEdit struct {
+	remove bool
+	text   string
+}
+
+// NewProjection plans the projection of branch (root → leaf). With a
+// compaction on the branch projection starts at the compaction: only the
+// entries the context keeps are read, apart from the entry types on the way
+// back to the latest model and thinking-level changes and a prefix check of
+// the earlier entries for system messages (the system checkpoint, which
+// decodes only those). An error wraps ErrMalformedEntry (a
+// system message or the latest model_change that cannot be decoded); the
+// returned projection is then empty.
+func NewProjection(branch []*Entry) (*Projection, error) {
+	p := &Projection{edits: map[string]contextEdit{}}
+	if len(branch) > 0 {
+		p.last = branch[len(branch)-1]
+	}
+	// Backwards from the leaf: the latest compaction, model_change and
+	// thinking_level_change.
+	at, model, thinking := -1, -1, -1
+	for i := len(branch) - 1; i >= 0 && (at < 0 || model < 0 || thinking < 0); i-- {
+		switch branch[i].Type {
 		case TypeModelChange:
-			var m struct {
-				Provider string `json:"provider"`
-				ModelID  string `json:"modelId"`
-				Channel  string `json:"channel"`
+			if model < 0 {
+				model = i
 			}
-			if err := json.Unmarshal(e.Body, &m); err != nil {
-				return nil, info, malformed(e, err)
-			}
-			info.Model = &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}
 		case TypeThinkingLevelChange:
-			info.ThinkingLevel, _ = objectString(e.Body, "thinkingLevel")
+			if thinking < 0 {
+				thinking = i
+			}
 		case TypeCompaction:
-			at = i
+			if at < 0 {
+				at = i
+			}
 		}
 	}
+	// The context starts at the first kept entry of the compaction (at the
+	// compaction when it keeps nothing before it), and so do the edits
+	// that matter: an edit follows its target on every branch, so one
+	// before that point targets an entry the context does not hold.
+	from, kept := 0, -1
+	if at >= 0 {
+		from = at
+		first, _ := objectString(branch[at].Body, "firstKeptEntryId")
+		for k := at - 1; k >= 0; k-- {
+			if branch[k].ID == first {
+				from, kept = k, k
+				break
+			}
+		}
+	}
+	for _, e := range branch[from:] {
+		if e.Type != TypeContextEdit {
+			continue
+		}
+		target, ok := objectString(e.Body, "targetId")
+		if !ok {
+			continue
+		}
+		repl := objectField(e.Body, "replacement")
+		switch {
+		case len(repl) > 0 && repl[0] == 'n':
+			p.edits[target] = contextEdit{remove: true}
+		case len(repl) > 0 && repl[0] == '"':
+			p.edits[target] = contextEdit{text: unquote(repl)}
+		}
+	}
+	if model >= 0 {
+		ref, err := decodeModel(branch[model])
+		if err != nil {
+			return &Projection{}, err
+		}
+		p.Info.Model = ref
+	}
+	if thinking >= 0 {
+		p.Info.ThinkingLevel, _ = objectString(branch[thinking].Body, "thinkingLevel")
+	}
 
-	var msgs []llm.Message
-	var sys *SystemState
 	ctxEntries := branch
+	after := 0 // index in ctxEntries of the first entry after the compaction
 	if at >= 0 {
 		comp := branch[at]
-		info.Compaction = comp
+		p.Info.Compaction = comp
 		for _, e := range branch[:at] {
 			if isSystemEntry(e) {
-				if err := applySystem(&sys, e); err != nil {
-					return nil, info, err
+				if err := applySystem(&p.Info.System, e); err != nil {
+					return &Projection{}, err
 				}
 			}
 		}
-		if sys != nil {
-			cp := &llm.SystemMessage{
+		if sys := p.Info.System; sys != nil {
+			p.checkpoint = &llm.SystemMessage{
 				Role: llm.RoleSystem, Sections: sys.Sections,
 				Timestamp: epochMs(comp.Timestamp), ToolsAdded: slices.Clone(sys.Tools),
 			}
-			msgs = append(msgs, cp)
-			info.Entries = append(info.Entries, comp)
 		}
-		first, _ := objectString(comp.Body, "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
-		if k := slices.IndexFunc(branch, func(e *Entry) bool { return e.ID == first }); k >= 0 && k < at {
-			for _, e := range branch[k:at] {
+		if kept >= 0 {
+			for _, e := range branch[kept:at] {
 				if !isSystemEntry(e) {
 					ctxEntries = append(ctxEntries, e)
 				}
 			}
 		}
+		after = len(ctxEntries)
 		ctxEntries = append(ctxEntries, branch[at+1:]...)
 	}
-
-	for _, e := range ctxEntries {
-		m, ok, err := e.contextMessage()
-		if err != nil {
-			return nil, info, err
-		}
-		if !ok {
-			continue
-		}
-		if ed, ok := edits[e.ID]; ok {
-			if ed.remove {
-				continue
-			}
-			m = withText(m, ed.text)
-		}
-		if m.MessageRole() == llm.RoleSystem && e.Type == TypeMessage {
-			if err := applySystem(&sys, e); err != nil {
-				return nil, info, err
-			}
-		}
-		msgs = append(msgs, m)
-		info.Entries = append(info.Entries, e)
+	p.Info.Entries = make([]*Entry, 0, len(ctxEntries)+1) // at most one message per entry, plus the checkpoint
+	p.system = make([]bool, 0, len(ctxEntries)+1)
+	if p.checkpoint != nil {
+		p.add(p.Info.Compaction, true)
 	}
-	info.System = sys
-	return msgs, info, nil
+	for k, e := range ctxEntries {
+		if k == after {
+			p.fresh = len(p.Info.Entries)
+		}
+		if err := p.entry(e); err != nil {
+			return &Projection{}, err
+		}
+	}
+	if after >= len(ctxEntries) {
+		p.fresh = len(p.Info.Entries)
+	}
+	return p, nil
+}
+
+// entry adds the message of a context entry, if it gives one.
+func (p *Projection) entry(e *Entry) error {
+	switch e.Type {
+	case TypeMessage, TypeCustomMessage, TypeCompaction, TypeBranchSummary:
+	default:
+		return nil
+	}
+	ed, edited := p.edits[e.ID]
+	if edited && ed.remove {
+		return nil
+	}
+	sys := e.Type == TypeMessage && isSystemEntry(e)
+	if sys {
+		if err := applySystem(&p.Info.System, e); err != nil {
+			return err
+		}
+	}
+	i := p.add(e, sys)
+	if edited && !sys { // system messages are not edited
+		if p.texts == nil {
+			p.texts = map[int]string{}
+		}
+		p.texts[i] = ed.text
+	}
+	return nil
+}
+
+func (p *Projection) add(e *Entry, system bool) int {
+	p.Info.Entries = append(p.Info.Entries, e)
+	p.system = append(p.system, system)
+	return len(p.Info.Entries) - 1
+}
+
+// Len returns the number of context messages.
+func (p *Projection) Len() int { return len(p.Info.Entries) }
+
+// IsSystem reports whether message i is a system message (the checkpoint
+// of a compaction or a system message entry), without decoding it.
+func (p *Projection) IsSystem(i int) bool { return p.system[i] }
+
+// Fresh returns the index of the first message recorded after the latest
+// compaction (Len when there is none yet; 0 without a compaction): usage
+// reported before it describes a context that no longer exists.
+func (p *Projection) Fresh() int { return p.fresh }
+
+// Message returns message i, decoding its entry on first use. Edited
+// messages are copies; the others come from the entries' caches and must
+// not be modified.
+func (p *Projection) Message(i int) (llm.Message, error) {
+	if i == 0 && p.checkpoint != nil {
+		return p.checkpoint, nil
+	}
+	m, _, err := p.Info.Entries[i].contextMessage()
+	if err != nil {
+		return nil, err
+	}
+	if text, ok := p.texts[i]; ok {
+		m = withText(m, text)
+	}
+	return m, nil
+}
+
+// Append extends the projection by e, the child of the branch's last
+// entry, and reports whether it could: a compaction, a context_edit, a
+// system message, a model_change that cannot be decoded, or an entry that
+// is not the last entry's child can change more than the end of the
+// context, and then the caller projects the new branch afresh
+// (NewProjection). On false the projection is unchanged.
+func (p *Projection) Append(e *Entry) bool {
+	if p.last == nil {
+		if e.ParentID != nil {
+			return false
+		}
+	} else if e.ParentID == nil || *e.ParentID != p.last.ID {
+		return false
+	}
+	switch e.Type {
+	case TypeCompaction, TypeContextEdit:
+		return false
+	case TypeModelChange:
+		ref, err := decodeModel(e)
+		if err != nil {
+			return false
+		}
+		p.Info.Model = ref
+	case TypeThinkingLevelChange:
+		p.Info.ThinkingLevel, _ = objectString(e.Body, "thinkingLevel")
+	case TypeMessage, TypeCustomMessage, TypeBranchSummary:
+		if _, edited := p.edits[e.ID]; edited || (e.Type == TypeMessage && isSystemEntry(e)) {
+			return false
+		}
+		p.add(e, false)
+	}
+	p.last = e
+	return true
+}
+
+// Last returns the branch's last entry (nil for an empty branch).
+func (p *Projection) Last() *Entry { return p.last }
+
+// BranchSettings returns the latest model_change and thinking_level_change
+// of branch (nil / "" if none), reading only those two entries: what a
+// resume restores, without projecting the messages.
+func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
+	var model *ModelRef
+	var level string
+	seenModel, seenLevel := false, false
+	for i := len(branch) - 1; i >= 0 && !(seenModel && seenLevel); i-- {
+		e := branch[i]
+		switch {
+		case e.Type == TypeModelChange && !seenModel:
+			seenModel = true
+			ref, err := decodeModel(e)
+			if err != nil {
+				return nil, "", err
+			}
+			model = ref
+		case e.Type == TypeThinkingLevelChange && !seenLevel:
+			seenLevel = true
+			level, _ = objectString(e.Body, "thinkingLevel")
+		}
+	}
+	return model, level, nil
+}
+
+// decodeModel reads the model of a model_change entry.
+func decodeModel(e *Entry) (*ModelRef, error) {
+	var m struct {
+		Provider string `json:"provider"`
+		ModelID  string `json:"modelId"`
+		Channel  string `json:"channel"`
+	}
+	if err := json.Unmarshal(e.Body, &m); err != nil {
+		return nil, malformed(e, err)
+	}
+	return &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}, nil
 }
 
 func malformed(e *Entry, err error) error {
@@ -164,12 +371,39 @@ func malformed(e *Entry, err error) error {
 }
 
 // isSystemEntry reports whether e is a system message, without decoding it.
+//
+// Bodies written by this package (and by ama) start with
+// {"message":{"role":"…", so the role is read from there without
+// scanning the body; anything else (whitespace, escapes, another member
+// order) takes the full scan. A hand-written body that repeats the
+// "message" member after such a prefix is read by its first one here.
 func isSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
+	if role, ok := prefixString(e.Body, rolePrefix); ok {
+		return string(role) == llm.RoleSystem
+	}
 	role, _ := objectString(objectField(e.Body, "message"), "role")
 	return role == llm.RoleSystem
+}
+
+var rolePrefix = []byte(`{"message":{"role":"`)
+
+// prefixString returns the raw text of the string that follows prefix
+// (which ends with its opening quote) at the start of body, when body has
+// the prefix and the string has no escape. Otherwise ok is false and the
+// caller scans the body.
+func prefixString(body, prefix []byte) (raw []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(body, prefix)
+	if !ok {
+		return nil, false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+		return nil, false
+	}
+	return rest[:end], true
 }
 
 // epochMs converts an ISO timestamp to epoch milliseconds (0 if invalid),

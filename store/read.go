@@ -214,7 +214,7 @@ func (p *parser) line(text []byte, kind byte) error {
 	p.b.fill(e, text, fields, &parts, p.sc.ws)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
-		p.name, _ = objectString(e.Body, "name")
+		p.name = sessionName(e.Body)
 	}
 	return nil
 }

@@ -41,8 +41,9 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	for i, e := range entries {
 		t.pos[e.ID] = int32(i)
 	}
+	unique := len(t.pos) == n
 	for i, e := range entries {
-		t.link(int32(i))
+		t.link(int32(i), unique)
 		t.note(e)
 	}
 	if leaf != nil {
@@ -52,12 +53,19 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	return t
 }
 
-// link attaches entry i to its parent (or makes it a root).
-func (t *Tree) link(i int32) {
+// link attaches entry i to its parent (or makes it a root). With unique
+// (no id before i is repeated at or after it) a parent that is the entry
+// just before, the usual case, is found without the map.
+func (t *Tree) link(i int32, unique bool) {
 	t.parent[i] = -1
 	e := t.entries[i]
 	if e.ParentID == nil {
 		t.roots = append(t.roots, i)
+		return
+	}
+	if unique && i > 0 && t.entries[i-1].ID == *e.ParentID && e.ID != *e.ParentID {
+		t.parent[i] = i - 1
+		t.kids[i-1] = append(t.kids[i-1], i)
 		return
 	}
 	q, ok := t.pos[*e.ParentID]
@@ -76,18 +84,54 @@ func (t *Tree) link(i int32) {
 func (t *Tree) note(e *Entry) {
 	switch e.Type {
 	case TypeLabel:
-		target, ok := objectString(e.Body, "targetId")
+		target, label, ok := labelFields(e.Body)
 		if !ok {
 			return
 		}
-		if label, _ := objectString(e.Body, "label"); label != "" {
+		if label != "" {
 			t.labels[target] = label
 		} else {
 			delete(t.labels, target)
 		}
 	case TypeSessionInfo:
-		t.name, _ = objectString(e.Body, "name")
+		t.name = sessionName(e.Body)
 	}
+}
+
+// labelFields reads the targetId and label of a label entry; ok is false
+// without a string targetId. The shape LabelEntry writes is read without
+// scanning the body.
+func labelFields(body []byte) (target, label string, ok bool) {
+	if raw, fast := prefixString(body, labelPrefix); fast {
+		rest := body[len(labelPrefix)+len(raw)+1:]
+		if string(rest) == "}" {
+			return string(raw), "", true
+		}
+		if l, fast := prefixString(rest, labelSecond); fast && len(rest) == len(labelSecond)+len(l)+2 {
+			return string(raw), string(l), true
+		}
+	}
+	target, ok = objectString(body, "targetId")
+	if !ok {
+		return "", "", false
+	}
+	label, _ = objectString(body, "label")
+	return target, label, true
+}
+
+var (
+	labelPrefix = []byte(`{"targetId":"`)
+	labelSecond = []byte(`,"label":"`)
+	namePrefix  = []byte(`{"name":"`)
+)
+
+// sessionName reads the name of a session_info entry ("" if none).
+func sessionName(body []byte) string {
+	if raw, fast := prefixString(body, namePrefix); fast && len(body) == len(namePrefix)+len(raw)+2 {
+		return string(raw)
+	}
+	name, _ := objectString(body, "name")
+	return name
 }
 
 // Append indexes e, which the caller has already written (with ParentID =
@@ -107,7 +151,7 @@ func (t *Tree) Append(e *Entry) {
 		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
 	}
 	t.pos[e.ID] = i
-	t.link(i)
+	t.link(i, true) // only e follows entries[i-1]: pos names it unless e has its id
 	t.note(e)
 	id := e.ID
 	t.leaf = &id
@@ -168,15 +212,19 @@ func (t *Tree) Path(id string) []*Entry {
 	if !ok {
 		return nil
 	}
-	var out []*Entry
+	// Two walks up: one to count, one to fill the exact slice from its
+	// end (a long branch is a large slice; no doubling, no reverse).
 	steps := 0
 	for cur := i; cur >= 0; cur = t.parent[cur] {
 		if steps++; steps > len(t.entries) {
 			return t.pathNoCycle(i)
 		}
-		out = append(out, t.entries[cur])
 	}
-	slices.Reverse(out)
+	out := make([]*Entry, steps)
+	for cur := i; cur >= 0; cur = t.parent[cur] {
+		steps--
+		out[steps] = t.entries[cur]
+	}
 	return out
 }
 
