@@ -38,6 +38,7 @@ func main() {
 	literal := flag.String("literal", "ErrShortWrite", "literal pattern of the grep rows (few matches: a full scan)")
 	regex := flag.String("regex", `func \(\w+ \*Writer\) Write\(`, "regular expression of the regex grep row")
 	readMB := flag.Int("read-mb", 50, "size of the file of the read row, in MB")
+	only := flag.String("rows", "grep,glob,read", "comma-separated rows to run")
 	flag.Parse()
 	if *corpus == "" {
 		*corpus = filepath.Join(goroot(), "src")
@@ -53,24 +54,34 @@ func main() {
 	fmt.Printf("%-44s | %10s | %10s | %6s | %s\n", "what", "ours", "floor", "ratio", "floor command")
 	fmt.Printf("%s\n", strings.Repeat("-", 110))
 
-	grepLit := map[string]any{"pattern": *literal, "limit": 1000}
-	grepRe := map[string]any{"pattern": *regex, "limit": 1000}
-	row{what: "grep literal, full scan", tool: tools.GrepTool{}, args: grepLit, env: env,
-		floor: []string{"rg", "-n", "--no-heading", "-F", *literal, *corpus}}.run(*runs)
-	row{what: "grep literal, full scan", tool: tools.GrepTool{}, args: grepLit, env: env,
-		floor: []string{"grep", "-rnF", *literal, *corpus}}.run(*runs)
-	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
-		floor: []string{"rg", "-n", "--no-heading", *regex, *corpus}}.run(*runs)
-	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
-		floor: []string{"grep", "-rnE", strings.ReplaceAll(*regex, `\w`, `[[:alnum:]_]`), *corpus}}.run(*runs)
-	row{what: "glob **/*.go", tool: tools.GlobTool{}, args: map[string]any{"pattern": "**/*.go"}, env: env,
-		floor: []string{"fdfind", "-t", "f", "-e", "go", ".", *corpus}}.run(*runs)
+	want := func(r string) bool { return strings.Contains(","+*only+",", ","+r+",") }
+	if want("grep") {
+		grepRows(env, *corpus, *literal, *regex, *runs)
+	}
+	if want("glob") {
+		row{what: "glob **/*.go", tool: tools.GlobTool{}, args: map[string]any{"pattern": "**/*.go"}, env: env,
+			floor: []string{"fdfind", "-t", "f", "-e", "go", ".", *corpus}}.run(*runs)
+	}
+	if want("read") {
+		big := filepath.Join(dir, "big.txt")
+		writeBig(big, *readMB<<20)
+		row{what: fmt.Sprintf("read %d MB file, first page", *readMB), tool: tools.ReadTool{},
+			args: map[string]any{"path": big}, env: &tools.Env{Cwd: dir, Reads: tools.NewReadTracker()},
+			floor: []string{"wc", "-l", big}}.run(*runs)
+	}
+}
 
-	big := filepath.Join(dir, "big.txt")
-	writeBig(big, *readMB<<20)
-	row{what: fmt.Sprintf("read %d MB file, first page", *readMB), tool: tools.ReadTool{},
-		args: map[string]any{"path": big}, env: &tools.Env{Cwd: dir, Reads: tools.NewReadTracker()},
-		floor: []string{"wc", "-l", big}}.run(*runs)
+func grepRows(env *tools.Env, corpus, literal, regex string, runs int) {
+	grepLit := map[string]any{"pattern": literal, "limit": 1000}
+	grepRe := map[string]any{"pattern": regex, "limit": 1000}
+	row{what: "grep literal, full scan", tool: tools.GrepTool{}, args: grepLit, env: env,
+		floor: []string{"rg", "-n", "--no-heading", "-F", literal, corpus}}.run(runs)
+	row{what: "grep literal, full scan", tool: tools.GrepTool{}, args: grepLit, env: env,
+		floor: []string{"grep", "-rnF", literal, corpus}}.run(runs)
+	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
+		floor: []string{"rg", "-n", "--no-heading", regex, corpus}}.run(runs)
+	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
+		floor: []string{"grep", "-rnE", strings.ReplaceAll(regex, `\w`, `[[:alnum:]_]`), corpus}}.run(runs)
 }
 
 type row struct {

@@ -1,0 +1,245 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"regexp/syntax"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// lineMatcher finds the lines of a file that a grep pattern matches, with
+// the semantics of matching the regexp against each line on its own (the
+// file split at "\n", one trailing "\r" removed), but without splitting:
+// a literal pattern is found with bytes.Index over the whole file, a
+// pattern without anchors with one regexp search over the whole file from
+// the current line on; only the line holding a hit is then checked on its
+// own (a hit may span lines or need the text around it). Patterns with
+// anchors (^ $ \A \z mean line ends here) are matched line by line.
+type lineMatcher struct {
+	re *regexp.Regexp
+	// lit is the pattern when it is a plain case-sensitive literal
+	// without "\n", "\r" or U+FFFD (which the regexp matches against
+	// invalid UTF-8); nil otherwise.
+	lit []byte
+	// whole: a search over the whole file cannot miss a matching line
+	// (no anchors); a hit in line L implies a hit at or before L.
+	whole bool
+}
+
+func newLineMatcher(re *regexp.Regexp, expr string) *lineMatcher {
+	m := &lineMatcher{re: re,
+		whole: !strings.ContainsAny(expr, "^$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`)}
+	if p, err := syntax.Parse(expr, syntax.Perl); err == nil { // the flags regexp.Compile uses
+		p = p.Simplify()
+		if p.Op == syntax.OpLiteral && p.Flags&syntax.FoldCase == 0 {
+			s := string(p.Rune)
+			if s != "" && !strings.ContainsAny(s, "\n\r\uFFFD") {
+				m.lit = []byte(s)
+			}
+		}
+	}
+	return m
+}
+
+// line reports whether one line (without its "\n") matches.
+func (m *lineMatcher) line(b []byte) bool {
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	if m.lit != nil {
+		return bytes.Contains(b, m.lit)
+	}
+	return m.re.Match(b)
+}
+
+// next returns the first matching line at or after pos (a line start):
+// its start and end (the index of its "\n" or len(data)); start is -1
+// when no line matches.
+func (m *lineMatcher) next(data []byte, pos int) (start, end int) {
+	for pos < len(data) {
+		if m.lit != nil || m.whole {
+			var hit int
+			if m.lit != nil {
+				i := bytes.Index(data[pos:], m.lit)
+				if i < 0 {
+					return -1, -1
+				}
+				hit = pos + i
+			} else {
+				loc := m.re.FindIndex(data[pos:])
+				if loc == nil {
+					return -1, -1
+				}
+				hit = pos + loc[0]
+			}
+			pos += bytes.LastIndexByte(data[pos:hit], '\n') + 1
+			if pos == len(data) {
+				break // an empty hit after the last "\n": no line there
+			}
+		}
+		end := len(data)
+		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
+			end = pos + i
+		}
+		if m.line(data[pos:end]) {
+			return pos, end
+		}
+		pos = end + 1
+	}
+	return -1, -1
+}
+
+// grepFile is what the search of one file found, before the limit and
+// the files searched before it are applied (grepRun.add does that, in
+// walk order).
+type grepFile struct {
+	aborted bool // ctx ended before the file was searched
+	large   bool
+	binary  bool
+	// n is the number of matching lines found, at most limit+1 (the
+	// search stops there; with filesOnly 0 or 1).
+	n int
+	// out holds the formatted lines of the matches and their context,
+	// without the "--" that separates the file's first group from the
+	// output before it.
+	out []byte
+	// cuts[k] is len(out) before the k-th match (0-based) was written:
+	// where the output stops when the limit allows only k matches.
+	cuts []int
+}
+
+// grepSearcher searches files one at a time; one per worker, with its
+// buffer reused for every file.
+type grepSearcher struct {
+	g   *grepRun
+	buf []byte
+}
+
+// search reads and searches one opened regular file of fstat size size;
+// shown names it in results.
+func (s *grepSearcher) search(ctx context.Context, r io.Reader, size int64, shown func() string) grepFile {
+	if ctx.Err() != nil {
+		return grepFile{aborted: true}
+	}
+	if size > GrepMaxFileBytes {
+		return grepFile{large: true}
+	}
+	data, err := fillBuffer(r, s.buf, size, GrepMaxFileBytes)
+	s.buf = data[:0]
+	switch {
+	case err == errTooLarge: // grew since fstat
+		return grepFile{large: true}
+	case err != nil:
+		return grepFile{} // unreadable: skipped
+	case bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0:
+		return grepFile{binary: true}
+	}
+	return s.g.searchData(data, shown)
+}
+
+// searchData finds the matching lines of data.
+func (g *grepRun) searchData(data []byte, shownFn func() string) grepFile {
+	var r grepFile
+	m := g.match
+	if g.filesOnly {
+		if start, _ := m.next(data, 0); start >= 0 {
+			r.n, r.out = 1, append([]byte(shownFn()), '\n')
+		}
+		return r
+	}
+	var (
+		shown       string
+		lineNo      int // the line index of linePos
+		linePos     int
+		lastPrinted = -1 // index of the last line printed for this file
+		pos         int
+	)
+	for {
+		start, end := m.next(data, pos)
+		if start < 0 {
+			return r
+		}
+		i := lineNo + bytes.Count(data[linePos:start], newline)
+		lineNo, linePos = i, start
+		r.cuts = append(r.cuts, len(r.out))
+		if r.n++; r.n > g.limit {
+			return r // only this match's existence matters: the limit is hit
+		}
+		if shown == "" {
+			shown = shownFn()
+		}
+		from := max(i-g.context, lastPrinted+1)
+		if g.context > 0 && lastPrinted >= 0 && from > lastPrinted+1 {
+			r.out = append(r.out, "--\n"...) // a new group of lines
+		}
+		if from < i {
+			p := start
+			for k := from; k < i; k++ { // back to the start of line from
+				p = bytes.LastIndexByte(data[:p-1], '\n') + 1
+			}
+			for j := from; j < i; j++ {
+				e := p + bytes.IndexByte(data[p:], '\n')
+				r.out = appendGrepLine(r.out, shown, j, '-', data[p:e])
+				p = e + 1
+			}
+		}
+		r.out = appendGrepLine(r.out, shown, i, ':', data[start:end])
+		lastPrinted = i
+		// Trailing context is printed up to the next match, which prints
+		// its own line.
+		p := end + 1
+		for j := i + 1; j <= i+g.context && p < len(data); j++ {
+			e := len(data)
+			if k := bytes.IndexByte(data[p:], '\n'); k >= 0 {
+				e = p + k
+			}
+			if m.line(data[p:e]) {
+				break
+			}
+			r.out = appendGrepLine(r.out, shown, j, '-', data[p:e])
+			lastPrinted = j
+			p = e + 1
+		}
+		pos = p
+	}
+}
+
+var newline = []byte{'\n'}
+
+// appendGrepLine appends path:N: text for matches and path-N- text for
+// context (idx is 0-based); lines are cut at grepMaxLineChars runes.
+func appendGrepLine(out []byte, shown string, idx int, sep byte, line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if !utf8.Valid(line) {
+		line = bytes.ToValidUTF8(line, []byte("\uFFFD"))
+	}
+	cut := false
+	if len(line) > grepMaxLineChars && utf8.RuneCount(line) > grepMaxLineChars {
+		line, cut = headRunesBytes(line, grepMaxLineChars), true
+	}
+	out = append(out, shown...)
+	out = append(out, sep)
+	out = strconv.AppendInt(out, int64(idx+1), 10)
+	out = append(out, sep, ' ')
+	out = append(out, line...)
+	if cut {
+		out = append(out, " …"...)
+	}
+	return append(out, '\n')
+}
+
+// headRunesBytes returns the first n runes of b.
+func headRunesBytes(b []byte, n int) []byte {
+	i := 0
+	for k := 0; k < n && i < len(b); k++ {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return b[:i]
+}
