@@ -146,7 +146,10 @@ func (g *grepRun) searchData(data []byte, shownFn func() string) grepFile {
 	var r grepFile
 	m := g.match
 	if g.filesOnly {
-		if start, _ := m.next(data, 0); start >= 0 {
+		start, _ := m.next(data, 0)
+		// As before, filesOnly also tries the empty "line" after a final
+		// "\n" (and the one of an empty file): "^$" lists such files.
+		if start >= 0 || ((len(data) == 0 || data[len(data)-1] == '\n') && m.line(nil)) {
 			r.n, r.out = 1, append([]byte(shownFn()), '\n')
 		}
 		return r

@@ -2,7 +2,8 @@ package tools
 
 // The grep, glob and read tools (and the walk under them) as they were
 // before issue 19 made them fast, kept verbatim (identifiers prefixed with
-// legacy) so that the differential test can compare old and new output.
+// legacy) so that the differential test can compare old and new output;
+// the one change: legacyReadText takes the scan bound as a parameter.
 
 import (
 	"bufio"
@@ -449,7 +450,7 @@ func (legacyReadTool) Execute(ctx context.Context, call *Call) (*Result, error) 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return errorf("Cannot read %s: %v", shown, err), nil
 	}
-	res, err := legacyReadText(ctx, f, shown, int(a.Offset), int(a.Limit))
+	res, err := legacyReadText(ctx, f, shown, int(a.Offset), int(a.Limit), ReadMaxScanBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -461,14 +462,14 @@ func (legacyReadTool) Execute(ctx context.Context, call *Call) (*Result, error) 
 
 // legacyReadText formats lines [offset, offset+limit) cat -n style, staying under
 // MaxResultChars, and counts the remaining lines.
-func legacyReadText(ctx context.Context, r io.Reader, shown string, offset, limit int) (*Result, error) {
+func legacyReadText(ctx context.Context, r io.Reader, shown string, offset, limit int, maxScan int64) (*Result, error) {
 	if offset < 1 {
 		offset = 1
 	}
 	if limit <= 0 {
 		limit = ReadDefaultLimit
 	}
-	lr := &io.LimitedReader{R: r, N: ReadMaxScanBytes}
+	lr := &io.LimitedReader{R: r, N: maxScan}
 	br := bufio.NewReaderSize(lr, 64*1024)
 	var (
 		out       strings.Builder
