@@ -282,3 +282,19 @@ func TestGrepAbortMidWalk(t *testing.T) {
 		t.Fatalf("want ctx's error, got %+v", res)
 	}
 }
+
+func TestRelInsideFastPath(t *testing.T) {
+	for _, c := range [][2]string{{"/a", "/a/b"}, {"/a", "/a/b/c.go"}, {"/a/", "/a/b"}, {"/a", "/a//b"}, {"/a", "/a/./b"},
+		{"/a", "/a/../b"}, {"/a", "/a/b/.."}, {"/a", "/a/b/"}, {"/a", "/ab"}, {"/a/./x", "/a/./x/y"}, {"/", "/x"},
+		{"/a", "/a"}, {"/a", "/a/.."}, {"/a", "/a/..b"}, {"/a", "/a/.b/c"}, {"/a/..", "/a/../b"}} {
+		got, ok := relInside(c[0], c[1])
+		rel, err := filepath.Rel(c[0], c[1])
+		want, wantOK := filepath.ToSlash(rel), err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+		if !wantOK {
+			want = ""
+		}
+		if got != want || ok != wantOK {
+			t.Errorf("relInside(%q, %q) = %q, %v; want %q, %v", c[0], c[1], got, ok, want, wantOK)
+		}
+	}
+}

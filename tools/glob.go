@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -189,8 +190,9 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 
 	type hit struct {
-		shown string
-		mtime time.Time
+		abs, shown string
+		mtime      time.Time
+		ok         bool
 	}
 	var hits []hit
 	err := walkFiles(ctx, env, root, excluded, func(abs string, d fs.DirEntry) error {
@@ -204,13 +206,33 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		if !matched || excluded(abs) {
 			return nil
 		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil
-		}
-		hits = append(hits, hit{shown: shown(abs), mtime: fi.ModTime()})
+		hits = append(hits, hit{abs: abs})
 		return nil
 	})
+	// The modification times order the list: one stat per hit (the
+	// directory entry has no time), spread over a few goroutines.
+	statWorkers := min(grepWorkers(), max(len(hits)/256, 1))
+	var wg sync.WaitGroup
+	for w := range statWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(hits); i += statWorkers {
+				if fi, err := os.Stat(hits[i].abs); err == nil {
+					hits[i].mtime, hits[i].ok = fi.ModTime(), true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	kept := hits[:0]
+	for _, h := range hits {
+		if h.ok {
+			h.shown = shown(h.abs)
+			kept = append(kept, h)
+		}
+	}
+	hits = kept
 	walkCut := errors.Is(err, errWalkLimit)
 	if err != nil && !walkCut {
 		return nil, err
