@@ -13,20 +13,23 @@ import (
 
 // lineMatcher finds the lines of a file that a grep pattern matches, with
 // the semantics of matching the regexp against each line on its own (the
-// file split at "\n", one trailing "\r" removed), but without splitting:
-// a literal pattern is found with bytes.Index over the whole file, a
-// pattern without anchors with one regexp search over the whole file from
-// the current line on; only the line holding a hit is then checked on its
-// own (a hit may span lines or need the text around it). Patterns with
-// anchors (^ $ \A \z mean line ends here) are matched line by line.
+// file split at "\n", one trailing "\r" removed), but without splitting
+// the file into strings. A literal pattern is found with bytes.Index over
+// the whole file, jumping from hit to hit. Other patterns are first
+// searched once over the whole file from the start (when they have no
+// anchors: ^ $ \A \z mean line ends here, and a hit in a line is then a
+// hit in the file at or after that line's start); lines before the first
+// hit cannot match, and from its line on each line is matched on its own.
+// Jumping from regexp hit to hit is not done: a search may scan far past
+// the hit it returns (a greedy (?s).* in an optional group), which would
+// make a file with many hits quadratic.
 type lineMatcher struct {
 	re *regexp.Regexp
 	// lit is the pattern when it is a plain case-sensitive literal
 	// without "\n", "\r" or U+FFFD (which the regexp matches against
 	// invalid UTF-8); nil otherwise.
 	lit []byte
-	// whole: a search over the whole file cannot miss a matching line
-	// (no anchors); a hit in line L implies a hit at or before L.
+	// whole: the pattern has no anchors (see above).
 	whole bool
 }
 
@@ -56,30 +59,40 @@ func (m *lineMatcher) line(b []byte) bool {
 	return m.re.Match(b)
 }
 
+// first returns the start of the first line that may match: for literals
+// and patterns without anchors the line of the first hit in the whole
+// file (-1: none), else 0.
+func (m *lineMatcher) first(data []byte) int {
+	var hit int
+	switch {
+	case m.lit != nil:
+		hit = bytes.Index(data, m.lit)
+	case m.whole:
+		loc := m.re.FindIndex(data)
+		if loc == nil {
+			return -1
+		}
+		hit = loc[0]
+	default:
+		return 0
+	}
+	if hit < 0 {
+		return -1
+	}
+	return bytes.LastIndexByte(data[:hit], '\n') + 1
+}
+
 // next returns the first matching line at or after pos (a line start):
 // its start and end (the index of its "\n" or len(data)); start is -1
 // when no line matches.
 func (m *lineMatcher) next(data []byte, pos int) (start, end int) {
 	for pos < len(data) {
-		if m.lit != nil || m.whole {
-			var hit int
-			if m.lit != nil {
-				i := bytes.Index(data[pos:], m.lit)
-				if i < 0 {
-					return -1, -1
-				}
-				hit = pos + i
-			} else {
-				loc := m.re.FindIndex(data[pos:])
-				if loc == nil {
-					return -1, -1
-				}
-				hit = pos + loc[0]
+		if m.lit != nil {
+			i := bytes.Index(data[pos:], m.lit)
+			if i < 0 {
+				return -1, -1
 			}
-			pos += bytes.LastIndexByte(data[pos:hit], '\n') + 1
-			if pos == len(data) {
-				break // an empty hit after the last "\n": no line there
-			}
+			pos += bytes.LastIndexByte(data[pos:pos+i], '\n') + 1
 		}
 		end := len(data)
 		if i := bytes.IndexByte(data[pos:], '\n'); i >= 0 {
@@ -146,7 +159,10 @@ func (g *grepRun) searchData(data []byte, shownFn func() string) grepFile {
 	var r grepFile
 	m := g.match
 	if g.filesOnly {
-		start, _ := m.next(data, 0)
+		start := m.first(data)
+		if start >= 0 {
+			start, _ = m.next(data, start)
+		}
 		// As before, filesOnly also tries the empty "line" after a final
 		// "\n" (and the one of an empty file): "^$" lists such files.
 		if start >= 0 || ((len(data) == 0 || data[len(data)-1] == '\n') && m.line(nil)) {
@@ -159,8 +175,11 @@ func (g *grepRun) searchData(data []byte, shownFn func() string) grepFile {
 		lineNo      int // the line index of linePos
 		linePos     int
 		lastPrinted = -1 // index of the last line printed for this file
-		pos         int
+		pos         = m.first(data)
 	)
+	if pos < 0 {
+		return r
+	}
 	for {
 		start, end := m.next(data, pos)
 		if start < 0 {
