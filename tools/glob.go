@@ -194,7 +194,34 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		mtime      time.Time
 		ok         bool
 	}
-	var hits []hit
+	// The modification times order the list: one stat per hit (the
+	// directory entry has no time), done by a few goroutines while the
+	// walk goes on, in batches that each fill their own part of hits.
+	const batch = 128
+	var (
+		hits    []hit
+		batches = make(chan []hit, 64)
+		wg      sync.WaitGroup
+		done    [][]hit
+		mu      sync.Mutex
+	)
+	for range grepWorkers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				for i := range b {
+					if fi, err := os.Stat(b[i].abs); err == nil {
+						b[i].mtime, b[i].ok = fi.ModTime(), true
+					}
+				}
+				mu.Lock()
+				done = append(done, b)
+				mu.Unlock()
+			}
+		}()
+	}
+	cur := make([]hit, 0, batch)
 	err := walkFiles(ctx, env, root, excluded, func(abs string, d fs.DirEntry) error {
 		matched := false
 		for _, p := range inc {
@@ -206,33 +233,23 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		if !matched || excluded(abs) {
 			return nil
 		}
-		hits = append(hits, hit{abs: abs})
+		if cur = append(cur, hit{abs: abs}); len(cur) == batch {
+			batches <- cur
+			cur = make([]hit, 0, batch)
+		}
 		return nil
 	})
-	// The modification times order the list: one stat per hit (the
-	// directory entry has no time), spread over a few goroutines.
-	statWorkers := min(grepWorkers(), max(len(hits)/256, 1))
-	var wg sync.WaitGroup
-	for w := range statWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(hits); i += statWorkers {
-				if fi, err := os.Stat(hits[i].abs); err == nil {
-					hits[i].mtime, hits[i].ok = fi.ModTime(), true
-				}
-			}
-		}()
-	}
+	batches <- cur
+	close(batches)
 	wg.Wait()
-	kept := hits[:0]
-	for _, h := range hits {
-		if h.ok {
-			h.shown = shown(h.abs)
-			kept = append(kept, h)
+	for _, b := range done {
+		for _, h := range b {
+			if h.ok {
+				h.shown = shown(h.abs)
+				hits = append(hits, h)
+			}
 		}
 	}
-	hits = kept
 	walkCut := errors.Is(err, errWalkLimit)
 	if err != nil && !walkCut {
 		return nil, err
