@@ -159,7 +159,7 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 		p       string
 		literal bool
 	}{
-		{"needle", false}, {"Needle", false}, {"needle", true}, {"foo.bar", true}, {"foo.bar", false},
+		{"needle", false}, {"Needle", false}, {"needle", true}, {"NeEdLe", false}, {"needle haystack", true}, {"sK_e", false}, {"foo.bar", true}, {"foo.bar", false},
 		{"a(b", true}, {"^needle", false}, {"needle$", false}, {"^$", false}, {"x*", false}, {`\bfoo\b`, false},
 		{`a\nb`, false}, {`needle\s+haystack`, false}, {`(?s)needle.haystack`, false}, {"k", false},
 		{"\uFFFD", false}, {"\uFFFD", true}, {"é", false}, {`(?m)^needle`, false}, {`[^a]needle`, false},
@@ -300,5 +300,36 @@ func TestRelInsideFastPath(t *testing.T) {
 		if got != want || ok != wantOK {
 			t.Errorf("relInside(%q, %q) = %q, %v; want %q, %v", c[0], c[1], got, ok, want, wantOK)
 		}
+	}
+}
+
+func TestIndexFoldASCII(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	alpha := []byte("aAbBzZ_.\n\xc3\xa9")
+	for range 3000 {
+		data := make([]byte, rng.IntN(40))
+		for i := range data {
+			data[i] = alpha[rng.IntN(len(alpha))]
+		}
+		needle := make([]byte, 1+rng.IntN(3))
+		for i := range needle {
+			needle[i] = "abz_."[rng.IntN(5)]
+		}
+		var lower []byte
+		for _, c := range data {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			lower = append(lower, c)
+		}
+		want := bytes.Index(lower, needle)
+		for rare := range needle {
+			if got := indexFoldASCII(data, needle, rare); got != want {
+				t.Fatalf("indexFoldASCII(%q, %q, %d) = %d, want %d", data, needle, rare, got, want)
+			}
+		}
+	}
+	if got := asciiFoldRun([]rune("ErrShortWrite")); string(got) != "hortwrite" {
+		t.Errorf("asciiFoldRun = %q", got) // S folds to ſ (U+017F)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -31,6 +33,12 @@ type lineMatcher struct {
 	lit []byte
 	// whole: the pattern has no anchors (see above).
 	whole bool
+	// fold is set for a case-insensitive literal: the longest run of its
+	// runes whose case variants are all ASCII, in lower case. Every match
+	// holds it (up to ASCII case), so the lines holding it are the only
+	// candidates; each is checked with the regexp (exact semantics).
+	fold     []byte
+	foldRare int // the index in fold of its rarest byte, searched first
 }
 
 func newLineMatcher(re *regexp.Regexp, expr string) *lineMatcher {
@@ -44,8 +52,105 @@ func newLineMatcher(re *regexp.Regexp, expr string) *lineMatcher {
 				m.lit = []byte(s)
 			}
 		}
+		if p.Op == syntax.OpLiteral && p.Flags&syntax.FoldCase != 0 && !slices.Contains(p.Rune, '\n') {
+			m.fold = asciiFoldRun(p.Rune)
+			m.foldRare = rarestByte(m.fold)
+		}
 	}
 	return m
+}
+
+// asciiFoldRun returns the longest run of runes whose simple case folding
+// orbit is all ASCII ('k' is not: the Kelvin sign folds to it), lowered.
+func asciiFoldRun(runes []rune) []byte {
+	var best, cur []byte
+	for _, r := range runes {
+		ok := r < utf8.RuneSelf
+		for f := unicode.SimpleFold(r); ok && f != r; f = unicode.SimpleFold(f) {
+			ok = f < utf8.RuneSelf
+		}
+		if !ok {
+			cur = cur[:0]
+			continue
+		}
+		cur = append(cur, byte(unicode.ToLower(r)))
+		if len(cur) > len(best) {
+			best = append(best[:0], cur...)
+		}
+	}
+	return best
+}
+
+// rarestByte picks the byte of an ASCII needle to look for first: not a
+// letter when there is one, else the rarest letter in English text.
+func rarestByte(needle []byte) int {
+	const byRarity = "zqxjkvbpygfwmucldrhsnioate"
+	best, rank := 0, 1<<30
+	for i, c := range needle {
+		r := strings.IndexByte(byRarity, c)
+		if c < 'a' || c > 'z' {
+			r = -1
+		}
+		if r < rank {
+			best, rank = i, r
+		}
+	}
+	return best
+}
+
+// indexFoldASCII returns the index of the first occurrence of needle (ASCII,
+// lower case) in data ignoring ASCII case, or -1. It looks for the byte at
+// rare in both cases with bytes.IndexByte and compares around each hit.
+func indexFoldASCII(data, needle []byte, rare int) int {
+	lo := needle[rare]
+	up := lo
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - 'a' + 'A'
+	}
+	nextLo, nextUp := -2, -2 // -2: not searched yet, -1: none left
+	for start := rare; start < len(data); {
+		if nextLo != -1 && nextLo < start {
+			nextLo = indexByteFrom(data, lo, start)
+		}
+		if up == lo {
+			nextUp = -1
+		} else if nextUp != -1 && nextUp < start {
+			nextUp = indexByteFrom(data, up, start)
+		}
+		c := nextLo
+		if c < 0 || (nextUp >= 0 && nextUp < c) {
+			c = nextUp
+		}
+		if c < 0 {
+			return -1
+		}
+		if s := c - rare; s+len(needle) <= len(data) && equalFoldASCII(data[s:s+len(needle)], needle) {
+			return s
+		}
+		start = c + 1
+	}
+	return -1
+}
+
+func indexByteFrom(b []byte, c byte, from int) int {
+	if i := bytes.IndexByte(b[from:], c); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// equalFoldASCII compares b with the lower-case ASCII needle, ignoring the
+// case of ASCII letters in b.
+func equalFoldASCII(b, needle []byte) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != needle[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // line reports whether one line (without its "\n") matches.
@@ -67,6 +172,8 @@ func (m *lineMatcher) first(data []byte) int {
 	switch {
 	case m.lit != nil:
 		hit = bytes.Index(data, m.lit)
+	case len(m.fold) > 0:
+		hit = indexFoldASCII(data, m.fold, m.foldRare)
 	case m.whole:
 		loc := m.re.FindIndex(data)
 		if loc == nil {
@@ -87,8 +194,13 @@ func (m *lineMatcher) first(data []byte) int {
 // when no line matches.
 func (m *lineMatcher) next(data []byte, pos int) (start, end int) {
 	for pos < len(data) {
-		if m.lit != nil {
-			i := bytes.Index(data[pos:], m.lit)
+		if m.lit != nil || len(m.fold) > 0 {
+			var i int
+			if m.lit != nil {
+				i = bytes.Index(data[pos:], m.lit)
+			} else {
+				i = indexFoldASCII(data[pos:], m.fold, m.foldRare)
+			}
 			if i < 0 {
 				return -1, -1
 			}

@@ -78,6 +78,9 @@ func grepRows(env *tools.Env, corpus, literal, regex string, runs int) {
 		floor: []string{"rg", "-n", "--no-heading", "-F", literal, corpus}}.run(runs)
 	row{what: "grep literal, full scan", tool: tools.GrepTool{}, args: grepLit, env: env,
 		floor: []string{"grep", "-rnF", literal, corpus}}.run(runs)
+	grepFold := map[string]any{"pattern": literal, "ignoreCase": true, "limit": 1000}
+	row{what: "grep literal, ignoreCase, full scan", tool: tools.GrepTool{}, args: grepFold, env: env,
+		floor: []string{"rg", "-n", "--no-heading", "-i", "-F", literal, corpus}}.run(runs)
 	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
 		floor: []string{"rg", "-n", "--no-heading", regex, corpus}}.run(runs)
 	row{what: "grep regex, full scan", tool: tools.GrepTool{}, args: grepRe, env: env,
