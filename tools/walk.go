@@ -119,7 +119,7 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 			if d.Name() == ".git" {
 				continue
 			}
-			abs := filepath.Join(dir, d.Name())
+			abs := joinEntry(dir, d.Name())
 			isDir := d.IsDir()
 			if d.Type()&fs.ModeSymlink != 0 {
 				fi, err := os.Stat(abs)
@@ -318,4 +318,14 @@ func ancestorIgnores(cwd, root string) []ignoreLayer {
 		dir = filepath.Join(dir, parts[i])
 	}
 	return layers
+}
+
+// joinEntry is filepath.Join(dir, name) for a clean dir and a directory
+// entry's name (never "", ".", ".." or holding a separator), without
+// cleaning again: the walk builds one per entry.
+func joinEntry(dir, name string) string {
+	if dir == string(filepath.Separator) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
