@@ -207,7 +207,7 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 			}
 
 			// glob.
-			for _, pat := range []string{"**/*.go", "*.txt", "**", "a/**", "*.go !a/**", "!*.log", "**/*.{go,txt}",
+			for _, pat := range []string{"**/*.go", "**/f0*", "**/**", "**/{a,b}/*", "**/d e/*", "**/[ab]", "*.txt", "**", "a/**", "*.go !a/**", "!*.log", "**/*.{go,txt}",
 				"link*", "lib/sub/*", "../work/*.txt", "nothing*", "[", "* !**/b/**"} {
 				for _, limit := range []int{0, 5} {
 					for _, path := range []string{"", "lib", "link-dir"} {

@@ -100,6 +100,17 @@ func (p globPattern) match(root, abs string) bool {
 	return doublestar.MatchUnvalidated(p.pat, rel)
 }
 
+// basenameGlob turns "**/X" with X free of "/" into the base-name pattern
+// X: "**/" matches zero or more directories, so both match exactly the
+// paths whose last component matches X, and the base name is what the
+// walk has at hand (no path relative to the root to build per entry).
+func basenameGlob(p globPattern) globPattern {
+	if rest, ok := strings.CutPrefix(p.pat, "**/"); ok && !p.basename && rest != "" && !strings.Contains(rest, "/") {
+		return globPattern{pat: rest, basename: true}
+	}
+	return p
+}
+
 func newGlobPattern(p string) globPattern {
 	p = strings.TrimPrefix(p, "./")
 	return globPattern{pat: p, basename: !strings.Contains(p, "/")}
@@ -172,7 +183,7 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	shown := func(abs string) string { return env.Rel(underName(shownRoot, root, abs)) }
 	var inc, exc []globPattern
 	for _, p := range includes {
-		inc = append(inc, newGlobPattern(p))
+		inc = append(inc, basenameGlob(newGlobPattern(p)))
 	}
 	if len(inc) == 0 {
 		inc = []globPattern{{pat: "**"}}
