@@ -48,6 +48,9 @@ bench: build
 	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
 	# bare vs through the built binary's launcher (skips without Landlock).
 	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap' -benchtime 50x ./sandbox
+	# grep, glob and read side by side with rg, GNU grep, fd and wc -l on Go's src.
+	test/bench/tools-deps.sh
+	$(GO) run ./test/bench/tools
 
 # Rewrite the golden transcripts under test/fixtures (review the diff!).
 golden:

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -99,6 +100,17 @@ func (p globPattern) match(root, abs string) bool {
 	return doublestar.MatchUnvalidated(p.pat, rel)
 }
 
+// basenameGlob turns "**/X" with X free of "/" into the base-name pattern
+// X: "**/" matches zero or more directories, so both match exactly the
+// paths whose last component matches X, and the base name is what the
+// walk has at hand (no path relative to the root to build per entry).
+func basenameGlob(p globPattern) globPattern {
+	if rest, ok := strings.CutPrefix(p.pat, "**/"); ok && !p.basename && rest != "" && !strings.Contains(rest, "/") {
+		return globPattern{pat: rest, basename: true}
+	}
+	return p
+}
+
 func newGlobPattern(p string) globPattern {
 	p = strings.TrimPrefix(p, "./")
 	return globPattern{pat: p, basename: !strings.Contains(p, "/")}
@@ -171,7 +183,7 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	shown := func(abs string) string { return env.Rel(underName(shownRoot, root, abs)) }
 	var inc, exc []globPattern
 	for _, p := range includes {
-		inc = append(inc, newGlobPattern(p))
+		inc = append(inc, basenameGlob(newGlobPattern(p)))
 	}
 	if len(inc) == 0 {
 		inc = []globPattern{{pat: "**"}}
@@ -189,10 +201,38 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 
 	type hit struct {
-		shown string
-		mtime time.Time
+		abs, shown string
+		mtime      time.Time
+		ok         bool
 	}
-	var hits []hit
+	// The modification times order the list: one stat per hit (the
+	// directory entry has no time), done by a few goroutines while the
+	// walk goes on, in batches that each fill their own part of hits.
+	const batch = 128
+	var (
+		hits    []hit
+		batches = make(chan []hit, 64)
+		wg      sync.WaitGroup
+		done    [][]hit
+		mu      sync.Mutex
+	)
+	for range grepWorkers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				for i := range b {
+					if fi, err := os.Stat(b[i].abs); err == nil {
+						b[i].mtime, b[i].ok = fi.ModTime(), true
+					}
+				}
+				mu.Lock()
+				done = append(done, b)
+				mu.Unlock()
+			}
+		}()
+	}
+	cur := make([]hit, 0, batch)
 	err := walkFiles(ctx, env, root, excluded, func(abs string, d fs.DirEntry) error {
 		matched := false
 		for _, p := range inc {
@@ -204,13 +244,23 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		if !matched || excluded(abs) {
 			return nil
 		}
-		fi, err := os.Stat(abs)
-		if err != nil {
-			return nil
+		if cur = append(cur, hit{abs: abs}); len(cur) == batch {
+			batches <- cur
+			cur = make([]hit, 0, batch)
 		}
-		hits = append(hits, hit{shown: shown(abs), mtime: fi.ModTime()})
 		return nil
 	})
+	batches <- cur
+	close(batches)
+	wg.Wait()
+	for _, b := range done {
+		for _, h := range b {
+			if h.ok {
+				h.shown = shown(h.abs)
+				hits = append(hits, h)
+			}
+		}
+	}
 	walkCut := errors.Is(err, errWalkLimit)
 	if err != nil && !walkCut {
 		return nil, err

@@ -1,16 +1,15 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
-	"unicode/utf8"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -99,40 +98,25 @@ func (GrepTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	case err != nil:
 		return errorf("Cannot search %s: %v", env.Rel(r.Path), describeOpenError(err)), nil
 	}
-	g := &grepRun{env: env, re: re, limit: limit, context: ctxLines, filesOnly: a.FilesOnly,
-		shown: func(abs string) string { return env.Rel(underName(r.Path, root, abs)) }}
-	// Matching the whole file first is a cheap filter, valid only when
-	// the pattern has no anchors (they mean line ends here).
-	g.prefilter = !strings.ContainsAny(expr, "^$") && !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`)
+	g := &grepRun{match: newLineMatcher(re, expr), limit: limit, context: ctxLines, filesOnly: a.FilesOnly}
+	shown := func(abs string) func() string {
+		return func() string { return env.Rel(underName(r.Path, root, abs)) }
+	}
+	var walkCut bool
 	if !fi.IsDir() {
-		err = g.search(ctx, f, root, fi.Size())
+		s := grepSearcher{g: g}
+		res := s.search(ctx, f, fi.Size(), shown(root))
 		f.Close()
+		if res.aborted {
+			return nil, ctx.Err()
+		}
+		g.add(res)
 	} else {
 		f.Close()
-		err = walkFiles(ctx, env, root, nil, func(abs string, d fs.DirEntry) error {
-			if a.Glob != "" && !globMatches(a.Glob, root, abs) {
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// A link is searched only when its file lies in the project
-				// or below the search root: a link to ~/.ssh/id_rsa in the
-				// tree must not be read by a search that was judged by its
-				// root.
-				rp, err := realPath(abs)
-				if err != nil || !(within(rp, r.RealRoot) || within(rp, root)) {
-					return nil
-				}
-				return g.file(ctx, rp, abs)
-			}
-			if d.Type() != 0 {
-				return nil // devices, FIFOs, sockets
-			}
-			return g.file(ctx, abs, abs)
-		})
-	}
-	walkCut := errors.Is(err, errWalkLimit)
-	if err != nil && !errors.Is(err, errStopWalk) && !walkCut {
-		return nil, err
+		walkCut, err = g.walk(ctx, env, root, a.Glob, r.RealRoot, shown)
+		if err != nil {
+			return nil, err
+		}
 	}
 
 	d := GrepDetails{Matches: g.matches, Files: g.files, LimitReached: g.limitHit, SkippedLarge: g.large, SkippedBin: g.binary}
@@ -184,14 +168,13 @@ func globMatches(pattern, root, abs string) bool {
 	return doublestar.MatchUnvalidated(strings.TrimPrefix(pattern, "./"), rel)
 }
 
+// grepRun is one grep call: the searchers' settings and the result
+// assembled in walk order.
 type grepRun struct {
-	env       *Env
-	shown     func(abs string) string // how results name a file
-	re        *regexp.Regexp
+	match     *lineMatcher
 	limit     int
 	context   int
 	filesOnly bool
-	prefilter bool
 
 	out      strings.Builder
 	matches  int // matching lines (or files with filesOnly)
@@ -201,113 +184,163 @@ type grepRun struct {
 	binary   int
 }
 
-// file opens and searches one file found by the walk (open: what to open,
-// abs: how it is named); anything that is not a regular file on the opened
-// descriptor is skipped.
-func (g *grepRun) file(ctx context.Context, open, abs string) error {
-	f, fi, err := openRegular(open)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	return g.search(ctx, f, abs, fi.Size())
+// grepJob is one file of the walk for a worker: open is what to open
+// (follow: it is a symlink's resolved target), abs how it is named.
+type grepJob struct {
+	seq       int
+	open, abs string
+	follow    bool
 }
 
-// search searches one opened regular file; it returns errStopWalk once the
-// limit is hit.
-func (g *grepRun) search(ctx context.Context, f *os.File, abs string, size int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
+type grepDone struct {
+	seq int
+	res grepFile
+}
+
+// grepWorkers is the size of the pool that reads and searches files while
+// the walk goes on.
+func grepWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
+
+// walk searches the files below root on a bounded pool of workers (each
+// with its own reused buffer) and adds their results in walk order, so the
+// output is the one a sequential search gives; once the limit is hit the
+// walk and the workers stop. walkCut reports the entry limit of the walk.
+func (g *grepRun) walk(ctx context.Context, env *Env, root, glob, realRoot string, shown func(abs string) func() string) (walkCut bool, err error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan grepJob, 256)
+	done := make(chan grepDone, 256)
+	var walkErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(jobs)
+		seq := 0
+		walkErr = walkFiles(wctx, env, root, nil, func(abs string, d fs.DirEntry) error {
+			if glob != "" && !globMatches(glob, root, abs) {
+				return nil
+			}
+			job := grepJob{seq: seq, open: abs, abs: abs}
+			if d.Type()&fs.ModeSymlink != 0 {
+				// A link is searched only when its file lies in the project
+				// or below the search root: a link to ~/.ssh/id_rsa in the
+				// tree must not be read by a search that was judged by its
+				// root.
+				rp, err := realPath(abs)
+				if err != nil || !(within(rp, realRoot) || within(rp, root)) {
+					return nil
+				}
+				job.open, job.follow = rp, true
+			} else if d.Type() != 0 {
+				return nil // devices, FIFOs, sockets
+			}
+			seq++
+			select {
+			case jobs <- job:
+				return nil
+			case <-wctx.Done():
+				return wctx.Err()
+			}
+		})
+	}()
+	var workers sync.WaitGroup
+	for range grepWorkers() {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			s := grepSearcher{g: g}
+			for j := range jobs {
+				var res grepFile
+				if wctx.Err() != nil {
+					res.aborted = true
+				} else if f, size, err := openWalkFile(j.open, j.follow); err == nil {
+					res = s.search(wctx, f, size, shown(j.abs))
+					f.Close()
+				} else if wctx.Err() != nil {
+					res.aborted = true
+				}
+				done <- grepDone{seq: j.seq, res: res}
+			}
+		}()
 	}
-	if size > GrepMaxFileBytes {
-		g.large++
-		return nil
-	}
-	data, more, err := readBounded(f, GrepMaxFileBytes)
-	if err != nil {
-		return nil
-	}
-	if more { // grew since fstat
-		g.large++
-		return nil
-	}
-	if bytes.IndexByte(data[:min(len(data), binarySniffBytes)], 0) >= 0 {
-		g.binary++
-		return nil
-	}
-	if g.prefilter && !g.re.Match(data) {
-		return nil
-	}
-	shown := g.shown(abs)
-	if g.filesOnly {
-		if !g.anyLine(data) {
-			return nil
+	go func() {
+		workers.Wait()
+		close(done)
+	}()
+	pending := map[int]grepFile{}
+	next, stopped, aborted := 0, false, false
+	for d := range done {
+		if stopped {
+			continue // drain: the workers end once the walk has
 		}
-		if g.matches == g.limit {
-			g.limitHit = true
-			return errStopWalk
-		}
-		g.files++
-		g.matches++
-		g.out.WriteString(shown + "\n")
-		return nil
-	}
-	lines := strings.Split(string(data), "\n")
-	if len(lines) > 0 && lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	lastPrinted := -1 // index of the last line printed for this file
-	for i, line := range lines {
-		if !g.re.MatchString(strings.TrimSuffix(line, "\r")) {
-			continue
-		}
-		if g.matches == g.limit {
-			g.limitHit = true
-			return errStopWalk
-		}
-		if lastPrinted < 0 {
-			g.files++
-		}
-		g.matches++
-		from := max(i-g.context, lastPrinted+1)
-		if g.context > 0 && g.out.Len() > 0 && (lastPrinted < 0 || from > lastPrinted+1) {
-			g.out.WriteString("--\n") // a new group of lines
-		}
-		for j := from; j < i; j++ {
-			g.writeLine(shown, j, '-', lines[j])
-		}
-		g.writeLine(shown, i, ':', line)
-		lastPrinted = i
-		// Trailing context is printed up to the next match, which prints
-		// its own line.
-		for j := i + 1; j <= min(i+g.context, len(lines)-1); j++ {
-			if g.re.MatchString(strings.TrimSuffix(lines[j], "\r")) {
+		pending[d.seq] = d.res
+		for !stopped {
+			res, ok := pending[next]
+			if !ok {
 				break
 			}
-			g.writeLine(shown, j, '-', lines[j])
-			lastPrinted = j
+			delete(pending, next)
+			next++
+			switch {
+			case res.aborted:
+				aborted, stopped = true, true
+			case g.add(res):
+				stopped = true
+			}
+		}
+		if stopped {
+			cancel()
 		}
 	}
-	return nil
+	wg.Wait()
+	switch {
+	case aborted:
+		return false, ctx.Err()
+	case g.limitHit:
+		return false, nil
+	case errors.Is(walkErr, errWalkLimit):
+		return true, nil
+	}
+	return false, walkErr
 }
 
-// anyLine reports whether a line of data matches.
-func (g *grepRun) anyLine(data []byte) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		if g.re.MatchString(strings.TrimSuffix(line, "\r")) {
-			return true
-		}
+// add adds the result of the next file in walk order; it reports that the
+// limit was hit (the search ends).
+func (g *grepRun) add(f grepFile) (stop bool) {
+	switch {
+	case f.large:
+		g.large++
+		return false
+	case f.binary:
+		g.binary++
+		return false
+	case f.n == 0:
+		return false
 	}
-	return false
-}
-
-// writeLine prints path:N: text for matches and path-N- text for context.
-func (g *grepRun) writeLine(shown string, idx int, sep byte, line string) {
-	line = strings.ToValidUTF8(strings.TrimSuffix(line, "\r"), "\uFFFD")
-	if utf8.RuneCountInString(line) > grepMaxLineChars {
-		line = headRunesExact(line, grepMaxLineChars) + " …"
+	rem := g.limit - g.matches
+	if rem == 0 {
+		g.limitHit = true
+		return true
 	}
-	fmt.Fprintf(&g.out, "%s%c%d%c %s\n", shown, sep, idx+1, sep, line)
+	g.files++
+	if g.filesOnly {
+		g.matches++
+		g.out.Write(f.out) // the name (see grepRun.searchData)
+		return false
+	}
+	if g.context > 0 && g.out.Len() > 0 {
+		g.out.WriteString("--\n")
+	}
+	if f.n <= rem {
+		g.matches += f.n
+		g.out.Write(f.out)
+		return false
+	}
+	g.matches += rem
+	g.out.Write(f.out[:f.cuts[rem]])
+	g.limitHit = true
+	return true
 }
 
 // unwrapRegexpError keeps the regexp error text without the "error

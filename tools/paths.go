@@ -46,6 +46,12 @@ func (e *Env) Rel(abs string) string {
 // relInside returns target relative to base, slash-separated, when target
 // is base or below it.
 func relInside(base, target string) (string, bool) {
+	// The walks ask this for every entry, with target built by
+	// filepath.Join below a clean base: answer without filepath.Rel then.
+	if n := len(base); n > 1 && len(target) > n+1 && target[n] == '/' && target[:n] == base &&
+		filepath.Separator == '/' && cleanRel(target[n+1:]) && filepath.Clean(base) == base {
+		return target[n+1:], true
+	}
 	rel, err := filepath.Rel(base, target)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return "", false
@@ -75,4 +81,21 @@ func underName(lexRoot, realRoot, abs string) string {
 		return abs
 	}
 	return filepath.Join(lexRoot, filepath.FromSlash(rel))
+}
+
+// cleanRel reports a relative slash path that filepath.Clean leaves as it
+// is and that does not climb: no empty, "." or ".." component.
+func cleanRel(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		switch p[start:i] {
+		case "", ".", "..":
+			return false
+		}
+		start = i + 1
+	}
+	return true
 }

@@ -143,13 +143,21 @@ func readImage(env *Env, f *os.File, abs, shown, mime string, size int64) (*Resu
 // readText formats lines [offset, offset+limit) cat -n style, staying under
 // MaxResultChars, and counts the remaining lines.
 func readText(ctx context.Context, r io.Reader, shown string, offset, limit int) (*Result, error) {
+	return readTextScan(ctx, r, shown, offset, limit, ReadMaxScanBytes)
+}
+
+// readTextScan is readText looking at the first maxScan bytes. Lines
+// before the page are skipped without being copied, lines after it (or
+// after the character budget) are only counted, with bytes.Count over
+// large reads.
+func readTextScan(ctx context.Context, r io.Reader, shown string, offset, limit int, maxScan int64) (*Result, error) {
 	if offset < 1 {
 		offset = 1
 	}
 	if limit <= 0 {
 		limit = ReadDefaultLimit
 	}
-	lr := &io.LimitedReader{R: r, N: ReadMaxScanBytes}
+	lr := &io.LimitedReader{R: r, N: maxScan}
 	br := bufio.NewReaderSize(lr, 64*1024)
 	var (
 		out       strings.Builder
@@ -167,6 +175,30 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 			scanCut = true // the rest of the file is not looked at
 			break
 		}
+		if lineNo+1 >= offset+limit || budgetHit {
+			// No later line is shown: count them.
+			n, err := countRestLines(ctx, br, lr)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return errorf("Cannot read %s: %v", shown, err), nil
+			}
+			lineNo += n
+			scanCut = lr.N <= 0
+			break
+		}
+		if lineNo+1 < offset {
+			ok, err := skipLine(br)
+			if err != nil {
+				return errorf("Cannot read %s: %v", shown, err), nil
+			}
+			if !ok {
+				break
+			}
+			lineNo++
+			continue
+		}
 		text, ok, err := readLine(br, ReadMaxLineChars)
 		if err != nil {
 			return errorf("Cannot read %s: %v", shown, err), nil
@@ -175,9 +207,6 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 			break
 		}
 		lineNo++
-		if lineNo < offset || lineNo >= offset+limit || budgetHit {
-			continue
-		}
 		if text.cut {
 			longCut = true
 		}
@@ -216,6 +245,58 @@ func readText(ctx context.Context, r io.Reader, shown string, offset, limit int)
 		body += "\n\n[" + strings.Join(notes, " ") + "]"
 	}
 	return &Result{Content: []llm.Content{llm.Text(body)}, Details: d}, nil
+}
+
+// countRestLines counts the lines of the rest of br, which reads from lr: the
+// "\n"s, plus a last line without one.
+func countRestLines(ctx context.Context, br *bufio.Reader, lr io.Reader) (int, error) {
+	b, _ := br.Peek(br.Buffered())
+	n := bytes.Count(b, newline)
+	last := byte('\n')
+	if len(b) > 0 {
+		last = b[len(b)-1]
+	}
+	if _, err := br.Discard(len(b)); err != nil {
+		return 0, err
+	}
+	buf := make([]byte, 512<<10)
+	for {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		k, err := lr.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], newline)
+			last = buf[k-1]
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if last != '\n' {
+		n++
+	}
+	return n, nil
+}
+
+// skipLine reads past one line; ok is false at EOF.
+func skipLine(br *bufio.Reader) (ok bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			ok = true
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return false, err
+		}
+		return ok, nil
+	}
 }
 
 type lineText struct {

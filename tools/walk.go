@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	ignore "github.com/sabhiram/go-gitignore"
 )
@@ -78,38 +80,46 @@ func ignored(layers []ignoreLayer, abs string, isDir bool) bool {
 // further directories. visit may return errStopWalk.
 // The walk ends with errWalkLimit after maxWalkEntries entries and with
 // ctx's error when ctx ends.
+//
+// The visits are sequential (in the calling goroutine); the directories
+// the walk will enter are listed ahead by a few goroutines (a
+// dirPrefetcher), which end before walkFiles returns.
 func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs string) bool, visit func(abs string, d fs.DirEntry) error) error {
 	layers := ancestorIgnores(realOr(env.cwd()), root)
 	if ignored(layers, root, true) {
 		layers = nil
 	}
+	pre := newDirPrefetcher(ctx)
+	defer pre.stop()
 	seen := 0
-	var walkDir func(dir string, layers []ignoreLayer) error
-	walkDir = func(dir string, layers []ignoreLayer) error {
-		if l, ok := loadIgnores(dir); ok {
-			layers = append(layers[:len(layers):len(layers)], l)
-		}
-		entries, err := readDir(ctx, dir) // never blocks on a FIFO put in a directory's place
-		if err != nil && ctx.Err() != nil {
+	var walkDir func(job *listJob, layers []ignoreLayer) error
+	walkDir = func(job *listJob, layers []ignoreLayer) error {
+		dir := job.dir
+		l := pre.take(job)
+		if l.err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if err != nil {
+		if l.err != nil {
 			return nil // unreadable directories are skipped
 		}
-		for _, d := range entries {
-			seen++
-			if seen > maxWalkEntries {
-				return errWalkLimit
-			}
-			if seen%256 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
+		if l.hasIgnores {
+			layers = append(layers[:len(layers):len(layers)], l.ignores)
+		}
+		// Decide first which entries are files to visit and which
+		// directories to enter, so that the directories can be listed
+		// ahead while the walk is in the first of them.
+		type step struct {
+			abs string
+			sub *listJob // a directory to enter
+			ok  bool     // a file to visit
+		}
+		steps := make([]step, len(l.entries))
+		var subs []*listJob
+		for i, d := range l.entries {
 			if d.Name() == ".git" {
 				continue
 			}
-			abs := filepath.Join(dir, d.Name())
+			abs := joinEntry(dir, d.Name())
 			isDir := d.IsDir()
 			if d.Type()&fs.ModeSymlink != 0 {
 				fi, err := os.Stat(abs)
@@ -124,18 +134,171 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 				if skipDir != nil && skipDir(abs) {
 					continue
 				}
-				if err := walkDir(abs, layers); err != nil {
-					return err
-				}
+				steps[i] = step{abs: abs, sub: &listJob{dir: abs, done: make(chan struct{})}}
+				subs = append(subs, steps[i].sub)
 				continue
 			}
-			if err := visit(abs, d); err != nil {
-				return err
+			steps[i] = step{abs: abs, ok: true}
+		}
+		pre.queue(subs)
+		for i, d := range l.entries {
+			seen++
+			if seen > maxWalkEntries {
+				return errWalkLimit
+			}
+			if seen%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			st := steps[i]
+			switch {
+			case st.sub != nil:
+				if err := walkDir(st.sub, layers); err != nil {
+					return err
+				}
+			case st.ok:
+				if err := visit(st.abs, d); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	}
-	return walkDir(root, layers)
+	return walkDir(&listJob{dir: root, done: make(chan struct{})}, layers)
+}
+
+// dirListing is one directory as the walk needs it: its entries sorted by
+// name and its own ignore files.
+type dirListing struct {
+	entries    []fs.DirEntry
+	err        error
+	ignores    ignoreLayer
+	hasIgnores bool
+}
+
+// listDir lists dir without blocking on a FIFO put in a directory's place
+// and loads its .gitignore and .ignore when it has them.
+func listDir(ctx context.Context, dir string) dirListing {
+	entries, err := readDir(ctx, dir)
+	if err != nil {
+		return dirListing{err: err}
+	}
+	l := dirListing{entries: entries}
+	for _, d := range entries {
+		if n := d.Name(); n == ".gitignore" || n == ".ignore" {
+			l.ignores, l.hasIgnores = loadIgnores(dir)
+			break
+		}
+	}
+	return l
+}
+
+// listJob is a directory to list, by a prefetcher worker or by the walk
+// itself, whichever takes it first.
+type listJob struct {
+	dir   string
+	taken atomic.Bool
+	done  chan struct{} // closed when l is set
+	l     dirListing
+}
+
+// Bounds of the listing ahead of the walk.
+const (
+	prefetchWorkers = 2
+	// prefetchMaxEntries bounds the entries listed ahead and not yet
+	// walked (memory, and work past an early end of the walk).
+	prefetchMaxEntries = 20000
+)
+
+// dirPrefetcher lists directories ahead of a walk. Jobs are taken from
+// the top of a stack: the children of the directory the walk is in come
+// first, which is where a depth-first walk goes next. The walk takes a job
+// nobody started itself, so it never waits for a queue.
+type dirPrefetcher struct {
+	ctx     context.Context
+	mu      sync.Mutex
+	cond    *sync.Cond
+	stack   []*listJob
+	ahead   int // entries listed and not yet taken by the walk
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+func newDirPrefetcher(ctx context.Context) *dirPrefetcher {
+	p := &dirPrefetcher{ctx: ctx}
+	p.cond = sync.NewCond(&p.mu)
+	for range prefetchWorkers {
+		p.wg.Add(1)
+		go p.work()
+	}
+	return p
+}
+
+// queue adds the directories the walk will enter, in walk order.
+func (p *dirPrefetcher) queue(jobs []*listJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	p.mu.Lock()
+	for i := len(jobs) - 1; i >= 0; i-- { // the first on top
+		p.stack = append(p.stack, jobs[i])
+	}
+	p.mu.Unlock()
+	for range min(len(jobs), prefetchWorkers) {
+		p.cond.Signal()
+	}
+}
+
+func (p *dirPrefetcher) work() {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		for !p.stopped && (len(p.stack) == 0 || p.ahead >= prefetchMaxEntries) {
+			p.cond.Wait()
+		}
+		if p.stopped {
+			p.mu.Unlock()
+			return
+		}
+		job := p.stack[len(p.stack)-1]
+		p.stack[len(p.stack)-1] = nil
+		p.stack = p.stack[:len(p.stack)-1]
+		p.mu.Unlock()
+		if !job.taken.CompareAndSwap(false, true) {
+			continue // the walk got there first
+		}
+		job.l = listDir(p.ctx, job.dir)
+		p.mu.Lock()
+		p.ahead += len(job.l.entries)
+		p.mu.Unlock()
+		close(job.done)
+	}
+}
+
+// take returns the listing of job, listing it now unless a worker has.
+func (p *dirPrefetcher) take(job *listJob) dirListing {
+	if job.taken.CompareAndSwap(false, true) {
+		return listDir(p.ctx, job.dir)
+	}
+	<-job.done
+	p.mu.Lock()
+	full := p.ahead >= prefetchMaxEntries
+	p.ahead -= len(job.l.entries)
+	p.mu.Unlock()
+	if full {
+		p.cond.Broadcast()
+	}
+	return job.l
+}
+
+// stop ends the workers and waits for them.
+func (p *dirPrefetcher) stop() {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	p.cond.Broadcast()
+	p.wg.Wait()
 }
 
 // ancestorIgnores loads the ignore files of the directories from cwd down
@@ -155,4 +318,14 @@ func ancestorIgnores(cwd, root string) []ignoreLayer {
 		dir = filepath.Join(dir, parts[i])
 	}
 	return layers
+}
+
+// joinEntry is filepath.Join(dir, name) for a clean dir and a directory
+// entry's name (never "", ".", ".." or holding a separator), without
+// cleaning again: the walk builds one per entry.
+func joinEntry(dir, name string) string {
+	if dir == string(filepath.Separator) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
