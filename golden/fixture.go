@@ -347,7 +347,7 @@ func Transcript(t testing.TB, r *Run, keep Keep, style string, zero ...string) [
 	t.Helper()
 	n := &Normalizer{Root: r.Root, Style: style, Zero: zero}
 	var buf bytes.Buffer
-	for _, l := range keep.Select(r.Lines()) {
+	for _, l := range MergeDeltas(keep.Select(r.Lines())) {
 		nl, err := n.Line(l)
 		if err != nil {
 			t.Fatalf("output line is not JSON: %v\n%s", err, l)

@@ -44,6 +44,7 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
 			}
+			want = golden.MergeTranscript(want)
 			if !bytes.Equal(want, got) {
 				t.Errorf("transcript differs from %s (UPDATE_GOLDEN=1 rewrites it)\n%s\nstderr:\n%s", path, lineDiff(want, got), r.Stderr())
 			}
