@@ -95,6 +95,9 @@ func (st *state) rebuildPlan() {
 func (st *state) setMode(mode approvals.Mode) { st.switchMode(mode, false) }
 
 func (st *state) switchMode(mode approvals.Mode, approved bool) {
+	if st.s.readOnly && mode != approvals.ModePlan {
+		return // a read-only sub-agent's pipeline is plan's and stays so
+	}
 	old := st.mode
 	st.mode = mode
 	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
@@ -176,7 +179,9 @@ func (st *state) propose(markdown, sourceEntryID string) plan.Plan {
 	}
 	st.plan.book = st.plan.book.Add(snaps...)
 	st.s.publish(events.PlanProposed{PlanID: p.ID, Version: p.Version, Markdown: p.Markdown, Steps: nonNilSteps(p.Steps), FilePath: p.FilePath})
-	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" {
+	// A read-only sub-agent's plan is its report: nobody approves it into
+	// execution (agents.md §5.1: explore and plan never write).
+	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" && !st.s.readOnly {
 		st.approve(*p, "", true)
 	}
 	return *p
