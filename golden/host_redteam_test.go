@@ -78,3 +78,27 @@ func TestHostCallIDCollisionStaysInItsSession(t *testing.T) {
 		t.Errorf("the scenario did not play out:\n%s", out)
 	}
 }
+
+// ctx.markRead satisfies edit's read-before-edit rule, never its
+// permission: in default mode with nobody to approve, the nested edit is
+// refused before and after markRead, and the file is unchanged.
+func TestHostMarkReadIsNoApproval(t *testing.T) {
+	adapter := writeCtxAdapter(t)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter},
+		Files:  map[string]string{"f.txt": "old text\n"},
+		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if got := textOf(t, toolEnds(r)["#0"]); !strings.HasPrefix(got, "before ERR had false after ERR Not run") {
+		t.Errorf("mark_edit: %s", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(r.Work, "f.txt")); string(data) != "old text\n" {
+		t.Errorf("f.txt changed: %q", data)
+	}
+}
