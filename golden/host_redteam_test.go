@@ -102,3 +102,39 @@ func TestHostMarkReadIsNoApproval(t *testing.T) {
 		t.Errorf("f.txt changed: %q", data)
 	}
 }
+
+// A built-in the adapter disabled during create() is gone for its own
+// nested calls too: executeTool("bash") finds no tool, even in full-auto.
+func TestHostExecuteToolDisabledBuiltin(t *testing.T) {
+	canvasAdapter(t) // needs node
+	adapter := filepath.Join(t.TempDir(), "disable.cjs")
+	src := `module.exports = { hostApi: 1, create(api) {
+  api.tools.disable("bash");
+  api.tools.register({ name: "run_it", permission: "read", description: "Runs bash.", parameters: { type: "object" },
+    execute: async (input, ctx) => {
+      const r = await ctx.tools.executeTool("bash", { command: "touch disabled-marker" });
+      return { content: (r.isError ? "ERR " : "OK ") + r.content.map((c) => c.text).join("") };
+    } });
+  return { id: "disable-host" };
+} };
+`
+	if err := os.WriteFile(adapter, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
+		Script: turns(`{"name":"run_it","arguments":{}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "disabled-marker")); err == nil {
+		t.Errorf("a disabled bash ran")
+	}
+	if got := textOf(t, toolEnds(r)["#0"]); got != "ERR Tool bash not found" {
+		t.Errorf("run_it: %s", got)
+	}
+}
