@@ -230,14 +230,22 @@ func toolCallIDs(t *testing.T, s *Session) []string {
 	return ids
 }
 
-// A read-only sub-agent that writes a <proposed_plan> is not approved into
-// execution by plan.unattended "approve", even when the mode before plan
-// (a fork child inherits it from its parent's branch) was full-auto: its
-// plan's hand-off never runs the write.
+// A sub-agent that writes a <proposed_plan> is not approved into execution
+// by plan.unattended "approve", even when the mode before plan (a fork
+// child inherits it from its parent's branch) was full-auto: its plan's
+// hand-off never runs the write. A read-only one never leaves plan mode.
 func TestReadOnlyChildStaysInPlan(t *testing.T) {
+	for _, readOnly := range []bool{true, false} {
+		t.Run(map[bool]string{true: "read-only", false: "general child of a plan-mode parent"}[readOnly], func(t *testing.T) {
+			childStaysInPlan(t, readOnly)
+		})
+	}
+}
+
+func childStaysInPlan(t *testing.T, readOnly bool) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &probe{name: "probe", perm: tools.PermWrite}
-		s := newNestedEnv(t, Options{PermissionMode: "full-auto", ReadOnly: true, Parent: &ParentLink{TaskData: map[string]string{"taskId": "t1"}}},
+		s := newNestedEnv(t, Options{PermissionMode: "full-auto", ReadOnly: readOnly, Parent: &ParentLink{TaskData: map[string]string{"taskId": "t1"}}},
 			&nester{target: "probe", args: `{}`}, p, &answer{decision: "allow"},
 			func(d *Deps) { d.Settings.PlanUnattended = "approve" },
 			reply("<proposed_plan>\n1. Write the file.\n</proposed_plan>"), toolCall("probe", `{}`), reply("done"), toolCall("probe", `{}`), reply("done"))
@@ -248,7 +256,10 @@ func TestReadOnlyChildStaysInPlan(t *testing.T) {
 		runNested(t, s)
 		runNested(t, s)
 		if got := p.runs.Load(); got != 0 {
-			t.Errorf("the read-only child ran a write %d times after its plan", got)
+			t.Errorf("the child ran a write %d times after its plan", got)
+		}
+		if !readOnly {
+			return
 		}
 		if _, err := s.SetPermissionMode("full-auto"); err != nil {
 			t.Fatal(err)

@@ -179,9 +179,10 @@ func (st *state) propose(markdown, sourceEntryID string) plan.Plan {
 	}
 	st.plan.book = st.plan.book.Add(snaps...)
 	st.s.publish(events.PlanProposed{PlanID: p.ID, Version: p.Version, Markdown: p.Markdown, Steps: nonNilSteps(p.Steps), FilePath: p.FilePath})
-	// A read-only sub-agent's plan is its report: nobody approves it into
-	// execution (agents.md §5.1: explore and plan never write).
-	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" && !st.s.readOnly {
+	// A sub-agent's plan is its report: nobody approves it into execution
+	// (a child inherits its parent's plan mode; explore and plan never
+	// write, agents.md §5.1).
+	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" && !st.s.parent && !st.s.readOnly {
 		st.approve(*p, "", true)
 	}
 	return *p
