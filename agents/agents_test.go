@@ -579,7 +579,7 @@ func TestExternalAgentNeedsTrust(t *testing.T) {
 func TestChildEnvStripsSecrets(t *testing.T) {
 	in := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=k", "ANTHROPIC_AUTH_TOKEN=t", "FOO_BASE_URL=u", "AMA_FAKE_SCRIPT=s",
 		"ARMADRA_TOKEN=x", "ARMADRA_ASKPASS_SOCK=y", "CODEX_API_KEY=c"}
-	got := strings.Join(childEnv(in), " ")
+	got := strings.Join(childEnv(in, nil, nil), " ")
 	if got != "PATH=/bin HOME=/h ARMADRA_ASKPASS_SOCK=y" {
 		t.Fatalf("child env %s", got)
 	}

@@ -58,15 +58,17 @@ func externalType(agent string) *Type {
 }
 
 // childEnv is the environment of an external agent: the provider keys,
-// base URLs and ama/Armadra settings of this process are removed, except
-// the variables named in passthrough.
-func childEnv(env []string, passthrough ...string) []string {
+// base URLs and ama/Armadra settings of this process are removed, and so
+// are the variables in hide (the key variables of the user's providers,
+// apiKeyEnv names that need not end in _API_KEY), except the variables
+// named in passthrough.
+func childEnv(env, hide, passthrough []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case contains(passthrough, k):
-		case strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasPrefix(k, "AMA_"),
+		case contains(hide, k), strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasPrefix(k, "AMA_"),
 			k == "ANTHROPIC_AUTH_TOKEN",
 			strings.HasPrefix(k, "ARMADRA_") && !strings.HasPrefix(k, "ARMADRA_ASKPASS_"):
 			continue
@@ -443,7 +445,11 @@ func (t *Task) runExternal() Result {
 		}
 	}
 	cmd := exec.Command(path, append(append([]string(nil), c.args...), d.argv(o)...)...)
-	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ(), set.Passthrough...)
+	var hide []string
+	if r.cfg.Deps != nil {
+		hide = r.cfg.Deps.Settings.ToolEnv.Hide
+	}
+	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ(), hide, set.Passthrough)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fail("The external agent %s could not start: %v", agent, err)

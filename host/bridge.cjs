@@ -45,7 +45,7 @@ const handlers = new Map(); // event -> [fn]
 let broker = null;
 const runners = new Map();
 const warmHandlers = [];
-const running = new Map(); // toolCallId -> AbortController
+const running = new Map(); // callRef (else toolCallId) -> AbortController
 let nextNested = 1; // ids of nested requests (tool.cancel)
 let created = false;
 
@@ -303,7 +303,11 @@ async function execute(p) {
   const tool = hostTools.get(p.name);
   if (!tool) return { content: [{ type: "text", text: "Tool " + p.name + " not found" }], isError: true };
   const ac = new AbortController();
-  running.set(p.toolCallId, ac);
+  // ama-rpc names the call by callRef in what comes back (toolCallIds are
+  // the model's and may repeat across sessions).
+  const ref = { toolCallId: p.toolCallId, callRef: p.callRef };
+  const key = p.callRef || p.toolCallId;
+  running.set(key, ac);
   const c = p.context || {};
   const ctx = {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
@@ -313,10 +317,10 @@ async function execute(p) {
     markRead(absolutePath) {
       if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) return;
       ctx.readFiles.add(absolutePath);
-      if (c.nested) notify("session.markRead", { toolCallId: p.toolCallId, path: absolutePath });
+      if (c.nested) notify("session.markRead", Object.assign({ path: absolutePath }, ref));
     },
     onUpdate(partial) {
-      notify("tool.update", { toolCallId: p.toolCallId, partial });
+      notify("tool.update", Object.assign({ partial }, ref));
     },
     log(level, message) {
       notify("log", { level: String(level), message: String(message) });
@@ -333,7 +337,7 @@ async function execute(p) {
         if (signal.aborted) return Promise.reject(new AmaError("aborted", "aborted"));
         signal.addEventListener("abort", abort, { once: true });
       }
-      return request(method, Object.assign({ toolCallId: p.toolCallId, callId }, params)).then(
+      return request(method, Object.assign({ callId }, ref, params)).then(
         (r) => {
           if (signal) signal.removeEventListener("abort", abort);
           return r;
@@ -355,7 +359,7 @@ async function execute(p) {
         if (typeof customType !== "string" || customType === "") throw invalid("appendCustom: customType must be a non-empty string");
         const copy = data === undefined ? null : JSON.parse(JSON.stringify(data));
         custom.set(customType, copy);
-        notify("session.appendCustom", { toolCallId: p.toolCallId, customType, data: copy });
+        notify("session.appendCustom", Object.assign({ customType, data: copy }, ref));
       },
       lastCustom(customType) {
         const v = custom.get(customType);
@@ -381,7 +385,7 @@ async function execute(p) {
   } catch (e) {
     return { content: [{ type: "text", text: errText(e) }], isError: true };
   } finally {
-    running.delete(p.toolCallId);
+    running.delete(key);
   }
 }
 
@@ -521,7 +525,7 @@ const notifications = {
     if (run.handle && typeof run.handle.stop === "function") Promise.resolve().then(() => run.handle.stop()).catch(() => {});
   },
   cancel(p) {
-    const ac = running.get(p.toolCallId);
+    const ac = running.get(p.callRef || p.toolCallId);
     if (ac) ac.abort();
   },
   "session.update"(p) {

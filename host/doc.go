@@ -22,7 +22,9 @@
 // session.GrowingToolSet over the start-up registry). A running host
 // tool's ToolContext members that reach back (ctx.tools.executeTool,
 // ctx.session.*, ctx.markRead, ctx.spawnSubagent; toolctx.go) name the
-// call by toolCallId and use its tools.CallSession while it runs.
+// call by its callRef (unique per execution; toolCallIds are the model's
+// and may repeat across sessions) and use its tools.CallSession while it
+// runs.
 //
 // Concurrency: a Host is safe for concurrent use. Messages from the child
 // are handled in arrival order on the connection's read goroutine, so the

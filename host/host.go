@@ -140,8 +140,8 @@ type Host struct {
 	skipStart    string // the startup session_start already delivered
 	ready        bool
 	shutdown     bool
-	updates      map[string]func(partial any)
-	calls        map[string]liveCall                  // running host tools by toolCallId (ctx.tools, ctx.session, ctx.spawnSubagent)
+	calls        map[string]liveCall                  // running host tools by callRef (tool.update, ctx.tools, ctx.session, ctx.spawnSubagent)
+	nextRef      int64                                // the last callRef's number
 	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
@@ -251,7 +251,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	h := &Host{
 		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
-		info: opts.Session, updates: map[string]func(any){}, runEvents: map[string]func(agents.HostRunEvent){},
+		info: opts.Session, runEvents: map[string]func(agents.HostRunEvent){},
 		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
@@ -599,10 +599,8 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 			h.runnerEvent(*req.Params)
 		}
 	case "tool.update":
-		h.mu.Lock()
-		fn := h.updates[str("toolCallId")]
-		h.mu.Unlock()
-		if fn != nil {
+		lc, _ := h.findCall(str("toolCallId"), str("callRef"))
+		if fn := lc.update; fn != nil {
 			var partial any
 			_ = json.Unmarshal(p["partial"], &partial)
 			fn(partial)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -56,7 +58,7 @@ type toolContext struct {
 	// (ctx.session.lastCustom answers from it and from the call's own
 	// appendCustom calls).
 	Custom map[string]json.RawMessage `json:"custom,omitempty"`
-	// Subagents says ctx.spawnSubagent exists (depth 0, task registered).
+	// Subagents says ctx.spawnSubagent exists (depth 0, task active).
 	Subagents bool `json:"subagents,omitempty"`
 	// Nested says ctx.tools and ctx.session reach a session.
 	Nested bool `json:"nested,omitempty"`
@@ -83,22 +85,25 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if !h.Alive() {
 		return notRunning, nil
 	}
-	h.mu.Lock()
-	info := h.info
-	if call.Update != nil {
-		h.updates[call.ID] = func(partial any) { call.Update(partialText(partial)) }
-	}
-	// The adapter's nested requests end with the call at the latest.
+	// The adapter's nested requests end with the call at the latest. They
+	// name the call by its callRef, unique in this process: toolCallIds
+	// come from the model and may repeat across sessions (a sub-agent's
+	// call must never reach its parent's session, nor the reverse).
 	callCtx, endCall := context.WithCancel(ctx)
 	defer endCall()
-	if call.Session != nil {
-		h.calls[call.ID] = liveCall{cs: call.Session, ctx: callCtx, env: call.Env}
+	h.mu.Lock()
+	info := h.info
+	h.nextRef++
+	ref := "c" + strconv.FormatInt(h.nextRef, 10)
+	lc := liveCall{id: call.ID, cs: call.Session, ctx: callCtx, env: call.Env}
+	if call.Update != nil {
+		lc.update = func(partial any) { call.Update(partialText(partial)) }
 	}
+	h.calls[ref] = lc
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
-		delete(h.updates, call.ID)
-		delete(h.calls, call.ID)
+		delete(h.calls, ref)
 		h.mu.Unlock()
 	}()
 	tc := toolContext{SessionID: info.ID, SessionFile: info.File, Model: info.Model, Cwd: info.Cwd}
@@ -110,6 +115,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if call.Session != nil {
 		st := call.Session.State()
 		tc.Nested, tc.ThinkingLevel, tc.ActiveTools = true, st.ThinkingLevel, st.ActiveTools
+		tc.Subagents = tc.Subagents && slices.Contains(st.ActiveTools, "task") // task enabled, as SpawnSubagent requires
 		if len(st.Custom) > 0 {
 			tc.Custom = st.Custom
 		}
@@ -118,7 +124,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	params := map[string]any{"name": t.def.Name, "toolCallId": call.ID, "input": input, "context": tc}
+	params := map[string]any{"name": t.def.Name, "toolCallId": call.ID, "callRef": ref, "input": input, "context": tc}
 	var res wireResult
 	done := make(chan error, 1)
 	go func() { done <- h.conn.Call(context.Background(), "execute", params, &res) }()
@@ -131,7 +137,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 			return tools.ErrorResult("Tool " + t.def.Name + " failed: host adapter: " + err.Error()), nil
 		}
 	case <-ctx.Done():
-		_ = h.conn.Notify(context.Background(), "cancel", map[string]string{"toolCallId": call.ID})
+		_ = h.conn.Notify(context.Background(), "cancel", map[string]string{"toolCallId": call.ID, "callRef": ref})
 		return nil, ctx.Err()
 	case <-h.gone:
 		return notRunning, nil

@@ -20,11 +20,14 @@ import (
 // Each is bound to the running call it names by toolCallId and ends with
 // it.
 
-// liveCall is a running host tool: its session services and its ctx.
+// liveCall is a running host tool: its toolCallId, session services,
+// ctx and partial-output sink.
 type liveCall struct {
-	cs  tools.CallSession
-	ctx context.Context
-	env *tools.Env
+	id     string
+	cs     tools.CallSession
+	ctx    context.Context
+	env    *tools.Env
+	update func(partial any)
 }
 
 // errNotRunning answers a request naming a call that has ended.
@@ -32,10 +35,30 @@ func errNotRunning(id string) error {
 	return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "tool call " + id + " is not running"}
 }
 
-func (h *Host) liveCall(id string) (liveCall, bool) {
+// findCall finds the running call a request names: by its callRef (the
+// bridge sends it), else (a --host-cmd host that knows only toolCallIds)
+// by a toolCallId that exactly one running call has; an ambiguous id
+// names none.
+func (h *Host) findCall(id, ref string) (liveCall, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	c, ok := h.calls[id]
+	if ref != "" {
+		c, ok := h.calls[ref]
+		return c, ok && (id == "" || c.id == id)
+	}
+	var found liveCall
+	n := 0
+	for _, c := range h.calls {
+		if c.id == id {
+			found, n = c, n+1
+		}
+	}
+	return found, n == 1
+}
+
+// liveCall is findCall of a call that has a session to reach.
+func (h *Host) liveCall(id, ref string) (liveCall, bool) {
+	c, ok := h.findCall(id, ref)
 	return c, ok && c.cs != nil
 }
 
@@ -62,6 +85,7 @@ func (h *Host) nestedCtx(parent context.Context, callID string) (context.Context
 func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
 	var p struct {
 		ToolCallID string          `json:"toolCallId"`
+		CallRef    string          `json:"callRef"`
 		CallID     string          `json:"callId"`
 		Name       string          `json:"name"`
 		Input      json.RawMessage `json:"input"`
@@ -69,7 +93,7 @@ func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 	}
-	lc, ok := h.liveCall(p.ToolCallID)
+	lc, ok := h.liveCall(p.ToolCallID, p.CallRef)
 	if !ok {
 		return errNotRunning(p.ToolCallID)
 	}
@@ -87,13 +111,14 @@ func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
 func (h *Host) spawnSubagent(id jsonrpc2.ID, raw json.RawMessage) error {
 	var p struct {
 		ToolCallID string          `json:"toolCallId"`
+		CallRef    string          `json:"callRef"`
 		CallID     string          `json:"callId"`
 		Request    json.RawMessage `json:"request"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 	}
-	lc, ok := h.liveCall(p.ToolCallID)
+	lc, ok := h.liveCall(p.ToolCallID, p.CallRef)
 	if !ok {
 		return errNotRunning(p.ToolCallID)
 	}
@@ -116,13 +141,14 @@ func (h *Host) spawnSubagent(id jsonrpc2.ID, raw json.RawMessage) error {
 func (h *Host) appendCustom(raw json.RawMessage) {
 	var p struct {
 		ToolCallID string          `json:"toolCallId"`
+		CallRef    string          `json:"callRef"`
 		CustomType string          `json:"customType"`
 		Data       json.RawMessage `json:"data"`
 	}
 	if json.Unmarshal(raw, &p) != nil || p.CustomType == "" {
 		return
 	}
-	if lc, ok := h.liveCall(p.ToolCallID); ok {
+	if lc, ok := h.liveCall(p.ToolCallID, p.CallRef); ok {
 		lc.cs.AppendCustom(p.CustomType, p.Data)
 	}
 }
@@ -132,12 +158,13 @@ func (h *Host) appendCustom(raw json.RawMessage) {
 func (h *Host) markRead(raw json.RawMessage) {
 	var p struct {
 		ToolCallID string `json:"toolCallId"`
+		CallRef    string `json:"callRef"`
 		Path       string `json:"path"`
 	}
 	if json.Unmarshal(raw, &p) != nil || !filepath.IsAbs(p.Path) {
 		return
 	}
-	if lc, ok := h.liveCall(p.ToolCallID); ok && lc.env != nil {
+	if lc, ok := h.liveCall(p.ToolCallID, p.CallRef); ok && lc.env != nil {
 		lc.env.Reads.Mark(filepath.Clean(p.Path))
 	}
 }

@@ -25,7 +25,8 @@
 //   - Tools may run in parallel (read-only batches); what they share (read
 //     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
 //     use. A running tool's tools.CallSession (nested.go) runs nested calls
-//     through the same gate on the caller's goroutine, reads custom entries
+//     through the same gate on the caller's goroutine (reading the current
+//     permission mode with call, so never from the actor), reads custom entries
 //     with call and appends them with a post that does not wait (so a
 //     connection's read goroutine may call it).
 //   - Tools and host instructions that appear after start-up

@@ -37,11 +37,12 @@ var _ tools.CallSession = (*callSession)(nil)
 
 // ExecuteTool runs name through the pipeline a model's call takes (gate,
 // execution, PostToolUse), announced with tool_execution_* events that
-// carry parentToolCallId. Its id is "<parent>.<n>". It looks the tool up
-// among every registered tool, active or not (ama's rule). The repeated
-// call check is the model's and does not apply.
+// carry parentToolCallId. Its id is "<parent>.<n>". See lookup for the
+// tools it reaches. The call is judged with the session's current mode
+// (nestedEnv). The repeated call check is the model's and does not apply.
 func (c *callSession) ExecuteTool(ctx context.Context, name string, args json.RawMessage) *tools.Result {
 	s := c.s
+	env := s.nestedEnv(c.env)
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
@@ -57,11 +58,11 @@ func (c *callSession) ExecuteTool(ctx context.Context, name string, args json.Ra
 	case ctx.Err() != nil:
 		p.result = tools.ErrorResult("aborted by user")
 	default:
-		s.gate(nr, c.env, p, c.lookup(name))
+		s.gate(nr, env, p, c.lookup(name))
 	}
 	res := p.result
 	if res == nil {
-		res = s.postToolUse(nr, p, s.invoke(ctx, nr, c.env, p))
+		res = s.postToolUse(nr, p, s.invoke(ctx, nr, env, p))
 	}
 	if nr.hookStop.Load() {
 		c.r.hookStop.Store(true)
@@ -70,12 +71,16 @@ func (c *callSession) ExecuteTool(ctx context.Context, name string, args json.Ra
 	return res
 }
 
-// lookup finds a registered tool by name, active or not.
+// lookup finds the tool of a nested call. A root session reaches every
+// registered tool, active or not (ama's rule). A tool the session refuses
+// (a fork child's disallowed tools, agents.md §5.3) is never reached, and
+// a sub-agent's session reaches only its own tool set (its type's tools):
+// nesting must not widen what a child may run.
 func (c *callSession) lookup(name string) tools.Tool {
 	if t := c.env.lookup(name); t != nil {
 		return t
 	}
-	if c.env.set == nil {
+	if c.env.set == nil || c.env.refused[name] || (c.env.env != nil && c.env.env.Depth >= 1) {
 		return nil
 	}
 	for _, t := range c.env.set.Tools() {
@@ -133,12 +138,9 @@ func (c *callSession) SpawnSubagent(ctx context.Context, args json.RawMessage) (
 	if c.env.env == nil || c.env.env.Depth >= 1 || c.env.env.Tasks == nil || c.env.set == nil {
 		return nil, false
 	}
-	var task tools.Tool
-	for _, t := range c.env.set.Tools() {
-		if t.Decl().Name == subtaskTool {
-			task = t
-		}
-	}
+	// Only with task enabled (host-api.md §5): active and not refused, as
+	// a model's task call needs.
+	task := c.env.lookup(subtaskTool)
 	if task == nil {
 		return nil, false
 	}

@@ -118,7 +118,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 
 // toolEnv snapshots what the runner needs to run this turn's tools.
 func (st *state) toolEnv() *toolEnv {
-	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.turnTools(), ckpt: st.ckpt}
+	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.turnTools(), ckpt: st.ckpt, refused: st.unavailable}
 	for _, t := range st.allTools() {
 		if st.isActive(t.Decl().Name) && !st.unavailable[t.Decl().Name] {
 			e.tools[t.Decl().Name] = t
@@ -132,6 +132,31 @@ func (st *state) toolEnv() *toolEnv {
 	}
 	st.applySandbox(e)
 	return e
+}
+
+// nestedEnv is env for a nested call (CallSession.ExecuteTool) made now:
+// the call is judged with the session's permission mode at this moment,
+// not the one of the turn that started the calling tool, so switching to
+// plan (or default) stops what a long-running host tool does next. The
+// rest of the snapshot (rules, memory, sandbox) is the turn's.
+func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
+	type cur struct {
+		mode  approvals.Mode
+		judge *classifier.Classifier
+	}
+	c, err := call(s, func(st *state) cur {
+		out := cur{mode: st.mode}
+		if st.mode == approvals.ModeAuto {
+			out.judge = st.classifier()
+		}
+		return out
+	})
+	if err != nil || c.mode == env.policy.policy.Mode {
+		return env
+	}
+	e := *env
+	e.policy.policy.Mode, e.policy.classifier = c.mode, c.judge
+	return &e
 }
 
 // latestUserText is the text of the last user message on the branch.

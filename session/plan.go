@@ -101,6 +101,9 @@ func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, ha
 func (st *state) setMode(mode approvals.Mode) { st.switchMode(mode, false) }
 
 func (st *state) switchMode(mode approvals.Mode, approved bool) {
+	if st.s.readOnly && mode != approvals.ModePlan {
+		return // a read-only sub-agent's pipeline is plan's and stays so
+	}
 	old := st.mode
 	st.mode = mode
 	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
@@ -182,7 +185,10 @@ func (st *state) propose(markdown, sourceEntryID string) plan.Plan {
 	}
 	st.plan.book = st.plan.book.Add(snaps...)
 	st.s.publish(events.PlanProposed{PlanID: p.ID, Version: p.Version, Markdown: p.Markdown, Steps: nonNilSteps(p.Steps), FilePath: p.FilePath})
-	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" {
+	// A sub-agent's plan is its report: nobody approves it into execution
+	// (a child inherits its parent's plan mode; explore and plan never
+	// write, agents.md §5.1).
+	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" && !st.s.parent && !st.s.readOnly {
 		st.approve(*p, "", true)
 	}
 	return *p

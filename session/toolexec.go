@@ -263,6 +263,9 @@ type toolEnv struct {
 	env    *tools.Env
 	policy permissionSnapshot
 	ckpt   *turnCheckpoint
+	// refused are the tools in the table that the session refuses (a fork
+	// child's disallowed tools): no call reaches them, nested or not.
+	refused map[string]bool
 }
 
 func (e *toolEnv) lookup(name string) tools.Tool { return e.tools[name] }
