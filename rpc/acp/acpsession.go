@@ -16,11 +16,12 @@ import (
 // itself, its event subscription, its prompt turns (one at a time, the
 // rest queued in arrival order) and its outstanding permission asks.
 type acpSession struct {
-	srv  *Server
-	id   string
-	sess *session.Session
-	tr   *translator // touched only by event callbacks
-	log  *zap.Logger
+	srv   *Server
+	id    string
+	sess  *session.Session
+	tr    *translator // touched only by event callbacks
+	heads *chunkHeads // touched only by event callbacks (chunks.go)
+	log   *zap.Logger
 
 	unsubOnce sync.Once
 	unsub     func()
@@ -47,6 +48,7 @@ func (s *Server) openSession(mk func(session.Approver) (*session.Session, error)
 	as.sess, as.id = sess, sess.ID()
 	as.log = s.log.With(zap.String("session", as.id))
 	as.tr = newTranslator(sess.Cwd())
+	as.heads = newChunkHeads(as.id)
 	as.unsub = sess.Subscribe(as.onEvent)
 	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)
 	if err := sess.Start(reason); err != nil {
@@ -90,6 +92,9 @@ func (as *acpSession) isClosing() bool {
 // session (that would deadlock its actor).
 func (as *acpSession) onEvent(e events.Event) {
 	as.track(e)
+	if as.sendChunk(e) {
+		return
+	}
 	for _, u := range as.tr.translate(e) {
 		as.srv.notify(as.id, u)
 	}
