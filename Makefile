@@ -43,6 +43,7 @@ acp-deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
+	$(GO) test -run '^$$' -bench ChunkLine -benchmem ./rpc/acp
 	$(GO) run ./test/bench -bin $(BIN) -acp 100000
 	# HTTP stream: the OpenAI adapter vs curl on the bench mock's 100k-delta
 	# reply, same run (skips without ../shared/bench/mock_openai.py).
