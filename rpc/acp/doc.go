@@ -60,7 +60,9 @@
 //     Event callbacks never call back into the session (its actor may be
 //     the caller); anything that needs the session (usage, title, the
 //     prompt answer, starting the next queued prompt) runs on a background
-//     goroutine started at agent_settled.
+//     goroutine started at the run's settle: the session hands its outcome
+//     (stop reason, usage, limit, plan proposal) to onSettle
+//     (session.OnSettle) right after agent_settled, and the turn maps it.
 //   - Writing: every message goes through jsonrpc2.Conn (which serialises
 //     sends) into Stream.WriteObject, which hands whole lines to one
 //     stdio.Writer, except agent_message_chunk and agent_thought_chunk
