@@ -41,6 +41,11 @@ type outcomes struct {
 }
 
 func (o *outcomes) note(e events.Event) {
+	switch e.(type) {
+	case events.BeforeAgentStart, events.MessageEnd, events.AgentEnd, events.PlanProposed, events.LimitReached:
+	default:
+		return // deltas and the rest: no lock on the hot path
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := e.(events.BeforeAgentStart); ok { // a run starts (once per run)
