@@ -24,6 +24,7 @@ fuzz:
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzChunkLine -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzAnalyzeShell$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzDecideBash$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)
@@ -42,6 +43,8 @@ acp-deps:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
 	$(GO) run ./test/bench -bin $(BIN)
+	$(GO) test -run '^$$' -bench ChunkLine -benchmem ./rpc/acp
+	$(GO) run ./test/bench -bin $(BIN) -acp 100000
 	# HTTP stream: the OpenAI adapter vs curl on the bench mock's 100k-delta
 	# reply, same run (skips without ../shared/bench/mock_openai.py).
 	$(GO) run ./test/bench/httpstream -deltas 100000

@@ -22,6 +22,10 @@
 //     calls exactly once, at the point the protocol fixes (prompt: right
 //     after the first turn_start; abort: once idle), so replies and events
 //     are ordered against each other.
+//   - How a run ended (Outcome: stop reason, usage, warning, limit, plan
+//     proposal) goes to the OnSettle callbacks on the actor, right after
+//     agent_settled; outcome.go records it from the session's own events
+//     (the bus's first subscriber).
 //   - Tools may run in parallel (read-only batches); what they share (read
 //     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
 //     use. A running tool's tools.CallSession (nested.go) runs nested calls

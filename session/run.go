@@ -265,6 +265,7 @@ func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
 // then whatever waits for the session.
 func (s *Session) settle(st *state, r *runState, stop string) {
 	s.publish(events.AgentSettled{Warning: r.warning})
+	s.outcomes.settled(r.warning)
 	switch {
 	case stop == llm.StopError:
 		s.notify("error", st.lastError())

@@ -50,6 +50,8 @@ type Session struct {
 	readOnly bool      // asks become denies (read-only sub-agents)
 	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
 	tasks    any       // the registry of a root session (Deps.Tasks)
+
+	outcomes outcomes // the current run's outcome (outcome.go)
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -83,7 +85,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 	if _, wrapped := approver.(hostFirst); d.Host != nil && !wrapped {
 		approver = hostFirst{host: d.Host, next: approver}
 	}
-	return &Session{
+	s := &Session{
 		tput:     telemetry.NewThroughput(d.Clock, !d.Settings.NoAnimation),
 		deps:     d,
 		log:      d.Log.With(zap.String("session", id)),
@@ -95,6 +97,8 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	s.bus.Subscribe(s.outcomes.note) // first: sees every event
+	return s
 }
 
 // launch starts the actor with st as its state.

@@ -8,8 +8,10 @@
 //     memory budget of a huge line).
 //   - writer.go: Writer, the single goroutine that writes the output, with
 //     backpressure, merging of consecutive deltas of one block (the
-//     protocol renders them, WriterOptions.DeltaLine), Broken at the first
-//     failed write, Abandon; ValidUTF8, the last step before the output.
+//     protocol renders them, WriterOptions.DeltaLine) and of consecutive
+//     joinable lines with the same head and tail (SendJoinable: ACP
+//     chunks), Broken at the first failed write, Abandon; ValidUTF8, the
+//     last step before the output.
 //   - marshal.go: Marshal, one line without HTML escaping.
 //   - shutdown.go: Finish, the end of a server's Run (signal, grace,
 //     abandon), and ErrInterrupted.

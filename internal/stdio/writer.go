@@ -69,7 +69,11 @@ type WriterStats struct {
 }
 
 type outItem struct {
-	line []byte // a complete line; nil for a delta item
+	line []byte // a complete line; nil for a delta or joinable item
+
+	// A joinable item (SendJoinable) is the line head+body+tail; head and
+	// tail are shared with the sender and never written to.
+	head, body, tail []byte
 
 	deltaType string
 	deltaIdx  int
@@ -81,6 +85,9 @@ type outItem struct {
 func (it *outItem) size() int {
 	if it.line != nil {
 		return len(it.line)
+	}
+	if it.head != nil {
+		return len(it.head) + len(it.body) + len(it.tail)
 	}
 	return len(it.delta) + 160
 }
@@ -146,7 +153,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.line == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
+		if last.line == nil && last.head == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
 			last.delta = append(last.delta, delta...)
 			if usage != nil {
 				last.usage = *usage
@@ -162,6 +169,31 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 		it.usage, it.hasUsage = *usage, true
 	}
 	w.push(it)
+}
+
+// SendJoinable enqueues the line head+body+tail (tail ends in '\n'). When
+// the last queued item is a joinable one with the same head and tail, body
+// is appended to its body instead: the writer is behind, and the two lines
+// become one. The caller guarantees that the joined line means the same as
+// the separate ones (ACP: head and tail frame one JSON string, body is a
+// piece of it escaped on its own, so the joined string is the
+// concatenation of the pieces). head and tail are kept, not copied, and
+// must not change afterwards; body is copied. The line is written as
+// built (no ValidUTF8 pass): the caller makes it valid.
+func (w *Writer) SendJoinable(head, body, tail []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.q); n > 0 {
+		last := w.q[n-1]
+		if last.head != nil && bytes.Equal(last.head, head) && bytes.Equal(last.tail, tail) {
+			last.body = append(last.body, body...)
+			w.qBytes += len(body)
+			w.stats.MergedDeltas++
+			w.notePeak()
+			return
+		}
+	}
+	w.push(&outItem{head: head, body: append(make([]byte, 0, len(body)+64), body...), tail: tail})
 }
 
 // push appends it, waiting for room first. Called with mu held.
@@ -211,7 +243,11 @@ func (w *Writer) loop() {
 		w.mu.Unlock()
 
 		line := it.line
-		if line == nil {
+		switch {
+		case it.head != nil:
+			buf = append(append(append(buf[:0], it.head...), it.body...), it.tail...)
+			line = buf
+		case line == nil:
 			var u *llm.Usage
 			if it.hasUsage {
 				u = &it.usage
@@ -219,7 +255,7 @@ func (w *Writer) loop() {
 			buf = w.render(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
 			line = buf
 		}
-		if it.line != nil { // DeltaLine builds valid lines (jsonstr)
+		if it.line != nil { // DeltaLine and SendJoinable callers build valid lines (jsonstr)
 			line = ValidUTF8(line)
 		}
 		w.write(line)

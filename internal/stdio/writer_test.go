@@ -220,3 +220,49 @@ func TestWriterDropsNothingAfterFlush(t *testing.T) {
 	}
 	w.Close()
 }
+
+// Joinable lines merge only with the queued line right before them, and
+// only when head and tail are the same; deltas and whole lines never join
+// them.
+func TestWriterJoinsOnlyConsecutiveLinesOfOneHead(t *testing.T) {
+	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 100)}
+	w := stdio.NewWriter(rec, stdio.WriterOptions{DeltaLine: deltaLine})
+	headA, headB := []byte(`{"k":"a","text":"`), []byte(`{"k":"b","text":"`)
+	tail := []byte("\"}\n")
+	w.Send(map[string]string{"type": "first"}) // the writer picks this up and blocks in Write
+	<-rec.writes
+	w.SendJoinable(headA, []byte("x"), tail)
+	body := []byte(`\u00e9`) // the writer copies body: reusing it is fine
+	w.SendJoinable(headA, body, tail)
+	copy(body, "zzzzzz")
+	w.SendJoinable(headB, []byte("y"), tail) // other head: not joined
+	w.SendJoinable(headA, []byte("1"), tail) // not right after the last A
+	w.SendJoinable(headA, []byte("2"), []byte("\",\"more\":1}\n"))
+	w.SendDelta("text_delta", 0, "d", nil)
+	w.SendJoinable(headA, []byte("3"), tail) // after a delta: not joined
+	w.Send(map[string]string{"type": "barrier"})
+	w.SendJoinable(headA, []byte("4"), tail)
+	w.SendJoinable(headA, []byte("5"), tail)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case rec.gate <- struct{}{}:
+			case <-done:
+				return
+			}
+		}
+	}()
+	w.Close()
+	close(done)
+	got := strings.Join(rec.lines(t), "\n")
+	want := strings.Join([]string{`{"type":"first"}`, `{"k":"a","text":"x\u00e9"}`, `{"k":"b","text":"y"}`, `{"k":"a","text":"1"}`,
+		`{"k":"a","text":"2","more":1}`, `{"assistantMessageEvent":{"contentIndex":0,"delta":"d","type":"text_delta"},"type":"message_update"}`,
+		`{"k":"a","text":"3"}`, `{"type":"barrier"}`, `{"k":"a","text":"45"}`}, "\n")
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if st := w.Stats(); st.MergedDeltas != 2 || st.Lines != 9 {
+		t.Fatalf("merged %d in %d lines, want 2 in 9", st.MergedDeltas, st.Lines)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
-	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -16,11 +15,12 @@ import (
 // itself, its event subscription, its prompt turns (one at a time, the
 // rest queued in arrival order) and its outstanding permission asks.
 type acpSession struct {
-	srv  *Server
-	id   string
-	sess *session.Session
-	tr   *translator // touched only by event callbacks
-	log  *zap.Logger
+	srv   *Server
+	id    string
+	sess  *session.Session
+	tr    *translator // touched only by event callbacks
+	heads *chunkHeads // touched only by event callbacks (chunks.go)
+	log   *zap.Logger
 
 	unsubOnce sync.Once
 	unsub     func()
@@ -47,7 +47,9 @@ func (s *Server) openSession(mk func(session.Approver) (*session.Session, error)
 	as.sess, as.id = sess, sess.ID()
 	as.log = s.log.With(zap.String("session", as.id))
 	as.tr = newTranslator(sess.Cwd())
-	as.unsub = sess.Subscribe(as.onEvent)
+	as.heads = newChunkHeads(as.id)
+	unsubEvents, unsubSettle := sess.Subscribe(as.onEvent), sess.OnSettle(as.onSettle)
+	as.unsub = func() { unsubEvents(); unsubSettle() }
 	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)
 	if err := sess.Start(reason); err != nil {
 		as.unsub()
@@ -90,6 +92,9 @@ func (as *acpSession) isClosing() bool {
 // session (that would deadlock its actor).
 func (as *acpSession) onEvent(e events.Event) {
 	as.track(e)
+	if as.sendChunk(e) {
+		return
+	}
 	for _, u := range as.tr.translate(e) {
 		as.srv.notify(as.id, u)
 	}
@@ -99,21 +104,30 @@ func (as *acpSession) onEvent(e events.Event) {
 		as.notifyConfig()
 	case events.ModelChanged, events.ThinkingLevelChanged:
 		as.notifyConfig()
-	case events.AgentSettled:
-		as.mu.Lock()
-		t := as.cur
-		settle := t != nil && t.ran && !t.claimed
-		var proposal *events.PlanProposed
-		if settle && t.proposal != nil && !t.cancelled && !t.withdrawn {
-			proposal, t.proposal = t.proposal, nil
+	}
+}
+
+// onSettle receives the outcome of each of the session's runs, on its
+// actor right after agent_settled: the current turn absorbs it, then
+// either its plan proposal is offered or the turn is answered (both on a
+// background goroutine: nothing here may wait for the session).
+func (as *acpSession) onSettle(o session.Outcome) {
+	as.mu.Lock()
+	t := as.cur
+	settle := t != nil && t.ran && !t.claimed
+	var proposal *events.PlanProposed
+	if settle {
+		t.absorb(o)
+		if o.Plan != nil && !t.cancelled && !t.withdrawn {
+			proposal = o.Plan
 		}
-		as.mu.Unlock()
-		switch {
-		case proposal != nil:
-			as.srv.background(func() { as.askPlan(t, proposal) })
-		case settle:
-			as.srv.background(func() { as.finish(t, nil) })
-		}
+	}
+	as.mu.Unlock()
+	switch {
+	case proposal != nil:
+		as.srv.background(func() { as.askPlan(t, proposal) })
+	case settle:
+		as.srv.background(func() { as.finish(t, nil) })
 	}
 }
 
@@ -135,24 +149,6 @@ func (as *acpSession) track(e events.Event) {
 	case events.AgentStart:
 		if t != nil {
 			t.ran = true
-		}
-	case events.MessageEnd:
-		if a, ok := e.Message.(*llm.AssistantMessage); ok && t != nil && t.ran {
-			t.usage.Add(a.Usage)
-			t.lastStop, t.errMsg = a.StopReason, a.ErrorMessage
-		}
-	case events.AgentEnd:
-		if t != nil && t.ran {
-			t.stop = e.StopReason
-		}
-	case events.PlanProposed:
-		if t != nil && t.ran {
-			p := e
-			t.proposal = &p
-		}
-	case events.LimitReached:
-		if t != nil && t.ran && e.Kind == events.LimitTurns {
-			t.maxTurns = true
 		}
 	}
 }

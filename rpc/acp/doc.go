@@ -11,7 +11,9 @@
 // resume, list, close), prompt.go (prompt, cancel, $/cancel_request),
 // turns.go (turn queue, stop reasons), acpsession.go (per-session state,
 // event routing), updates.go and toolcalls.go (event → session/update),
-// replay.go (history → updates), permissions.go (session/request_permission),
+// replay.go (history → updates), chunks.go (agent message and thought
+// chunks: one append per line, joined while the writer is behind),
+// permissions.go (session/request_permission),
 // config_options.go (modes, config options, set_mode, set_config_option),
 // errors.go (renders the one error → code table, rpc/internal/wirecode,
 // as JSON-RPC errors), plans.go (plan
@@ -52,15 +54,23 @@
 //     wait ends, $/cancel_request is sent and the ask yields deny.
 //   - Updates: session events arrive synchronously on the session's actor
 //     or runner goroutine (the session's event bus orders them); each is
-//     translated and written with Notify right there, so updates keep the
-//     session's order and precede the prompt answer that follows them.
+//     translated and written right there (Notify; chunks: chunks.go), so
+//     updates keep the session's order and precede the prompt answer that
+//     follows them.
 //     Event callbacks never call back into the session (its actor may be
 //     the caller); anything that needs the session (usage, title, the
 //     prompt answer, starting the next queued prompt) runs on a background
-//     goroutine started at agent_settled.
+//     goroutine started at the run's settle: the session hands its outcome
+//     (stop reason, usage, limit, plan proposal) to onSettle
+//     (session.OnSettle) right after agent_settled, and the turn maps it.
 //   - Writing: every message goes through jsonrpc2.Conn (which serialises
 //     sends) into Stream.WriteObject, which hands whole lines to one
-//     stdio.Writer; only that writer's goroutine writes stdout. Logs go to
+//     stdio.Writer, except agent_message_chunk and agent_thought_chunk
+//     updates: chunks.go builds those lines itself and hands them to the
+//     same writer (SendJoinable) from the event callback, so they keep the
+//     session's order with the other updates; while the writer is behind,
+//     consecutive chunks of one session and kind join into one line. Only
+//     that writer's goroutine writes stdout. Logs go to
 //     stderr. A slow client applies backpressure up to the senders.
 //   - Shutdown: at the end of input Stream parks the read loop instead of
 //     returning EOF; Run then withdraws permission asks, answers queued

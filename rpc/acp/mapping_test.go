@@ -9,6 +9,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -23,18 +24,18 @@ func TestStopReason(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"stop", turn{stop: llm.StopStop}, "end_turn", nil},
-		{"tool use", turn{stop: llm.StopToolUse}, "end_turn", nil},
+		{"stop", turn{out: out(llm.StopStop, "")}, "end_turn", nil},
+		{"tool use", turn{out: out(llm.StopToolUse, "")}, "end_turn", nil},
 		{"no run (a command)", turn{}, "end_turn", nil},
-		{"length", turn{stop: llm.StopLength}, "max_tokens", nil},
-		{"refusal", turn{stop: llm.StopRefusal}, "refusal", nil},
-		{"aborted", turn{stop: llm.StopAborted}, "cancelled", nil},
-		{"last message decides without agent_end", turn{lastStop: llm.StopLength}, "max_tokens", nil},
-		{"turn limit", turn{stop: llm.StopStop, maxTurns: true}, "max_turn_requests", nil},
-		{"cancel wins", turn{stop: llm.StopStop, cancelled: true, maxTurns: true}, "cancelled", nil},
-		{"cancel wins over an error", turn{stop: llm.StopError, cancelled: true}, "cancelled", nil},
-		{"withdrawn", turn{stop: llm.StopStop, withdrawn: true, cancelled: true}, "", errCancelled},
-		{"error", turn{stop: llm.StopError, errMsg: "429 rate limited"}, "", nil},
+		{"length", turn{out: out(llm.StopLength, "")}, "max_tokens", nil},
+		{"refusal", turn{out: out(llm.StopRefusal, "")}, "refusal", nil},
+		{"aborted", turn{out: out(llm.StopAborted, "")}, "cancelled", nil},
+		{"turn limit", turn{out: out(llm.StopStop, events.LimitTurns)}, "max_turn_requests", nil},
+		{"cost limit", turn{out: out(llm.StopStop, events.LimitCost)}, "end_turn", nil},
+		{"cancel wins", turn{out: out(llm.StopStop, events.LimitTurns), cancelled: true}, "cancelled", nil},
+		{"cancel wins over an error", turn{out: out(llm.StopError, ""), cancelled: true}, "cancelled", nil},
+		{"withdrawn", turn{out: out(llm.StopStop, ""), withdrawn: true, cancelled: true}, "", errCancelled},
+		{"error", turn{out: session.Outcome{StopReason: llm.StopError, ErrorMessage: "429 rate limited"}}, "", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -58,8 +59,34 @@ func TestStopReason(t *testing.T) {
 	}
 }
 
+func out(stop string, limit events.LimitKind) session.Outcome {
+	return session.Outcome{StopReason: stop, Limit: limit}
+}
+
+// A turn that ran twice (plan run, then the execution run): usage adds
+// up, the last run's stop reason decides, a turn limit stays.
+func TestTurnAbsorbsRuns(t *testing.T) {
+	var tu turn
+	p := &events.PlanProposed{PlanID: "p"}
+	tu.absorb(session.Outcome{StopReason: llm.StopStop, Usage: llm.Usage{Input: 1, Output: 2}, Limit: events.LimitTurns, Plan: p})
+	tu.absorb(session.Outcome{StopReason: llm.StopLength, Usage: llm.Usage{Input: 10, Output: 20}, Limit: events.LimitCost})
+	if tu.out.Usage.Input != 11 || tu.out.Usage.Output != 22 || tu.out.StopReason != llm.StopLength ||
+		tu.out.Limit != events.LimitTurns || tu.out.Plan != nil {
+		t.Fatalf("absorbed %+v", tu.out)
+	}
+	if got, _ := stopReason(&tu); got != stopMaxTurnRequests {
+		t.Fatalf("stop reason %q", got)
+	}
+	var once turn
+	once.absorb(session.Outcome{StopReason: llm.StopStop, Limit: events.LimitCost})
+	once.absorb(session.Outcome{StopReason: llm.StopStop})
+	if once.out.Limit != events.LimitCost {
+		t.Fatalf("limit %q", once.out.Limit)
+	}
+}
+
 func TestTurnResultUsage(t *testing.T) {
-	tu := turn{stop: llm.StopStop, usage: llm.Usage{Input: 10, Output: 2, CacheRead: 3, CacheWrite: 4}}
+	tu := turn{out: session.Outcome{StopReason: llm.StopStop, Usage: llm.Usage{Input: 10, Output: 2, CacheRead: 3, CacheWrite: 4}}}
 	res, err := tu.result()
 	if err != nil {
 		t.Fatal(err)

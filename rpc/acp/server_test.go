@@ -551,3 +551,45 @@ func TestPlanCancelled(t *testing.T) {
 	c.r.WaitFor("$/cancel_request", 1, func(o *golden.Object) bool { return o.String("method") == "$/cancel_request" })
 	c.finish(0)
 }
+
+// How a run ended reaches the prompt answer: the turn limit gives
+// max_turn_requests with the usage of the turns that ran; a turn whose
+// plan is approved runs twice and answers with the usage of both runs.
+func TestPromptAnswerFromOutcome(t *testing.T) {
+	result := func(c *client, id any) string {
+		c.t.Helper()
+		r, ok := c.response(id).Get("result")
+		if !ok {
+			c.t.Fatalf("prompt %v failed", id)
+		}
+		return string(golden.Encode(r))
+	}
+	t.Run("turn limit", func(t *testing.T) {
+		script := `{"version":1,"responses":[
+	{"steps":[{"toolCall":{"id":"call-1","name":"ls","arguments":{}}}],"usage":{"input":7,"output":3,"cacheRead":1,"cacheWrite":0}},
+	{"text":"never","usage":{"input":100,"output":100,"cacheRead":0,"cacheWrite":0}}]}`
+		c := &client{t: t, r: golden.Start(t, golden.Config{Args: []string{"--mode", "acp", "--model", "fake/echo"},
+			Script: []byte(script), UserConfig: []byte(`{"limits":{"turns":1}}`)})}
+		c.initialize()
+		sid := c.newSession()
+		c.send("p", "session/prompt", prompt(sid, "list"))
+		if got, want := result(c, "p"), `{"stopReason":"max_turn_requests","usage":{"inputTokens":7,"outputTokens":3,"cachedReadTokens":1,"cachedWriteTokens":0,"totalTokens":11}}`; got != want {
+			t.Fatalf("answer %s, want %s", got, want)
+		}
+		c.finish(0)
+	})
+	t.Run("plan approved", func(t *testing.T) {
+		c := startACP(t, planScript)
+		c.initialize()
+		sid := c.newSession()
+		c.call("mode", "session/set_mode", map[string]any{"sessionId": sid, "modeId": "plan"})
+		c.send("p", "session/prompt", prompt(sid, "add a greeting"))
+		i := c.r.WaitFor("the plan's permission request", 1, func(o *golden.Object) bool { return o.String("method") == "session/request_permission" })
+		v, _ := golden.Parse(c.r.Lines()[i])
+		c.r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":"approve"}}}`, golden.Encode(v.(*golden.Object).Values["id"])))
+		if got, want := result(c, "p"), `{"stopReason":"end_turn","usage":{"inputTokens":30,"outputTokens":7,"cachedReadTokens":0,"cachedWriteTokens":0,"totalTokens":37}}`; got != want {
+			t.Fatalf("answer %s, want %s", got, want)
+		}
+		c.finish(0)
+	})
+}

@@ -25,16 +25,11 @@ type turn struct {
 	c     *call
 	input session.PromptInput
 
-	ran       bool                 // the run started (agent_start seen)
-	claimed   bool                 // finishing has begun; later events are not this turn's
-	cancelled bool                 // session/cancel (or close, or an interrupt) asked to stop
-	withdrawn bool                 // $/cancel_request withdrew the request: answer -32800
-	maxTurns  bool                 // the run stopped at the turn limit
-	proposal  *events.PlanProposed // a plan proposed by the run, offered at agent_settled
-	stop      string
-	lastStop  string
-	errMsg    string
-	usage     llm.Usage
+	ran       bool            // the run started (agent_start seen)
+	claimed   bool            // finishing has begun; later events are not this turn's
+	cancelled bool            // session/cancel (or close, or an interrupt) asked to stop
+	withdrawn bool            // $/cancel_request withdrew the request: answer -32800
+	out       session.Outcome // how its runs ended (absorb)
 
 	done chan struct{} // closed once the request has been answered
 }
@@ -72,6 +67,23 @@ func (as *acpSession) begin(t *turn) {
 			as.srv.background(func() { as.finish(t, err) })
 		}
 	})
+}
+
+// absorb adds the outcome of one of t's runs (a turn runs twice when the
+// client approves a plan: the plan run, then the execution run): usage
+// adds up, the last run's stop reason and error decide, and a turn limit
+// reached by any run stays (max_turn_requests). The plan is the last
+// run's (offered at its settle, see onSettle). Called with the session's
+// mu held.
+func (t *turn) absorb(o session.Outcome) {
+	u := t.out.Usage
+	u.Add(o.Usage)
+	limit := t.out.Limit
+	if limit != events.LimitTurns && o.Limit != "" {
+		limit = o.Limit
+	}
+	t.out = o
+	t.out.Usage, t.out.Limit = u, limit
 }
 
 // finish answers t (once), after the turn's closing updates, and starts
@@ -141,7 +153,7 @@ func (t *turn) result() (promptResult, error) {
 	if err != nil {
 		return promptResult{}, err
 	}
-	u := t.usage
+	u := t.out.Usage
 	return promptResult{StopReason: reason, Usage: &turnUsage{
 		InputTokens: u.Input, OutputTokens: u.Output, CachedReadTokens: u.CacheRead, CachedWriteTokens: u.CacheWrite,
 		TotalTokens: u.Input + u.Output + u.CacheRead + u.CacheWrite,
@@ -160,14 +172,10 @@ func stopReason(t *turn) (string, error) {
 		return "", errorf(errCancelled, "request cancelled")
 	case t.cancelled:
 		return stopCancelled, nil
-	case t.maxTurns:
+	case t.out.Limit == events.LimitTurns:
 		return stopMaxTurnRequests, nil
 	}
-	stop := t.stop
-	if stop == "" {
-		stop = t.lastStop
-	}
-	switch stop {
+	switch t.out.StopReason {
 	case llm.StopLength:
 		return stopMaxTokens, nil
 	case llm.StopRefusal:
@@ -175,7 +183,7 @@ func stopReason(t *turn) (string, error) {
 	case llm.StopAborted:
 		return stopCancelled, nil
 	case llm.StopError:
-		msg := t.errMsg
+		msg := t.out.ErrorMessage
 		if msg == "" {
 			msg = "the model request failed"
 		}

@@ -3,6 +3,7 @@
 // agent_settled, stdout bytes and peak RSS for fake replies of many deltas.
 //
 //	go run ./test/bench -bin ./bin/ama-rpc [-deltas 10000,1000000] [-runs 5]
+//	go run ./test/bench -bin ./bin/ama-rpc -acp 100000 (the ACP vs rpc row only)
 package main
 
 import (
@@ -18,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -26,6 +26,7 @@ func main() {
 	bin := flag.String("bin", "./bin/ama-rpc", "ama-rpc binary")
 	deltas := flag.String("deltas", "10000,1000000", "comma-separated reply sizes in deltas")
 	runs := flag.Int("runs", 5, "runs per scenario (the median is reported)")
+	modes := flag.Int("acp", 0, "only the ACP vs rpc row: one reply of this many deltas in both modes")
 	flag.Parse()
 	abs, err := filepath.Abs(*bin)
 	if err != nil {
@@ -37,6 +38,10 @@ func main() {
 		fail(err)
 	}
 	defer os.RemoveAll(dir)
+	if *modes > 0 {
+		compareModes(*bin, dir, *modes, *runs)
+		return
+	}
 
 	var hello []time.Duration
 	for i := 0; i < *runs*4; i++ {
@@ -143,7 +148,8 @@ type result struct {
 	settle       time.Duration
 	bytes, lines int
 	deltas       int
-	maxRSS       int64 // KiB
+	maxRSS       int64         // KiB
+	cpu          time.Duration // user + system
 }
 
 // reply sends one prompt and reads until agent_settled.
@@ -192,9 +198,7 @@ func reply(bin, dir, script string) result {
 	if err := cmd.Wait(); err != nil {
 		fail(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss
-	}
+	r.usage(cmd)
 	return r
 }
 

@@ -87,7 +87,10 @@ func TestACPSignalWhileHostNotReadingExits(t *testing.T) {
 // the started turn finishes (its reply kept in the session file), exit 0
 // although stdin stays open, never SIGPIPE (141).
 func TestACPClosedStdoutIsADisconnect(t *testing.T) {
-	script := `[{"steps":[{"text":"` + strings.Repeat("y", 5000) + `","chunkSize":1}]}]`
+	// More output than the pipe holds even when chunks join into few
+	// lines while the host does not read (as in TestClosedStdoutIsADisconnect),
+	// so a write after the close is certain.
+	script := `[{"steps":[{"text":"` + strings.Repeat("y", 200000) + `","chunkSize":10}]}]`
 	p := startACP(t, procConfig{script: script, stallAfter: chunk})
 	acpPrompt(t, p)
 	p.waitFor("the first chunk", 20*time.Second, chunk)
