@@ -8,7 +8,8 @@ import (
 // MergeDeltas joins consecutive streaming deltas the way the server's
 // writer may when its reader is behind (internal/stdio Writer.SendDelta:
 // the same event type and content index, usage on both lines or on
-// neither, the later usage kept). Whether two deltas are merged depends on
+// neither, the later usage kept; Writer.SendJoinable: ACP text chunks of
+// one session and one kind). Whether two deltas are merged depends on
 // goroutine scheduling, not on behaviour, so transcripts are compared in
 // the merged form on both sides; the merging itself is tested by the
 // writer's own tests and the @waitMerged fixtures.
@@ -22,7 +23,28 @@ func MergeDeltas(lines [][]byte) [][]byte {
 			pend, pendEv = nil, nil
 		}
 	}
+	var chunk *Object // the ACP chunk line being extended
+	var chunkKey, chunkText string
+	flushChunk := func() {
+		if chunk != nil {
+			c := chunk.Values["params"].(*Object).Values["update"].(*Object).Values["content"].(*Object)
+			c.Values["text"] = chunkText
+			out = append(out, Encode(chunk))
+			chunk = nil
+		}
+	}
 	for _, l := range lines {
+		if o, key, text := chunkLine(l); o != nil {
+			flush()
+			if chunk != nil && key == chunkKey {
+				chunkText += text
+				continue
+			}
+			flushChunk()
+			chunk, chunkKey, chunkText = o, key, text
+			continue
+		}
+		flushChunk()
 		o, ev := deltaLine(l)
 		if o == nil {
 			flush()
@@ -41,7 +63,43 @@ func MergeDeltas(lines [][]byte) [][]byte {
 		pend, pendEv = o, ev
 	}
 	flush()
+	flushChunk()
 	return out
+}
+
+// chunkLine returns an ACP session/update notification carrying only a
+// text chunk of the agent's message or thought, the key that decides
+// whether two of them may join (session and kind), and its text.
+func chunkLine(l []byte) (*Object, string, string) {
+	v, err := Parse(l)
+	if err != nil {
+		return nil, "", ""
+	}
+	o, ok := v.(*Object)
+	if !ok || o.String("method") != "session/update" || !slices.Equal(o.Keys, []string{"jsonrpc", "method", "params"}) {
+		return nil, "", ""
+	}
+	p, ok := o.Values["params"].(*Object)
+	if !ok || !slices.Equal(p.Keys, []string{"sessionId", "update"}) {
+		return nil, "", ""
+	}
+	u, ok := p.Values["update"].(*Object)
+	if !ok || !slices.Equal(u.Keys, []string{"sessionUpdate", "content"}) {
+		return nil, "", ""
+	}
+	kind := u.String("sessionUpdate")
+	if kind != "agent_message_chunk" && kind != "agent_thought_chunk" {
+		return nil, "", ""
+	}
+	c, ok := u.Values["content"].(*Object)
+	if !ok || !slices.Equal(c.Keys, []string{"type", "text"}) || c.String("type") != "text" {
+		return nil, "", ""
+	}
+	text, ok := c.Values["text"].(string)
+	if !ok {
+		return nil, "", ""
+	}
+	return o, p.String("sessionId") + "\x00" + kind, text
 }
 
 // deltaLine returns a message_update line carrying only a delta (as the

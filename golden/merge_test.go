@@ -15,6 +15,9 @@ func TestMergeDeltas(t *testing.T) {
 		}
 		return l + "}"
 	}
+	ch := func(sid, kind, text string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":{"sessionUpdate":"` + kind + `","content":{"type":"text","text":"` + text + `"}}}}`
+	}
 	end := `{"type":"message_update","assistantMessageEvent":{"type":"text_end","contentIndex":0}}`
 	cases := []struct {
 		name     string
@@ -31,6 +34,11 @@ func TestMergeDeltas(t *testing.T) {
 			[]string{d("text_delta", 0, "a", ""), d("text_delta", 0, "b", "1")}},
 		{"not across another line", []string{d("text_delta", 0, "a", ""), end, d("text_delta", 0, "b", "")},
 			[]string{d("text_delta", 0, "a", ""), end, d("text_delta", 0, "b", "")}},
+		{"ACP chunks of one session and kind join",
+			[]string{ch("s1", "agent_message_chunk", "he"), ch("s1", "agent_message_chunk", "llo"), ch("s1", "agent_thought_chunk", "t"),
+				ch("s2", "agent_thought_chunk", "u"), ch("s2", "agent_thought_chunk", "v"), end, ch("s2", "agent_thought_chunk", "w")},
+			[]string{ch("s1", "agent_message_chunk", "hello"), ch("s1", "agent_thought_chunk", "t"),
+				ch("s2", "agent_thought_chunk", "uv"), end, ch("s2", "agent_thought_chunk", "w")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
