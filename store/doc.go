@@ -13,7 +13,8 @@
 //     an unparsable line anywhere else is corrupt. A corrupt file is never
 //     modified.
 //   - Writing: Create (temp file + rename, mode 0600, dirs 0700), then
-//     File.Append / File.AppendLeaf (one write per call, O_APPEND) and
+//     File.Append / File.AppendLeaf (one write per call, a huge body in
+//     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
 //   - Locking: <file>.lock with the owner's pid (§5.1); stale locks are taken
 //     over.
