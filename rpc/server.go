@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -446,6 +447,9 @@ func (s *Server) forward(e events.Event) {
 		return
 	}
 	s.w.SendLine(line)
+	if _, ok := e.(events.AgentSettled); ok {
+		memlimit.Done() // a huge prompt's run is over (see ReserveLine)
+	}
 }
 
 // wireMessageUpdate is the delta-only projection of message_update.

@@ -183,6 +183,10 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		}); err != nil {
 			return llm.StopAborted
 		}
+		// The messages are on the branch now (a huge prompt's text shared
+		// with its entry): the closure's variable must not pin the
+		// originals for the rest of the run.
+		pending = nil
 		tr := s.reply(r)
 		msg := tr.msg
 		results := s.runTools(r, msg)
