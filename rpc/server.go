@@ -441,6 +441,9 @@ func (s *Server) forward(e events.Event) {
 	if s.compact.Load() {
 		e = compactEvent(e)
 	}
+	if n := hugeEventSize(e); n >= collectBytes {
+		s.w.WaitRoom(n) // build it once the previous huge line is out
+	}
 	line, err := encodeEvent(e)
 	if err != nil {
 		s.log.Error("encode event", zap.Error(err))

@@ -157,11 +157,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 // push appends it, waiting for room first. Called with mu held.
 func (w *Writer) push(it *outItem) {
 	size := it.size()
-	// qBytes counts the line being written too: a huge line waits until
-	// the writer is idle, so at most one huge line is queued or in flight.
-	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
-		w.space.Wait()
-	}
+	w.waitRoom(size)
 	if w.closed {
 		return
 	}
@@ -169,6 +165,27 @@ func (w *Writer) push(it *outItem) {
 	w.qBytes += size
 	w.notePeak()
 	w.ready.Signal()
+}
+
+// WaitRoom blocks until a line of n bytes would be queued at once (or the
+// writer is closed). A sender about to build a huge line calls it first,
+// so that the line is not built while the previous huge one is still
+// queued or being written: one such line in memory at a time, not two,
+// when the host reads slowly. Another sender may take the room meanwhile;
+// SendLine then waits as usual.
+func (w *Writer) WaitRoom(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waitRoom(n)
+}
+
+// waitRoom waits until a line of n bytes fits. qBytes counts the line
+// being written too: a huge line waits until the writer is idle, so at
+// most one huge line is queued or in flight. Called with mu held.
+func (w *Writer) waitRoom(n int) {
+	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+n > w.maxBytes) {
+		w.space.Wait()
+	}
 }
 
 func (w *Writer) notePeak() {
