@@ -46,7 +46,8 @@
 // mutex, and it is normally owned by the session actor. Snapshots and
 // entries are immutable once returned or appended and may be shared
 // freely between goroutines (an entry's decoded message is cached behind a
-// sync.Once). A *Tree is not safe for concurrent use: it belongs to the
+// sync.Once; a huge text in it may be a string over the body's own bytes,
+// see share.go, so a body must never be written to). A *Tree is not safe for concurrent use: it belongs to the
 // goroutine that owns the session. The package keeps one piece of
 // process-wide state, the set of locks this process holds, guarded by a
 // mutex (see lock.go). Nothing in the package starts goroutines or writes
