@@ -46,13 +46,41 @@ func BigText(m Message) (string, Message, bool) {
 // encoding/json would (jsonstr.Wire), in one buffer of the exact size. It
 // reports false when the placeholder does not occur exactly once.
 func SpliceText(skel []byte, text string) ([]byte, bool) {
+	out, _, _, ok := SpliceTextAt(skel, text)
+	return out, ok
+}
+
+// SpliceTextAt is SpliceText that also returns where the encoded text
+// lies in the result: out[at:at+n] is the JSON string, quotes included.
+func SpliceTextAt(skel []byte, text string) (out []byte, at, n int, ok bool) {
 	i := bytes.Index(skel, placeholderJSON)
 	if i < 0 || bytes.Index(skel[i+1:], placeholderJSON) >= 0 {
-		return nil, false
+		return nil, 0, 0, false
 	}
 	rest := skel[i+len(placeholderJSON):]
-	out := make([]byte, 0, i+jsonstr.Len(text, jsonstr.Wire, false)+len(rest))
+	n = jsonstr.Len(text, jsonstr.Wire, false)
+	out = make([]byte, 0, i+n+len(rest))
 	out = append(out, skel[:i]...)
 	out = jsonstr.Append(out, text, jsonstr.Wire)
-	return append(out, rest...), true
+	return append(out, rest...), i, n, true
+}
+
+// WithText returns a copy of m (a user or custom message with string
+// content) whose text is text; any other message is returned as is.
+func WithText(m Message, text string) Message {
+	switch v := m.(type) {
+	case *UserMessage:
+		if !v.Content.IsBlocks {
+			c := *v
+			c.Content.Text = text
+			return &c
+		}
+	case *CustomMessage:
+		if !v.Content.IsBlocks {
+			c := *v
+			c.Content.Text = text
+			return &c
+		}
+	}
+	return m
 }

@@ -105,6 +105,18 @@ func appendUsage(dst []byte, u *llm.Usage) []byte {
 	return append(dst, '}')
 }
 
+// hugeEventSize is about the length of e's line when e carries a huge
+// text (a prompt of many MiB), else 0: the entry body or the text.
+func hugeEventSize(e events.Event) int {
+	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
+		return len(ea.Entry.Body)
+	}
+	if text, _, ok := bigMessageEvent(e); ok {
+		return len(text)
+	}
+	return 0
+}
+
 // bigMessageEvent returns, for a message_start or message_end carrying a
 // huge string content, or a before_agent_start of a huge prompt, the text and the event with a
 // placeholder in its place: encodeEvent encodes the small skeleton and

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -411,12 +412,18 @@ func (s *Server) forward(e events.Event) {
 	if s.compact.Load() {
 		e = compactEvent(e)
 	}
+	if n := hugeEventSize(e); n >= stdio.CollectBytes {
+		s.w.WaitRoom(n) // build it once the previous huge line is out
+	}
 	line, err := encodeEvent(e)
 	if err != nil {
 		s.log.Error("encode event", zap.Error(err))
 		return
 	}
 	s.w.SendLine(line)
+	if _, ok := e.(events.AgentSettled); ok {
+		memlimit.Done() // a huge prompt's run is over (see ReserveLine)
+	}
 }
 
 // wireMessageUpdate is the delta-only projection of message_update.

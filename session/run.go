@@ -177,6 +177,10 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		if tr.closed {
 			return llm.StopAborted
 		}
+		// The messages are on the branch now (a huge prompt's text shared
+		// with its entry): the closure's variable must not pin the
+		// originals for the rest of the run.
+		pending = nil
 		msg := tr.msg
 		results := s.runTools(r, msg)
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})

@@ -13,7 +13,8 @@
 //     an unparsable line anywhere else is corrupt. A corrupt file is never
 //     modified.
 //   - Writing: Create (temp file + rename, mode 0600, dirs 0700), then
-//     File.Append / File.AppendLeaf (one write per call, O_APPEND) and
+//     File.Append / File.AppendLeaf (one write per call, a huge body in
+//     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
 //   - Locking: <file>.lock with the owner's pid (§5.1); stale locks are taken
 //     over.
@@ -50,7 +51,8 @@
 // mutex, and it is normally owned by the session actor. Snapshots and
 // entries are immutable once returned or appended and may be shared
 // freely between goroutines (an entry's decoded message is cached behind a
-// sync.Once). A *Tree is not safe for concurrent use: it belongs to the
+// sync.Once; a huge text in it may be a string over the body's own bytes,
+// see share.go, so a body must never be written to). A *Tree is not safe for concurrent use: it belongs to the
 // goroutine that owns the session. The package keeps one piece of
 // process-wide state, the set of locks this process holds, guarded by a
 // mutex (see lock.go). Nothing in the package starts goroutines or writes

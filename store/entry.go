@@ -66,12 +66,26 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 // {"type":…,<body members>,"id":…,"parentId":…,"timestamp":…}. Strings are
 // escaped like JSON.stringify (no HTML escaping).
 func (e *Entry) AppendJSON(dst []byte) []byte {
+	inner := bodyInner(e.Body)
+	dst = e.appendHead(dst, len(inner) > 0)
+	dst = append(dst, inner...)
+	return e.appendTail(dst)
+}
+
+// appendHead appends the part of the line before the body members:
+// {"type":…, and the comma when there are members.
+func (e *Entry) appendHead(dst []byte, members bool) []byte {
 	dst = append(dst, `{"type":`...)
 	dst = appendJSONString(dst, e.Type)
-	if inner := bodyInner(e.Body); len(inner) > 0 {
+	if members {
 		dst = append(dst, ',')
-		dst = append(dst, inner...)
 	}
+	return dst
+}
+
+// appendTail appends the part of the line after the body members:
+// ,"id":…,"parentId":…,"timestamp":…}.
+func (e *Entry) appendTail(dst []byte) []byte {
 	dst = append(dst, `,"id":`...)
 	dst = appendJSONString(dst, e.ID)
 	dst = append(dst, `,"parentId":`...)
@@ -401,8 +415,9 @@ func MessageEntry(m llm.Message) *Entry {
 		e := newEntry(TypeMessage, struct {
 			Message llm.Message `json:"message"`
 		}{skel})
-		if body, ok := llm.SpliceText(e.Body, text); ok {
+		if body, at, n, ok := llm.SpliceTextAt(e.Body, text); ok {
 			e.Body = body
+			m = shareText(m, body[at:at+n]) // the text kept once (share.go)
 			e.once.Do(func() { e.msg = m })
 			return e
 		}
@@ -426,6 +441,9 @@ func (e *Entry) Message() (llm.Message, error) {
 			return
 		}
 		e.msg, e.err = llm.DecodeMessage(raw)
+		if e.err == nil {
+			e.msg = shareDecoded(e.msg, raw)
+		}
 	})
 	return e.msg, e.err
 }

@@ -198,7 +198,9 @@ func repair(fd *os.File, t *tail) error {
 	return fd.Sync()
 }
 
-// Append writes the entries as lines with a single write call. The entries
+// Append writes the entries as lines with a single write call (a body of
+// at least directBody is written by a call of its own, between the
+// pieces of its line, rather than copied). The entries
 // must carry their id, parentId and timestamp already. If the write fails
 // the file is truncated back to its previous size, so no partial line is
 // left behind; if even that fails the File refuses further writes
@@ -214,14 +216,31 @@ func (f *File) Append(entries ...*Entry) error {
 			return fmt.Errorf("append to %s: %w", f.path, err)
 		}
 	}
+	// A huge body (a pasted file of many MiB) is written from the entry
+	// itself instead of being copied into the line buffer first: one copy
+	// of the text less at the peak of a huge prompt.
 	buf := f.buf[:0]
+	var parts [][]byte
+	start := 0
 	for _, e := range entries {
-		buf = e.AppendJSON(buf)
+		inner := bodyInner(e.Body)
+		if len(inner) < directBody {
+			buf = e.AppendJSON(buf)
+		} else {
+			buf = e.appendHead(buf, true)
+			parts = append(parts, buf[start:], inner)
+			start = len(buf)
+			buf = e.appendTail(buf)
+		}
 		buf = append(buf, '\n')
 	}
+	parts = append(parts, buf[start:])
 	f.keep(buf)
-	return f.write(buf)
+	return f.write(parts...)
 }
+
+// directBody is the body size from which Append writes a body in place.
+const directBody = 1 << 20
 
 // keep retains buf for the next append unless it grew large (an image).
 func (f *File) keep(buf []byte) {
@@ -250,15 +269,28 @@ func (f *File) AppendLeaf(id *string, ts string) error {
 	return f.write(buf)
 }
 
-func (f *File) write(p []byte) error {
+// write writes the pieces of one or more lines in order; on failure the
+// file is truncated back to where the first piece began.
+func (f *File) write(pieces ...[]byte) error {
 	if f.closed {
 		return fmt.Errorf("append to %s: %w", f.path, ErrClosed)
 	}
 	if f.broken != nil {
 		return fmt.Errorf("append to %s: %w (after %w)", f.path, ErrClosed, f.broken)
 	}
-	n, err := f.fd.Write(p)
-	if err == nil && n == len(p) {
+	var n, total int
+	for _, p := range pieces {
+		total += len(p)
+	}
+	var err error
+	for _, p := range pieces {
+		k, werr := f.fd.Write(p)
+		n += k
+		if err = werr; err != nil || k != len(p) {
+			break
+		}
+	}
+	if err == nil && n == total {
 		f.size += int64(n)
 		if f.sync {
 			if err := f.fd.Sync(); err != nil {
@@ -268,7 +300,7 @@ func (f *File) write(p []byte) error {
 		return nil
 	}
 	if err == nil {
-		err = fmt.Errorf("short write (%d of %d bytes)", n, len(p))
+		err = fmt.Errorf("short write (%d of %d bytes)", n, total)
 	}
 	if n > 0 {
 		if terr := f.fd.Truncate(f.size); terr != nil {

@@ -481,10 +481,10 @@ func (e *Entry) decodeContext() (llm.Message, error) {
 		if err := json.Unmarshal(e.Body, &b); err != nil {
 			return nil, err
 		}
-		return &llm.CustomMessage{
+		return shareDecoded(&llm.CustomMessage{
 			Role: llm.RoleCustom, CustomType: b.CustomType, Content: b.Content,
 			Display: b.Display, Details: b.Details, Timestamp: ts,
-		}, nil
+		}, e.Body), nil
 	case TypeCompaction:
 		var b struct {
 			Summary      string `json:"summary"`

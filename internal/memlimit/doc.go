@@ -7,7 +7,10 @@
 // make the collector run back to back, so the limit is lifted (the one
 // from before, GOMEMLIMIT or none, restored) after any collection that
 // finds the live heap within 3% of it; it is never set above a tighter
-// limit the user chose.
+// limit the user chose. Reserve measures the live heap with a collection
+// of its own; Done, called when a huge prompt's run has settled, collects
+// what that run held and returns the freed pages to the OS, so the next
+// huge line starts from the live heap.
 //
 // Safe for concurrent use; the state is process-wide, like the limit.
 package memlimit

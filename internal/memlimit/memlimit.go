@@ -12,13 +12,21 @@ var (
 	orig   int64 // the limit before ours
 	ours   int64 // the limit set by Reserve; 0: none
 	hooked bool  // the after-GC check is registered
+	due    bool  // a Reserve since the last Done
 )
 
 // Reserve sets the soft memory limit to the live heap plus need bytes,
-// unless the limit in force is already tighter.
+// unless the limit in force is already tighter. It first runs a
+// collection, so that the live heap is measured now (the huge line
+// included) rather than at the last cycle, which may have seen garbage of
+// the previous huge line (its text lives until its run ends) as live and
+// would let the heap grow by that much more. Huge lines are rare; a cycle
+// over a heap of mostly byte slices costs a few milliseconds.
 func Reserve(need int64) {
+	runtime.GC()
 	mu.Lock()
 	defer mu.Unlock()
+	due = true
 	cur := debug.SetMemoryLimit(-1)
 	if ours == 0 {
 		orig = cur
@@ -75,4 +83,23 @@ func Limit() int64 {
 	mu.Lock()
 	defer mu.Unlock()
 	return ours
+}
+
+// Done is called when the work a reservation was made for has ended (the
+// run of a huge prompt settled): if a limit of ours is in force, a
+// collection runs now, so that the text the run held until now is not
+// counted as live when the next heap goal is set (otherwise the next huge
+// line may grow the heap by that much more while it is read, before
+// Reserve measures anything). The limit stays until the live heap comes
+// near it, as after any collection: in force, it also makes the runtime
+// return the freed pages to the OS sooner. Only the first Done after a
+// Reserve acts (later runs are small ones); no-op without a limit of ours.
+func Done() {
+	mu.Lock()
+	active := due && ours != 0
+	due = false
+	mu.Unlock()
+	if active {
+		debug.FreeOSMemory()
+	}
 }

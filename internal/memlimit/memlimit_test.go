@@ -41,3 +41,29 @@ func TestReserveKeepsATighterLimit(t *testing.T) {
 		t.Fatal("a tighter limit was replaced")
 	}
 }
+
+// Done collects (and keeps the limit) once after a reservation.
+func TestDone(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	var ms runtime.MemStats
+	gcs := func() uint32 { runtime.ReadMemStats(&ms); return ms.NumGC }
+	Reserve(64 << 20)
+	l := Limit()
+	if l == 0 {
+		t.Fatal("no limit set")
+	}
+	before := gcs()
+	Done()
+	if gcs() == before {
+		t.Fatal("Done did not collect")
+	}
+	if Limit() != l {
+		t.Fatalf("limit changed by Done: %d, was %d", Limit(), l)
+	}
+	before = gcs()
+	Done()
+	if gcs() != before {
+		t.Fatal("a second Done collected again")
+	}
+}

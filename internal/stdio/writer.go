@@ -13,9 +13,9 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 )
 
-// collectBytes is the size from which a written line is collected at once
+// CollectBytes is the size from which a written line is collected at once
 // (see loop).
-const collectBytes = 8 << 20
+const CollectBytes = 8 << 20
 
 // ChunkSize is the largest piece in which one line is written.
 const ChunkSize = 64 << 10
@@ -199,11 +199,7 @@ func (w *Writer) SendJoinable(head, body, tail []byte) {
 // push appends it, waiting for room first. Called with mu held.
 func (w *Writer) push(it *outItem) {
 	size := it.size()
-	// qBytes counts the line being written too: a huge line waits until
-	// the writer is idle, so at most one huge line is queued or in flight.
-	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+size > w.maxBytes) {
-		w.space.Wait()
-	}
+	w.waitRoom(size)
 	if w.closed {
 		return
 	}
@@ -211,6 +207,27 @@ func (w *Writer) push(it *outItem) {
 	w.qBytes += size
 	w.notePeak()
 	w.ready.Signal()
+}
+
+// WaitRoom blocks until a line of n bytes would be queued at once (or the
+// writer is closed). A sender about to build a huge line calls it first,
+// so that the line is not built while the previous huge one is still
+// queued or being written: one such line in memory at a time, not two,
+// when the host reads slowly. Another sender may take the room meanwhile;
+// SendLine then waits as usual.
+func (w *Writer) WaitRoom(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waitRoom(n)
+}
+
+// waitRoom waits until a line of n bytes fits. qBytes counts the line
+// being written too: a huge line waits until the writer is idle, so at
+// most one huge line is queued or in flight. Called with mu held.
+func (w *Writer) waitRoom(n int) {
+	for !w.closed && (len(w.q) > 0 || w.busy) && (len(w.q) >= w.maxItems || w.qBytes+n > w.maxBytes) {
+		w.space.Wait()
+	}
 }
 
 func (w *Writer) notePeak() {
@@ -260,7 +277,7 @@ func (w *Writer) loop() {
 		}
 		w.write(line)
 		n := len(line)
-		huge := n >= collectBytes
+		huge := n >= CollectBytes
 		line, it = nil, nil
 
 		w.mu.Lock()
@@ -281,7 +298,7 @@ func (w *Writer) loop() {
 			// burst of 50 MiB lines (one prompt sends four), more so on a
 			// loaded machine (peak RSS 243 MB measured idle, 347 MB under
 			// load without this). The cost is one collection of the live
-			// heap per line of at least collectBytes.
+			// heap per line of at least CollectBytes.
 			runtime.GC()
 		}
 	}

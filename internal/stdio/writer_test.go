@@ -266,3 +266,32 @@ func TestWriterJoinsOnlyConsecutiveLinesOfOneHead(t *testing.T) {
 		t.Fatalf("merged %d in %d lines, want 2 in 9", st.MergedDeltas, st.Lines)
 	}
 }
+
+// WaitRoom holds a sender back while a line that fills the queue is being
+// written, and lets it go once that line is out.
+func TestWriterWaitRoom(t *testing.T) {
+	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 10)}
+	w := stdio.NewWriter(rec, stdio.WriterOptions{MaxBytes: 1 << 10})
+	w.WaitRoom(1 << 10) // idle: returns at once
+	w.SendLine([]byte(`{"type":"` + strings.Repeat("x", 1<<10) + `"}` + "\n"))
+	<-rec.writes // the writer is in Write with the big line
+	returned := make(chan struct{})
+	go func() {
+		w.WaitRoom(1 << 10)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("WaitRoom returned while the big line was being written")
+	default:
+	}
+	rec.gate <- struct{}{} // the big line is written
+	<-returned
+	w.SendLine([]byte(`{"type":"after"}` + "\n"))
+	<-rec.writes
+	rec.gate <- struct{}{}
+	w.Close()
+	if got := rec.lines(t); len(got) != 2 {
+		t.Fatalf("%d lines, want 2", len(got))
+	}
+}
