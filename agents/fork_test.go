@@ -77,11 +77,12 @@ func TestForkCopiesParentContext(t *testing.T) {
 	if snap.Header.ParentSession != pfile {
 		t.Fatalf("parentSession %q, want %q", snap.Header.ParentSession, pfile)
 	}
-	var head struct {
-		Data childTaskData `json:"data"`
-	}
 	first := snap.Entries[0]
-	if first.Type != store.TypeCustom || first.CustomType() != taskCustomType || first.Decode(&head) != nil {
+	if first.Type != store.TypeCustom || first.CustomType() != taskCustomType {
+		t.Fatalf("first entry %s", first.Body)
+	}
+	head, err := store.CustomData[childTaskData](first)
+	if err != nil {
 		t.Fatalf("first entry %s", first.Body)
 	}
 	pentries, _, _ := r.parent.Entries("")
@@ -93,8 +94,8 @@ func TestForkCopiesParentContext(t *testing.T) {
 			}
 		}
 	}
-	if head.Data.Context != "fork" || head.Data.ForkedFrom != userID || head.Data.TaskID != "t1" || head.Data.ParentToolCallID == "" {
-		t.Fatalf("first entry data %+v (user entry %s)", head.Data, userID)
+	if head.Context != "fork" || head.ForkedFrom != userID || head.TaskID != "t1" || head.ParentToolCallID == "" {
+		t.Fatalf("first entry data %+v (user entry %s)", head, userID)
 	}
 	if snap.Entries[1].ParentID == nil || *snap.Entries[1].ParentID != first.ID {
 		t.Fatal("the copied branch does not hang under the ama.task entry")

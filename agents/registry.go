@@ -376,16 +376,13 @@ func (r *Registry) restore() {
 			if e.Type != store.TypeCustom || e.CustomType() != taskCustomType {
 				continue
 			}
-			var body struct {
-				Data snap `json:"data"`
-			}
-			if e.Decode(&body) != nil || body.Data.TaskID == "" {
+			d, err := store.CustomData[snap](e)
+			if err != nil || d.TaskID == "" {
 				continue
 			}
-			if last[body.Data.TaskID] == nil {
-				order = append(order, body.Data.TaskID)
+			if last[d.TaskID] == nil {
+				order = append(order, d.TaskID)
 			}
-			d := body.Data
 			last[d.TaskID] = &d
 		}
 		r.mu.Lock()

@@ -237,7 +237,7 @@ func (t *Task) prompt(text string) error {
 		<-t.settled
 	}
 	errc := make(chan error, 1)
-	t.child.Prompt("prompt", session.PromptInput{Message: text}, func(_ session.Disposition, err error) { errc <- err })
+	t.child.Prompt(session.KindPrompt, session.PromptInput{Message: text}, func(_ session.Disposition, err error) { errc <- err })
 	if err := <-errc; err != nil {
 		return err
 	}

@@ -709,7 +709,7 @@ func (h *Host) sendUser(id jsonrpc2.ID, text, origin string) {
 		_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: "busy: the session does not exist yet", Data: rawJSON(`{"code":"busy"}`)})
 		return
 	}
-	s.Prompt("prompt", session.PromptInput{Message: text, StreamingBehavior: "steer", Origin: origin}, func(d session.Disposition, err error) {
+	s.Prompt(session.KindPrompt, session.PromptInput{Message: text, StreamingBehavior: session.QueueSteer, Origin: origin}, func(d session.Disposition, err error) {
 		if err != nil {
 			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: err.Error()})
 			return

@@ -36,9 +36,9 @@ var handlers map[string]handler
 // dispatch → handlers.
 func init() {
 	handlers = map[string]handler{
-		"prompt":                        handlePrompt,
-		"steer":                         handlePrompt,
-		"follow_up":                     handlePrompt,
+		string(session.KindPrompt):      handlePrompt,
+		string(session.KindSteer):       handlePrompt,
+		string(session.KindFollowUp):    handlePrompt,
 		"abort":                         handleAbort,
 		"clear_queue":                   handleClearQueue,
 		"get_state":                     handleGetState,
@@ -132,9 +132,7 @@ func handlePrompt(s *Server, c *command) {
 		s.fail(c, fmt.Errorf("%w: message must be a string", errInvalidParams))
 		return
 	}
-	switch p.StreamingBehavior {
-	case "", "steer", "followUp":
-	default:
+	if !session.Queue(p.StreamingBehavior).Valid() {
 		s.fail(c, fmt.Errorf("%w: streamingBehavior must be steer or followUp", errInvalidParams))
 		return
 	}
@@ -143,12 +141,13 @@ func handlePrompt(s *Server, c *command) {
 		s.fail(c, err)
 		return
 	}
-	in := session.PromptInput{Message: *p.Message, Images: images, StreamingBehavior: p.StreamingBehavior, Interrupt: interrupt}
-	if c.name == "follow_up" {
+	in := session.PromptInput{Message: *p.Message, Images: images, StreamingBehavior: session.Queue(p.StreamingBehavior), Interrupt: interrupt}
+	kind := session.PromptKind(c.name) // the command names are the kinds
+	if kind == session.KindFollowUp {
 		in.Interrupt = false
 	}
 	reply := s.later(c)
-	s.current().Prompt(c.name, in, func(d session.Disposition, err error) {
+	s.current().Prompt(kind, in, func(d session.Disposition, err error) {
 		if err != nil {
 			reply(nil, err)
 			return
@@ -244,12 +243,12 @@ type modeParams struct {
 }
 
 func handleQueueMode(s *Server, c *command, p *modeParams) (modeParams, error) {
-	which := "steer"
+	which := session.QueueSteer
 	if c.name == "set_follow_up_mode" {
-		which = "followUp"
+		which = session.QueueFollowUp
 	}
-	mode, err := s.current().SetQueueMode(which, p.Mode)
-	return modeParams{mode}, err
+	mode, err := s.current().SetQueueMode(which, session.QueueMode(p.Mode))
+	return modeParams{string(mode)}, err
 }
 
 type toggleParams struct {

@@ -75,24 +75,11 @@ func wireModels(r *llm.Registry) []wireModel {
 	return out
 }
 
-type wireTokens struct {
-	Input      int `json:"input"`
-	Output     int `json:"output"`
-	CacheRead  int `json:"cacheRead"`
-	CacheWrite int `json:"cacheWrite"`
-	Total      int `json:"total"`
-}
-
-type wireContext struct {
-	Tokens  int     `json:"tokens"`
-	Window  int     `json:"window,omitempty"`
-	Percent float64 `json:"percent"`
-}
-
 // wireStats is get_session_stats. It is a mapping because the shape
 // really differs from session.Stats: the context use is written twice
 // (flat contextTokens/contextWindow/contextPercent, and the context
-// object), as in the reference.
+// object), as in the reference. Its parts (TokenTotals, ContextUse) carry
+// their own tags.
 type wireStats struct {
 	SessionID         string                      `json:"sessionId"`
 	SessionFile       string                      `json:"sessionFile,omitempty"`
@@ -100,12 +87,12 @@ type wireStats struct {
 	AssistantMessages int                         `json:"assistantMessages"`
 	ToolCalls         int                         `json:"toolCalls"`
 	ToolResults       int                         `json:"toolResults"`
-	Tokens            wireTokens                  `json:"tokens"`
+	Tokens            session.TokenTotals         `json:"tokens"`
 	Cost              *float64                    `json:"cost,omitempty"`
 	ContextTokens     *int                        `json:"contextTokens,omitempty"`
 	ContextWindow     *int                        `json:"contextWindow,omitempty"`
 	ContextPercent    *float64                    `json:"contextPercent,omitempty"`
-	Context           *wireContext                `json:"context,omitempty"`
+	Context           *session.ContextUse         `json:"context,omitempty"`
 	CacheHitRate      *float64                    `json:"cacheHitRate,omitempty"`
 	Cache             *telemetry.CacheStats       `json:"cache,omitempty"`
 	Telemetry         *telemetry.SessionTelemetry `json:"telemetry,omitempty"`
@@ -115,14 +102,12 @@ func toWireStats(s session.Stats) wireStats {
 	w := wireStats{
 		SessionID: s.SessionID, SessionFile: s.SessionFile, UserMessages: s.UserMessages,
 		AssistantMessages: s.AssistantMessages, ToolCalls: s.ToolCalls, ToolResults: s.ToolResults,
-		Tokens: wireTokens{Input: s.Tokens.Input, Output: s.Tokens.Output, CacheRead: s.Tokens.CacheRead,
-			CacheWrite: s.Tokens.CacheWrite, Total: s.Tokens.Total},
-		Cost: s.Cost, CacheHitRate: s.CacheHitRate, Cache: s.Cache, Telemetry: s.Telemetry,
+		Tokens: s.Tokens, Cost: s.Cost, CacheHitRate: s.CacheHitRate, Cache: s.Cache, Telemetry: s.Telemetry,
 	}
 	if c := s.Context; c != nil {
 		tokens, window, pct := c.Tokens, c.Window, c.Percent
 		w.ContextTokens, w.ContextWindow, w.ContextPercent = &tokens, &window, &pct
-		w.Context = &wireContext{Tokens: tokens, Window: window, Percent: pct}
+		w.Context = c
 	}
 	return w
 }

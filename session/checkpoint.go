@@ -107,23 +107,19 @@ func checkpointRecords(branch []*store.Entry, turns map[string]bool) []map[strin
 	for _, e := range branch {
 		switch e.CustomType() {
 		case customCheckpoint:
-			var aux struct {
-				Data checkpointData `json:"data"`
-			}
-			if e.Decode(&aux) == nil && turns[aux.Data.UserEntryID] {
-				m := note(aux.Data.UserEntryID)
-				for k, r := range aux.Data.Files {
+			d, err := store.CustomData[checkpointData](e)
+			if err == nil && turns[d.UserEntryID] {
+				m := note(d.UserEntryID)
+				for k, r := range d.Files {
 					m[k] = r
 				}
 			}
 		case customCheckpointTrack:
-			var aux struct {
-				Data trackData `json:"data"`
-			}
-			if e.Decode(&aux) == nil && turns[aux.Data.UserEntryID] {
-				m := note(aux.Data.UserEntryID)
-				if _, ok := m[aux.Data.Path]; !ok {
-					m[aux.Data.Path] = aux.Data.Record
+			d, err := store.CustomData[trackData](e)
+			if err == nil && turns[d.UserEntryID] {
+				m := note(d.UserEntryID)
+				if _, ok := m[d.Path]; !ok {
+					m[d.Path] = d.Record
 				}
 			}
 		}

@@ -24,9 +24,9 @@ const (
 type PromptInput struct {
 	Message string
 	Images  []*llm.ImageContent
-	// StreamingBehavior is "", "steer" or "followUp": what to do while a
-	// run is active (empty: fail with ErrBusy).
-	StreamingBehavior string
+	// StreamingBehavior is the queue that takes the message while a run
+	// is active (empty: fail with ErrBusy).
+	StreamingBehavior Queue
 	// Interrupt aborts the active run and starts a new one with the queued
 	// steering messages followed by this message.
 	Interrupt bool
@@ -74,16 +74,16 @@ func (st *state) filePath() string {
 	return ""
 }
 
-// Prompt handles prompt (kind "prompt"), steer ("steer") and follow_up
-// ("follow_up"). reply is called once: with Started right after the run's
+// Prompt handles prompt (KindPrompt), steer (KindSteer) and follow_up
+// (KindFollowUp). reply is called once: with Started right after the run's
 // first turn_start, with Queued after the queue_update, or with an error.
-func (s *Session) Prompt(kind string, in PromptInput, reply func(Disposition, error)) {
+func (s *Session) Prompt(kind PromptKind, in PromptInput, reply func(Disposition, error)) {
 	if !s.post(func(st *state) { st.prompt(kind, in, reply) }) {
 		reply("", ErrClosed)
 	}
 }
 
-func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, error)) {
+func (st *state) prompt(kind PromptKind, in PromptInput, reply func(Disposition, error)) {
 	started := func() { reply(Started, nil) }
 	failed := func(err error) { reply("", err) }
 	if st.run == nil {
@@ -99,19 +99,19 @@ func (st *state) prompt(kind string, in PromptInput, reply func(Disposition, err
 	}
 	behavior := in.StreamingBehavior
 	switch kind {
-	case "steer":
-		behavior = "steer"
-	case "follow_up":
-		behavior = "followUp"
+	case KindSteer:
+		behavior = QueueSteer
+	case KindFollowUp:
+		behavior = QueueFollowUp
 	}
 	switch {
 	case in.Interrupt:
 		st.interruptRun(in, started, reply)
-	case behavior == "steer":
+	case behavior == QueueSteer:
 		st.steering = append(st.steering, queued{text: in.Message, images: in.Images, origin: in.Origin})
 		st.queueUpdate()
 		reply(Queued, nil)
-	case behavior == "followUp":
+	case behavior == QueueFollowUp:
 		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images})
 		st.queueUpdate()
 		reply(Queued, nil)
@@ -220,8 +220,8 @@ type State struct {
 	SessionName         string        `json:"sessionName,omitempty"`
 	MessageCount        int           `json:"messageCount"`
 	PendingMessageCount int           `json:"pendingMessageCount"`
-	SteeringMode        string        `json:"steeringMode"`
-	FollowUpMode        string        `json:"followUpMode"`
+	SteeringMode        QueueMode     `json:"steeringMode"`
+	FollowUpMode        QueueMode     `json:"followUpMode"`
 	AutoCompaction      bool          `json:"autoCompaction"`
 	AutoRetry           bool          `json:"autoRetry"`
 }
@@ -331,14 +331,13 @@ func parseMode(mode string) (approvals.Mode, error) {
 	return m, nil
 }
 
-// SetQueueMode sets the steering ("steer") or follow-up ("followUp")
-// delivery mode: one-at-a-time or all.
-func (s *Session) SetQueueMode(which, mode string) (string, error) {
-	if mode != "one-at-a-time" && mode != "all" {
+// SetQueueMode sets the delivery mode of the steering or follow-up queue.
+func (s *Session) SetQueueMode(which Queue, mode QueueMode) (QueueMode, error) {
+	if !mode.Valid() {
 		return "", fmt.Errorf("%w: mode must be one-at-a-time or all", ErrInvalidArguments)
 	}
-	return call(s, func(st *state) string {
-		if which == "steer" {
+	return call(s, func(st *state) QueueMode {
+		if which == QueueSteer {
 			st.steeringMode = mode
 		} else {
 			st.followUpMode = mode

@@ -63,29 +63,20 @@ func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, ha
 				recorded, hasMode = m, true
 			}
 		case plan.CustomPlan:
-			var aux struct {
-				Data plan.Plan `json:"data"`
-			}
-			if e.Decode(&aux) == nil {
-				st.plan.book = st.plan.book.Add(aux.Data)
+			if p, err := store.CustomData[plan.Plan](e); err == nil {
+				st.plan.book = st.plan.book.Add(p)
 			}
 		case plan.CustomPlanState:
-			var aux struct {
-				Data plan.State `json:"data"`
-			}
-			if e.Decode(&aux) == nil {
-				active = aux.Data.Active
-				st.plan.prePlanMode = aux.Data.PrePlanMode
-				if aux.Data.PlanID != "" {
-					st.plan.planID = aux.Data.PlanID
+			if ps, err := store.CustomData[plan.State](e); err == nil {
+				active = ps.Active
+				st.plan.prePlanMode = ps.PrePlanMode
+				if ps.PlanID != "" {
+					st.plan.planID = ps.PlanID
 				}
 			}
 		case plan.CustomTodo:
-			var aux struct {
-				Data plan.TodoList `json:"data"`
-			}
-			if e.Decode(&aux) == nil {
-				st.plan.todos = aux.Data.Items
+			if tl, err := store.CustomData[plan.TodoList](e); err == nil {
+				st.plan.todos = tl.Items
 			}
 		}
 	}
@@ -433,13 +424,11 @@ func (st *state) recordMode() {
 // permissionModeOf reads a valid permission mode from a permission-mode
 // entry.
 func permissionModeOf(e *store.Entry) (approvals.Mode, bool) {
-	var aux struct {
-		Data struct {
-			Mode string `json:"mode"`
-		} `json:"data"`
-	}
-	if e.Decode(&aux) == nil && approvals.Mode(aux.Data.Mode).Valid() {
-		return approvals.Mode(aux.Data.Mode), true
+	d, err := store.CustomData[struct {
+		Mode string `json:"mode"`
+	}](e)
+	if err == nil && approvals.Mode(d.Mode).Valid() {
+		return approvals.Mode(d.Mode), true
 	}
 	return "", false
 }

@@ -67,11 +67,8 @@ func (st *state) points() []point {
 	if st.s.deps.Checkpoints != nil {
 		for _, e := range branch {
 			if e.CustomType() == customCheckpoint {
-				var aux struct {
-					Data checkpointData `json:"data"`
-				}
-				if e.Decode(&aux) == nil {
-					checkpoints[aux.Data.UserEntryID] = true
+				if d, err := store.CustomData[checkpointData](e); err == nil {
+					checkpoints[d.UserEntryID] = true
 				}
 			}
 		}

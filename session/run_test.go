@@ -65,7 +65,7 @@ func TestPromptLifecycle(t *testing.T) {
 func TestPromptWhileBusy(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		kind     string
+		kind     PromptKind
 		in       PromptInput
 		want     Disposition
 		err      error
@@ -122,8 +122,8 @@ func TestPromptWhileBusy(t *testing.T) {
 func TestQueueModes(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		kind  string // steer or follow_up
-		mode  string
+		kind  PromptKind // KindSteer or KindFollowUp
+		mode  QueueMode
 		calls int      // model requests
 		users []string // user messages in order (origin:text)
 	}{
@@ -136,9 +136,9 @@ func TestQueueModes(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{slow(time.Second)}}})
 				defer e.s.Close()
-				which := "steer"
-				if tc.kind == "follow_up" {
-					which = "followUp"
+				which := QueueSteer
+				if tc.kind == KindFollowUp {
+					which = QueueFollowUp
 				}
 				if _, err := e.s.SetQueueMode(which, tc.mode); err != nil {
 					t.Fatal(err)

@@ -52,8 +52,8 @@ type state struct {
 	lateSeen      map[string]bool // the set's late tools this session has taken up
 
 	steering, followUp []queued
-	steeringMode       string
-	followUpMode       string
+	steeringMode       QueueMode
+	followUpMode       QueueMode
 	autoCompaction     bool
 	autoRetry          bool
 
@@ -104,8 +104,8 @@ func newState(s *Session, id, cwd string) *state {
 	st := &state{
 		s: s, id: id, cwd: cwd, created: s.deps.Now(),
 		tree:           store.NewTree(nil, nil),
-		steeringMode:   "one-at-a-time",
-		followUpMode:   "one-at-a-time",
+		steeringMode:   OneAtATime,
+		followUpMode:   OneAtATime,
 		autoCompaction: !s.deps.Settings.NoAutoCompaction,
 		autoRetry:      !s.deps.Settings.NoAutoRetry,
 		thinkingLevel:  "medium",
@@ -249,13 +249,13 @@ func texts(q []queued) []string {
 	return out
 }
 
-// takeQueue removes queued messages: the first one, or all in mode "all".
-func takeQueue(q *[]queued, mode string) []queued {
+// takeQueue removes queued messages: the first one, or all in DeliverAll.
+func takeQueue(q *[]queued, mode QueueMode) []queued {
 	if len(*q) == 0 {
 		return nil
 	}
 	n := 1
-	if mode == "all" {
+	if mode == DeliverAll {
 		n = len(*q)
 	}
 	out := append([]queued(nil), (*q)[:n]...)

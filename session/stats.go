@@ -26,15 +26,22 @@ type Stats struct {
 	Telemetry *telemetry.SessionTelemetry
 }
 
-// TokenTotals sums usage.
+// TokenTotals sums usage. The tags are its wire shape (the tokens of
+// get_session_stats).
 type TokenTotals struct {
-	Input, Output, CacheRead, CacheWrite, Total int
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cacheRead"`
+	CacheWrite int `json:"cacheWrite"`
+	Total      int `json:"total"`
 }
 
-// ContextUse estimates how full the context window is.
+// ContextUse estimates how full the context window is. The tags are its
+// wire shape (the context of get_session_stats).
 type ContextUse struct {
-	Tokens, Window int
-	Percent        float64
+	Tokens  int     `json:"tokens"`
+	Window  int     `json:"window,omitempty"`
+	Percent float64 `json:"percent"`
 }
 
 // Stats returns the session statistics.

@@ -28,7 +28,7 @@ func TestTakeQueue(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		in         []queued
-		mode       string
+		mode       QueueMode
 		took, left []string
 	}{
 		{"empty", nil, "one-at-a-time", nil, nil},

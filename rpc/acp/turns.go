@@ -61,7 +61,7 @@ func (as *acpSession) enqueue(t *turn) {
 // prompt was a command (handled) or failed; a started run is finished by
 // its agent_settled event (see onEvent).
 func (as *acpSession) begin(t *turn) {
-	as.sess.Prompt("prompt", t.input, func(d session.Disposition, err error) {
+	as.sess.Prompt(session.KindPrompt, t.input, func(d session.Disposition, err error) {
 		if err != nil || d != session.Started {
 			// Called on the session's actor: finish elsewhere.
 			as.srv.background(func() { as.finish(t, err) })
