@@ -28,6 +28,8 @@ module.exports = { hostApi: 1, create(api) {
     }
     return { content: "wrote " + input.text };
   });
+  // ama's hooks never reject: a bad path resolves too (and is logged).
+  reg("ckpt_bad", "read", async (input, ctx) => ({ content: "resolved " + String(await ctx.checkpoint.beforeWrite("relative.txt")) }));
   reg("tasks_view", "read", async (input, ctx) => {
     if (!ctx.tasks) return { content: "no tasks" };
     const before = ctx.tasks.list();
@@ -64,12 +66,15 @@ func TestHostCheckpoint(t *testing.T) {
 	r := golden.Start(t, golden.Config{
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
 		Files:  map[string]string{"f.txt": "original\n"},
-		Script: turns(`{"name":"ckpt_write","arguments":{"text":"f.txt,new.txt"}}`),
+		Script: turns(`{"name":"ckpt_write","arguments":{"text":"f.txt,new.txt"}}`, `{"name":"ckpt_bad","arguments":{}}`),
 	})
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
 	if got := textOf(t, toolEnds(r)["#0"]); got != "wrote f.txt,new.txt" {
 		t.Fatalf("ckpt_write: %s", got)
+	}
+	if got := textOf(t, toolEnds(r)["#1"]); got != "resolved undefined" {
+		t.Errorf("beforeWrite of a relative path: %s", got)
 	}
 	if data, _ := os.ReadFile(filepath.Join(r.Work, "f.txt")); string(data) != "host wrote\n" {
 		t.Fatalf("the host tool did not write f.txt: %q", data)
@@ -93,6 +98,9 @@ func TestHostCheckpoint(t *testing.T) {
 	r.CloseStdin()
 	if code := r.Wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	if !strings.Contains(r.Stderr(), "checkpoint.beforeWrite: not an absolute path: relative.txt") {
+		t.Errorf("the bad path was not logged:\n%s", r.Stderr())
 	}
 	if !strings.Contains(rw, `"restored":["f.txt"],"deleted":["new.txt"],"conflicts":[]`) {
 		t.Errorf("rewind: %s", rw)
