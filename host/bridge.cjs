@@ -47,6 +47,7 @@ const runners = new Map();
 const warmHandlers = [];
 const running = new Map(); // callRef (else toolCallId) -> AbortController
 let nextNested = 1; // ids of nested requests (tool.cancel)
+const taskViews = new Map(); // callRef (else toolCallId) -> sets the running call's ctx.tasks snapshot (tasks.update)
 let created = false;
 
 const NAME = /^[a-z][a-z0-9_]{1,63}$/;
@@ -313,6 +314,7 @@ async function execute(p) {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
     signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
     thinkingLevel: c.thinkingLevel || undefined, activeTools: c.activeTools ? new Set(c.activeTools) : undefined,
+    maxResultChars: c.maxResultChars || undefined,
     readFiles: new Set(c.readFiles || []),
     markRead(absolutePath) {
       if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) return;
@@ -366,6 +368,37 @@ async function execute(p) {
         return v === undefined ? undefined : JSON.parse(JSON.stringify(v));
       },
     });
+    if (c.checkpoint) {
+      // ctx.checkpoint: beforeWrite resolves once the turn's checkpoint holds
+      // the file's content; like ama's hooks it never rejects (a failure is
+      // logged). afterWrite has nothing to send: ama-rpc reads what the tool
+      // left from disk when its batch ends.
+      ctx.checkpoint = Object.freeze({
+        beforeWrite(absolutePath) {
+          if (typeof absolutePath !== "string" || !path.isAbsolute(absolutePath)) {
+            notify("log", { level: "warn", message: "checkpoint.beforeWrite: not an absolute path: " + String(absolutePath) });
+            return Promise.resolve();
+          }
+          return request("checkpoint.beforeWrite", { toolCallId: p.toolCallId, callRef: p.callRef, path: absolutePath }).then(
+            () => undefined,
+            (e) => notify("log", { level: "warn", message: "checkpoint.beforeWrite " + absolutePath + ": " + errText(e) }),
+          );
+        },
+        afterWrite() {},
+      });
+    }
+    if (Array.isArray(c.tasks)) {
+      // ctx.tasks: the registry's snapshot at execute, refreshed before each
+      // nested request of this call resolves; copies, so a caller cannot
+      // change what the next list() returns.
+      let snap = c.tasks;
+      taskViews.set(key, (tasks) => (snap = tasks));
+      const copy = (v) => (v === undefined ? undefined : JSON.parse(JSON.stringify(v)));
+      ctx.tasks = Object.freeze({
+        list: () => copy(snap),
+        get: (taskId) => copy(snap.find((t) => t.taskId === taskId)),
+      });
+    }
     if (c.subagents) {
       ctx.spawnSubagent = (req) => {
         if (req === null || typeof req !== "object" || typeof req.prompt !== "string") return Promise.reject(invalid("spawnSubagent: request.prompt must be a string"));
@@ -386,6 +419,7 @@ async function execute(p) {
     return { content: [{ type: "text", text: errText(e) }], isError: true };
   } finally {
     running.delete(key);
+    taskViews.delete(key);
   }
 }
 
@@ -527,6 +561,10 @@ const notifications = {
   cancel(p) {
     const ac = running.get(p.callRef || p.toolCallId);
     if (ac) ac.abort();
+  },
+  "tasks.update"(p) {
+    const set = taskViews.get(p.callRef || p.toolCallId);
+    if (set && Array.isArray(p.tasks)) set(p.tasks);
   },
   "session.update"(p) {
     session = Object.assign({}, session, p);

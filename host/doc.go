@@ -24,7 +24,10 @@
 // ctx.session.*, ctx.markRead, ctx.spawnSubagent; toolctx.go) name the
 // call by its callRef (unique per execution; toolCallIds are the model's
 // and may repeat across sessions) and use its tools.CallSession while it
-// runs.
+// runs. The members that are views of machinery owned elsewhere (ctx.checkpoint over
+// the turn's tools.Env.BeforeChange, ctx.tasks over the agents registry,
+// ctx.maxResultChars = tools.MaxResultChars; ctxviews.go) call it and keep
+// no state of their own.
 //
 // Concurrency: a Host is safe for concurrent use. Messages from the child
 // are handled in arrival order on the connection's read goroutine, so the
@@ -35,7 +38,8 @@
 // previous one has been answered); Emit waits for one delivery. Tool
 // executions and approval asks are calls on the connection; the ask chain
 // is serialised by askMu. Nested requests (tool.executeTool,
-// tool.spawnSubagent) run on their own goroutines and answer when done;
+// tool.spawnSubagent, checkpoint.beforeWrite) run on their own goroutines
+// and answer when done;
 // notifications that touch a session (session.appendCustom) only post to
 // its actor, so the read goroutine never waits on a session.
 package host

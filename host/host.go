@@ -618,6 +618,10 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 		h.appendCustom(params(req))
 	case "session.markRead":
 		h.markRead(params(req))
+	case "checkpoint.beforeWrite":
+		if err := h.checkpointBeforeWrite(req.ID, req.Notif, params(req)); err != nil {
+			return nil, err
+		}
 	default:
 		if !req.Notif {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}

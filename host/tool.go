@@ -11,6 +11,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -69,6 +70,12 @@ type toolContext struct {
 	// ReadFiles are the files the session has read (ctx.readFiles; write
 	// and edit need a prior read of an existing file).
 	ReadFiles []string `json:"readFiles,omitempty"`
+	// MaxResultChars, Checkpoint and Tasks are ctx.maxResultChars,
+	// ctx.checkpoint (present) and ctx.tasks (the snapshot; nil: absent).
+	// See ctxviews.go.
+	MaxResultChars int                `json:"maxResultChars,omitempty"`
+	Checkpoint     bool               `json:"checkpoint,omitempty"`
+	Tasks          *[]agents.TaskInfo `json:"tasks,omitempty"`
 }
 
 type wireResult struct {
@@ -120,6 +127,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 			tc.Custom = st.Custom
 		}
 	}
+	fillViews(&tc, call)
 	input := call.Args
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)

@@ -101,6 +101,7 @@ func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
 	go func() {
 		defer done()
 		res := lc.cs.ExecuteTool(ctx, p.Name, p.Input)
+		h.pushTasks(p.ToolCallID, p.CallRef, lc)
 		_ = h.conn.Reply(context.Background(), id, wireOf(res))
 	}()
 	return errDeferred
@@ -126,6 +127,7 @@ func (h *Host) spawnSubagent(id jsonrpc2.ID, raw json.RawMessage) error {
 	go func() {
 		defer done()
 		res, ok := lc.cs.SpawnSubagent(ctx, p.Request)
+		h.pushTasks(p.ToolCallID, p.CallRef, lc)
 		if !ok {
 			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000,
 				Message: "spawnSubagent is not available: sub-agents are off here (depth 1, or the task tool is not registered)",
