@@ -66,6 +66,7 @@ type WriterStats struct {
 	MergedDeltas   int64 // deltas folded into an already queued item
 	PeakItems      int   // largest queue length seen
 	PeakQueueBytes int   // largest queued byte count seen
+	Queued         int   // queue length now (at the Stats call)
 }
 
 type outItem struct {
@@ -412,5 +413,7 @@ func (w *Writer) Abandon() {
 func (w *Writer) Stats() WriterStats {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.stats
+	st := w.stats
+	st.Queued = len(w.q)
+	return st
 }
