@@ -87,6 +87,9 @@ type ExternalSettings struct {
 	// Passthrough are environment variables kept although childEnv
 	// strips them.
 	Passthrough []string
+	// MaxConcurrent bounds the processes of this agent running at once
+	// (agents.<id>.maxConcurrent; 0: no own limit, claude: 2).
+	MaxConcurrent int
 }
 
 // modeRank orders the modes from the narrowest (allowlist runs as plan).
@@ -444,6 +447,18 @@ func (t *Task) runExternal() Result {
 			run.notice(fmt.Sprintf("%s %s is outside the verified range %s; it may not work", c.program, loc.Version, c.verified))
 		}
 	}
+	// One slot of the external pool while the process runs (released
+	// after the deferred close below, which runs first).
+	max, own := r.cfg.externalLimits(agent)
+	release, err := r.cfg.extPool.acquire(t.ctx, agent, max, own, func() {
+		if r.cfg.extWaiting != nil {
+			r.cfg.extWaiting(t.ID())
+		}
+	})
+	if err != nil {
+		return Result{Status: StatusAborted, Text: abortedText, IsError: true, StopReason: llm.StopAborted}
+	}
+	defer release()
 	cmd := exec.Command(path, append(append([]string(nil), c.args...), d.argv(o)...)...)
 	var hide []string
 	if r.cfg.Deps != nil {

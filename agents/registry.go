@@ -74,6 +74,15 @@ type Config struct {
 	// ExternalBudgetUSD bounds the USD external agents may cost per
 	// session (agents.sessionBudgetUsd; 0: none).
 	ExternalBudgetUSD float64
+	// ExternalMaxConcurrent bounds the external agent processes running
+	// at once in the process (agents.maxConcurrent; 0: 3). The limit of
+	// one agent is ExternalSettings.MaxConcurrent.
+	ExternalMaxConcurrent int
+	// extPool counts the running external agents (set by withDefaults:
+	// shared by the registries of one Factory); extWaiting, when set, is
+	// told of a task waiting for an external slot (tests).
+	extPool    *extPool
+	extWaiting func(taskID string)
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).
@@ -105,6 +114,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Catalog == nil {
 		c.Catalog = NewCatalog(nil)
+	}
+	if c.extPool == nil {
+		c.extPool = newExtPool()
 	}
 	return c
 }

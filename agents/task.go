@@ -135,6 +135,12 @@ func (t *Task) OutputSoFar() string {
 func (t *Task) run() {
 	r := t.reg
 	defer r.wg.Done()
+	if t.typ.Source != SourceHost && IsExternal(t.typ.Runner) {
+		// External agents wait for a slot of their own pool instead
+		// (runExternal, extpool.go).
+		t.finish(t.runChild())
+		return
+	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-t.ctx.Done():

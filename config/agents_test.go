@@ -6,12 +6,12 @@ import (
 )
 
 func TestAgentsSettings(t *testing.T) {
-	c, err := Parse("c.json", []byte(`{"agents":{"dirs":["/d"],"sessionBudgetUsd":2.5,"claude":{"maxMode":"plan","env":{"passthrough":["HTTPS_PROXY"]}}}}`))
+	c, err := Parse("c.json", []byte(`{"agents":{"dirs":["/d"],"sessionBudgetUsd":2.5,"maxConcurrent":5,"claude":{"maxMode":"plan","maxConcurrent":1,"env":{"passthrough":["HTTPS_PROXY"]}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := c.Agents
-	if len(a.Dirs) != 1 || a.SessionBudgetUsd != 2.5 || a.ByID["claude"].MaxMode != "plan" || a.ByID["claude"].Env.Passthrough[0] != "HTTPS_PROXY" {
+	if len(a.Dirs) != 1 || a.SessionBudgetUsd != 2.5 || a.MaxConcurrent != 5 || a.ByID["claude"].MaxConcurrent != 1 || a.ByID["claude"].MaxMode != "plan" || a.ByID["claude"].Env.Passthrough[0] != "HTTPS_PROXY" {
 		t.Fatalf("%+v", a)
 	}
 	if _, err := Parse("c.json", []byte(`{"agents":{"codex":{"maxModes":"plan"}}}`)); !errors.Is(err, ErrInvalid) {

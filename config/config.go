@@ -190,6 +190,8 @@ type Agents struct {
 	// SessionBudgetUsd bounds what external agents may cost per session
 	// (0: no bound).
 	SessionBudgetUsd float64 `json:"sessionBudgetUsd,omitempty"`
+	// MaxConcurrent bounds the external agents running at once (0: 3).
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 	// ByID are the settings of one agent (agents.<id>).
 	ByID map[string]AgentSettings `json:"-"`
 }
@@ -205,10 +207,12 @@ type AgentSettings struct {
 	Env struct {
 		Passthrough []string `json:"passthrough,omitempty"`
 	} `json:"env,omitempty"`
+	// MaxConcurrent bounds this agent's processes running at once (0:
+	// only the total; claude: 2).
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 }
 
-// UnmarshalJSON reads dirs and sessionBudgetUsd, and every other key as
+// UnmarshalJSON reads dirs, sessionBudgetUsd and maxConcurrent, and every other key as
 // one agent's settings (unknown keys inside them are errors).
 func (a *Agents) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
@@ -228,8 +232,7 @@ func (a *Agents) UnmarshalJSON(data []byte) error {
 		case "sessionBudgetUsd":
 			err = json.Unmarshal(v, &a.SessionBudgetUsd)
 		case "maxConcurrent":
-			var n int
-			err = json.Unmarshal(v, &n) // accepted; one pool serves every sub-agent
+			err = json.Unmarshal(v, &a.MaxConcurrent)
 		default:
 			var s AgentSettings
 			if err = strict(v, &s); err == nil {
