@@ -69,8 +69,12 @@ type Config struct {
 	// with AMA_NO_AGENT_PROBE=1). Not used with HostRunners: a host
 	// provides the external agents then.
 	Probe *Prober
-	// External are the settings of external agents by id (agents.<id>).
+	// External are the settings agents.<id> by agent id: of external
+	// agents, and (Model only) of ama types by type name.
 	External map[string]ExternalSettings
+	// DefaultModel is subagents.defaultModel: the model of ama children
+	// that nothing else names ("": the parent's).
+	DefaultModel string
 	// ExternalBudgetUSD bounds the USD external agents may cost per
 	// session (agents.sessionBudgetUsd; 0: none).
 	ExternalBudgetUSD float64

@@ -286,16 +286,7 @@ func (t *Task) openChild() error {
 		return err
 	}
 	pfile, _ := r.parent.SessionFile()
-	t.model = po.Model
-	if m := t.req.Model; m != "" {
-		if p, id, ok := llm.ParseRef(m); ok {
-			t.model = llm.ModelRef{Provider: p, ID: id}
-		}
-	} else if m := t.typ.Model; m != "" && m != "inherit" && m != "fast" && m != "strong" {
-		if p, id, ok := llm.ParseRef(m); ok {
-			t.model = llm.ModelRef{Provider: p, ID: id}
-		}
-	}
+	t.model = t.childModel(po.Model)
 	thinking := po.ThinkingLevel
 	if t.req.Thinking != "" {
 		thinking = t.req.Thinking

@@ -57,7 +57,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, ext c
 		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
 		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted,
 		HostRunners: runners, Probe: probe, ForkRatio: forkRatio(cfg.ForkMaxContextRatio),
-		External: externalSettings(ext), ExternalBudgetUSD: ext.SessionBudgetUsd, ExternalMaxConcurrent: ext.MaxConcurrent})
+		External: externalSettings(ext), ExternalBudgetUSD: ext.SessionBudgetUsd, ExternalMaxConcurrent: ext.MaxConcurrent, DefaultModel: cfg.DefaultModel})
 	return out, nil
 }
 

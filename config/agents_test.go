@@ -18,3 +18,13 @@ func TestAgentsSettings(t *testing.T) {
 		t.Fatalf("unknown key: %v", err)
 	}
 }
+
+func TestSubagentsDefaultModel(t *testing.T) {
+	c, err := Parse("c.json", []byte(`{"subagents":{"defaultModel":"a/b"},"agents":{"explore":{"model":"c/d"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Subagents.DefaultModel != "a/b" || c.Agents.ByID["explore"].Model != "c/d" {
+		t.Fatalf("%+v %+v", c.Subagents, c.Agents)
+	}
+}

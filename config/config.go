@@ -170,6 +170,9 @@ type PromptCache struct {
 // (agents.md §10).
 type Subagents struct {
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
+	// DefaultModel is the model of sub-agents whose call, definition and
+	// agents.<type>.model name none ("": the parent's).
+	DefaultModel string `json:"defaultModel,omitempty"`
 	MaxPending    int `json:"maxPending,omitempty"`
 	// Background is auto (default), always or never.
 	Background string `json:"background,omitempty"`
