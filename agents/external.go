@@ -515,6 +515,7 @@ func (t *Task) runExternal() Result {
 	r.mu.Unlock()
 	r.parent.Emit(events.SubagentUpdate{TaskID: info.TaskID, Kind: "turn", Turn: turn})
 
+	turnStarted := r.cfg.Now().UnixMilli()
 	var stop string
 	var perr error
 	done := make(chan struct{})
@@ -559,6 +560,7 @@ func (t *Task) runExternal() Result {
 	r.mu.Lock()
 	pu := res.Usage
 	t.info.Usage = &pu
+	t.extTurns = append(t.extTurns, run.turnRecord(turn, res, turnStarted, r.cfg.Now().UnixMilli()))
 	if cost != nil {
 		total := *cost
 		if t.info.CostUSD != nil {
@@ -568,6 +570,21 @@ func (t *Task) runExternal() Result {
 	}
 	r.mu.Unlock()
 	return res
+}
+
+// turnRecord is the get_trace skeleton of the finished turn.
+func (run *extRun) turnRecord(turn int, res Result, started, ended int64) ExternalTurn {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	tt := ExternalTurn{Turn: turn, Status: res.Status, StopReason: res.StopReason, StartedAt: started, EndedAt: ended, Tools: []ExternalTool{}}
+	if res.Usage.TotalTokens > 0 {
+		u := res.Usage
+		tt.Usage = &u
+	}
+	for _, tc := range run.tools {
+		tt.Tools = append(tt.Tools, ExternalTool{ID: tc.id, Title: tc.title, Kind: tc.kind, Status: tc.status})
+	}
+	return tt
 }
 
 // failed is the result of a protocol failure.

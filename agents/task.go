@@ -32,13 +32,14 @@ type Task struct {
 	child       *session.Session
 	outputFile  string
 	model       llm.ModelRef
-	wt          *worktree     // isolation worktree of the first run (nil: none)
-	wantFork    bool          // context:"fork" was asked for (the first run decides)
-	brief       string        // the first prompt of a fork child (the <task> message)
-	resumeFile  string        // child session file to reopen (resumed parent, or released child)
-	resumeExt   string        // an external agent's or host runner's session id to continue ("": none)
-	hostHandle  string        // a host runner's kept handle (HostSender; "": none)
-	closing     chan struct{} // closed once a released child's session is closed
+	wt          *worktree      // isolation worktree of the first run (nil: none)
+	wantFork    bool           // context:"fork" was asked for (the first run decides)
+	brief       string         // the first prompt of a fork child (the <task> message)
+	resumeFile  string         // child session file to reopen (resumed parent, or released child)
+	resumeExt   string         // an external agent's or host runner's session id to continue ("": none)
+	hostHandle  string         // a host runner's kept handle (HostSender; "": none)
+	closing     chan struct{}  // closed once a released child's session is closed
+	extTurns    []ExternalTurn // (mu) the turns of an external task (get_trace skeleton)
 
 	ctx    context.Context
 	cancel context.CancelFunc

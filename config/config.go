@@ -173,7 +173,7 @@ type Subagents struct {
 	// DefaultModel is the model of sub-agents whose call, definition and
 	// agents.<type>.model name none ("": the parent's).
 	DefaultModel string `json:"defaultModel,omitempty"`
-	MaxPending    int `json:"maxPending,omitempty"`
+	MaxPending   int    `json:"maxPending,omitempty"`
 	// Background is auto (default), always or never.
 	Background string `json:"background,omitempty"`
 	// AutoBackgroundAfterMs moves a foreground task to the background
