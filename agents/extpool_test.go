@@ -2,9 +2,22 @@ package agents
 
 import (
 	"testing"
+	"time"
 
 	"github.com/armadra/ama-rpc/events"
 )
+
+// nextWaiting is the next task reported waiting for an external slot.
+func nextWaiting(t *testing.T, waiting chan string) string {
+	t.Helper()
+	select {
+	case id := <-waiting:
+		return id
+	case <-time.After(10 * time.Second):
+		t.Fatal("no run waited for an external slot")
+		return ""
+	}
+}
 
 func startsOf(rec string) int {
 	if readRec(rec, "starts") == "" {
@@ -42,7 +55,7 @@ func TestExternalClaudeLimitWaits(t *testing.T) {
 		tasks = append(tasks, task)
 	}
 	waitStarts(t, r, 2)
-	queued := <-waiting
+	queued := nextWaiting(t, waiting)
 	if n := startsOf(rec); n != 2 {
 		t.Fatalf("%d CLI processes started, want 2 (limit)", n)
 	}
@@ -84,7 +97,7 @@ func TestExternalTotalLimitAbortWhileWaiting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := <-waiting; id != second.ID() {
+	if id := nextWaiting(t, waiting); id != second.ID() {
 		t.Fatalf("waiting %s, want %s", id, second.ID())
 	}
 	second.Abort()
