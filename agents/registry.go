@@ -451,20 +451,6 @@ func (r *Registry) Get(id string) *Task {
 	return nil
 }
 
-// ChildSession returns the ama child session of a task (nil: unknown task
-// or no child yet).
-func (r *Registry) ChildSession(id string) *session.Session {
-	r.restore()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range r.tasks {
-		if t.info.TaskID == id {
-			return t.child
-		}
-	}
-	return nil
-}
-
 // Tasks returns snapshots of every task, in launch order.
 func (r *Registry) Tasks() []TaskInfo {
 	r.restore()
