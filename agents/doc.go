@@ -31,6 +31,14 @@
 //     agent's cancel (control_cancel_request) or the task's end cancels.
 //     The prompt of a turn runs on its own goroutine so the task can
 //     cancel it and, after a 15 s grace, kill the process.
+//   - External agents take no slot of the registry's pool: they wait for a
+//     slot of the external pool (extpool.go), one per process and shared
+//     by every registry of a Factory, guarded by its own mutex; waiters
+//     wake on a channel closed at each release or on the task's context.
+//   - get_trace{taskId} (Registry.Trace) reads a live child through its
+//     actor, and a released child's file without a lock (store
+//     ReadSnapshot); an external task's turn skeleton is copied under the
+//     registry mutex.
 //   - The Prober memoises per program; the first get_agents probe runs on
 //     a goroutine of the registry and is published under its mutex.
 //   - Close aborts every task and waits for their goroutines.

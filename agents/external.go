@@ -87,6 +87,9 @@ type ExternalSettings struct {
 	// Passthrough are environment variables kept although childEnv
 	// strips them.
 	Passthrough []string
+	// MaxConcurrent bounds the processes of this agent running at once
+	// (agents.<id>.maxConcurrent; 0: no own limit, claude: 2).
+	MaxConcurrent int
 }
 
 // modeRank orders the modes from the narrowest (allowlist runs as plan).
@@ -444,6 +447,18 @@ func (t *Task) runExternal() Result {
 			run.notice(fmt.Sprintf("%s %s is outside the verified range %s; it may not work", c.program, loc.Version, c.verified))
 		}
 	}
+	// One slot of the external pool while the process runs (released
+	// after the deferred close below, which runs first).
+	max, own := r.cfg.externalLimits(agent)
+	release, err := r.cfg.extPool.acquire(t.ctx, agent, max, own, func() {
+		if r.cfg.extWaiting != nil {
+			r.cfg.extWaiting(t.ID())
+		}
+	})
+	if err != nil {
+		return Result{Status: StatusAborted, Text: abortedText, IsError: true, StopReason: llm.StopAborted}
+	}
+	defer release()
 	cmd := exec.Command(path, append(append([]string(nil), c.args...), d.argv(o)...)...)
 	var hide []string
 	if r.cfg.Deps != nil {
@@ -500,6 +515,7 @@ func (t *Task) runExternal() Result {
 	r.mu.Unlock()
 	r.parent.Emit(events.SubagentUpdate{TaskID: info.TaskID, Kind: "turn", Turn: turn})
 
+	turnStarted := r.cfg.Now().UnixMilli()
 	var stop string
 	var perr error
 	done := make(chan struct{})
@@ -544,6 +560,7 @@ func (t *Task) runExternal() Result {
 	r.mu.Lock()
 	pu := res.Usage
 	t.info.Usage = &pu
+	t.extTurns = append(t.extTurns, run.turnRecord(turn, res, turnStarted, r.cfg.Now().UnixMilli()))
 	if cost != nil {
 		total := *cost
 		if t.info.CostUSD != nil {
@@ -553,6 +570,21 @@ func (t *Task) runExternal() Result {
 	}
 	r.mu.Unlock()
 	return res
+}
+
+// turnRecord is the get_trace skeleton of the finished turn.
+func (run *extRun) turnRecord(turn int, res Result, started, ended int64) ExternalTurn {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	tt := ExternalTurn{Turn: turn, Status: res.Status, StopReason: res.StopReason, StartedAt: started, EndedAt: ended, Tools: []ExternalTool{}}
+	if res.Usage.TotalTokens > 0 {
+		u := res.Usage
+		tt.Usage = &u
+	}
+	for _, tc := range run.tools {
+		tt.Tools = append(tt.Tools, ExternalTool{ID: tc.id, Title: tc.title, Kind: tc.kind, Status: tc.status})
+	}
+	return tt
 }
 
 // failed is the result of a protocol failure.

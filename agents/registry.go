@@ -69,11 +69,24 @@ type Config struct {
 	// with AMA_NO_AGENT_PROBE=1). Not used with HostRunners: a host
 	// provides the external agents then.
 	Probe *Prober
-	// External are the settings of external agents by id (agents.<id>).
+	// External are the settings agents.<id> by agent id: of external
+	// agents, and (Model only) of ama types by type name.
 	External map[string]ExternalSettings
+	// DefaultModel is subagents.defaultModel: the model of ama children
+	// that nothing else names ("": the parent's).
+	DefaultModel string
 	// ExternalBudgetUSD bounds the USD external agents may cost per
 	// session (agents.sessionBudgetUsd; 0: none).
 	ExternalBudgetUSD float64
+	// ExternalMaxConcurrent bounds the external agent processes running
+	// at once in the process (agents.maxConcurrent; 0: 3). The limit of
+	// one agent is ExternalSettings.MaxConcurrent.
+	ExternalMaxConcurrent int
+	// extPool counts the running external agents (set by withDefaults:
+	// shared by the registries of one Factory); extWaiting, when set, is
+	// told of a task waiting for an external slot (tests).
+	extPool    *extPool
+	extWaiting func(taskID string)
 	// Retain bounds the finished children kept open (0: DefaultRetain).
 	Retain int
 	// ForkRatio is subagents.forkMaxContextRatio (0: 0.5).
@@ -105,6 +118,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Catalog == nil {
 		c.Catalog = NewCatalog(nil)
+	}
+	if c.extPool == nil {
+		c.extPool = newExtPool()
 	}
 	return c
 }
@@ -430,20 +446,6 @@ func (r *Registry) Get(id string) *Task {
 	for _, t := range r.tasks {
 		if t.info.TaskID == id {
 			return t
-		}
-	}
-	return nil
-}
-
-// ChildSession returns the ama child session of a task (nil: unknown task
-// or no child yet).
-func (r *Registry) ChildSession(id string) *session.Session {
-	r.restore()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, t := range r.tasks {
-		if t.info.TaskID == id {
-			return t.child
 		}
 	}
 	return nil

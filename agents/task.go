@@ -32,13 +32,14 @@ type Task struct {
 	child       *session.Session
 	outputFile  string
 	model       llm.ModelRef
-	wt          *worktree     // isolation worktree of the first run (nil: none)
-	wantFork    bool          // context:"fork" was asked for (the first run decides)
-	brief       string        // the first prompt of a fork child (the <task> message)
-	resumeFile  string        // child session file to reopen (resumed parent, or released child)
-	resumeExt   string        // an external agent's or host runner's session id to continue ("": none)
-	hostHandle  string        // a host runner's kept handle (HostSender; "": none)
-	closing     chan struct{} // closed once a released child's session is closed
+	wt          *worktree      // isolation worktree of the first run (nil: none)
+	wantFork    bool           // context:"fork" was asked for (the first run decides)
+	brief       string         // the first prompt of a fork child (the <task> message)
+	resumeFile  string         // child session file to reopen (resumed parent, or released child)
+	resumeExt   string         // an external agent's or host runner's session id to continue ("": none)
+	hostHandle  string         // a host runner's kept handle (HostSender; "": none)
+	closing     chan struct{}  // closed once a released child's session is closed
+	extTurns    []ExternalTurn // (mu) the turns of an external task (get_trace skeleton)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -135,6 +136,12 @@ func (t *Task) OutputSoFar() string {
 func (t *Task) run() {
 	r := t.reg
 	defer r.wg.Done()
+	if t.typ.Source != SourceHost && IsExternal(t.typ.Runner) {
+		// External agents wait for a slot of their own pool instead
+		// (runExternal, extpool.go).
+		t.finish(t.runChild())
+		return
+	}
 	select {
 	case r.slots <- struct{}{}:
 	case <-t.ctx.Done():
@@ -280,16 +287,7 @@ func (t *Task) openChild() error {
 		return err
 	}
 	pfile, _ := r.parent.SessionFile()
-	t.model = po.Model
-	if m := t.req.Model; m != "" {
-		if p, id, ok := llm.ParseRef(m); ok {
-			t.model = llm.ModelRef{Provider: p, ID: id}
-		}
-	} else if m := t.typ.Model; m != "" && m != "inherit" && m != "fast" && m != "strong" {
-		if p, id, ok := llm.ParseRef(m); ok {
-			t.model = llm.ModelRef{Provider: p, ID: id}
-		}
-	}
+	t.model = t.childModel(po.Model)
 	thinking := po.ThinkingLevel
 	if t.req.Thinking != "" {
 		thinking = t.req.Thinking

@@ -57,7 +57,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, ext c
 		MaxConcurrent: cfg.MaxConcurrent, MaxPending: cfg.MaxPending,
 		AutoBackgroundAfter: time.Duration(cfg.AutoBackgroundAfterMs) * time.Millisecond, Background: cfg.Background, Unattended: unattended, Trusted: trusted,
 		HostRunners: runners, Probe: probe, ForkRatio: forkRatio(cfg.ForkMaxContextRatio),
-		External: externalSettings(ext), ExternalBudgetUSD: ext.SessionBudgetUsd})
+		External: externalSettings(ext), ExternalBudgetUSD: ext.SessionBudgetUsd, ExternalMaxConcurrent: ext.MaxConcurrent, DefaultModel: cfg.DefaultModel})
 	return out, nil
 }
 
@@ -74,7 +74,7 @@ func forkRatio(v float64) float64 {
 func externalSettings(a config.Agents) map[string]agents.ExternalSettings {
 	out := map[string]agents.ExternalSettings{}
 	for id, s := range a.ByID {
-		out[id] = agents.ExternalSettings{Model: s.Model, MaxMode: s.MaxMode, Passthrough: s.Env.Passthrough}
+		out[id] = agents.ExternalSettings{Model: s.Model, MaxMode: s.MaxMode, Passthrough: s.Env.Passthrough, MaxConcurrent: s.MaxConcurrent}
 	}
 	return out
 }

@@ -170,7 +170,10 @@ type PromptCache struct {
 // (agents.md §10).
 type Subagents struct {
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
-	MaxPending    int `json:"maxPending,omitempty"`
+	// DefaultModel is the model of sub-agents whose call, definition and
+	// agents.<type>.model name none ("": the parent's).
+	DefaultModel string `json:"defaultModel,omitempty"`
+	MaxPending   int    `json:"maxPending,omitempty"`
 	// Background is auto (default), always or never.
 	Background string `json:"background,omitempty"`
 	// AutoBackgroundAfterMs moves a foreground task to the background
@@ -190,6 +193,8 @@ type Agents struct {
 	// SessionBudgetUsd bounds what external agents may cost per session
 	// (0: no bound).
 	SessionBudgetUsd float64 `json:"sessionBudgetUsd,omitempty"`
+	// MaxConcurrent bounds the external agents running at once (0: 3).
+	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 	// ByID are the settings of one agent (agents.<id>).
 	ByID map[string]AgentSettings `json:"-"`
 }
@@ -205,10 +210,12 @@ type AgentSettings struct {
 	Env struct {
 		Passthrough []string `json:"passthrough,omitempty"`
 	} `json:"env,omitempty"`
+	// MaxConcurrent bounds this agent's processes running at once (0:
+	// only the total; claude: 2).
 	MaxConcurrent int `json:"maxConcurrent,omitempty"`
 }
 
-// UnmarshalJSON reads dirs and sessionBudgetUsd, and every other key as
+// UnmarshalJSON reads dirs, sessionBudgetUsd and maxConcurrent, and every other key as
 // one agent's settings (unknown keys inside them are errors).
 func (a *Agents) UnmarshalJSON(data []byte) error {
 	var raw map[string]json.RawMessage
@@ -228,8 +235,7 @@ func (a *Agents) UnmarshalJSON(data []byte) error {
 		case "sessionBudgetUsd":
 			err = json.Unmarshal(v, &a.SessionBudgetUsd)
 		case "maxConcurrent":
-			var n int
-			err = json.Unmarshal(v, &n) // accepted; one pool serves every sub-agent
+			err = json.Unmarshal(v, &a.MaxConcurrent)
 		default:
 			var s AgentSettings
 			if err = strict(v, &s); err == nil {

@@ -26,16 +26,13 @@ func handleGetTrace(s *Server, c *command) {
 		_ = json.Unmarshal(p.TurnLimit, &limit)
 		q.TurnLimit = &limit
 	}
-	target := s.current()
-	if q.TaskID != "" {
-		// A task's trace is its child session's own trace (agents.md §6.6).
-		if r := s.registry(); r != nil {
-			if child := r.ChildSession(q.TaskID); child != nil && q.Validate() == nil {
-				target, q.TaskID = child, ""
-			}
-		}
+	var res *trace.Result
+	var err error
+	if r := s.registry(); r != nil && q.TaskID != "" {
+		res, err = r.Trace(q) // the task's own trace (agents.md §6.6)
+	} else {
+		res, err = s.current().Trace(q)
 	}
-	res, err := target.Trace(q)
 	if err != nil {
 		s.fail(c, err)
 		return

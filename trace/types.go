@@ -55,6 +55,10 @@ type Result struct {
 	HasMoreBefore bool    `json:"hasMoreBefore"`
 	Cursor        Cursor  `json:"cursor"`
 	LeafID        *string `json:"leafId"`
+	// Task is set by the caller for get_trace{taskId} of an external
+	// task (the turn skeleton of agents.md §6.6; nil otherwise). Build
+	// never sets it.
+	Task any `json:"task,omitempty"`
 	// Previews is set (possibly empty) for content=preview, in tree order
 	// of the window: each turn, then each of its steps followed by the
 	// step's tools.
