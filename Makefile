@@ -41,7 +41,7 @@ acp-deps:
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session
+	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session ./agents ./tools
 	$(GO) run ./test/bench -bin $(BIN)
 	$(GO) test -run '^$$' -bench ChunkLine -benchmem ./rpc/acp
 	$(GO) run ./test/bench -bin $(BIN) -acp 100000
