@@ -139,6 +139,11 @@ func seen(mask *uint16, bit uint16) bool {
 	return dup
 }
 
+// The object and array loops below are written out per shape on purpose:
+// one generic loop taking the member handler as a closure measured three
+// more allocations per streamed delta (the parser is recursive, so escape
+// analysis moves every closure to the heap), 20k → 50k allocations per
+// 10,000 deltas in BenchmarkStream10k.
 func (p *fastParser) chunk(c *chunk) bool {
 	if !p.open('{') {
 		return false
