@@ -319,12 +319,12 @@ func (p *probe) Execute(ctx context.Context, c *tools.Call) (*tools.Result, erro
 // answer is an Approver that records each ask and answers with decision
 // (or, with wait set, blocks until ctx ends and then answers decision).
 type answer struct {
-	decision string
+	decision events.Approval
 	wait     bool
 	asks     atomic.Int32
 }
 
-func (a *answer) Ask(ctx context.Context, _ *events.PermissionRequest) string {
+func (a *answer) Ask(ctx context.Context, _ *events.PermissionRequest) events.Approval {
 	a.asks.Add(1)
 	if a.wait {
 		<-ctx.Done()
