@@ -100,7 +100,7 @@ func userTexts(r *recorder) []string {
 	var out []string
 	for _, e := range eventsOf[events.MessageEnd](r) {
 		if u, ok := e.Message.(*llm.UserMessage); ok {
-			out = append(out, u.Origin+":"+u.Content.PlainText())
+			out = append(out, string(u.Origin)+":"+u.Content.PlainText())
 		}
 	}
 	return out

@@ -83,7 +83,7 @@ func (st *state) points() []point {
 			continue
 		}
 		u, ok := m.(*llm.UserMessage)
-		if !ok || u.Origin == "steer" || u.Origin == "followUp" {
+		if !ok || u.Origin.JoinsRun() {
 			continue
 		}
 		out = append(out, point{RewindPoint: RewindPoint{EntryID: e.ID, Text: u.Content.PlainText(), Timestamp: u.Timestamp,

@@ -92,7 +92,7 @@ func Build(in Input, q Query) (*Result, error) {
 // returns the message.
 func startsTurn(e *store.Entry) (*llm.UserMessage, bool) {
 	u, ok := userMessage(e)
-	if !ok || u.Origin == "steer" || u.Origin == "followUp" {
+	if !ok || u.Origin.JoinsRun() {
 		return u, false
 	}
 	return u, true
