@@ -113,7 +113,7 @@ func (st *state) prompt(kind PromptKind, in PromptInput, reply func(Disposition,
 		st.queueUpdate()
 		reply(Queued, nil)
 	case behavior == QueueFollowUp:
-		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images})
+		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images, origin: in.Origin})
 		st.queueUpdate()
 		reply(Queued, nil)
 	case behavior != "":
