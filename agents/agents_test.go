@@ -88,7 +88,7 @@ type countingApprover struct {
 	gate chan struct{}
 }
 
-func (a *countingApprover) Ask(ctx context.Context, _ *events.PermissionRequest) string {
+func (a *countingApprover) Ask(ctx context.Context, _ *events.PermissionRequest) events.Approval {
 	a.asks.Add(1)
 	if a.gate != nil {
 		select {

@@ -370,7 +370,7 @@ func (run *extRun) ask(ctx context.Context, view toolView, opts []option) string
 	if actx.Err() != nil {
 		return ""
 	}
-	want := map[string]string{"allow": "allow_once", "allow_session": "allow_always", "deny": "reject_once"}[decision]
+	want := map[events.Approval]string{events.ApprovalAllow: "allow_once", events.ApprovalAllowSession: "allow_always", events.ApprovalDeny: "reject_once"}[decision]
 	if want == "allow_always" && !hasKind(opts, want) {
 		want = "allow_once"
 	}
@@ -707,7 +707,7 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 	}{agent, mode, fmt.Sprintf("Starts %s, which works with its own login and settings (mode %s).", noteLabel(agent), mode)})
 	pr := &events.PermissionRequest{RequestID: r.cfg.newID(), ToolName: ToolTask, Input: input, Reason: "mode",
 		TimeoutMs: r.cfg.approvalTimeout().Milliseconds(), Context: &events.PermissionCtx{TaskID: id}}
-	c.ok = r.ask(t.ctx, pr) != "deny"
+	c.ok = r.ask(t.ctx, pr) != events.ApprovalDeny
 	r.mu.Lock()
 	if !c.ok { // a refusal is not remembered: the next first run asks again
 		delete(r.confirms, agent)
@@ -722,16 +722,16 @@ func (r *Registry) confirmExternal(t *Task, agent string) (string, string) {
 
 // ask publishes an approval request on the parent and waits for the
 // parent's approver.
-func (r *Registry) ask(ctx context.Context, pr *events.PermissionRequest) string {
+func (r *Registry) ask(ctx context.Context, pr *events.PermissionRequest) events.Approval {
 	r.parent.Emit(*pr)
-	decision := "deny"
+	decision := events.ApprovalDeny
 	if ap := r.parent.Approver(); ap != nil && ctx.Err() == nil {
 		actx, cancel := context.WithTimeout(ctx, r.cfg.approvalTimeout())
 		decision = ap.Ask(actx, pr)
 		cancel()
 	}
-	if ctx.Err() != nil || (decision != "allow" && decision != "allow_session") {
-		decision = "deny"
+	if ctx.Err() != nil || !decision.Allows() {
+		decision = events.ApprovalDeny
 	}
 	r.parent.Emit(events.PermissionResolved{RequestID: pr.RequestID, Decision: decision})
 	return decision

@@ -602,7 +602,7 @@ func (r *Registry) notify(text string) {
 	if closed {
 		return
 	}
-	r.parent.Notify(text, "task", func(err error) {
+	r.parent.Notify(text, llm.OriginTask, func(err error) {
 		r.cfg.Log.Debug("task notification not delivered", zap.Error(err))
 	})
 }

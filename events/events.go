@@ -195,8 +195,8 @@ type PermissionCtx struct {
 
 // PermissionResolved reports the outcome of a PermissionRequest.
 type PermissionResolved struct {
-	RequestID string `json:"requestId"`
-	Decision  string `json:"decision"`
+	RequestID string   `json:"requestId"`
+	Decision  Approval `json:"decision"`
 }
 
 // PermissionModeChanged reports a new permission mode.

@@ -256,9 +256,10 @@ func (h *Host) StartupSession(ctx context.Context, info SessionInfo, reason stri
 }
 
 // Approve implements session.Host: the adapter's broker (if one is set)
-// is asked first. "allow", "deny" and "allow_session" are final;
-// undefined passes on; a throw is deny. Asks are serialised.
-func (h *Host) Approve(ctx context.Context, req *events.PermissionRequest) (string, bool) {
+// is asked first. The events.Approval answers ("allow", "deny",
+// "allow_session") are final; undefined (or any other value) passes on; a
+// throw is deny. Asks are serialised.
+func (h *Host) Approve(ctx context.Context, req *events.PermissionRequest) (events.Approval, bool) {
 	h.mu.Lock()
 	has := h.broker
 	h.mu.Unlock()
@@ -268,27 +269,26 @@ func (h *Host) Approve(ctx context.Context, req *events.PermissionRequest) (stri
 	h.askMu.Lock()
 	defer h.askMu.Unlock()
 	var res struct {
-		Decision *string `json:"decision"`
-		Error    string  `json:"error"`
+		Decision *events.Approval `json:"decision"`
+		Error    string           `json:"error"`
 	}
 	done := make(chan error, 1)
 	go func() { done <- h.conn.Call(context.Background(), "ask", map[string]any{"request": req}, &res) }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return "deny", true
+			return events.ApprovalDeny, true
 		}
 	case <-ctx.Done():
 		_ = h.conn.Notify(context.Background(), "cancel", map[string]string{"toolCallId": "ask:" + req.RequestID})
-		return "deny", true
+		return events.ApprovalDeny, true
 	case <-h.gone:
 		return "", false
 	}
 	if res.Decision == nil {
 		return "", false
 	}
-	switch d := *res.Decision; d {
-	case "allow", "deny", "allow_session":
+	if d := *res.Decision; d.Valid() {
 		return d, true
 	}
 	return "", false

@@ -699,10 +699,11 @@ func validName(n string) bool {
 
 // sendUser is messages.sendUser: busy until the session exists, else a
 // prompt that steers a running run.
-func (h *Host) sendUser(id jsonrpc2.ID, text, origin string) {
-	switch origin {
+func (h *Host) sendUser(id jsonrpc2.ID, text, from string) {
+	origin := llm.Origin(from)
+	switch from {
 	case "":
-		origin = "host"
+		origin = llm.OriginHost
 	case "user":
 		origin = "" // plain input
 	}

@@ -42,10 +42,30 @@ type UserMessage struct {
 	Role      string      `json:"role"`
 	Content   UserContent `json:"content"`
 	Timestamp int64       `json:"timestamp"`
-	// Origin is empty for plain input, else steer, followUp, host,
-	// interrupt, plan, task, direct.
-	Origin string `json:"origin,omitempty"`
+	// Origin is empty for plain input, else who put the message there
+	// (see the Origin constants).
+	Origin Origin `json:"origin,omitempty"`
 }
+
+// Origin says who put a user message on the branch; it is stored in the
+// session file and sent on the wire as it is. Empty is plain input.
+type Origin string
+
+// The origins the agent writes (plan mode writes "plan", plan.OriginPlan).
+// A session file may hold others.
+const (
+	OriginSteer     Origin = "steer"     // a steering message, delivered inside a run
+	OriginFollowUp  Origin = "followUp"  // a follow-up, delivered when the run would stop
+	OriginHost      Origin = "host"      // a host adapter's messages.sendUser (idle or queued as steering)
+	OriginInterrupt Origin = "interrupt" // the prompt of an interrupt (queued steering joined with it)
+	OriginTask      Origin = "task"      // a sub-agent's task notification
+)
+
+// JoinsRun reports whether a message of this origin is always one that
+// was queued and delivered inside a running run (steer, followUp), never
+// one that starts a run. A host message can be either (see
+// store.StartsTurn).
+func (o Origin) JoinsRun() bool { return o == OriginSteer || o == OriginFollowUp }
 
 // AssistantMessage is one model reply.
 type AssistantMessage struct {
@@ -242,7 +262,7 @@ func DecodeMessage(raw json.RawMessage) (Message, error) {
 }
 
 // NewUser returns a user message with string content.
-func NewUser(text string, ts int64, origin string) *UserMessage {
+func NewUser(text string, ts int64, origin Origin) *UserMessage {
 	return &UserMessage{Role: RoleUser, Content: StringContent(text), Timestamp: ts, Origin: origin}
 }
 

@@ -22,8 +22,8 @@ type Broker struct {
 
 	mu         sync.Mutex
 	attended   bool
-	pending    map[string]chan string
-	early      map[string]string
+	pending    map[string]chan events.Approval
+	early      map[string]events.Approval
 	earlyOrder []string
 
 	onPending func(id string) // test hook: an ask started waiting
@@ -31,7 +31,7 @@ type Broker struct {
 
 // NewBroker returns a broker without a client.
 func NewBroker() *Broker {
-	return &Broker{sem: make(chan struct{}, 1), pending: map[string]chan string{}, early: map[string]string{}}
+	return &Broker{sem: make(chan struct{}, 1), pending: map[string]chan events.Approval{}, early: map[string]events.Approval{}}
 }
 
 // SetAttended registers (true) or withdraws (false) the answering client.
@@ -45,9 +45,9 @@ func (b *Broker) SetAttended(on bool) {
 	}
 	for id, ch := range b.pending {
 		delete(b.pending, id)
-		ch <- "deny"
+		ch <- events.ApprovalDeny
 	}
-	b.early = map[string]string{}
+	b.early = map[string]events.Approval{}
 	b.earlyOrder = nil
 }
 
@@ -60,27 +60,27 @@ func (b *Broker) Attended() bool {
 
 // Ask waits for the answer to req. It returns deny when nobody can answer
 // or ctx ends first.
-func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) string {
+func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) events.Approval {
 	if !b.Attended() {
-		return "deny"
+		return events.ApprovalDeny
 	}
 	select {
 	case b.sem <- struct{}{}:
 	case <-ctx.Done():
-		return "deny"
+		return events.ApprovalDeny
 	}
 	defer func() { <-b.sem }()
 	b.mu.Lock()
 	if !b.attended {
 		b.mu.Unlock()
-		return "deny"
+		return events.ApprovalDeny
 	}
 	if d, ok := b.early[req.RequestID]; ok {
 		b.forgetEarly(req.RequestID)
 		b.mu.Unlock()
 		return d
 	}
-	ch := make(chan string, 1)
+	ch := make(chan events.Approval, 1)
 	b.pending[req.RequestID] = ch
 	hook := b.onPending
 	b.mu.Unlock()
@@ -99,14 +99,14 @@ func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) string 
 			return d
 		default:
 		}
-		return "deny"
+		return events.ApprovalDeny
 	}
 }
 
 // Respond answers request id. before is called with whether the request
 // was pending, before the waiting session is woken, so the command's
 // response precedes the permission_resolved event it causes.
-func (b *Broker) Respond(id, decision string, before func(accepted bool)) {
+func (b *Broker) Respond(id string, decision events.Approval, before func(accepted bool)) {
 	b.mu.Lock()
 	ch, ok := b.pending[id]
 	if ok {

@@ -9,8 +9,8 @@ import (
 	"github.com/armadra/ama-rpc/rpc"
 )
 
-func ask(b *rpc.Broker, ctx context.Context, id string) chan string {
-	out := make(chan string, 1)
+func ask(b *rpc.Broker, ctx context.Context, id string) chan events.Approval {
+	out := make(chan events.Approval, 1)
 	go func() { out <- b.Ask(ctx, &events.PermissionRequest{RequestID: id}) }()
 	return out
 }

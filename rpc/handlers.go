@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -303,8 +304,8 @@ func handleCapabilities(s *Server, c *command) {
 
 func handlePermissionResponse(s *Server, c *command) {
 	var p struct {
-		RequestID string `json:"requestId"`
-		Decision  string `json:"decision"`
+		RequestID string          `json:"requestId"`
+		Decision  events.Approval `json:"decision"`
 	}
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
@@ -314,9 +315,7 @@ func handlePermissionResponse(s *Server, c *command) {
 		s.fail(c, fmt.Errorf("%w: requestId must be a non-empty string", errInvalidParams))
 		return
 	}
-	switch p.Decision {
-	case "allow", "deny", "allow_session":
-	default:
+	if !p.Decision.Valid() {
 		s.fail(c, fmt.Errorf("%w: decision must be allow, deny or allow_session", errInvalidParams))
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 // Custom entry types of file checkpoints.
 const (
-	customCheckpoint      = "ama.checkpoint"
+	customCheckpoint      = store.CustomCheckpoint
 	customCheckpointTrack = "ama.checkpoint-track"
 )
 

@@ -30,9 +30,10 @@ type PromptInput struct {
 	// Interrupt aborts the active run and starts a new one with the queued
 	// steering messages followed by this message.
 	Interrupt bool
-	// Origin marks the user message (e.g. "host" for a host adapter's
-	// messages.sendUser); empty: plain input.
-	Origin string
+	// Origin marks the user message (llm.OriginHost for a host adapter's
+	// messages.sendUser), queued or not; empty: plain input (a queued one
+	// then takes its queue's origin).
+	Origin llm.Origin
 }
 
 // Start announces the session: session_start, then (for a fresh session)
@@ -112,7 +113,7 @@ func (st *state) prompt(kind PromptKind, in PromptInput, reply func(Disposition,
 		st.queueUpdate()
 		reply(Queued, nil)
 	case behavior == QueueFollowUp:
-		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images})
+		st.followUp = append(st.followUp, queued{text: in.Message, images: in.Images, origin: in.Origin})
 		st.queueUpdate()
 		reply(Queued, nil)
 	case behavior != "":
@@ -123,7 +124,7 @@ func (st *state) prompt(kind PromptKind, in PromptInput, reply func(Disposition,
 }
 
 // startPrompt starts a run whose first message is a new-turn user message.
-func (st *state) startPrompt(text string, images []*llm.ImageContent, origin string, started func(), failed func(error)) {
+func (st *state) startPrompt(text string, images []*llm.ImageContent, origin llm.Origin, started func(), failed func(error)) {
 	m := userMessage(text, images, origin, st.nowMs())
 	st.startRun(text, []input{{msg: m, newRun: true}}, started, failed)
 }
@@ -162,7 +163,7 @@ func (st *state) interruptRun(in PromptInput, started func(), reply func(Disposi
 	st.starts = append([]pendingStart{{
 		start: func() {
 			st.interrupt = nil
-			st.startPrompt(strings.Join(pi.parts, "\n\n"), pi.images, "interrupt", func() {
+			st.startPrompt(strings.Join(pi.parts, "\n\n"), pi.images, llm.OriginInterrupt, func() {
 				for _, f := range pi.started {
 					f()
 				}

@@ -83,7 +83,7 @@ type Host interface {
 	Observe(s *Session, e events.Event)
 	// Approve is the first answerer of a permission ask; ok false passes
 	// the ask on to the session's approver.
-	Approve(ctx context.Context, req *events.PermissionRequest) (decision string, ok bool)
+	Approve(ctx context.Context, req *events.PermissionRequest) (decision events.Approval, ok bool)
 	// Instructions is the text of the system prompt's host section ("":
 	// none).
 	Instructions() string
@@ -167,10 +167,10 @@ type ToolSet interface {
 }
 
 // Approver answers permission asks. Ask blocks until the host decides, ctx
-// ends (abort or timeout) or nobody can answer; it returns "allow", "deny"
-// or "allow_session". An ended ctx must yield "deny".
+// ends (abort or timeout) or nobody can answer; it returns one of the
+// events.Approval answers. An ended ctx must yield events.ApprovalDeny.
 type Approver interface {
-	Ask(ctx context.Context, req *events.PermissionRequest) string
+	Ask(ctx context.Context, req *events.PermissionRequest) events.Approval
 }
 
 // Options select the initial settings of a new session.

@@ -100,7 +100,7 @@ func userTexts(r *recorder) []string {
 	var out []string
 	for _, e := range eventsOf[events.MessageEnd](r) {
 		if u, ok := e.Message.(*llm.UserMessage); ok {
-			out = append(out, u.Origin+":"+u.Content.PlainText())
+			out = append(out, string(u.Origin)+":"+u.Content.PlainText())
 		}
 	}
 	return out
@@ -319,12 +319,12 @@ func (p *probe) Execute(ctx context.Context, c *tools.Call) (*tools.Result, erro
 // answer is an Approver that records each ask and answers with decision
 // (or, with wait set, blocks until ctx ends and then answers decision).
 type answer struct {
-	decision string
+	decision events.Approval
 	wait     bool
 	asks     atomic.Int32
 }
 
-func (a *answer) Ask(ctx context.Context, _ *events.PermissionRequest) string {
+func (a *answer) Ask(ctx context.Context, _ *events.PermissionRequest) events.Approval {
 	a.asks.Add(1)
 	if a.wait {
 		<-ctx.Done()

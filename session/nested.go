@@ -110,12 +110,10 @@ func (c *callSession) State() tools.CallState {
 			if e.Type != store.TypeCustom {
 				continue
 			}
-			var body struct {
-				CustomType string          `json:"customType"`
-				Data       json.RawMessage `json:"data"`
-			}
-			if e.Decode(&body) == nil && body.CustomType != "" {
-				o.Custom[body.CustomType] = body.Data
+			if ct := e.CustomType(); ct != "" {
+				if data, err := store.CustomData[json.RawMessage](e); err == nil {
+					o.Custom[ct] = data // a later entry of the type wins
+				}
 			}
 		}
 		return o

@@ -269,3 +269,44 @@ func childStaysInPlan(t *testing.T, readOnly bool) {
 		}
 	})
 }
+
+// stater is a read tool that appends custom entries through its call
+// session and then reads the session state back.
+type stater struct {
+	got tools.CallState
+}
+
+func (s *stater) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: "nester", Description: "Reads state. For tests.", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+func (s *stater) Permission() string { return tools.PermRead }
+func (s *stater) Execute(_ context.Context, c *tools.Call) (*tools.Result, error) {
+	c.Session.AppendCustom("k", json.RawMessage(`{"v":1}`))
+	c.Session.AppendCustom("k", json.RawMessage(`{"v":2}`))
+	c.Session.AppendCustom("empty", nil)
+	c.Session.AppendCustom(`we"ird`, json.RawMessage(`[1]`))
+	s.got = c.Session.State()
+	return tools.TextResult("ok"), nil
+}
+
+// CallSession.State collects each custom type's latest data on the branch.
+func TestCallSessionStateCustom(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &stater{}
+		s := newNestedEnv(t, Options{PermissionMode: "full-auto"}, nil, &probe{}, nil, func(d *Deps) {
+			d.Tools = &testTools{list: []tools.Tool{st}}
+		})
+		defer s.Close()
+		runNested(t, s)
+		// The session's own entries (permission mode, checkpoint) are there too.
+		want := map[string]string{"k": `{"v":2}`, "empty": `null`, `we"ird`: `[1]`, "ama-rpc.permission_mode": `{"mode":"full-auto"}`}
+		for k, v := range want {
+			if got := string(st.got.Custom[k]); got != v {
+				t.Errorf("Custom[%q] = %s, want %s", k, got, v)
+			}
+		}
+		if len(st.got.ActiveTools) != 1 || st.got.ActiveTools[0] != "nester" {
+			t.Errorf("ActiveTools = %v", st.got.ActiveTools)
+		}
+	})
+}

@@ -68,9 +68,9 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		hookReason = gate.reason
 	}
 	switch s.ask(r, env, p, v.AskReason, hookReason, auto) {
-	case "allow":
+	case events.ApprovalAllow:
 		return true, "", auto
-	case "allow_session":
+	case events.ApprovalAllowSession:
 		pol.memory.Remember(call)
 		return true, "", auto
 	}
@@ -80,13 +80,13 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
 // yields deny, even if the host allowed.
-func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) string {
+func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) events.Approval {
 	tool, tc := p.tool, p.call
 	if reason == "" {
 		reason = "mode"
 	}
 	if r.ctx.Err() != nil { // aborted: nothing to ask
-		return "deny"
+		return events.ApprovalDeny
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
@@ -103,14 +103,14 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	}
 	s.publish(*req)
 	s.notify("approval", "approval requested for "+tc.Name)
-	decision := "deny"
+	decision := events.ApprovalDeny
 	if s.approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)
 		decision = s.approver.Ask(ctx, req)
 		cancel()
 	}
-	if r.ctx.Err() != nil || (decision != "allow" && decision != "allow_session") {
-		decision = "deny"
+	if r.ctx.Err() != nil || !decision.Allows() {
+		decision = events.ApprovalDeny
 	}
 	s.publish(events.PermissionResolved{RequestID: req.RequestID, Decision: decision})
 	return decision

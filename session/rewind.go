@@ -59,8 +59,9 @@ type point struct {
 }
 
 // points lists the rewind points of the active branch, oldest first: user
-// messages that started a turn (steering and follow-up messages belong to
-// the turn they joined).
+// messages that started a turn (store.TurnStarts: steering and follow-up
+// messages, and a host message queued as one, belong to the turn they
+// joined).
 func (st *state) points() []point {
 	branch := st.branch()
 	checkpoints := map[string]bool{}
@@ -74,6 +75,7 @@ func (st *state) points() []point {
 		}
 	}
 	var out []point
+	starts := store.NewTurnStarts(branch)
 	for i, e := range branch {
 		if e.Type != store.TypeMessage {
 			continue
@@ -83,7 +85,7 @@ func (st *state) points() []point {
 			continue
 		}
 		u, ok := m.(*llm.UserMessage)
-		if !ok || u.Origin == "steer" || u.Origin == "followUp" {
+		if !ok || !starts.Starts(e.ID, u) {
 			continue
 		}
 		out = append(out, point{RewindPoint: RewindPoint{EntryID: e.ID, Text: u.Content.PlainText(), Timestamp: u.Timestamp,

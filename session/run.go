@@ -101,11 +101,11 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 			if stop != llm.StopAborted && stop != llm.StopError && !r.stopping {
 				if q := takeQueue(&st.steering, st.steeringMode); len(q) > 0 {
 					st.queueUpdate()
-					return userInputs(q, "steer", st.nowMs())
+					return userInputs(q, llm.OriginSteer, st.nowMs())
 				}
 				if q := takeQueue(&st.followUp, st.followUpMode); len(q) > 0 {
 					st.queueUpdate()
-					return userInputs(q, "followUp", st.nowMs())
+					return userInputs(q, llm.OriginFollowUp, st.nowMs())
 				}
 			}
 			s.publish(events.AgentEnd{StopReason: stop, WillRetry: false})
@@ -135,7 +135,7 @@ func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted
 	}
 }
 
-func userInputs(q []queued, origin string, ts int64) []input {
+func userInputs(q []queued, origin llm.Origin, ts int64) []input {
 	out := make([]input, 0, len(q))
 	for _, m := range q {
 		o := origin
@@ -151,7 +151,7 @@ func userInputs(q []queued, origin string, ts int64) []input {
 }
 
 // userMessage builds a user message; images turn the content into blocks.
-func userMessage(text string, images []*llm.ImageContent, origin string, ts int64) *llm.UserMessage {
+func userMessage(text string, images []*llm.ImageContent, origin llm.Origin, ts int64) *llm.UserMessage {
 	if len(images) == 0 {
 		return llm.NewUser(text, ts, origin)
 	}
@@ -200,7 +200,7 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 				return nil
 			}
 			st.queueUpdate()
-			return userInputs(q, "steer", st.nowMs())
+			return userInputs(q, llm.OriginSteer, st.nowMs())
 		})
 		if err != nil {
 			return llm.StopAborted
@@ -289,12 +289,12 @@ func (s *Session) settleOrContinue(st *state, r *runState, stop string) []input 
 		if q := takeQueue(&st.steering, st.steeringMode); len(q) > 0 {
 			st.queueUpdate()
 			s.publish(events.AgentStart{})
-			return userInputs(q, "steer", st.nowMs())
+			return userInputs(q, llm.OriginSteer, st.nowMs())
 		}
 		if q := takeQueue(&st.followUp, st.followUpMode); len(q) > 0 {
 			st.queueUpdate()
 			s.publish(events.AgentStart{})
-			return userInputs(q, "followUp", st.nowMs())
+			return userInputs(q, llm.OriginFollowUp, st.nowMs())
 		}
 	}
 	s.settle(st, r, stop)

@@ -338,3 +338,40 @@ func TestPromptDuringSettleIsBusy(t *testing.T) {
 		}
 	})
 }
+
+// TestQueuedOriginJoinsRun pins what a queued message with its own origin
+// (a host adapter's messages.sendUser while a run is active) is: it keeps
+// its origin on the message (host-api §4.7), a follow-up as much as a
+// steer, but it joined the run, so it is no rewind point; the same message
+// sent while idle starts a run and is one.
+func TestQueuedOriginJoinsRun(t *testing.T) {
+	for _, which := range []Queue{QueueSteer, QueueFollowUp} {
+		t.Run(string(which), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{slow(time.Second)}}})
+				defer e.s.Close()
+				l := newReplyLog(e.rec)
+				e.s.Prompt(KindPrompt, PromptInput{Message: "first"}, l.fn("first"))
+				synctest.Wait()
+				e.s.Prompt(KindPrompt, PromptInput{Message: "queued", StreamingBehavior: which, Origin: llm.OriginHost}, l.fn("queued"))
+				waitIdle(t, e.s)
+				e.s.Prompt(KindPrompt, PromptInput{Message: "idle", StreamingBehavior: QueueSteer, Origin: llm.OriginHost}, l.fn("idle"))
+				waitIdle(t, e.s)
+				if got, want := userTexts(e.rec), []string{":first", "host:queued", "host:idle"}; !slices.Equal(got, want) {
+					t.Errorf("user messages %q, want %q", got, want)
+				}
+				pts, err := e.s.RewindPoints()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var texts []string
+				for _, p := range pts {
+					texts = append(texts, p.Text)
+				}
+				if want := []string{"first", "idle"}; !slices.Equal(texts, want) {
+					t.Errorf("rewind points %q, want %q", texts, want)
+				}
+			})
+		})
+	}
+}

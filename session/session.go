@@ -138,12 +138,12 @@ type hostFirst struct {
 	next Approver
 }
 
-func (a hostFirst) Ask(ctx context.Context, req *events.PermissionRequest) string {
+func (a hostFirst) Ask(ctx context.Context, req *events.PermissionRequest) events.Approval {
 	if d, ok := a.host.Approve(ctx, req); ok {
 		return d
 	}
 	if a.next == nil {
-		return "deny"
+		return events.ApprovalDeny
 	}
 	return a.next.Ask(ctx, req)
 }

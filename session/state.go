@@ -96,7 +96,7 @@ type pendingInterrupt struct {
 type queued struct {
 	text   string
 	images []*llm.ImageContent
-	origin string             // overrides the queue's origin (steer, followUp)
+	origin llm.Origin         // overrides the queue's origin (steer, followUp)
 	after  *llm.CustomMessage // appended right after the message
 }
 

@@ -88,10 +88,10 @@ func (s *Session) Emit(e events.Event) { s.publish(e) }
 // child session asks through its parent's.
 func (s *Session) Approver() Approver { return s.approver }
 
-// Notify starts a run with a user message of the given origin ("task"
-// notifications). When a run is active it starts once that run has
+// Notify starts a run with a user message of the given origin
+// (llm.OriginTask notifications). When a run is active it starts once that run has
 // settled, as its own run.
-func (s *Session) Notify(text, origin string, failed func(error)) {
+func (s *Session) Notify(text string, origin llm.Origin, failed func(error)) {
 	if failed == nil {
 		failed = func(error) {}
 	}

@@ -101,8 +101,8 @@ func TestPermission(t *testing.T) {
 		approver *answer
 		asks     int32
 		runs     int32
-		decision string // permission_resolved decision ("" when not asked)
-		result   string // prefix of the tool result text
+		decision events.Approval // permission_resolved decision ("" when not asked)
+		result   string          // prefix of the tool result text
 	}{
 		{"read runs without asking", tools.PermRead, "default", &answer{decision: "deny"}, 0, 1, "", "ok"},
 		{"write asks and runs when allowed", tools.PermWrite, "default", &answer{decision: "allow"}, 1, 1, "allow", "ok"},

@@ -74,7 +74,7 @@ func TestUserInputs(t *testing.T) {
 	if len(in) != 3 {
 		t.Fatalf("got %d inputs, want 3 (two messages and one after)", len(in))
 	}
-	for i, want := range []string{"steer", "plan"} {
+	for i, want := range []llm.Origin{llm.OriginSteer, "plan"} {
 		u := in[i].msg.(*llm.UserMessage)
 		if u.Origin != want {
 			t.Errorf("input %d origin %q, want %q", i, u.Origin, want)

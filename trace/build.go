@@ -88,11 +88,11 @@ func Build(in Input, q Query) (*Result, error) {
 	return res, nil
 }
 
-// startsTurn reports whether e is a user message that starts a turn, and
-// returns the message.
-func startsTurn(e *store.Entry) (*llm.UserMessage, bool) {
+// startsTurn reports whether e is a user message that starts a turn
+// (store.TurnStarts), and returns the message.
+func startsTurn(starts *store.TurnStarts, e *store.Entry) (*llm.UserMessage, bool) {
 	u, ok := userMessage(e)
-	if !ok || u.Origin == "steer" || u.Origin == "followUp" {
+	if !ok || !starts.Starts(e.ID, u) {
 		return u, false
 	}
 	return u, true
@@ -118,8 +118,9 @@ func (b *builder) assignTurns() {
 	for i := range b.turnOf {
 		b.turnOf[i] = unknown
 	}
+	starts := store.NewTurnStarts(b.in.Entries)
 	for i, e := range b.in.Entries {
-		if u, ok := startsTurn(e); ok {
+		if u, ok := startsTurn(starts, e); ok {
 			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}, StartedAt: u.Timestamp}
 			b.prompts[t] = u
 			b.turnOf[i] = len(b.turns)

@@ -3,6 +3,7 @@ package trace_test
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -466,5 +467,23 @@ func TestConcurrentBuilds(t *testing.T) {
 	wg.Wait()
 	for _, o := range out[1:] {
 		eq(t, "result", o, out[0])
+	}
+}
+
+// A host message keeps its origin when it is queued: it starts a turn only
+// when the checkpoint record of a run start names it.
+func TestHostMessageTurns(t *testing.T) {
+	s := newSession()
+	s.add(store.ModelChangeEntry("fake", "echo", ""))
+	h1 := s.user("from the host, idle", llm.OriginHost)
+	s.add(store.CustomEntry(store.CustomCheckpoint, map[string]any{"v": 1, "userEntryId": h1, "files": map[string]any{}}))
+	s.reply("One.", usage(10, 1, 0, 0))
+	h2 := s.user("from the host, queued", llm.OriginHost)
+	s.reply("Two.", usage(10, 1, 0, 0))
+
+	r := build(t, s.input(false), trace.Query{})
+	eqSlice(t, "turns", turnIDs(r), []string{h1})
+	if got := r.Trace.Turns[0].EntryIDs; !slices.Contains(got, h2) {
+		t.Errorf("turn entryIds %v do not hold the queued host message %s", got, h2)
 	}
 }

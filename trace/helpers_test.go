@@ -40,7 +40,7 @@ func (s *session) moveLeaf(id *string) { s.leaf = id }
 
 func (s *session) tick(ms int64) int64 { s.now += ms; return s.now }
 
-func (s *session) user(text, origin string) string {
+func (s *session) user(text string, origin llm.Origin) string {
 	return s.add(store.MessageEntry(llm.NewUser(text, s.tick(1), origin)))
 }
 

@@ -104,7 +104,7 @@ func TestPermissionDecision(t *testing.T) {
 	}
 	cases := []struct {
 		r    permissionResult
-		want string
+		want events.Approval
 	}{
 		{mk("selected", "allow_once"), "allow"},
 		{mk("selected", "allow_always"), "allow_session"},

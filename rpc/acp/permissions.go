@@ -26,17 +26,17 @@ var permissionOptions = []permissionOption{
 // decision maps a session/request_permission answer to the session's
 // decision: allow_once → allow, allow_always → allow_session, and
 // reject_once, a cancelled outcome or anything not offered → deny.
-func decision(r permissionResult) string {
+func decision(r permissionResult) events.Approval {
 	if r.Outcome.Outcome != "selected" {
-		return "deny"
+		return events.ApprovalDeny
 	}
 	switch r.Outcome.OptionID {
 	case optAllowOnce:
-		return "allow"
+		return events.ApprovalAllow
 	case optAllowAlways:
-		return "allow_session"
+		return events.ApprovalAllowSession
 	}
-	return "deny"
+	return events.ApprovalDeny
 }
 
 // permAsk is one outstanding session/request_permission.
@@ -54,7 +54,7 @@ type approver struct {
 // Ask sends session/request_permission for a tool call and waits for the
 // answer. It runs on the session's runner goroutine, never on the read
 // loop, so the answer (read by the read loop) can always arrive.
-func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) string {
+func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) events.Approval {
 	toolCallID, title := "", toolTitle(req.ToolName, req.Input)
 	if req.Context != nil {
 		toolCallID = req.Context.ToolCallID
@@ -65,7 +65,7 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) strin
 	res, err := a.as.requestPermission(ctx, toolRef{ToolCallID: toolCallID, Title: title,
 		Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}, permissionOptions)
 	if err != nil {
-		return "deny"
+		return events.ApprovalDeny
 	}
 	return decision(res)
 }

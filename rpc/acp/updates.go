@@ -71,7 +71,7 @@ func (t *translator) translate(e events.Event) []any {
 	case events.PermissionResolved:
 		id, ok := t.asks[e.RequestID]
 		delete(t.asks, e.RequestID)
-		if st := t.calls[id]; ok && st != nil && !st.running && (e.Decision == "allow" || e.Decision == "allow_session") {
+		if st := t.calls[id]; ok && st != nil && !st.running && e.Decision.Allows() {
 			st.running = true
 			return []any{toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: id, Status: statusInProgress}}
 		}

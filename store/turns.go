@@ -1,0 +1,49 @@
+package store
+
+import "github.com/armadra/ama-rpc/llm"
+
+// CustomCheckpoint is the custom type of a turn's checkpoint record. The
+// agent appends one right after every user message that starts a run,
+// naming it in userEntryId, whether file checkpoints are on or not (the
+// rest of the record is the session's, session/checkpoint.go).
+const CustomCheckpoint = "ama.checkpoint"
+
+// TurnStarts tells which user messages of a set of entries start a turn:
+// the rewind points and the turns of a trace. Steering and follow-up
+// messages joined the run they were delivered into. A host message
+// (llm.OriginHost) keeps its origin when it is queued (host-api §4.7), so
+// its origin cannot tell: it starts a turn only when a checkpoint record
+// names it. The records are read once, at the first host message. A
+// TurnStarts is for one goroutine.
+type TurnStarts struct {
+	entries []*Entry
+	named   map[string]bool // nil until needed
+}
+
+// NewTurnStarts returns the turn starts of entries (a branch, or a
+// selection that holds each user message's children).
+func NewTurnStarts(entries []*Entry) *TurnStarts { return &TurnStarts{entries: entries} }
+
+// Starts reports whether u, the message of entry id, starts a turn.
+func (t *TurnStarts) Starts(id string, u *llm.UserMessage) bool {
+	if u.Origin.JoinsRun() {
+		return false
+	}
+	if u.Origin != llm.OriginHost {
+		return true
+	}
+	if t.named == nil {
+		t.named = map[string]bool{}
+		for _, e := range t.entries {
+			if e.Type != TypeCustom || e.CustomType() != CustomCheckpoint {
+				continue
+			}
+			if d, err := CustomData[struct {
+				UserEntryID string `json:"userEntryId"`
+			}](e); err == nil && d.UserEntryID != "" {
+				t.named[d.UserEntryID] = true
+			}
+		}
+	}
+	return t.named[id]
+}
