@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -42,8 +43,42 @@ type Entry struct {
 	Body      json.RawMessage
 
 	once sync.Once
-	msg  llm.Message
-	err  error
+	// facts and customLen are read from the body once, when the entry is
+	// made (parse, constructor), while the body is hot in the cache; later
+	// questions (is it a system message, its customType) then do not touch
+	// the body. The zero value means "not known": the body is read.
+	facts     facts
+	customLen uint16
+	msg       llm.Message
+	err       error
+}
+
+// facts records what was learnt about an entry's body when it was made.
+type facts uint8
+
+const (
+	factRole   facts = 1 << iota // a message whose role was read: factSystem tells
+	factSystem                   // with factRole: the role is "system"
+	factCustom                   // customType is body[len(customTypePrefix):][:customLen]
+)
+
+// learn sets e.facts from e.Type and e.Body with the same fast reads that
+// isSystemEntry and CustomType would do later; it must run before e is
+// shared (entries are immutable afterwards).
+func (e *Entry) learn() {
+	switch e.Type {
+	case TypeMessage:
+		if role, ok := prefixString(e.Body, rolePrefix); ok {
+			e.facts = factRole
+			if string(role) == llm.RoleSystem {
+				e.facts |= factSystem
+			}
+		}
+	case TypeCustom, TypeCustomMessage:
+		if raw, ok := prefixString(e.Body, customTypePrefix); ok && len(raw) <= 0xffff {
+			e.facts, e.customLen = factCustom, uint16(len(raw))
+		}
+	}
 }
 
 // ErrMalformedEntry is returned for a line or value that is not a valid entry.
@@ -165,7 +200,10 @@ func classify(text []byte, fields []field) entryParts {
 // reservedKey returns the reserved key name of f, or "".
 func reservedKey(text []byte, f *field) string {
 	raw := text[f.ks+1 : f.ke-1]
-	if f.kesc || !utf8.Valid(raw) {
+	// Without escapes the raw bytes are the key, except that invalid
+	// UTF-8 would decode to U+FFFD: never one of these ASCII keys, and
+	// never equal to them raw either, so no validation is needed.
+	if f.kesc {
 		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
 			if f.keyIs(text, k) {
 				return k
@@ -331,6 +369,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 		}
 		e.Body = body
 	}
+	e.learn()
 }
 
 var emptyBody = []byte("{}")
@@ -360,13 +399,15 @@ func RawEntry(typ string, body json.RawMessage) *Entry {
 	if body == nil {
 		body = json.RawMessage(emptyBody)
 	}
-	return &Entry{Type: typ, Body: body}
+	e := &Entry{Type: typ, Body: body}
+	e.learn()
+	return e
 }
 
 // WithParent returns a copy of e (same type, id, timestamp and body) whose
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
-	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body}
+	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body, facts: e.facts, customLen: e.customLen}
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
@@ -404,7 +445,9 @@ func newEntry(typ string, v any) *Entry {
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("store: encode %s entry: %v", typ, err))
 	}
-	return &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e := &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e.learn()
+	return e
 }
 
 // MessageEntry returns a message entry.
@@ -417,6 +460,7 @@ func MessageEntry(m llm.Message) *Entry {
 		}{skel})
 		if body, at, n, ok := llm.SpliceTextAt(e.Body, text); ok {
 			e.Body = body
+			e.learn()
 			m = shareText(m, body[at:at+n]) // the text kept once (share.go)
 			e.once.Do(func() { e.msg = m })
 			return e
@@ -542,6 +586,11 @@ func (e *Entry) Decode(v any) error { return json.Unmarshal(e.Body, v) }
 func (e *Entry) CustomType() string {
 	if e.Type != TypeCustom && e.Type != TypeCustomMessage {
 		return ""
+	}
+	if e.facts&factCustom != 0 {
+		// Read at creation (learn). The string shares the body's bytes:
+		// sound because a body is never modified (see share.go).
+		return unsafe.String(&e.Body[len(customTypePrefix)], int(e.customLen))
 	}
 	if raw, ok := prefixString(e.Body, customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)
