@@ -43,23 +43,27 @@ type Entry struct {
 	Body      json.RawMessage
 
 	once sync.Once
-	// facts and customLen are read from the body once, when the entry is
-	// made (parse, constructor), while the body is hot in the cache; later
-	// questions (is it a system message, its customType) then do not touch
-	// the body. The zero value means "not known": the body is read.
-	facts     facts
-	customLen uint16
-	msg       llm.Message
-	err       error
+	// facts and span are read from the body once, when the entry is made
+	// (parse, constructor), while the body is hot in the cache; later
+	// questions (is it a system message, its customType, a label's
+	// target and text, the session name) then do not touch the body. The
+	// zero value means "not known": the body is read.
+	facts facts
+	span  uint16 // length of the customType (custom) or targetId (label)
+	msg   llm.Message
+	err   error
 }
 
 // facts records what was learnt about an entry's body when it was made.
 type facts uint8
 
 const (
-	factRole   facts = 1 << iota // a message whose role was read: factSystem tells
-	factSystem                   // with factRole: the role is "system"
-	factCustom                   // customType is body[len(customTypePrefix):][:customLen]
+	factRole      facts = 1 << iota // a message whose role was read: factSystem tells
+	factSystem                      // with factRole: the role is "system"
+	factCustom                      // customType is body[len(customTypePrefix):][:span]
+	factLabel                       // body is {"targetId":"…"} (targetId span long, no escapes)
+	factLabelText                   // with factLabel: …,"label":"…"} follows (no escapes)
+	factName                        // body is {"name":"…"} (no escapes)
 )
 
 // learn sets e.facts from e.Type and e.Body with the same fast reads that
@@ -76,9 +80,54 @@ func (e *Entry) learn() {
 		}
 	case TypeCustom, TypeCustomMessage:
 		if raw, ok := prefixString(e.Body, customTypePrefix); ok && len(raw) <= 0xffff {
-			e.facts, e.customLen = factCustom, uint16(len(raw))
+			e.facts, e.span = factCustom, uint16(len(raw))
+		}
+	case TypeLabel: // the shapes labelFields reads without a scan
+		if raw, ok := prefixString(e.Body, labelPrefix); ok && len(raw) <= 0xffff {
+			rest := e.Body[len(labelPrefix)+len(raw)+1:]
+			if string(rest) == "}" {
+				e.facts, e.span = factLabel, uint16(len(raw))
+			} else if l, ok := prefixString(rest, labelSecond); ok && len(rest) == len(labelSecond)+len(l)+2 {
+				e.facts, e.span = factLabel|factLabelText, uint16(len(raw))
+			}
+		}
+	case TypeSessionInfo:
+		if raw, ok := prefixString(e.Body, namePrefix); ok && len(e.Body) == len(namePrefix)+len(raw)+2 {
+			e.facts = factName
 		}
 	}
+}
+
+// bodyString returns body[from:to] as a string sharing the body's bytes:
+// sound because a body is never modified once its entry exists (see
+// share.go); the string keeps the body alive.
+func (e *Entry) bodyString(from, to int) string {
+	if from == to {
+		return ""
+	}
+	return unsafe.String(&e.Body[from], to-from)
+}
+
+// label returns the targetId and label of a label entry (ok false without
+// a string targetId).
+func (e *Entry) label() (target, label string, ok bool) {
+	if e.facts&factLabel == 0 {
+		return labelFields(e.Body)
+	}
+	end := len(labelPrefix) + int(e.span)
+	target = e.bodyString(len(labelPrefix), end)
+	if e.facts&factLabelText != 0 {
+		label = e.bodyString(end+1+len(labelSecond), len(e.Body)-2)
+	}
+	return target, label, true
+}
+
+// sessionName returns the name of a session_info entry ("" if none).
+func (e *Entry) sessionName() string {
+	if e.facts&factName != 0 {
+		return e.bodyString(len(namePrefix), len(e.Body)-2)
+	}
+	return sessionName(e.Body)
 }
 
 // ErrMalformedEntry is returned for a line or value that is not a valid entry.
@@ -407,7 +456,7 @@ func RawEntry(typ string, body json.RawMessage) *Entry {
 // WithParent returns a copy of e (same type, id, timestamp and body) whose
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
-	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body, facts: e.facts, customLen: e.customLen}
+	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body, facts: e.facts, span: e.span}
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
@@ -588,9 +637,7 @@ func (e *Entry) CustomType() string {
 		return ""
 	}
 	if e.facts&factCustom != 0 {
-		// Read at creation (learn). The string shares the body's bytes:
-		// sound because a body is never modified (see share.go).
-		return unsafe.String(&e.Body[len(customTypePrefix)], int(e.customLen))
+		return e.bodyString(len(customTypePrefix), len(customTypePrefix)+int(e.span)) // read by learn
 	}
 	if raw, ok := prefixString(e.Body, customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)

@@ -23,6 +23,17 @@ func TestEntryFacts(t *testing.T) {
 		`{"type":"custom","customType":"\u00e9t\u00e9","id":"j","parentId":"i","timestamp":"t"}`,
 		`{"type":"label","targetId":"a","id":"k","parentId":"j","timestamp":"t"}`,
 		`{"type":"custom","id":"l","parentId":"k","timestamp":"t"}`,
+		`{"type":"label","targetId":"a","label":"cp 1","id":"m","parentId":"l","timestamp":"t"}`,
+		`{"type":"label","targetId":"","label":"","id":"n","parentId":"m","timestamp":"t"}`,
+		`{"type":"label","targetId":"a","label":"x","extra":1,"id":"o","parentId":"n","timestamp":"t"}`,
+		`{"type":"label","label":"x","targetId":"a","id":"p","parentId":"o","timestamp":"t"}`,
+		`{"type":"label","targetId":"a\"b","label":"x","id":"q","parentId":"p","timestamp":"t"}`,
+		`{"type":"label","targetId":"a","label":"x\n","id":"r","parentId":"q","timestamp":"t"}`,
+		`{"type":"session_info","name":"my name","id":"s","parentId":"r","timestamp":"t"}`,
+		`{"type":"session_info","name":"","id":"t","parentId":"s","timestamp":"t"}`,
+		`{"type":"session_info","name":"a","name":"b","id":"u","parentId":"t","timestamp":"t"}`,
+		`{"type":"session_info","id":"v","parentId":"u","timestamp":"t"}`,
+		`{"type":"session_info","name":"\u00e9","id":"w","parentId":"v","timestamp":"t"}`,
 	}
 	var entries []*Entry
 	for _, l := range lines {
@@ -39,6 +50,9 @@ func TestEntryFacts(t *testing.T) {
 		CustomMessageEntry(&llm.CustomMessage{CustomType: "note", Content: llm.UserContent{Text: "x"}}),
 		RawEntry(TypeCustom, json.RawMessage(`{"customType":"raw"}`)),
 		RawEntry(TypeMessage, json.RawMessage(`{"message":{"role":"system"}}`)),
+		LabelEntry("target", "text"),
+		LabelEntry("target", ""),
+		SessionInfoEntry("named"),
 	)
 	for _, e := range entries {
 		blank := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp, Body: e.Body}
@@ -48,11 +62,20 @@ func TestEntryFacts(t *testing.T) {
 		if got, want := e.CustomType(), blank.CustomType(); got != want {
 			t.Errorf("%s %s: CustomType %q, from the body %q", e.Type, e.Body, got, want)
 		}
+		gt, gl, gok := e.label()
+		wt, wl, wok := labelFields(e.Body)
+		if e.Type == TypeLabel && (gt != wt || gl != wl || gok != wok) {
+			t.Errorf("%s: label %q %q %v, from the body %q %q %v", e.Body, gt, gl, gok, wt, wl, wok)
+		}
+		if got, want := e.sessionName(), sessionName(e.Body); e.Type == TypeSessionInfo && got != want {
+			t.Errorf("%s: sessionName %q, from the body %q", e.Body, got, want)
+		}
 		if got, want := e.WithParent(nil).CustomType(), blank.CustomType(); got != want {
 			t.Errorf("%s %s: WithParent CustomType %q, want %q", e.Type, e.Body, got, want)
 		}
 	}
-	if !isSystemEntry(entries[0]) || entries[0].facts&factRole == 0 || entries[6].facts&factCustom == 0 {
+	if !isSystemEntry(entries[0]) || entries[0].facts&factRole == 0 || entries[6].facts&factCustom == 0 ||
+		entries[12].facts&factLabelText == 0 || entries[18].facts&factName == 0 {
 		t.Errorf("the fast facts were not recorded at parse time: %v %v", entries[0].facts, entries[6].facts)
 	}
 }

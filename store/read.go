@@ -233,7 +233,7 @@ func (p *parser) line(text []byte, kind byte) error {
 	p.b.fill(e, text, fields, &parts, p.sc.ws)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
-		p.name, p.hasName = sessionName(e.Body), true
+		p.name, p.hasName = e.sessionName(), true
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (t *Tree) link(i int32, unique bool) {
 func (t *Tree) note(e *Entry) {
 	switch e.Type {
 	case TypeLabel:
-		target, label, ok := labelFields(e.Body)
+		target, label, ok := e.label()
 		if !ok {
 			return
 		}
@@ -94,7 +94,7 @@ func (t *Tree) note(e *Entry) {
 			delete(t.labels, target)
 		}
 	case TypeSessionInfo:
-		t.name = sessionName(e.Body)
+		t.name = e.sessionName()
 	}
 }
 
