@@ -79,3 +79,32 @@ func TestEntryFacts(t *testing.T) {
 		t.Errorf("the fast facts were not recorded at parse time: %v %v", entries[0].facts, entries[6].facts)
 	}
 }
+
+// TestIDIndex checks the id index against a map through growth and
+// repeated ids (the last put wins).
+func TestIDIndex(t *testing.T) {
+	var entries []*Entry
+	want := map[string]int32{}
+	var x idIndex // zero value grows on first put
+	for i := range 5000 {
+		id := string(rune('a'+i%26)) + string(rune('0'+i%7)) + string(rune(i%1500))
+		entries = append(entries, &Entry{ID: id})
+		x.put(entries, id, int32(i))
+		want[id] = int32(i)
+	}
+	if x.n != len(want) {
+		t.Fatalf("n = %d, want %d", x.n, len(want))
+	}
+	for id, i := range want {
+		if got, ok := x.get(entries, id); !ok || got != i {
+			t.Fatalf("get(%q) = %d %v, want %d", id, got, ok, i)
+		}
+	}
+	if _, ok := x.get(entries, "absent"); ok {
+		t.Fatal("found an absent id")
+	}
+	y := newIDIndex(10)
+	if _, ok := y.get(nil, "x"); ok {
+		t.Fatal("found in an empty index")
+	}
+}
