@@ -16,9 +16,9 @@ import (
 // concurrent use; it belongs to the session's owner goroutine.
 type Tree struct {
 	entries []*Entry
-	pos     idIndex // id → index in entries
-	parent  []int32          // index of the parent, -1 for a root
-	kids    [][]int32        // children in file order
+	pos     idIndex   // id → index in entries
+	parent  []int32   // index of the parent, -1 for a root
+	kids    [][]int32 // children in file order
 	roots   []int32
 	orphans map[string][]int32 // missing parent id → roots waiting for it
 	leaf    *string
