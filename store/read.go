@@ -78,20 +78,19 @@ type tail struct {
 
 // readSnapshot parses a whole session file.
 func readSnapshot(r io.Reader, path string) (*Snapshot, tail, error) {
+	p := parser{path: path, keep: true, bufSize: readChunk}
 	if f, ok := r.(*os.File); ok && runtime.GOMAXPROCS(0) > 1 {
 		if snap, t, ok := readSplit(f, path); ok {
 			return snap, t, nil
 		}
 		// Small, unsplittable or failing: read from the start in one
 		// pass, which also reports the first error exactly.
+		p.bufSize = bufferSize(f)
 		r = io.NewSectionReader(f, 0, math.MaxInt64)
 	}
-	p := parser{path: path, keep: true, bufSize: readChunk}
 	switch r := r.(type) {
 	case *os.File:
 		p.bufSize = bufferSize(r)
-	case *io.SectionReader:
-		p.bufSize = readChunk
 	case interface{ Len() int }: // bytes.Reader, strings.Reader
 		p.bufSize = min(max(r.Len()+1, 512), readChunk)
 	}
