@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -42,8 +43,91 @@ type Entry struct {
 	Body      json.RawMessage
 
 	once sync.Once
-	msg  llm.Message
-	err  error
+	// facts and span are read from the body once, when the entry is made
+	// (parse, constructor), while the body is hot in the cache; later
+	// questions (is it a system message, its customType, a label's
+	// target and text, the session name) then do not touch the body. The
+	// zero value means "not known": the body is read.
+	facts facts
+	span  uint16 // length of the customType (custom) or targetId (label)
+	msg   llm.Message
+	err   error
+}
+
+// facts records what was learnt about an entry's body when it was made.
+type facts uint8
+
+const (
+	factRole      facts = 1 << iota // a message whose role was read: factSystem tells
+	factSystem                      // with factRole: the role is "system"
+	factCustom                      // customType is body[len(customTypePrefix):][:span]
+	factLabel                       // body is {"targetId":"…"} (targetId span long, no escapes)
+	factLabelText                   // with factLabel: …,"label":"…"} follows (no escapes)
+	factName                        // body is {"name":"…"} (no escapes)
+)
+
+// learn sets e.facts from e.Type and e.Body with the same fast reads that
+// isSystemEntry and CustomType would do later; it must run before e is
+// shared (entries are immutable afterwards).
+func (e *Entry) learn() {
+	switch e.Type {
+	case TypeMessage:
+		if role, ok := prefixString(e.Body, rolePrefix); ok {
+			e.facts = factRole
+			if string(role) == llm.RoleSystem {
+				e.facts |= factSystem
+			}
+		}
+	case TypeCustom, TypeCustomMessage:
+		if raw, ok := prefixString(e.Body, customTypePrefix); ok && len(raw) <= 0xffff {
+			e.facts, e.span = factCustom, uint16(len(raw))
+		}
+	case TypeLabel: // the shapes labelFields reads without a scan
+		if raw, ok := prefixString(e.Body, labelPrefix); ok && len(raw) <= 0xffff {
+			rest := e.Body[len(labelPrefix)+len(raw)+1:]
+			if string(rest) == "}" {
+				e.facts, e.span = factLabel, uint16(len(raw))
+			} else if l, ok := prefixString(rest, labelSecond); ok && len(rest) == len(labelSecond)+len(l)+2 {
+				e.facts, e.span = factLabel|factLabelText, uint16(len(raw))
+			}
+		}
+	case TypeSessionInfo:
+		if raw, ok := prefixString(e.Body, namePrefix); ok && len(e.Body) == len(namePrefix)+len(raw)+2 {
+			e.facts = factName
+		}
+	}
+}
+
+// bodyString returns body[from:to] as a string sharing the body's bytes:
+// sound because a body is never modified once its entry exists (see
+// share.go); the string keeps the body alive.
+func (e *Entry) bodyString(from, to int) string {
+	if from == to {
+		return ""
+	}
+	return unsafe.String(&e.Body[from], to-from)
+}
+
+// label returns the targetId and label of a label entry (ok false without
+// a string targetId).
+func (e *Entry) label() (target, label string, ok bool) {
+	if e.facts&factLabel == 0 {
+		return labelFields(e.Body)
+	}
+	end := len(labelPrefix) + int(e.span)
+	target = e.bodyString(len(labelPrefix), end)
+	if e.facts&factLabelText != 0 {
+		label = e.bodyString(end+1+len(labelSecond), len(e.Body)-2)
+	}
+	return target, label, true
+}
+
+// sessionName returns the name of a session_info entry ("" if none).
+func (e *Entry) sessionName() string {
+	if e.facts&factName != 0 {
+		return e.bodyString(len(namePrefix), len(e.Body)-2)
+	}
+	return sessionName(e.Body)
 }
 
 // ErrMalformedEntry is returned for a line or value that is not a valid entry.
@@ -165,7 +249,10 @@ func classify(text []byte, fields []field) entryParts {
 // reservedKey returns the reserved key name of f, or "".
 func reservedKey(text []byte, f *field) string {
 	raw := text[f.ks+1 : f.ke-1]
-	if f.kesc || !utf8.Valid(raw) {
+	// Without escapes the raw bytes are the key, except that invalid
+	// UTF-8 would decode to U+FFFD: never one of these ASCII keys, and
+	// never equal to them raw either, so no validation is needed.
+	if f.kesc {
 		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
 			if f.keyIs(text, k) {
 				return k
@@ -193,6 +280,7 @@ func reservedKey(text []byte, f *field) string {
 type builder struct {
 	bulk    bool
 	arena   []byte
+	sarena  []byte // strings (str)
 	slab    []Entry
 	strs    []string
 	scratch []byte
@@ -216,6 +304,24 @@ func (b *builder) bytes(n int) []byte {
 	b.arena = b.arena[:l+n]
 	return b.arena[l : l+n : l+n]
 }
+
+// str returns sc as a string. In bulk reads the strings are carved from
+// an arena of their own (one heap object fewer per entry, and the ids stay
+// packed together, as the tree's index reads them all); the arena's bytes
+// are never written again once handed out.
+func (b *builder) str(sc []byte) string {
+	if !b.bulk || len(sc) == 0 || len(sc) > strChunk/8 {
+		return string(sc)
+	}
+	if cap(b.sarena)-len(b.sarena) < len(sc) {
+		b.sarena = make([]byte, 0, min(max(2*cap(b.sarena), 4<<10), strChunk))
+	}
+	l := len(b.sarena)
+	b.sarena = append(b.sarena, sc...)
+	return unsafe.String(&b.sarena[l], len(sc))
+}
+
+const strChunk = 256 << 10
 
 func (b *builder) entry() *Entry {
 	if !b.bulk {
@@ -270,7 +376,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 				sc = append(sc, text[p.ts.vs:p.ts.ve]...)
 			}
 		}
-		all := string(sc)
+		all := b.str(sc)
 		b.scratch = sc
 		e.ID = all[:nID]
 		if hasParent {
@@ -331,6 +437,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 		}
 		e.Body = body
 	}
+	e.learn()
 }
 
 var emptyBody = []byte("{}")
@@ -360,13 +467,15 @@ func RawEntry(typ string, body json.RawMessage) *Entry {
 	if body == nil {
 		body = json.RawMessage(emptyBody)
 	}
-	return &Entry{Type: typ, Body: body}
+	e := &Entry{Type: typ, Body: body}
+	e.learn()
+	return e
 }
 
 // WithParent returns a copy of e (same type, id, timestamp and body) whose
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
-	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body}
+	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body, facts: e.facts, span: e.span}
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
@@ -404,7 +513,9 @@ func newEntry(typ string, v any) *Entry {
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("store: encode %s entry: %v", typ, err))
 	}
-	return &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e := &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e.learn()
+	return e
 }
 
 // MessageEntry returns a message entry.
@@ -417,6 +528,7 @@ func MessageEntry(m llm.Message) *Entry {
 		}{skel})
 		if body, at, n, ok := llm.SpliceTextAt(e.Body, text); ok {
 			e.Body = body
+			e.learn()
 			m = shareText(m, body[at:at+n]) // the text kept once (share.go)
 			e.once.Do(func() { e.msg = m })
 			return e
@@ -542,6 +654,9 @@ func (e *Entry) Decode(v any) error { return json.Unmarshal(e.Body, v) }
 func (e *Entry) CustomType() string {
 	if e.Type != TypeCustom && e.Type != TypeCustomMessage {
 		return ""
+	}
+	if e.facts&factCustom != 0 {
+		return e.bodyString(len(customTypePrefix), len(customTypePrefix)+int(e.span)) // read by learn
 	}
 	if raw, ok := prefixString(e.Body, customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)

@@ -381,6 +381,9 @@ func isSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
+	if e.facts&factRole != 0 { // read at creation (Entry.learn)
+		return e.facts&factSystem != 0
+	}
 	if role, ok := prefixString(e.Body, rolePrefix); ok {
 		return string(role) == llm.RoleSystem
 	}

@@ -1,11 +1,15 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"runtime"
+	"sync"
 )
 
 // leafType is the "type" of a leaf line (§5.5); leaf lines are not entries.
@@ -75,6 +79,15 @@ type tail struct {
 // readSnapshot parses a whole session file.
 func readSnapshot(r io.Reader, path string) (*Snapshot, tail, error) {
 	p := parser{path: path, keep: true, bufSize: readChunk}
+	if f, ok := r.(*os.File); ok && runtime.GOMAXPROCS(0) > 1 {
+		if snap, t, ok := readSplit(f, path); ok {
+			return snap, t, nil
+		}
+		// Small, unsplittable or failing: read from the start in one
+		// pass, which also reports the first error exactly.
+		p.bufSize = bufferSize(f)
+		r = io.NewSectionReader(f, 0, math.MaxInt64)
+	}
 	switch r := r.(type) {
 	case *os.File:
 		p.bufSize = bufferSize(r)
@@ -131,7 +144,11 @@ type parser struct {
 	leafSet bool    // a leaf line follows the last entry
 	leaf    *string // its id
 	name    string
+	hasName bool // a session_info entry was read (name is its name)
 	tail    tail
+
+	rest  bool // the input starts after the header (readSplit's second half)
+	lines int  // physical lines read (at the end of run)
 }
 
 func (p *parser) run(r io.Reader) error {
@@ -161,10 +178,11 @@ func (p *parser) run(r io.Reader) error {
 		}
 	}
 	p.tail.size = lr.off + int64(lr.end)
+	p.lines = lr.num
 	if lr.err != nil {
 		return fmt.Errorf("%w: cannot read session file %s: %w", ErrNotFound, p.path, lr.err)
 	}
-	if p.parsed == 0 {
+	if p.parsed == 0 && !p.rest {
 		return corrupt(p.path, 0, ReasonMissingHeader)
 	}
 	return nil
@@ -174,7 +192,7 @@ func (p *parser) run(r io.Reader) error {
 func (p *parser) line(text []byte, kind byte) error {
 	p.parsed++
 	fields := p.sc.fields
-	if p.parsed == 1 {
+	if p.parsed == 1 && !p.rest {
 		h, err := parseHeader(p.path, text, kind, fields)
 		p.header = h
 		return err
@@ -214,7 +232,91 @@ func (p *parser) line(text []byte, kind byte) error {
 	p.b.fill(e, text, fields, &parts, p.sc.ws)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
-		p.name = sessionName(e.Body)
+		p.name, p.hasName = e.sessionName(), true
 	}
 	return nil
+}
+
+// splitMin is the smallest file readSplit parses in two halves (a
+// variable for tests).
+var splitMin int64 = 4 << 20
+
+// readSplit parses a large file in two halves at once, split at the first
+// line boundary after the middle: the first half (header included) on the
+// calling goroutine, the rest on another, then joins them as one pass would
+// have. It only returns a result when both halves parse without error; a
+// file that fails (or is small, or has no line boundary to split at) is
+// read again in one pass by the caller, so error reports (the first bad
+// line and its number) stay exactly those of the sequential read. The
+// halves are read with ReadAt, so f's offset is not used.
+func readSplit(f *os.File, path string) (*Snapshot, tail, bool) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() < splitMin {
+		return nil, tail{}, false
+	}
+	split := lineAfter(f, st.Size()/2)
+	if split < 0 {
+		return nil, tail{}, false
+	}
+	return readSplitAt(f, path, split)
+}
+
+// readSplitAt is readSplit with the second half starting at split, the
+// offset of a line start.
+func readSplitAt(f *os.File, path string, split int64) (*Snapshot, tail, bool) {
+	a := parser{path: path, keep: true, bufSize: readChunk}
+	b := parser{path: path, keep: true, bufSize: readChunk, rest: true}
+	a.b.bulk, b.b.bulk = true, true
+	var errB error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		// To the end of the file, however long it is by now, as the
+		// sequential read would.
+		errB = b.run(io.NewSectionReader(f, split, math.MaxInt64-split))
+	})
+	errA := a.run(io.NewSectionReader(f, 0, split))
+	wg.Wait()
+	if errA != nil || errB != nil || a.parsed == 0 {
+		return nil, tail{}, false
+	}
+	entries := make([]*Entry, 0, len(a.entries)+len(b.entries))
+	entries = append(append(entries, a.entries...), b.entries...)
+	leafSet, leaf := a.leafSet, a.leaf
+	switch {
+	case b.leafSet:
+		leafSet, leaf = true, b.leaf
+	case len(b.entries) > 0:
+		leafSet, leaf = false, nil
+	}
+	name := a.name
+	if b.hasName {
+		name = b.name
+	}
+	t := b.tail // the end of the file is the second half's
+	t.size += split
+	if t.repaired {
+		t.truncateAt += split
+	}
+	snap := &Snapshot{
+		Path: path, Header: a.header, Entries: entries, Name: name,
+		RepairedTail: t.repaired, MissingNewline: t.unterminated && !t.repaired,
+	}
+	snap.LeafID = resolveLeaf(entries, leafSet, leaf)
+	return snap, t, true
+}
+
+// lineAfter returns the offset just after the first '\n' at or after off
+// (-1 if there is none).
+func lineAfter(f *os.File, off int64) int64 {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return off + int64(i) + 1
+		}
+		if err != nil {
+			return -1
+		}
+		off += int64(n)
+	}
 }

@@ -16,9 +16,9 @@ import (
 // concurrent use; it belongs to the session's owner goroutine.
 type Tree struct {
 	entries []*Entry
-	pos     map[string]int32 // id → index in entries
-	parent  []int32          // index of the parent, -1 for a root
-	kids    [][]int32        // children in file order
+	pos     idIndex   // id → index in entries
+	parent  []int32   // index of the parent, -1 for a root
+	kids    [][]int32 // children in file order
 	roots   []int32
 	orphans map[string][]int32 // missing parent id → roots waiting for it
 	leaf    *string
@@ -32,16 +32,16 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	n := len(entries)
 	t := &Tree{
 		entries: entries[:n:n],
-		pos:     make(map[string]int32, n),
+		pos:     newIDIndex(n),
 		parent:  make([]int32, n),
 		kids:    make([][]int32, n),
 		orphans: map[string][]int32{},
 		labels:  map[string]string{},
 	}
 	for i, e := range entries {
-		t.pos[e.ID] = int32(i)
+		t.pos.put(entries, e.ID, int32(i))
 	}
-	unique := len(t.pos) == n
+	unique := t.pos.n == n
 	for i, e := range entries {
 		t.link(int32(i), unique)
 		t.note(e)
@@ -68,7 +68,7 @@ func (t *Tree) link(i int32, unique bool) {
 		t.kids[i-1] = append(t.kids[i-1], i)
 		return
 	}
-	q, ok := t.pos[*e.ParentID]
+	q, ok := t.pos.get(t.entries, *e.ParentID)
 	if ok && q != i {
 		t.parent[i] = q
 		t.kids[q] = append(t.kids[q], i)
@@ -84,7 +84,7 @@ func (t *Tree) link(i int32, unique bool) {
 func (t *Tree) note(e *Entry) {
 	switch e.Type {
 	case TypeLabel:
-		target, label, ok := labelFields(e.Body)
+		target, label, ok := e.label()
 		if !ok {
 			return
 		}
@@ -94,7 +94,7 @@ func (t *Tree) note(e *Entry) {
 			delete(t.labels, target)
 		}
 	case TypeSessionInfo:
-		t.name = sessionName(e.Body)
+		t.name = e.sessionName()
 	}
 }
 
@@ -150,7 +150,7 @@ func (t *Tree) Append(e *Entry) {
 		t.kids[i] = waiting
 		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
 	}
-	t.pos[e.ID] = i
+	t.pos.put(t.entries, e.ID, i)
 	t.link(i, true) // only e follows entries[i-1]: pos names it unless e has its id
 	t.note(e)
 	id := e.ID
@@ -165,7 +165,7 @@ func (t *Tree) Entries() []*Entry { return t.entries[:len(t.entries):len(t.entri
 
 // Get returns the entry with id, or nil.
 func (t *Tree) Get(id string) *Entry {
-	if i, ok := t.pos[id]; ok {
+	if i, ok := t.pos.get(t.entries, id); ok {
 		return t.entries[i]
 	}
 	return nil
@@ -188,7 +188,7 @@ func (t *Tree) SetLeaf(id *string) error {
 		t.leaf = nil
 		return nil
 	}
-	if _, ok := t.pos[*id]; !ok {
+	if _, ok := t.pos.get(t.entries, *id); !ok {
 		return fmt.Errorf("%w: %s", ErrUnknownEntry, *id)
 	}
 	leaf := *id
@@ -208,7 +208,7 @@ func (t *Tree) Branch() []*Entry {
 // is unknown). A parent cycle (possible only in hand-written files) ends
 // the path at the first repeated entry.
 func (t *Tree) Path(id string) []*Entry {
-	i, ok := t.pos[id]
+	i, ok := t.pos.get(t.entries, id)
 	if !ok {
 		return nil
 	}
@@ -241,7 +241,7 @@ func (t *Tree) pathNoCycle(i int32) []*Entry {
 
 // Children returns the children of id in file order.
 func (t *Tree) Children(id string) []*Entry {
-	i, ok := t.pos[id]
+	i, ok := t.pos.get(t.entries, id)
 	if !ok {
 		return nil
 	}
@@ -273,7 +273,7 @@ func (t *Tree) Name() string { return t.name }
 // get_entries does with its since cursor. An unknown id yields every entry
 // and found = false (the reference behaviour: the client starts over).
 func (t *Tree) Since(id string) (entries []*Entry, found bool) {
-	i, ok := t.pos[id]
+	i, ok := t.pos.get(t.entries, id)
 	if !ok {
 		return slices.Clone(t.entries), false
 	}
