@@ -200,6 +200,16 @@ func (t *optTable) parseLong(p *parsedArgs, args []arg, i int) int {
 	if needs && !has && !o.neg && i+1 < len(args) {
 		o.val, o.hasVal = args[i+1], true
 		used = 1
+		if o.def == nil {
+			// An ambiguous abbreviation: the program refuses it today, but
+			// which option it names (and whether that one takes the next
+			// word) depends on the program's version and its full option
+			// list, which our table may not hold. The next word counts as
+			// both its value and an operand, so the operand checks see it
+			// (`git push --r +0` is judged as a forced refspec; found by
+			// FuzzAnalyzeShell).
+			p.operands = append(p.operands, args[i+1])
+		}
 	}
 	p.opts = append(p.opts, o)
 	return used
@@ -315,9 +325,12 @@ func (p *parsedArgs) unsafe(t *optTable) string {
 					return o.text
 				}
 			}
-			if !t.anyOther {
-				return o.text // ambiguous: the program refuses it, we do not guess
-			}
+			// Ambiguous: the program refuses it and we do not guess, even
+			// in a table that accepts other options — whether the next word
+			// is its value or an operand depends on the guess (`git push
+			// --r +0`: --repo's value, or a forced refspec), so what the
+			// command would touch cannot be known (found by FuzzAnalyzeShell).
+			return o.text
 		case o.def == nil:
 			if !t.anyOther || t.prefixOfBad(o.text) {
 				return o.text
