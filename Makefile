@@ -21,6 +21,7 @@ fuzz:
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzLineReader -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzAppendJSONString -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc -run '^$$' -fuzz FuzzParseCommand -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc -run '^$$' -fuzz FuzzMembers -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
