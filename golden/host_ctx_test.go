@@ -423,42 +423,15 @@ func TestHostExecuteToolACP(t *testing.T) {
 		Args:   []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter},
 		Script: turns(string(arg)),
 	})
-	isID := func(id string) func(o *golden.Object) bool {
-		return func(o *golden.Object) bool {
-			v, ok := o.Get("id")
-			_, method := o.Get("method")
-			n, isNum := v.(json.Number)
-			return ok && isNum && string(n) == id && !method
-		}
-	}
-	r.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	r.WaitFor("initialize", 1, isID("1"))
-	r.Send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + r.Work + `","mcpServers":[]}}`)
-	r.WaitFor("session/new", 1, isID("2"))
-	var sid string
-	for _, l := range r.Lines() {
-		var m struct {
-			ID     int `json:"id"`
-			Result struct {
-				SessionID string `json:"sessionId"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.ID == 2 {
-			sid = m.Result.SessionID
-		}
-	}
+	sid := acpNewSession(t, r)
 	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go"}]}}`)
 	n := r.WaitFor("request_permission", 1, func(o *golden.Object) bool { return o.String("method") == "session/request_permission" })
 	line := r.Lines()[n]
 	if !bytes.Contains(line, []byte("rejected-marker")) {
 		t.Fatalf("the client was not asked about the nested call: %s", line)
 	}
-	var req struct {
-		ID json.RawMessage `json:"id"`
-	}
-	_ = json.Unmarshal(line, &req)
-	r.Send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"reject_once"}}}`)
-	r.WaitFor("prompt", 1, isID("3"))
+	acpAnswerPermission(r, n, "reject_once")
+	r.WaitFor("prompt", 1, acpResponse("3"))
 	r.CloseStdin()
 	if code := r.Wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.Stderr())

@@ -198,42 +198,15 @@ func TestHostACP(t *testing.T) {
 		Script: toolScript(`{"name":"canvas_read_node","arguments":{"text":"a"}}`, `{"name":"canvas_send","arguments":{"text":"broker-allow"}}`,
 			`{"name":"canvas_run_member","arguments":{"text":"ask the client"}}`),
 	})
-	isID := func(id string) func(o *golden.Object) bool {
-		return func(o *golden.Object) bool {
-			v, ok := o.Get("id")
-			_, method := o.Get("method")
-			n, isNum := v.(json.Number)
-			return ok && isNum && string(n) == id && !method
-		}
-	}
-	r.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	r.WaitFor("initialize", 1, isID("1"))
-	r.Send(`{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"` + r.Work + `","mcpServers":[]}}`)
-	r.WaitFor("session/new", 1, isID("2"))
-	var sid string
-	for _, l := range r.Lines() {
-		var m struct {
-			ID     int `json:"id"`
-			Result struct {
-				SessionID string `json:"sessionId"`
-			} `json:"result"`
-		}
-		if json.Unmarshal(l, &m) == nil && m.ID == 2 {
-			sid = m.Result.SessionID
-		}
-	}
+	sid := acpNewSession(t, r)
 	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"go"}]}}`)
 	n := r.WaitFor("request_permission", 1, func(o *golden.Object) bool { return o.String("method") == "session/request_permission" })
 	line := r.Lines()[n]
 	if !bytes.Contains(line, []byte("canvas_run_member")) {
 		t.Fatalf("the first permission request to the client is not the passed-on one: %s", line)
 	}
-	var req struct {
-		ID json.RawMessage `json:"id"`
-	}
-	_ = json.Unmarshal(line, &req)
-	r.Send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":"allow_once"}}}`)
-	r.WaitFor("prompt", 1, isID("3"))
+	acpAnswerPermission(r, n, "allow_once")
+	r.WaitFor("prompt", 1, acpResponse("3"))
 	all := string(bytes.Join(r.Lines(), []byte("\n")))
 	for _, want := range []string{"canvas_read_node ok: a", "canvas_send ok: broker-allow", "canvas_run_member ok: ask the client"} {
 		if !strings.Contains(all, want) {
