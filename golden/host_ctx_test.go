@@ -74,12 +74,7 @@ const ctxAdapter = `module.exports = { hostApi: 1, create(api) {
 
 func writeCtxAdapter(t *testing.T) string {
 	t.Helper()
-	canvasAdapter(t) // needs node
-	p := filepath.Join(t.TempDir(), "ctx.cjs")
-	if err := os.WriteFile(p, []byte(ctxAdapter), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeAdapter(t, "ctx.cjs", ctxAdapter)
 }
 
 // turns is a fake script with one tool call per response, then "Done.".

@@ -50,12 +50,7 @@ module.exports = { hostApi: 1, create(api) {
 
 func writeViewsAdapter(t *testing.T) string {
 	t.Helper()
-	canvasAdapter(t) // needs node
-	p := filepath.Join(t.TempDir(), "views.cjs")
-	if err := os.WriteFile(p, []byte(viewsAdapter), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeAdapter(t, "views.cjs", viewsAdapter)
 }
 
 // ctx.checkpoint.beforeWrite puts the file into the turn's checkpoint

@@ -48,11 +48,7 @@ module.exports = { hostApi: 1, create(api) {
 // reaches the parent's session: the explore child's nested bash is judged
 // by the child's read-only pipeline, not the full-auto parent's.
 func TestHostCallIDCollisionStaysInItsSession(t *testing.T) {
-	canvasAdapter(t) // needs node
-	adapter := filepath.Join(t.TempDir(), "collide.cjs")
-	if err := os.WriteFile(adapter, []byte(collideAdapter), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	adapter := writeAdapter(t, "collide.cjs", collideAdapter)
 	r := golden.Start(t, golden.Config{
 		Args:       []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto", "--tools", "read,task,spawn,parent_wait,child_nest"},
 		UserConfig: []byte(`{"subagents":{"background":"never"}}`),
@@ -106,8 +102,6 @@ func TestHostMarkReadIsNoApproval(t *testing.T) {
 // A built-in the adapter disabled during create() is gone for its own
 // nested calls too: executeTool("bash") finds no tool, even in full-auto.
 func TestHostExecuteToolDisabledBuiltin(t *testing.T) {
-	canvasAdapter(t) // needs node
-	adapter := filepath.Join(t.TempDir(), "disable.cjs")
 	src := `module.exports = { hostApi: 1, create(api) {
   api.tools.disable("bash");
   api.tools.register({ name: "run_it", permission: "read", description: "Runs bash.", parameters: { type: "object" },
@@ -118,9 +112,7 @@ func TestHostExecuteToolDisabledBuiltin(t *testing.T) {
   return { id: "disable-host" };
 } };
 `
-	if err := os.WriteFile(adapter, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	adapter := writeAdapter(t, "disable.cjs", src)
 	r := golden.Start(t, golden.Config{
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
 		Script: turns(`{"name":"run_it","arguments":{}}`),

@@ -25,6 +25,18 @@ func canvasAdapter(t *testing.T) string {
 	return p
 }
 
+// writeAdapter writes a host adapter's source to a temporary file (the
+// test is skipped without Node.js) and returns its path.
+func writeAdapter(t *testing.T, name, src string) string {
+	t.Helper()
+	canvasAdapter(t) // needs node
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func toolScript(calls ...string) []byte {
 	var steps []string
 	for _, c := range calls {
