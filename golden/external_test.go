@@ -177,12 +177,7 @@ func TestExternalACPContinue(t *testing.T) {
 		Script: []byte(`{"version":1,"responses":[` + call(`{"prompt":"one","agent":"acp:ama","background":false}`) + `,` +
 			call(`{"prompt":"two","taskId":"t1","background":false}`) + `,{"text":"Done."}]}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	var out string
 	for _, l := range r.Lines() {
 		out += string(l) + "\n"

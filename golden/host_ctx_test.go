@@ -77,6 +77,18 @@ func writeCtxAdapter(t *testing.T) string {
 	return writeAdapter(t, "ctx.cjs", ctxAdapter)
 }
 
+// promptToEnd sends the prompt "go", waits for the run to settle, closes
+// stdin and requires a clean exit.
+func promptToEnd(t *testing.T, r *golden.Run) {
+	t.Helper()
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+}
+
 // turns is a fake script with one tool call per response, then "Done.".
 func turns(calls ...string) []byte {
 	var rs []string
@@ -235,12 +247,7 @@ func TestHostExecuteTool(t *testing.T) {
 			"PreToolUse":[{"matcher":"write","hooks":[{"type":"command","command":"cat > pretool.json; echo 'no writing' >&2; exit 2"}]}]}}`},
 		Script: turns(string(arg)),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	for _, f := range []string{"denied-marker", "hooked.txt"} {
 		if _, err := os.Stat(filepath.Join(r.Work, f)); err == nil {
 			t.Errorf("%s exists: a denied nested call ran", f)
@@ -389,12 +396,7 @@ func TestHostExecuteToolSignal(t *testing.T) {
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
 		Script: turns(`{"name":"nested_signal","arguments":{"text":"sleep 30"}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	ends := toolEnds(r)
 	if got := textOf(t, ends["#0"]); got != "ERR aborted by user" {
 		t.Errorf("host tool result: %q", got)
@@ -456,12 +458,7 @@ func TestHostExecuteToolParallel(t *testing.T) {
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
 		Script: toolScript(call("one", "a.txt"), call("two", "b.txt")),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	ends := toolEnds(r)
 	for i, want := range []string{"one", "two"} {
 		got := textOf(t, ends["fake_call_"+strconv.Itoa(i)])
@@ -487,12 +484,7 @@ func TestHostMarkRead(t *testing.T) {
 		Files:  map[string]string{"f.txt": "old text\n"},
 		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`, `{"name":"has_read","arguments":{"text":"f.txt"}}`, `{"name":"ctx_info","arguments":{}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	ends := toolEnds(r)
 	if got := textOf(t, ends["#0"]); got != "before ERR had false after OK" {
 		t.Errorf("mark_edit: %s", got)

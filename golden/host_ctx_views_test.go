@@ -117,12 +117,7 @@ func TestHostCheckpointOff(t *testing.T) {
 		UserConfig: []byte(`{"checkpoints":{"enabled":false}}`),
 		Script:     turns(`{"name":"ckpt_write","arguments":{"text":"f.txt"}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	if got := textOf(t, toolEnds(r)["#0"]); got != "no checkpoint" {
 		t.Errorf("ckpt_write with checkpoints off: %s", got)
 	}
@@ -167,12 +162,7 @@ func TestHostTasksAbsent(t *testing.T) {
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--tools", "read,tasks_view"},
 		Script: turns(`{"name":"tasks_view","arguments":{"text":"x"}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	if got := textOf(t, toolEnds(r)["#0"]); got != "no tasks" {
 		t.Errorf("tasks_view without sub-agents: %s", got)
 	}
@@ -187,12 +177,7 @@ func TestHostMaxResultChars(t *testing.T) {
 		Script: turns(`{"name":"max_info","arguments":{}}`, `{"name":"big","arguments":{"text":"fit"}}`,
 			`{"name":"big","arguments":{"text":"over"}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	ends := toolEnds(r)
 	if got := textOf(t, ends["#0"]); got != "30000" {
 		t.Errorf("ctx.maxResultChars: %s", got)

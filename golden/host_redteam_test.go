@@ -85,12 +85,7 @@ func TestHostMarkReadIsNoApproval(t *testing.T) {
 		Files:  map[string]string{"f.txt": "old text\n"},
 		Script: turns(`{"name":"mark_edit","arguments":{"text":"f.txt"}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	if got := textOf(t, toolEnds(r)["#0"]); !strings.HasPrefix(got, "before ERR had false after ERR Not run") {
 		t.Errorf("mark_edit: %s", got)
 	}
@@ -117,12 +112,7 @@ func TestHostExecuteToolDisabledBuiltin(t *testing.T) {
 		Args:   []string{"--model", "fake/echo", "--host", adapter, "--permission-mode", "full-auto"},
 		Script: turns(`{"name":"run_it","arguments":{}}`),
 	})
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	if _, err := os.Stat(filepath.Join(r.Work, "disabled-marker")); err == nil {
 		t.Errorf("a disabled bash ran")
 	}

@@ -452,12 +452,7 @@ module.exports = { hostApi: 1, create(api) {
 	r.WaitFor("agents", 1, func(o *golden.Object) bool { return o.String("id") == "ag" })
 	r.Send(`{"id":"tl","type":"get_tools"}`)
 	r.WaitFor("tools", 1, func(o *golden.Object) bool { return o.String("id") == "tl" })
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
-	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
-	r.CloseStdin()
-	if code := r.Wait(); code != 0 {
-		t.Fatalf("exit %d\n%s", code, r.Stderr())
-	}
+	promptToEnd(t, r)
 	var out string
 	for _, l := range r.Lines() {
 		out += string(l) + "\n"
