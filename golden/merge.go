@@ -2,6 +2,8 @@ package golden
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -15,121 +17,117 @@ import (
 // writer's own tests and the @waitMerged fixtures.
 func MergeDeltas(lines [][]byte) [][]byte {
 	out := make([][]byte, 0, len(lines))
-	var pend *Object // the delta line being extended, not yet encoded
-	var pendEv *Object
+	var pend *joinable // the line being extended, not yet encoded
+	var text string    // its joined text
 	flush := func() {
 		if pend != nil {
-			out = append(out, Encode(pend))
-			pend, pendEv = nil, nil
-		}
-	}
-	var chunk *Object // the ACP chunk line being extended
-	var chunkKey, chunkText string
-	flushChunk := func() {
-		if chunk != nil {
-			c := chunk.Values["params"].(*Object).Values["update"].(*Object).Values["content"].(*Object)
-			c.Values["text"] = chunkText
-			out = append(out, Encode(chunk))
-			chunk = nil
+			pend.set(text)
+			out = append(out, Encode(pend.o))
+			pend = nil
 		}
 	}
 	for _, l := range lines {
-		if o, key, text := chunkLine(l); o != nil {
-			flush()
-			if chunk != nil && key == chunkKey {
-				chunkText += text
-				continue
-			}
-			flushChunk()
-			chunk, chunkKey, chunkText = o, key, text
-			continue
-		}
-		flushChunk()
-		o, ev := deltaLine(l)
-		if o == nil {
+		j := joinableLine(l)
+		if j == nil {
 			flush()
 			out = append(out, l)
 			continue
 		}
-		if pend != nil && ev.String("type") == pendEv.String("type") &&
-			ev.Values["contentIndex"] == pendEv.Values["contentIndex"] && slices.Equal(o.Keys, pend.Keys) {
-			pendEv.Values["delta"] = pendEv.String("delta") + ev.String("delta")
-			if u, ok := o.Values["usage"]; ok {
-				pend.Values["usage"] = u
-			}
+		if pend != nil && j.key == pend.key {
+			// The joined line is the later one (its usage, as the writer
+			// keeps it) with the text of both.
+			pend, text = j, text+j.text
 			continue
 		}
 		flush()
-		pend, pendEv = o, ev
+		pend, text = j, j.text
 	}
 	flush()
-	flushChunk()
 	return out
 }
 
-// chunkLine returns an ACP session/update notification carrying only a
-// text chunk of the agent's message or thought, the key that decides
-// whether two of them may join (session and kind), and its text.
-func chunkLine(l []byte) (*Object, string, string) {
-	v, err := Parse(l)
-	if err != nil {
-		return nil, "", ""
-	}
-	o, ok := v.(*Object)
-	if !ok || o.String("method") != "session/update" || !slices.Equal(o.Keys, []string{"jsonrpc", "method", "params"}) {
-		return nil, "", ""
-	}
-	p, ok := o.Values["params"].(*Object)
-	if !ok || !slices.Equal(p.Keys, []string{"sessionId", "update"}) {
-		return nil, "", ""
-	}
-	u, ok := p.Values["update"].(*Object)
-	if !ok || !slices.Equal(u.Keys, []string{"sessionUpdate", "content"}) {
-		return nil, "", ""
-	}
-	kind := u.String("sessionUpdate")
-	if kind != "agent_message_chunk" && kind != "agent_thought_chunk" {
-		return nil, "", ""
-	}
-	c, ok := u.Values["content"].(*Object)
-	if !ok || !slices.Equal(c.Keys, []string{"type", "text"}) || c.String("type") != "text" {
-		return nil, "", ""
-	}
-	text, ok := c.Values["text"].(string)
-	if !ok {
-		return nil, "", ""
-	}
-	return o, p.String("sessionId") + "\x00" + kind, text
+// joinable is a line the writer may join with the next one of the same
+// key: its decoded object, its text and where that text lives in it.
+type joinable struct {
+	o    *Object
+	key  string
+	text string
+	set  func(text string)
 }
 
-// deltaLine returns a message_update line carrying only a delta (as the
-// writer renders it) and its assistantMessageEvent, or nil.
-func deltaLine(l []byte) (*Object, *Object) {
+// joinableLine parses l once and returns it as a joinable line, or nil:
+// a message_update carrying only a delta (as the writer renders it; key:
+// event type, content index and whether it has usage), or an ACP
+// session/update carrying only a text chunk of the agent's message or
+// thought (key: session and kind).
+func joinableLine(l []byte) *joinable {
 	v, err := Parse(l)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	o, ok := v.(*Object)
-	if !ok || o.String("type") != "message_update" {
-		return nil, nil
+	if !ok {
+		return nil
 	}
+	if o.String("type") == "message_update" {
+		return deltaLine(o)
+	}
+	if o.String("method") == "session/update" {
+		return chunkLine(o)
+	}
+	return nil
+}
+
+func deltaLine(o *Object) *joinable {
 	if !slices.Equal(o.Keys, []string{"type", "assistantMessageEvent"}) &&
 		!slices.Equal(o.Keys, []string{"type", "assistantMessageEvent", "usage"}) {
-		return nil, nil
+		return nil
 	}
 	ev, ok := o.Values["assistantMessageEvent"].(*Object)
 	if !ok || !slices.Equal(ev.Keys, []string{"type", "contentIndex", "delta"}) {
-		return nil, nil
+		return nil
 	}
 	switch ev.String("type") {
 	case "text_delta", "thinking_delta", "toolcall_delta":
 	default:
-		return nil, nil
+		return nil
 	}
-	if _, ok := ev.Values["delta"].(string); !ok {
-		return nil, nil
+	delta, ok := ev.Values["delta"].(string)
+	idx, isNum := ev.Values["contentIndex"].(json.Number)
+	if !ok || !isNum {
+		return nil
 	}
-	return o, ev
+	_, usage := o.Values["usage"]
+	key := fmt.Sprintf("delta\x00%s\x00%s\x00%t", ev.String("type"), idx, usage)
+	return &joinable{o: o, key: key, text: delta, set: func(t string) { ev.Values["delta"] = t }}
+}
+
+func chunkLine(o *Object) *joinable {
+	if !slices.Equal(o.Keys, []string{"jsonrpc", "method", "params"}) {
+		return nil
+	}
+	p, ok := o.Values["params"].(*Object)
+	if !ok || !slices.Equal(p.Keys, []string{"sessionId", "update"}) {
+		return nil
+	}
+	u, ok := p.Values["update"].(*Object)
+	if !ok || !slices.Equal(u.Keys, []string{"sessionUpdate", "content"}) {
+		return nil
+	}
+	kind := u.String("sessionUpdate")
+	if kind != "agent_message_chunk" && kind != "agent_thought_chunk" {
+		return nil
+	}
+	c, ok := u.Values["content"].(*Object)
+	if !ok || !slices.Equal(c.Keys, []string{"type", "text"}) || c.String("type") != "text" {
+		return nil
+	}
+	text, ok := c.Values["text"].(string)
+	if !ok {
+		return nil
+	}
+	return &joinable{o: o, key: "chunk\x00" + p.String("sessionId") + "\x00" + kind, text: text,
+		set: func(t string) { c.Values["text"] = t }}
 }
 
 // MergeTranscript applies MergeDeltas to a transcript of newline-ended
