@@ -15,13 +15,13 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
+	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.14.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
 	go.uber.org/multierr v1.10.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
-	go.yaml.in/yaml/v3 v3.0.4 // indirect
 )

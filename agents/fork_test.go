@@ -79,11 +79,11 @@ func TestForkCopiesParentContext(t *testing.T) {
 	}
 	first := snap.Entries[0]
 	if first.Type != store.TypeCustom || first.CustomType() != taskCustomType {
-		t.Fatalf("first entry %s", first.Body)
+		t.Fatalf("first entry %s", first.Body())
 	}
 	head, err := store.CustomData[childTaskData](first)
 	if err != nil {
-		t.Fatalf("first entry %s", first.Body)
+		t.Fatalf("first entry %s", first.Body())
 	}
 	pentries, _, _ := r.parent.Entries("")
 	var userID string // the entry before the assistant message with the call

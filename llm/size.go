@@ -2,6 +2,8 @@ package llm
 
 import (
 	"encoding/json"
+	"sync"
+	"unsafe"
 
 	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
@@ -31,7 +33,39 @@ func EncodedLen(v any) int {
 
 // textLen is what s adds to a message's encoding in place of "": its
 // json.Marshal form (HTML escaped) less the two quotes already counted.
-func textLen(s string) int { return jsonstr.Len(s, jsonstr.Wire, true) - 2 }
+func textLen(s string) int {
+	if len(s) >= SpliceBytes {
+		if n, ok := movedLens.Load(textKey{unsafe.StringData(s), len(s)}); ok {
+			return n.(int)
+		}
+	}
+	return jsonstr.Len(s, jsonstr.Wire, true) - 2
+}
+
+// movedLens holds textLen of the big texts that were moved out of the Go
+// heap into a read-only file mapping (the store's spill.go): counting
+// such a text's escapes again would read every page of it back into
+// memory, on each model request, only to size the context. A key is the
+// text's address and length; moved texts are never unmapped, so an
+// address never comes to mean other bytes. The map grows by one entry per
+// text of at least 1 MiB moved in the life of the process.
+var movedLens sync.Map // textKey → int
+
+type textKey struct {
+	p *byte
+	n int
+}
+
+// NoteMovedText records that moved holds the same characters as orig, a
+// copy about to be dropped: its encoded length is measured now, on orig,
+// and later sizes of moved (EncodedLen) do not read it. moved must never
+// be freed or modified.
+func NoteMovedText(moved, orig string) {
+	if len(moved) != len(orig) || len(moved) < SpliceBytes {
+		return
+	}
+	movedLens.Store(textKey{unsafe.StringData(moved), len(moved)}, textLen(orig))
+}
 
 func encodedLen(v any) int {
 	var c counter

@@ -31,8 +31,7 @@ func compactEvent(e events.Event) events.Event {
 				body, _ := json.Marshal(struct {
 					Message json.RawMessage `json:"message"`
 				}{omitContent(m)})
-				e := ev.Entry
-				return events.EntryAppended{Entry: &store.Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp, Body: body}}
+				return events.EntryAppended{Entry: ev.Entry.WithBody(body)}
 			}
 		}
 	}

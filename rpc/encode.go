@@ -46,7 +46,7 @@ func encodeEvent(e events.Event) ([]byte, error) {
 		// The entry's own writer, spliced: encoding/json would copy its
 		// output twice more (compaction, then the encoder's buffer). The
 		// writer escapes raw U+2028/U+2029 on the way out (stdio.ValidUTF8).
-		out := append(make([]byte, 0, len(ea.Entry.Body)+160), `{"type":"entry_appended","entry":`...)
+		out := append(make([]byte, 0, len(ea.Entry.Body())+160), `{"type":"entry_appended","entry":`...)
 		out = ea.Entry.AppendJSON(out)
 		return append(out, "}\n"...), nil
 	}
@@ -109,7 +109,7 @@ func appendUsage(dst []byte, u *llm.Usage) []byte {
 // text (a prompt of many MiB), else 0: the entry body or the text.
 func hugeEventSize(e events.Event) int {
 	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
-		return len(ea.Entry.Body)
+		return len(ea.Entry.Body())
 	}
 	if text, _, ok := bigMessageEvent(e); ok {
 		return len(text)

@@ -204,16 +204,20 @@ func (st *state) appendEntry(e *store.Entry) {
 	if resetPoint(e) {
 		st.resetCache()
 	}
+	// The announcement carries the entry as it is now: a huge one leaves
+	// the heap once written (store/spill.go), and the event should write
+	// out the copy in hand rather than read the moved one back.
+	view := e.Snapshot()
 	if !st.persist(e) && st.disk.file != nil {
 		return // not on disk yet (a failed write): announced once written
 	}
 	if st.disk.pending() {
 		// The file does not exist yet (lazy creation): the entry is
 		// announced once it is on disk (ensureFile), never before.
-		st.disk.unannounced = append(st.disk.unannounced, e)
+		st.disk.unannounced = append(st.disk.unannounced, view)
 		return
 	}
-	st.s.publish(events.EntryAppended{Entry: e})
+	st.s.publish(events.EntryAppended{Entry: view})
 }
 
 // appendMessage records a complete message: message_start (unless the

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -40,9 +40,17 @@ type Entry struct {
 	ID        string
 	ParentID  *string // nil for a root
 	Timestamp string  // ISO 8601
-	Body      json.RawMessage
 
-	once sync.Once
+	// body holds the type-specific fields as a JSON object (Body), bodyLen
+	// bytes long; nil means no body. The pointer is atomic because a huge
+	// body moves out of the Go heap once it is on disk (spill.go) while
+	// other goroutines may be reading the entry: they see one copy or the
+	// other, byte for byte the same. Nothing else about an entry changes
+	// after it is shared.
+	body    atomic.Pointer[byte]
+	bodyLen int
+	spilled atomic.Bool // the body has moved, or is moving, out of the heap (spill.go)
+
 	// facts and span are read from the body once, when the entry is made
 	// (parse, constructor), while the body is hot in the cache; later
 	// questions (is it a system message, its customType, a label's
@@ -50,9 +58,49 @@ type Entry struct {
 	// zero value means "not known": the body is read.
 	facts facts
 	span  uint16 // length of the customType (custom) or targetId (label)
-	msg   llm.Message
-	err   error
+	// dec caches the decoded message (Message, contextMessage); atomic
+	// for the same reason as body, whose big text it may share.
+	dec atomic.Pointer[decoded]
 }
+
+// decoded is the outcome of decoding an entry's message.
+type decoded struct {
+	msg llm.Message
+	err error
+}
+
+// Body returns the type-specific fields as a JSON object (nil for none).
+// The bytes must not be modified.
+func (e *Entry) Body() json.RawMessage {
+	p := e.body.Load()
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice(p, e.bodyLen)
+}
+
+// setBody sets the body of an entry that is not shared yet.
+func (e *Entry) setBody(b []byte) {
+	e.bodyLen = len(b)
+	e.body.Store(unsafe.SliceData(b))
+}
+
+// cached returns the decoded message, decoding it with decode on first
+// use. Two first uses at once may both decode; one result is kept.
+func (e *Entry) cached(decode func() (llm.Message, error)) (llm.Message, error) {
+	if d := e.dec.Load(); d != nil {
+		return d.msg, d.err
+	}
+	d := &decoded{}
+	d.msg, d.err = decode()
+	if !e.dec.CompareAndSwap(nil, d) {
+		d = e.dec.Load()
+	}
+	return d.msg, d.err
+}
+
+// setMessage caches m as the decoded message of an entry not shared yet.
+func (e *Entry) setMessage(m llm.Message) { e.dec.Store(&decoded{msg: m}) }
 
 // facts records what was learnt about an entry's body when it was made.
 type facts uint8
@@ -66,25 +114,25 @@ const (
 	factName                        // body is {"name":"…"} (no escapes)
 )
 
-// learn sets e.facts from e.Type and e.Body with the same fast reads that
+// learn sets e.facts from e.Type and e.Body() with the same fast reads that
 // isSystemEntry and CustomType would do later; it must run before e is
 // shared (entries are immutable afterwards).
 func (e *Entry) learn() {
 	switch e.Type {
 	case TypeMessage:
-		if role, ok := prefixString(e.Body, rolePrefix); ok {
+		if role, ok := prefixString(e.Body(), rolePrefix); ok {
 			e.facts = factRole
 			if string(role) == llm.RoleSystem {
 				e.facts |= factSystem
 			}
 		}
 	case TypeCustom, TypeCustomMessage:
-		if raw, ok := prefixString(e.Body, customTypePrefix); ok && len(raw) <= 0xffff {
+		if raw, ok := prefixString(e.Body(), customTypePrefix); ok && len(raw) <= 0xffff {
 			e.facts, e.span = factCustom, uint16(len(raw))
 		}
 	case TypeLabel: // the shapes labelFields reads without a scan
-		if raw, ok := prefixString(e.Body, labelPrefix); ok && len(raw) <= 0xffff {
-			rest := e.Body[len(labelPrefix)+len(raw)+1:]
+		if raw, ok := prefixString(e.Body(), labelPrefix); ok && len(raw) <= 0xffff {
+			rest := e.Body()[len(labelPrefix)+len(raw)+1:]
 			if string(rest) == "}" {
 				e.facts, e.span = factLabel, uint16(len(raw))
 			} else if l, ok := prefixString(rest, labelSecond); ok && len(rest) == len(labelSecond)+len(l)+2 {
@@ -92,7 +140,7 @@ func (e *Entry) learn() {
 			}
 		}
 	case TypeSessionInfo:
-		if raw, ok := prefixString(e.Body, namePrefix); ok && len(e.Body) == len(namePrefix)+len(raw)+2 {
+		if raw, ok := prefixString(e.Body(), namePrefix); ok && len(e.Body()) == len(namePrefix)+len(raw)+2 {
 			e.facts = factName
 		}
 	}
@@ -105,19 +153,19 @@ func (e *Entry) bodyString(from, to int) string {
 	if from == to {
 		return ""
 	}
-	return unsafe.String(&e.Body[from], to-from)
+	return unsafe.String(&e.Body()[from], to-from)
 }
 
 // label returns the targetId and label of a label entry (ok false without
 // a string targetId).
 func (e *Entry) label() (target, label string, ok bool) {
 	if e.facts&factLabel == 0 {
-		return labelFields(e.Body)
+		return labelFields(e.Body())
 	}
 	end := len(labelPrefix) + int(e.span)
 	target = e.bodyString(len(labelPrefix), end)
 	if e.facts&factLabelText != 0 {
-		label = e.bodyString(end+1+len(labelSecond), len(e.Body)-2)
+		label = e.bodyString(end+1+len(labelSecond), len(e.Body())-2)
 	}
 	return target, label, true
 }
@@ -125,9 +173,9 @@ func (e *Entry) label() (target, label string, ok bool) {
 // sessionName returns the name of a session_info entry ("" if none).
 func (e *Entry) sessionName() string {
 	if e.facts&factName != 0 {
-		return e.bodyString(len(namePrefix), len(e.Body)-2)
+		return e.bodyString(len(namePrefix), len(e.Body())-2)
 	}
-	return sessionName(e.Body)
+	return sessionName(e.Body())
 }
 
 // ErrMalformedEntry is returned for a line or value that is not a valid entry.
@@ -143,14 +191,14 @@ const (
 
 // MarshalJSON writes the entry with type first and ids last.
 func (e *Entry) MarshalJSON() ([]byte, error) {
-	return e.AppendJSON(make([]byte, 0, len(e.Body)+96)), nil
+	return e.AppendJSON(make([]byte, 0, len(e.Body())+96)), nil
 }
 
 // AppendJSON appends the JSON line of the entry (no newline) to dst:
 // {"type":…,<body members>,"id":…,"parentId":…,"timestamp":…}. Strings are
 // escaped like JSON.stringify (no HTML escaping).
 func (e *Entry) AppendJSON(dst []byte) []byte {
-	inner := bodyInner(e.Body)
+	inner := bodyInner(e.Body())
 	dst = e.appendHead(dst, len(inner) > 0)
 	dst = append(dst, inner...)
 	return e.appendTail(dst)
@@ -399,14 +447,14 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 
 	switch {
 	case p.count == 0:
-		e.Body = json.RawMessage(emptyBody)
+		e.setBody(emptyBody)
 	case p.last-p.first+1 == p.count && !compactBody: // contiguous and compact: copy as is
 		span := text[fields[p.first].ks:fields[p.last].ve]
 		body := b.bytes(len(span) + 2)
 		body[0] = '{'
 		copy(body[1:], span)
 		body[len(body)-1] = '}'
-		e.Body = body
+		e.setBody(body)
 	default:
 		n := 1
 		for i := p.first; i <= p.last; i++ {
@@ -435,7 +483,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 				body = buf.Bytes()
 			}
 		}
-		e.Body = body
+		e.setBody(body)
 	}
 	e.learn()
 }
@@ -467,19 +515,32 @@ func RawEntry(typ string, body json.RawMessage) *Entry {
 	if body == nil {
 		body = json.RawMessage(emptyBody)
 	}
-	e := &Entry{Type: typ, Body: body}
+	e := &Entry{Type: typ}
+	e.setBody(body)
 	e.learn()
 	return e
+}
+
+// WithBody returns a copy of e (same type, id, parent and timestamp)
+// whose body is body: a shape of the entry for the wire (rpc's compact
+// events). The copy has its own message cache and facts.
+func (e *Entry) WithBody(body json.RawMessage) *Entry {
+	c := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp}
+	c.setBody(body)
+	c.learn()
+	return c
 }
 
 // WithParent returns a copy of e (same type, id, timestamp and body) whose
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
-	return &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, Body: e.Body, facts: e.facts, span: e.span}
+	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span}
+	c.body.Store(e.body.Load())
+	return c
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
-func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body, key) }
+func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body(), key) }
 
 // validate checks that e can be written as a line that reads back as the
 // same entry.
@@ -491,14 +552,14 @@ func (e *Entry) validate(s *scanner) error {
 	if e.ID == "" {
 		return fmt.Errorf("%w: %s entry without id", ErrMalformedEntry, e.Type)
 	}
-	if e.Body == nil {
+	if e.Body() == nil {
 		return nil
 	}
-	if s.scan(e.Body) != kindObject {
+	if s.scan(e.Body()) != kindObject {
 		return fmt.Errorf("%w: body of %s entry %s is not a JSON object", ErrMalformedEntry, e.Type, e.ID)
 	}
 	for i := range s.fields {
-		if k := reservedKey(e.Body, &s.fields[i]); k != "" {
+		if k := reservedKey(e.Body(), &s.fields[i]); k != "" {
 			return fmt.Errorf("%w: body of %s entry %s has reserved key %q", ErrMalformedEntry, e.Type, e.ID, k)
 		}
 	}
@@ -513,7 +574,8 @@ func newEntry(typ string, v any) *Entry {
 	if err := enc.Encode(v); err != nil {
 		panic(fmt.Sprintf("store: encode %s entry: %v", typ, err))
 	}
-	e := &Entry{Type: typ, Body: bytes.TrimRight(buf.Bytes(), "\n")}
+	e := &Entry{Type: typ}
+	e.setBody(bytes.TrimRight(buf.Bytes(), "\n"))
 	e.learn()
 	return e
 }
@@ -526,18 +588,17 @@ func MessageEntry(m llm.Message) *Entry {
 		e := newEntry(TypeMessage, struct {
 			Message llm.Message `json:"message"`
 		}{skel})
-		if body, at, n, ok := llm.SpliceTextAt(e.Body, text); ok {
-			e.Body = body
+		if body, at, n, ok := llm.SpliceTextAt(e.Body(), text); ok {
+			e.setBody(body)
 			e.learn()
-			m = shareText(m, body[at:at+n]) // the text kept once (share.go)
-			e.once.Do(func() { e.msg = m })
+			e.setMessage(shareText(m, body[at:at+n])) // the text kept once (share.go)
 			return e
 		}
 	}
 	e := newEntry(TypeMessage, struct {
 		Message llm.Message `json:"message"`
 	}{m})
-	e.once.Do(func() { e.msg = m })
+	e.setMessage(m)
 	return e
 }
 
@@ -546,18 +607,17 @@ func (e *Entry) Message() (llm.Message, error) {
 	if e.Type != TypeMessage {
 		return nil, fmt.Errorf("entry %s is %s, not a message", e.ID, e.Type)
 	}
-	e.once.Do(func() {
-		raw := objectField(e.Body, "message")
+	return e.cached(func() (llm.Message, error) {
+		raw := objectField(e.Body(), "message")
 		if raw == nil {
-			e.err = fmt.Errorf("%w: message entry %s has no message object", ErrMalformedEntry, e.ID)
-			return
+			return nil, fmt.Errorf("%w: message entry %s has no message object", ErrMalformedEntry, e.ID)
 		}
-		e.msg, e.err = llm.DecodeMessage(raw)
-		if e.err == nil {
-			e.msg = shareDecoded(e.msg, raw)
+		m, err := llm.DecodeMessage(raw)
+		if err != nil {
+			return nil, err
 		}
+		return shareDecoded(m, raw), nil
 	})
-	return e.msg, e.err
 }
 
 // ModelChangeEntry records a model switch.
@@ -648,7 +708,7 @@ func UsageEntry(kind, provider, model string, usage llm.Usage) *Entry {
 }
 
 // Decode unmarshals the body into v.
-func (e *Entry) Decode(v any) error { return json.Unmarshal(e.Body, v) }
+func (e *Entry) Decode(v any) error { return json.Unmarshal(e.Body(), v) }
 
 // CustomType returns the customType of a custom or custom_message entry.
 func (e *Entry) CustomType() string {
@@ -658,10 +718,10 @@ func (e *Entry) CustomType() string {
 	if e.facts&factCustom != 0 {
 		return e.bodyString(len(customTypePrefix), len(customTypePrefix)+int(e.span)) // read by learn
 	}
-	if raw, ok := prefixString(e.Body, customTypePrefix); ok { // how CustomEntry writes it
+	if raw, ok := prefixString(e.Body(), customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)
 	}
-	s, _ := objectString(e.Body, "customType")
+	s, _ := objectString(e.Body(), "customType")
 	return s
 }
 

@@ -55,23 +55,24 @@ func TestEntryFacts(t *testing.T) {
 		SessionInfoEntry("named"),
 	)
 	for _, e := range entries {
-		blank := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp, Body: e.Body}
+		blank := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp}
+		blank.setBody(e.Body())
 		if got, want := isSystemEntry(e), isSystemEntry(blank); got != want {
-			t.Errorf("%s %s: isSystemEntry %v, from the body %v", e.Type, e.Body, got, want)
+			t.Errorf("%s %s: isSystemEntry %v, from the body %v", e.Type, e.Body(), got, want)
 		}
 		if got, want := e.CustomType(), blank.CustomType(); got != want {
-			t.Errorf("%s %s: CustomType %q, from the body %q", e.Type, e.Body, got, want)
+			t.Errorf("%s %s: CustomType %q, from the body %q", e.Type, e.Body(), got, want)
 		}
 		gt, gl, gok := e.label()
-		wt, wl, wok := labelFields(e.Body)
+		wt, wl, wok := labelFields(e.Body())
 		if e.Type == TypeLabel && (gt != wt || gl != wl || gok != wok) {
-			t.Errorf("%s: label %q %q %v, from the body %q %q %v", e.Body, gt, gl, gok, wt, wl, wok)
+			t.Errorf("%s: label %q %q %v, from the body %q %q %v", e.Body(), gt, gl, gok, wt, wl, wok)
 		}
-		if got, want := e.sessionName(), sessionName(e.Body); e.Type == TypeSessionInfo && got != want {
-			t.Errorf("%s: sessionName %q, from the body %q", e.Body, got, want)
+		if got, want := e.sessionName(), sessionName(e.Body()); e.Type == TypeSessionInfo && got != want {
+			t.Errorf("%s: sessionName %q, from the body %q", e.Body(), got, want)
 		}
 		if got, want := e.WithParent(nil).CustomType(), blank.CustomType(); got != want {
-			t.Errorf("%s %s: WithParent CustomType %q, want %q", e.Type, e.Body, got, want)
+			t.Errorf("%s %s: WithParent CustomType %q, want %q", e.Type, e.Body(), got, want)
 		}
 	}
 	if !isSystemEntry(entries[0]) || entries[0].facts&factRole == 0 || entries[6].facts&factCustom == 0 ||

@@ -40,7 +40,8 @@ type File struct {
 	buf    []byte
 	sc     scanner // validates bodies
 	closed bool
-	broken error // a failed append could not be rolled back
+	broken error    // a failed append could not be rolled back
+	blobs  blobFile // where huge entries go once written (spill.go)
 }
 
 // writeTarget is the part of *os.File that File uses (replaced in tests to
@@ -138,7 +139,11 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 		return fail(err)
 	}
 	syncDir(filepath.Dir(path))
-	return &File{path: path, fd: fd, size: int64(len(buf))}, nil
+	f := &File{path: path, fd: fd, size: int64(len(buf)), blobs: blobFile{dir: filepath.Dir(path)}}
+	for _, e := range entries {
+		e.spill(&f.blobs)
+	}
+	return f, nil
 }
 
 // syncDir makes a rename durable; failures are ignored (some file systems
@@ -177,7 +182,11 @@ func Open(path string, opts OpenOptions) (*File, *Snapshot, error) {
 		lk.release()
 		return nil, nil, err
 	}
-	return &File{path: path, fd: fd, lock: lk, size: t.size, sync: opts.SyncOnAppend}, snap, nil
+	f := &File{path: path, fd: fd, lock: lk, size: t.size, sync: opts.SyncOnAppend, blobs: blobFile{dir: filepath.Dir(path)}}
+	for _, e := range snap.Entries { // a resumed session's huge entries leave the heap too
+		e.spill(&f.blobs)
+	}
+	return f, snap, nil
 }
 
 func repair(fd *os.File, t *tail) error {
@@ -223,7 +232,7 @@ func (f *File) Append(entries ...*Entry) error {
 	var parts [][]byte
 	start := 0
 	for _, e := range entries {
-		inner := bodyInner(e.Body)
+		inner := bodyInner(e.Body())
 		if len(inner) < directBody {
 			buf = e.AppendJSON(buf)
 		} else {
@@ -236,7 +245,13 @@ func (f *File) Append(entries ...*Entry) error {
 	}
 	parts = append(parts, buf[start:])
 	f.keep(buf)
-	return f.write(parts...)
+	if err := f.write(parts...); err != nil {
+		return err
+	}
+	for _, e := range entries { // on disk: huge ones leave the heap (spill.go)
+		e.spill(&f.blobs)
+	}
+	return nil
 }
 
 // directBody is the body size from which Append writes a body in place.
@@ -333,6 +348,7 @@ func (f *File) Close() error {
 		return nil
 	}
 	f.closed = true
+	f.blobs.close()
 	err := f.fd.Close()
 	if f.lock != nil {
 		f.lock.release()

@@ -145,7 +145,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 	from, kept := 0, -1
 	if at >= 0 {
 		from = at
-		first, _ := objectString(branch[at].Body, "firstKeptEntryId")
+		first, _ := objectString(branch[at].Body(), "firstKeptEntryId")
 		for k := at - 1; k >= 0; k-- {
 			if branch[k].ID == first {
 				from, kept = k, k
@@ -157,11 +157,11 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		if e.Type != TypeContextEdit {
 			continue
 		}
-		target, ok := objectString(e.Body, "targetId")
+		target, ok := objectString(e.Body(), "targetId")
 		if !ok {
 			continue
 		}
-		repl := objectField(e.Body, "replacement")
+		repl := objectField(e.Body(), "replacement")
 		switch {
 		case len(repl) > 0 && repl[0] == 'n':
 			p.edits[target] = contextEdit{remove: true}
@@ -177,7 +177,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		p.Info.Model = ref
 	}
 	if thinking >= 0 {
-		p.Info.ThinkingLevel, _ = objectString(branch[thinking].Body, "thinkingLevel")
+		p.Info.ThinkingLevel, _ = objectString(branch[thinking].Body(), "thinkingLevel")
 	}
 
 	ctxEntries := branch
@@ -314,7 +314,7 @@ func (p *Projection) Append(e *Entry) bool {
 		}
 		p.Info.Model = ref
 	case TypeThinkingLevelChange:
-		p.Info.ThinkingLevel, _ = objectString(e.Body, "thinkingLevel")
+		p.Info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
 	case TypeMessage, TypeCustomMessage, TypeBranchSummary:
 		if _, edited := p.edits[e.ID]; edited || (e.Type == TypeMessage && isSystemEntry(e)) {
 			return false
@@ -347,7 +347,7 @@ func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
 			model = ref
 		case e.Type == TypeThinkingLevelChange && !seenLevel:
 			seenLevel = true
-			level, _ = objectString(e.Body, "thinkingLevel")
+			level, _ = objectString(e.Body(), "thinkingLevel")
 		}
 	}
 	return model, level, nil
@@ -360,7 +360,7 @@ func decodeModel(e *Entry) (*ModelRef, error) {
 		ModelID  string `json:"modelId"`
 		Channel  string `json:"channel"`
 	}
-	if err := json.Unmarshal(e.Body, &m); err != nil {
+	if err := json.Unmarshal(e.Body(), &m); err != nil {
 		return nil, malformed(e, err)
 	}
 	return &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}, nil
@@ -384,10 +384,10 @@ func isSystemEntry(e *Entry) bool {
 	if e.facts&factRole != 0 { // read at creation (Entry.learn)
 		return e.facts&factSystem != 0
 	}
-	if role, ok := prefixString(e.Body, rolePrefix); ok {
+	if role, ok := prefixString(e.Body(), rolePrefix); ok {
 		return string(role) == llm.RoleSystem
 	}
-	role, _ := objectString(objectField(e.Body, "message"), "role")
+	role, _ := objectString(objectField(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -464,11 +464,11 @@ func (e *Entry) contextMessage() (llm.Message, bool, error) {
 	default:
 		return nil, false, nil
 	}
-	e.once.Do(func() { e.msg, e.err = e.decodeContext() })
-	if e.err != nil {
-		return nil, false, malformed(e, e.err)
+	m, err := e.cached(e.decodeContext)
+	if err != nil {
+		return nil, false, malformed(e, err)
 	}
-	return e.msg, true, nil
+	return m, true, nil
 }
 
 func (e *Entry) decodeContext() (llm.Message, error) {
@@ -481,19 +481,19 @@ func (e *Entry) decodeContext() (llm.Message, error) {
 			Display    bool            `json:"display"`
 			Details    json.RawMessage `json:"details"`
 		}
-		if err := json.Unmarshal(e.Body, &b); err != nil {
+		if err := json.Unmarshal(e.Body(), &b); err != nil {
 			return nil, err
 		}
 		return shareDecoded(&llm.CustomMessage{
 			Role: llm.RoleCustom, CustomType: b.CustomType, Content: b.Content,
 			Display: b.Display, Details: b.Details, Timestamp: ts,
-		}, e.Body), nil
+		}, e.Body()), nil
 	case TypeCompaction:
 		var b struct {
 			Summary      string `json:"summary"`
 			TokensBefore int    `json:"tokensBefore"`
 		}
-		if err := json.Unmarshal(e.Body, &b); err != nil {
+		if err := json.Unmarshal(e.Body(), &b); err != nil {
 			return nil, err
 		}
 		return &llm.CompactionSummary{
@@ -504,7 +504,7 @@ func (e *Entry) decodeContext() (llm.Message, error) {
 			FromID  string `json:"fromId"`
 			Summary string `json:"summary"`
 		}
-		if err := json.Unmarshal(e.Body, &b); err != nil {
+		if err := json.Unmarshal(e.Body(), &b); err != nil {
 			return nil, err
 		}
 		return &llm.BranchSummary{Role: llm.RoleBranchSummary, Summary: b.Summary, FromID: b.FromID, Timestamp: ts}, nil
@@ -521,7 +521,7 @@ func applySystem(state **SystemState, e *Entry) error {
 			ToolsRemoved []string                   `json:"toolsRemoved"`
 		} `json:"message"`
 	}
-	if err := json.Unmarshal(e.Body, &raw); err != nil {
+	if err := json.Unmarshal(e.Body(), &raw); err != nil {
 		return malformed(e, err)
 	}
 	if *state == nil {

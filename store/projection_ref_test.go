@@ -27,11 +27,11 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 	for i, e := range branch {
 		switch e.Type {
 		case TypeContextEdit:
-			target, ok := objectString(e.Body, "targetId")
+			target, ok := objectString(e.Body(), "targetId")
 			if !ok {
 				continue
 			}
-			repl := objectField(e.Body, "replacement")
+			repl := objectField(e.Body(), "replacement")
 			switch {
 			case len(repl) > 0 && repl[0] == 'n':
 				edits[target] = edit{remove: true}
@@ -44,12 +44,12 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 				ModelID  string `json:"modelId"`
 				Channel  string `json:"channel"`
 			}
-			if err := json.Unmarshal(e.Body, &m); err != nil {
+			if err := json.Unmarshal(e.Body(), &m); err != nil {
 				return nil, info, malformed(e, err)
 			}
 			info.Model = &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}
 		case TypeThinkingLevelChange:
-			info.ThinkingLevel, _ = objectString(e.Body, "thinkingLevel")
+			info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
 		case TypeCompaction:
 			at = i
 		}
@@ -76,7 +76,7 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			msgs = append(msgs, cp)
 			info.Entries = append(info.Entries, comp)
 		}
-		first, _ := objectString(comp.Body, "firstKeptEntryId")
+		first, _ := objectString(comp.Body(), "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
 		if k := slices.IndexFunc(branch, func(e *Entry) bool { return e.ID == first }); k >= 0 && k < at {
 			for _, e := range branch[k:at] {
@@ -119,7 +119,7 @@ func refIsSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
-	role, _ := objectString(objectField(e.Body, "message"), "role")
+	role, _ := objectString(objectField(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -337,12 +337,12 @@ func TestPrefixChecks(t *testing.T) {
 		`{"customType":"x`,
 	}
 	for _, b := range bodies {
-		msg := &Entry{Type: TypeMessage, Body: json.RawMessage(b)}
+		msg := RawEntry(TypeMessage, json.RawMessage(b))
 		if got, want := isSystemEntry(msg), refIsSystemEntry(msg); got != want {
 			t.Errorf("isSystemEntry(%s) = %v, full scan %v", b, got, want)
 		}
-		custom := &Entry{Type: TypeCustom, Body: json.RawMessage(b)}
-		want, _ := objectString(custom.Body, "customType")
+		custom := RawEntry(TypeCustom, json.RawMessage(b))
+		want, _ := objectString(custom.Body(), "customType")
 		if got := custom.CustomType(); got != want {
 			t.Errorf("CustomType(%s) = %q, full scan %q", b, got, want)
 		}

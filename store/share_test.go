@@ -59,8 +59,8 @@ func TestHugeTextHeldOnce(t *testing.T) {
 			}
 			if got := userText(t, m); got != tc.text {
 				t.Fatalf("text changed (len %d, want %d)", len(got), len(tc.text))
-			} else if inside(got, e.Body) != tc.shared {
-				t.Fatalf("text in body = %v, want %v", inside(got, e.Body), tc.shared)
+			} else if inside(got, e.Body()) != tc.shared {
+				t.Fatalf("text in body = %v, want %v", inside(got, e.Body()), tc.shared)
 			}
 			// Read back from its line.
 			e.ID, e.Timestamp = "e1", "2026-10-01T00:00:00.000Z"
@@ -74,10 +74,10 @@ func TestHugeTextHeldOnce(t *testing.T) {
 			}
 			if got := userText(t, rm); got != tc.text {
 				t.Fatalf("read back: text changed")
-			} else if inside(got, r.Body) != tc.shared {
-				t.Fatalf("read back: text in body = %v, want %v", inside(got, r.Body), tc.shared)
+			} else if inside(got, r.Body()) != tc.shared {
+				t.Fatalf("read back: text in body = %v, want %v", inside(got, r.Body()), tc.shared)
 			}
-			if !bytes.Equal(r.Body, e.Body) {
+			if !bytes.Equal(r.Body(), e.Body()) {
 				t.Fatal("body changed by the round trip")
 			}
 		})
@@ -98,8 +98,8 @@ func TestHugeCustomTextHeldOnce(t *testing.T) {
 		t.Fatalf("contextMessage: %v %v", ok, err)
 	}
 	got := m.(*llm.CustomMessage).Content.Text
-	if got != text || !inside(got, r.Body) {
-		t.Fatalf("custom text equal %v, in body %v", got == text, inside(got, r.Body))
+	if got != text || !inside(got, r.Body()) {
+		t.Fatalf("custom text equal %v, in body %v", got == text, inside(got, r.Body()))
 	}
 }
 

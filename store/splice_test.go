@@ -22,7 +22,7 @@ func TestMessageEntryOfAHugePrompt(t *testing.T) {
 	}{m}); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(e.Body, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) {
+	if !bytes.Equal(e.Body(), bytes.TrimSuffix(buf.Bytes(), []byte("\n"))) {
 		t.Fatal("spliced body differs from encoding/json")
 	}
 	if got, err := e.Message(); err != nil || got != m {

@@ -111,7 +111,7 @@ func sameSnapshot(t *testing.T, path string, got, want *Snapshot) {
 		w := want.Entries[i]
 		if g.Type != w.Type || g.ID != w.ID || (g.ParentID == nil) != (w.ParentID == nil) ||
 			(g.ParentID != nil && *g.ParentID != *w.ParentID) || g.Timestamp != w.Timestamp ||
-			!bytes.Equal(g.Body, w.Body) || g.facts != w.facts || g.span != w.span {
+			!bytes.Equal(g.Body(), w.Body()) || g.facts != w.facts || g.span != w.span {
 			t.Errorf("%s: entry %d differs: %+v, want %+v", path, i, g, w)
 		}
 	}

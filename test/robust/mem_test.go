@@ -88,40 +88,73 @@ func TestMemoryOfAHugePrompt(t *testing.T) {
 	}
 }
 
-// Four 40 MiB prompts in a row: the history legitimately holds them (once
-// each), but peak RSS must stay bounded (no copies kept per turn).
+// Four 40 MiB prompts in a row: peak RSS under the issue's target for the
+// largest line (4x + 30 MB), and the history does not stay in the heap:
+// each huge entry moves to a mapped blob file once it is on disk
+// (store/spill.go), so the fourth prompt costs what the first did. The
+// text either needs no JSON escapes (the body's string is the text) or
+// does, as any pasted file with newlines does (the text is a copy of its
+// own, moved too).
 func TestMemoryOfFourBigPrompts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("moves 160 MiB through the server")
+		t.Skip("moves 320 MiB through the server")
 	}
-	p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}}) // e.g. GODEBUG=gctrace=1
-	var size int
-	for i := 0; i < 4; i++ {
-		line := bigLine(fmt.Sprintf(`{"id":"p%d","type":"prompt","message":"`, i), 40*mib, `"}`)
-		size = len(line)
-		p.sendBytes(line)
-		p.waitFor("agent_settled", 60*time.Second, settled(p, i+1))
-		t.Logf("after prompt %d: RSS %.0f MB", i+1, float64(p.vmRSS())/1e6)
+	for _, tc := range []struct{ name, filler string }{
+		{"plain", "a"},
+		{"escaped", `abc\n`}, // 6 bytes of JSON, 4 of text
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}}) // e.g. GODEBUG=gctrace=1
+			var size int
+			for i := 0; i < 4; i++ {
+				line := fillLine(fmt.Sprintf(`{"id":"p%d","type":"prompt","message":"`, i), tc.filler, 40*mib, `"}`)
+				size = len(line)
+				p.sendBytes(line)
+				p.waitFor("agent_settled", 60*time.Second, settled(p, i+1))
+				t.Logf("after prompt %d: RSS %.0f MB (file pages %.0f MB)", i+1, float64(p.vmRSS())/1e6, float64(p.procStatus("RssFile"))/1e6)
+			}
+			peak := p.peakRSS()
+			// The moved history reads back as it was sent: the entries
+			// hold each prompt's JSON string as the line had it (the
+			// context itself has been compacted by now).
+			p.send(`{"id":"m","type":"get_entries"}`)
+			p.waitFor("get_entries", 60*time.Second, response("m"))
+			token := []byte(`"content":"` + strings.Repeat(tc.filler, 40*mib/len(tc.filler)) + `"`)
+			p.mu.Lock()
+			for i, d := range p.decoded {
+				if d.Type == "response" && d.ID == "m" {
+					if n := bytes.Count(p.lines[i], token); n != 4 {
+						t.Errorf("get_entries holds %d of the 4 prompts", n)
+					}
+				}
+			}
+			p.mu.Unlock()
+			finish(t, p)
+			if os.Getenv("AMA_ROBUST_CHILD_ENV") != "" {
+				t.Log(p.stderrText())
+			}
+			// Measured: plain 163-177 MB, escaped 165-178 MB, with a
+			// 198 MB target (before the blob file: 292-293 MB and
+			// 405-430 MB; 1.9 GB in the issue). The guard allows 10%
+			// over the target for a loaded machine or -race.
+			limit := rssLimit(size) * 11 / 10
+			t.Logf("four %d-byte prompts: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", size, float64(peak)/1e6, float64(limit)/1e6, float64(rssLimit(size))/1e6)
+			if peak > limit {
+				t.Errorf("peak RSS %d > %d", peak, limit)
+			}
+		})
 	}
-	peak := finish(t, p)
-	if os.Getenv("AMA_ROBUST_CHILD_ENV") != "" {
-		t.Log(p.stderrText())
-	}
-	// The history holds each prompt once (the entry's body; the cached
-	// message's text points into it, store/share.go): 168 MB at the end,
-	// so the issue's per-line target (4x the largest line + 30 MB, 198 MB)
-	// cannot be met while the history is in memory: 126 MB of history
-	// plus the fourth line being read is 168 MB before any of its
-	// handling. Measured: 292-293 MB idle, 282-330 MB with two CPUs busy,
-	// 271-313 MB under -race (437-488 MB before the sharing, 1.9 GB in the
-	// issue). A prompt whose text needs JSON escapes (newlines, quotes)
-	// still keeps two copies (the body's escaped string cannot be the
-	// text): 405-430 MB for four 40 MiB lines of "abc\n".
-	const limit = 0.4e9
-	t.Logf("four %d-byte prompts: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", size, float64(peak)/1e6, limit/1e6, float64(rssLimit(size))/1e6)
-	if peak > limit {
-		t.Errorf("peak RSS %d > %d", peak, int64(limit))
-	}
+}
+
+// fillLine is bigLine with size bytes of filler repeated.
+func fillLine(prefix, filler string, size int, suffix string) []byte {
+	var b bytes.Buffer
+	b.Grow(len(prefix) + size + len(suffix) + 1)
+	b.WriteString(prefix)
+	b.WriteString(strings.Repeat(filler, size/len(filler)))
+	b.WriteString(suffix)
+	b.WriteByte('\n')
+	return b.Bytes()
 }
 
 // A rejected 100 MiB line costs at most the line bound, and the reader's

@@ -1,0 +1,249 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/armadra/ama-rpc/llm"
+)
+
+// where says what holds the byte at p: "blob" for a mapping of an
+// unlinked blob file, "other" for anything else (the Go heap among it).
+func where(t *testing.T, p unsafe.Pointer) string {
+	t.Helper()
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps to tell mappings apart: %v", err)
+	}
+	defer f.Close()
+	addr := uint64(uintptr(p))
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		lo, hi, ok := strings.Cut(fields[0], "-")
+		if !ok {
+			continue
+		}
+		a, _ := strconv.ParseUint(lo, 16, 64)
+		b, _ := strconv.ParseUint(hi, 16, 64)
+		if addr < a || addr >= b {
+			continue
+		}
+		if len(fields) >= 6 && strings.Contains(fields[5], ".ama-blob-") && strings.HasSuffix(sc.Text(), "(deleted)") {
+			return "blob"
+		}
+		return "other"
+	}
+	return "other"
+}
+
+func bodyAt(e *Entry) unsafe.Pointer { return unsafe.Pointer(e.body.Load()) }
+
+func textOf(t *testing.T, e *Entry) string {
+	t.Helper()
+	m, _, err := e.contextMessage()
+	if err != nil || m == nil {
+		t.Fatalf("message: %v", err)
+	}
+	text, _, ok := llm.BigText(m)
+	if !ok {
+		t.Fatalf("no big text in %T", m)
+	}
+	return text
+}
+
+func newTestFile(t *testing.T) (*File, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	f, err := Create(path, NewHeader("s1", time.Unix(0, 0), dir, "test"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f, path
+}
+
+var ts = "2026-12-01T00:00:00.000Z"
+
+// A huge entry leaves the heap once written: its body and the big text of
+// its message are mappings of the unlinked blob file, byte for byte what
+// they were; an announcement's snapshot keeps the heap copy; the file and
+// a reopened session read the same.
+func TestSpillMovesHugeEntries(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("tells mappings apart through /proc/self/maps")
+	}
+	plain := strings.Repeat("a", 3<<19)
+	escaped := strings.Repeat("line \"one\"\n", 120<<10)
+	cases := []struct {
+		name string
+		make func() *Entry
+		text bool // the entry has a big message text
+	}{
+		{"user text needing no escapes", func() *Entry {
+			return MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent(plain), Timestamp: 1})
+		}, true},
+		{"user text with escapes", func() *Entry {
+			return MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent(escaped), Timestamp: 1})
+		}, true},
+		{"custom message", func() *Entry {
+			return CustomMessageEntry(&llm.CustomMessage{Role: "custom", CustomType: "paste", Content: llm.StringContent(escaped), Display: true})
+		}, true},
+		{"custom entry", func() *Entry { return CustomEntry("blob", map[string]string{"data": plain}) }, false},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, path := newTestFile(t)
+			e := tc.make()
+			e.ID, e.Timestamp = fmt.Sprintf("e%d", i), ts
+			wantBody := bytes.Clone(e.Body())
+			wantLine := bytes.Clone(e.AppendJSON(nil))
+			var wantText string
+			var wantLen int
+			if tc.text {
+				m, _, _ := e.contextMessage()
+				wantText, wantLen = strings.Clone(textOf(t, e)), llm.EncodedLen(m)
+			}
+			view := e.Snapshot()
+			if view == e {
+				t.Fatal("Snapshot of a huge entry returned the entry")
+			}
+			if err := f.Append(e); err != nil {
+				t.Fatal(err)
+			}
+			if got := where(t, bodyAt(e)); got != "blob" {
+				t.Fatalf("body is in %s memory after the append, want the blob file", got)
+			}
+			if !bytes.Equal(e.Body(), wantBody) || !bytes.Equal(e.AppendJSON(nil), wantLine) {
+				t.Fatal("the moved body differs")
+			}
+			if where(t, bodyAt(view)) != "other" || !bytes.Equal(view.Body(), wantBody) {
+				t.Fatal("the snapshot does not keep the heap copy")
+			}
+			if tc.text {
+				text := textOf(t, e)
+				if where(t, unsafe.Pointer(unsafe.StringData(text))) != "blob" {
+					t.Fatal("the message text stayed in the heap")
+				}
+				m, _, _ := e.contextMessage()
+				if text != wantText || llm.EncodedLen(m) != wantLen {
+					t.Fatalf("moved text differs (%d bytes, want %d) or its size %d, want %d", len(text), len(wantText), llm.EncodedLen(m), wantLen)
+				}
+			}
+			// Nothing but the session file and its lock is left.
+			names, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*"))
+			hidden, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*"))
+			if len(names) != 2 || len(hidden) != 0 {
+				t.Fatalf("files next to the session: %v %v", names, hidden)
+			}
+			snap, err := ReadSnapshot(path)
+			if err != nil || len(snap.Entries) != 1 || !bytes.Equal(snap.Entries[0].Body(), wantBody) {
+				t.Fatalf("read back: %v", err)
+			}
+			// Reopening (resume) moves the huge entry out of the heap too.
+			f.Close()
+			g, snap, err := Open(path, OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			r := snap.Entries[0]
+			if where(t, bodyAt(r)) != "blob" || !bytes.Equal(r.Body(), wantBody) {
+				t.Fatal("a reopened huge entry stayed in the heap")
+			}
+			if tc.text {
+				if text := textOf(t, r); text != wantText || where(t, unsafe.Pointer(unsafe.StringData(text))) != "blob" {
+					t.Fatal("a reopened huge text differs or stayed in the heap")
+				}
+			}
+		})
+	}
+}
+
+// Small entries stay where they are, and so does a huge one when the
+// blob file cannot be made.
+func TestSpillKeepsEntriesItCannotMove(t *testing.T) {
+	f, _ := newTestFile(t)
+	small := MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent("hi")})
+	small.ID, small.Timestamp = "s", ts
+	if small.Snapshot() != small {
+		t.Fatal("Snapshot copied a small entry")
+	}
+	before := bodyAt(small)
+	if err := f.Append(small); err != nil || bodyAt(small) != before {
+		t.Fatalf("small entry moved (%v)", err)
+	}
+
+	big := MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent(strings.Repeat("x", 2<<20))})
+	big.ID, big.Timestamp = "b", ts
+	want := bytes.Clone(big.Body())
+	before = bodyAt(big)
+	big.spill(&blobFile{dir: filepath.Join(t.TempDir(), "missing")})
+	if bodyAt(big) != before || !bytes.Equal(big.Body(), want) || big.spilled.Load() {
+		t.Fatal("a failed spill changed the entry")
+	}
+	big.spill(&f.blobs) // a later try still works
+	if !big.spilled.Load() || !bytes.Equal(big.Body(), want) {
+		t.Fatal("the second try did not move the entry")
+	}
+}
+
+// Readers on other goroutines see the same bytes while an entry moves
+// (run with -race: the body and message are swapped atomically).
+func TestSpillWhileRead(t *testing.T) {
+	f, _ := newTestFile(t)
+	text := strings.Repeat("ab\n", 400<<10)
+	e := MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent(text)})
+	e.ID, e.Timestamp = "r", ts
+	want := bytes.Clone(e.Body())
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make(chan string, 4)
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			for range 5 {
+				if !bytes.Equal(e.Body(), want) {
+					errs <- "body differs"
+					return
+				}
+				m, err := e.Message()
+				if err != nil || m.(*llm.UserMessage).Content.Text != text {
+					errs <- "text differs"
+					return
+				}
+				var v struct{ Message json.RawMessage }
+				if json.Unmarshal(e.Body(), &v) != nil {
+					errs <- "body is not JSON"
+					return
+				}
+			}
+		}()
+	}
+	close(start)
+	if err := f.Append(e); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
+	}
+	if !e.spilled.Load() {
+		t.Error("the entry did not move")
+	}
+}
