@@ -12,7 +12,7 @@
 // "modelId" from a key "ModelID", which the protocol (case-sensitive keys,
 // as in the JavaScript reference) treats as absent; the reflection walks
 // the parameter struct's tags once per command. The
-// envelope is read the same way (members, exact "type" and "id"). On the
+// envelope is read the same way (jsonobj.Members, exact "type" and "id"). On the
 // way out, encode.go writes the hot lines (deltas, raw results, spliced
 // huge events) without reflection; its tests pin them to the generic
 // encoding.

@@ -54,31 +54,6 @@ func TestRawResultAnyDepth(t *testing.T) {
 	}
 }
 
-// FuzzMembers: members sees the keys and raw values encoding/json sees.
-func FuzzMembers(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a":1,"b":[1,{"c":"}"}],"a":"x\"y"}`, `{"\u0074ype":"p", "id" : null }`, `{"a":{"b":[[]]},"c":true}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var want map[string]json.RawMessage
-		if json.Unmarshal(b, &want) != nil || want == nil {
-			return
-		}
-		got := map[string]string{}
-		if !members(b, func(k string, v []byte) { got[k] = string(v) }) {
-			t.Fatalf("members refused %q", b)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("%q: got %v, want %v", b, got, want)
-		}
-		for k, v := range want {
-			if got[k] != string(v) {
-				t.Fatalf("%q: key %q = %q, want %q", b, k, got[k], v)
-			}
-		}
-	})
-}
-
 // Ids are bounded: a longer one is refused without being echoed.
 func TestLongIDRefused(t *testing.T) {
 	c, perr := parseCommand([]byte(`{"type":"get_state","id":"` + strings.Repeat("é", 513) + `"}`))

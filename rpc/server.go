@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
@@ -456,7 +457,7 @@ func parseCommand(line []byte) (*command, string) {
 	// Exact key matching (struct decoding would also accept "Type" or
 	// "ID"); the members are visited in place, not copied.
 	var typ, id []byte
-	if !members(line, func(k string, v []byte) {
+	if !jsonobj.Members(line, func(k string, v []byte) {
 		switch k {
 		case "type":
 			typ = v
@@ -604,7 +605,7 @@ func foldedKeys(raw []byte, p any) []string {
 		exact[name] = true
 	}
 	var out []string
-	members(raw, func(k string, _ []byte) { // keys only: values are not copied
+	jsonobj.Members(raw, func(k string, _ []byte) { // keys only: values are not copied
 		if exact[k] {
 			return
 		}

@@ -3,6 +3,8 @@ package acp
 import (
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -225,14 +227,32 @@ func sessionTitle(s *session.Session) string {
 	return ""
 }
 
-// titleFrom is the first non-blank line of a prompt, cut to maxTitle runes.
+// titleFrom is the first non-blank line of a prompt, without its
+// surrounding space, cut to maxTitle runes. It reads only as far as it
+// needs: the prompt may be a pasted file of tens of MiB (splitting it into
+// lines allocated 16 bytes per line, every turn, and a mapped one would
+// be read back into memory whole).
 func titleFrom(prompt string) string {
-	for _, line := range strings.Split(prompt, "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			return firstLine(line, maxTitle)
-		}
+	s := strings.TrimLeftFunc(prompt, unicode.IsSpace) // blank lines and the line's indent
+	i, n := 0, 0
+	for i < len(s) && s[i] != '\n' && n < maxTitle {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
 	}
-	return ""
+	title := strings.TrimRightFunc(s[:i], unicode.IsSpace)
+	// Cut when the line goes on with more than space.
+	for j := i; j < len(s); {
+		r, size := utf8.DecodeRuneInString(s[j:])
+		if r == '\n' {
+			break
+		}
+		if !unicode.IsSpace(r) {
+			return s[:i] + "…"
+		}
+		j += size
+	}
+	return title
 }
 
 // stop is the first step of shutdown: queued prompts are answered

@@ -39,12 +39,20 @@ func typed[P, R any](m func(s *Server, p *P) (R, error)) func(*Server, *call) {
 	}
 }
 
+// rawParams returns the request's params as JSON ({} when absent or null).
+func (c *call) rawParams() []byte {
+	switch {
+	case c.params != nil:
+		return c.params
+	case c.req.Params != nil && !bytes.Equal(bytes.TrimSpace(*c.req.Params), []byte("null")):
+		return *c.req.Params
+	}
+	return []byte("{}")
+}
+
 // decodeParams decodes the request's params (absent or null: {}) into p.
 func decodeParams(c *call, p any) error {
-	raw := []byte("{}")
-	if c.req.Params != nil && !bytes.Equal(bytes.TrimSpace(*c.req.Params), []byte("null")) {
-		raw = *c.req.Params
-	}
+	raw := c.rawParams()
 	if err := json.Unmarshal(raw, p); err != nil {
 		return errorf(errInvalidParams, "invalid params of %s: %v", c.req.Method, err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -15,8 +16,9 @@ import (
 // once the turn has settled. The request is validated and queued inline;
 // the answer comes later (see turns.go).
 func handlePrompt(s *Server, c *call) {
-	var p promptParams
-	if err := decodeParams(c, &p); err != nil {
+	p, err := decodePrompt(c)
+	c.params = nil // the call lives until the turn ends; the line need not
+	if err != nil {
 		c.fail(err)
 		return
 	}
@@ -30,11 +32,46 @@ func handlePrompt(s *Server, c *call) {
 		return
 	}
 	in, err := promptInput(p.Prompt)
+	p.Prompt = nil
 	if err != nil {
 		c.fail(err)
 		return
 	}
 	as.enqueue(newTurn(c, in))
+}
+
+// decodePrompt decodes session/prompt's params as decodeParams would
+// (keys matched without regard to case, the last one winning), except that
+// the content blocks stay sub-slices of the params: json.RawMessage
+// would copy a pasted 50 MiB text once more.
+func decodePrompt(c *call) (promptParams, error) {
+	var p promptParams
+	raw := c.rawParams()
+	var err error
+	fail := func(format string, args ...any) {
+		if err == nil {
+			err = errorf(errInvalidParams, "invalid params of %s: "+format, append([]any{c.req.Method}, args...)...)
+		}
+	}
+	if !jsonobj.Members(raw, func(k string, v []byte) {
+		switch {
+		case strings.EqualFold(k, "sessionId"):
+			if e := json.Unmarshal(v, &p.SessionID); e != nil {
+				fail("sessionId: %v", e)
+			}
+		case strings.EqualFold(k, "prompt"):
+			p.Prompt = nil
+			if string(v) == "null" {
+				return
+			}
+			if !jsonobj.Elements(v, func(b []byte) { p.Prompt = append(p.Prompt, b) }) {
+				fail("prompt is not an array")
+			}
+		}
+	}) {
+		fail("params are not an object")
+	}
+	return p, err
 }
 
 // promptInput converts ACP content blocks into the session's input, as

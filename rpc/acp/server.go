@@ -240,6 +240,10 @@ type call struct {
 	s   *Server
 	req *jsonrpc2.Request
 	r   *stdio.Reply
+	// params are the request's params when the stream parked them (a
+	// huge request, Stream.park); nil: req.Params. Handlers that keep the
+	// call past decoding drop them (a sub-slice of a huge line).
+	params []byte
 }
 
 func (s *Server) newCall(req *jsonrpc2.Request) *call {
@@ -247,7 +251,11 @@ func (s *Server) newCall(req *jsonrpc2.Request) *call {
 	if !req.Notif {
 		what += " " + req.ID.String()
 	}
-	return &call{s: s, req: req, r: s.work.Owe(what)}
+	c := &call{s: s, req: req, r: s.work.Owe(what)}
+	if s.stream != nil {
+		c.params = s.stream.TakeParams()
+	}
+	return c
 }
 
 // reply answers with result.

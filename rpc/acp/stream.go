@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 )
@@ -46,7 +47,8 @@ type Stream struct {
 	closeOnce sync.Once
 
 	mu      sync.Mutex
-	badLine int // count of rejected lines (tests, logs)
+	badLine int    // count of rejected lines (tests, logs)
+	parked  []byte // the params of the request just read, kept out of the library (see park)
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -97,6 +99,12 @@ func (s *Stream) ReadObject(v any) error {
 			s.reject(errParseLine, "the line is not one JSON value", nil)
 			continue
 		}
+		s.mu.Lock()
+		s.parked = nil
+		s.mu.Unlock()
+		if len(line) >= parkBytes {
+			line = s.park(s.lr.Take(line))
+		}
 		resetValue(v)
 		if err := json.Unmarshal(line, v); err != nil {
 			resetValue(v)
@@ -105,6 +113,54 @@ func (s *Stream) ReadObject(v any) error {
 		}
 		return nil
 	}
+}
+
+// parkBytes is the line size from which a request's params are parked.
+const parkBytes = 1 << 20
+
+// park keeps the params of a huge request (a session/prompt holding a
+// pasted file) out of jsonrpc2: the library decodes a request through a
+// json.Decoder, whose buffer grows to the whole line, and copies the params
+// into a json.RawMessage of their own, two more copies of a 50 MiB prompt
+// (a 50 MiB prompt peaked at 623 MB over ACP). The library sees the line
+// with the params replaced by {}, and the params stay a sub-slice of the
+// line until the handler takes them (TakeParams). The handler runs inline
+// in the library's read loop, right after this ReadObject and before the
+// next, which clears the slot, so the params cannot reach another request.
+// A line that is not a request (no "method") is left as it is.
+func (s *Stream) park(line []byte) []byte {
+	var params []byte
+	method := false
+	jsonobj.Members(line, func(k string, v []byte) {
+		switch k {
+		case "method":
+			method = true
+		case "params":
+			params = v // the last one wins, as in encoding/json
+		}
+	})
+	if !method || len(params) < 2 || (params[0] != '{' && params[0] != '[') {
+		return line
+	}
+	at := cap(line) - cap(params) // params is line[at:at+len(params)]
+	small := make([]byte, 0, len(line)-len(params)+2)
+	small = append(small, line[:at]...)
+	small = append(small, "{}"...)
+	small = append(small, line[at+len(params):]...)
+	s.mu.Lock()
+	s.parked = params
+	s.mu.Unlock()
+	return small
+}
+
+// TakeParams returns the params parked for the request just read (nil if
+// none) and clears the slot.
+func (s *Stream) TakeParams() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.parked
+	s.parked = nil
+	return p
 }
 
 // resetValue zeroes *v so a failed decode leaves nothing behind.

@@ -179,3 +179,60 @@ func FuzzStream(f *testing.F) {
 		t.Fatal("the sentinel request was not answered")
 	})
 }
+
+// parkHandler answers with what the library decoded as params and what
+// the stream parked for the request.
+type parkHandler struct{ s **acp.Stream }
+
+func (h parkHandler) Handle(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.Request) {
+	parked := (*h.s).TakeParams()
+	lib := ""
+	if r.Params != nil {
+		lib = string(*r.Params)
+	}
+	if !r.Notif {
+		_ = c.Reply(ctx, r.ID, map[string]any{"lib": lib, "parked": len(parked), "head": string(parked[:min(len(parked), 12)])})
+	}
+}
+
+// A huge request's params are parked for its handler (the library sees
+// {}); small requests, huge params that are not an object or array, and
+// the request after a parked one get nothing parked.
+func TestHugeParamsAreParkedForTheirRequest(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	w := stdio.NewWriter(outW, stdio.WriterOptions{})
+	var s *acp.Stream
+	s = acp.NewStream(inR, w, 0, nil)
+	conn := jsonrpc2.NewConn(context.Background(), s, parkHandler{&s}, jsonrpc2.SetLogger(quietLogger{}))
+	t.Cleanup(func() {
+		_ = inW.Close()
+		_ = conn.Close()
+		go func() { _, _ = io.Copy(io.Discard, outR) }()
+		w.Close()
+		_ = outW.Close()
+	})
+	out := bufio.NewReader(outR)
+	huge := strings.Repeat("x", 2<<20)
+	go func() {
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"m","params":{"text":"`+huge+`"}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"m","params":{"a":1}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"m","params":["`+huge+`"],"params":{"b":2}}`+"\n")
+		_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":4,"method":"m","params":"`+huge+`"}`+"\n")
+	}()
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"head":"{\"text\":\"xxx","lib":"{}","parked":2097163}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"head":"","lib":"{\"a\":1}","parked":0}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"head":"{\"b\":2}","lib":"{}","parked":7}}`, // the last params wins
+		`{"jsonrpc":"2.0","id":4,"result":{"head":"","lib":"\"` + huge + `\"","parked":0}}`,
+	}
+	for i, wl := range want {
+		got, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = strings.TrimSuffix(got, "\n"); got != wl {
+			t.Fatalf("reply %d: %.200s, want %.200s", i+1, got, wl)
+		}
+	}
+}

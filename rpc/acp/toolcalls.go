@@ -131,16 +131,24 @@ func quoteShort(s string) string { return fmt.Sprintf("%q", firstLine(s, 80)) }
 
 // firstLine returns the first line of s, cut to max runes ("…" marks a cut).
 func firstLine(s string, max int) string {
-	line, rest, _ := strings.Cut(s, "\n")
-	cut := rest != ""
-	if utf8.RuneCountInString(line) > max {
-		line = string([]rune(line)[:max])
-		cut = true
+	// Only the first max runes are read: a title is not worth scanning
+	// (or, as []rune, copying four times over) a 40 MiB prompt or command.
+	i, n := 0, 0
+	for i < len(s) && s[i] != '\n' && n < max {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n++
 	}
-	if cut {
-		line += "…"
+	line := s[:i]
+	switch {
+	case i == len(s):
+		return line
+	case s[i] == '\n':
+		if i+1 == len(s) { // nothing after the newline
+			return line
+		}
 	}
-	return line
+	return line + "…"
 }
 
 // absPath resolves a tool path against the session cwd.

@@ -2,6 +2,7 @@ package robust_test
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,4 +97,56 @@ func TestACPClosedStdoutIsADisconnect(t *testing.T) {
 	p.waitFor("the first chunk", 20*time.Second, chunk)
 	_ = p.stdout.Close() // the host closes its read end mid-turn
 	checkDisconnect(t, p, "acp turn")
+}
+
+// Huge prompts over ACP meet the same target as over rpc (mem_test.go):
+// peak RSS under 4x the largest line plus 30 MB, for one 50 MiB prompt and
+// for four 40 MiB prompts in a row (their entries leave the heap once on
+// disk, store/spill.go).
+func TestACPMemoryOfHugePrompts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves 210 MiB through the server")
+	}
+	// Measured: one 50 MiB prompt 181-190 MB, four 40 MiB prompts 185 MB
+	// (plain) and 162 MB (escaped); before: 623 MB and 405-430 MB (the
+	// library decoded each request through a json.Decoder and copied its
+	// params twice; the session title split the first prompt into lines
+	// every turn).
+	for _, tc := range []struct {
+		name   string
+		count  int
+		size   int
+		filler string
+	}{
+		{"one 50 MiB prompt", 1, 50 * mib, "a"},
+		{"four 40 MiB prompts", 4, 40 * mib, "a"},
+		{"four 40 MiB prompts with escapes", 4, 40 * mib, `abc\n`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startACP(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}})
+			p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, p.work))
+			sid := p.waitFor("session/new", 20*time.Second, answer("new")).Result.SessionID
+			var size int
+			for i := 0; i < tc.count; i++ {
+				id := fmt.Sprintf("p%d", i)
+				line := fillLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"`, id, sid), tc.filler, tc.size, `"}]}}`)
+				size = len(line)
+				p.sendBytes(line)
+				if l := p.waitFor("the prompt's answer", 60*time.Second, answer(id)); l.Result.StopReason != "end_turn" {
+					t.Fatalf("prompt %d: stop reason %q; stderr:\n%s", i, l.Result.StopReason, p.stderrText())
+				}
+				t.Logf("after prompt %d: RSS %.0f MB (file pages %.0f MB)", i+1, float64(p.vmRSS())/1e6, float64(p.procStatus("RssFile"))/1e6)
+			}
+			peak := finish(t, p)
+			if os.Getenv("AMA_ROBUST_CHILD_ENV") != "" {
+				t.Log(p.stderrText())
+			}
+			limit := rssLimit(size) * 11 / 10
+			t.Logf("acp, %s: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", tc.name, float64(peak)/1e6, float64(limit)/1e6, float64(rssLimit(size))/1e6)
+			if peak > limit {
+				t.Errorf("peak RSS %d > %d", peak, limit)
+			}
+		})
+	}
 }

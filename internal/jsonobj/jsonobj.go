@@ -1,11 +1,11 @@
-package rpc
+package jsonobj
 
 import (
 	"encoding/json"
 	"unicode/utf8"
 )
 
-// members calls fn with each top-level key of the JSON object b and the
+// Members calls fn with each top-level key of the JSON object b and the
 // raw bytes of its value, a sub-slice of b (nothing is copied: a 50 MiB
 // prompt is not duplicated just to find its "type" and "id"). b must be
 // valid JSON (checked by the caller); it returns false when b is not an
@@ -14,7 +14,7 @@ import (
 //
 // Written by hand: encoding/json has no way to visit an object's members
 // without decoding (and copying) their values.
-func members(b []byte, fn func(key string, val []byte)) bool {
+func Members(b []byte, fn func(key string, val []byte)) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -50,6 +50,40 @@ func members(b []byte, fn func(key string, val []byte)) bool {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// Elements calls fn with the raw bytes of each element of the JSON array
+// b, sub-slices of b (nothing is copied). b must be valid JSON; it returns
+// false when b is not an array.
+func Elements(b []byte, fn func(val []byte)) bool {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return true
+	}
+	for i < len(b) {
+		end := skipValue(b, i)
+		if end < 0 {
+			return false
+		}
+		fn(b[i:end])
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
 			return true
 		default:
 			return false
