@@ -16,6 +16,8 @@
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
+//     Entries of at least 1 MiB (SpillBytes) leave the heap once written,
+//     and when a file is opened (spill.go).
 //   - Locking: <file>.lock with the owner's pid (§5.1); stale locks are taken
 //     over.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
@@ -55,9 +57,13 @@
 // A *File is safe for concurrent use; its methods are serialised by a
 // mutex, and it is normally owned by the session actor. Snapshots and
 // entries are immutable once returned or appended and may be shared
-// freely between goroutines (an entry's decoded message is cached behind a
-// sync.Once; a huge text in it may be a string over the body's own bytes,
-// see share.go, so a body must never be written to). A *Tree is not safe for concurrent use: it belongs to the
+// freely between goroutines (an entry's decoded message is cached behind an
+// atomic pointer; a huge text in it may be a string over the body's own
+// bytes, see share.go, so a body must never be written to). The one change
+// an entry sees after it is shared is spill.go's: once written, a huge
+// body and its message's big text move from the heap to a read-only
+// mapping of an unlinked blob file, swapped in atomically, the bytes
+// unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
 // goroutine that owns the session. The package keeps one piece of
 // process-wide state, the set of locks this process holds, guarded by a
 // mutex (see lock.go). The only goroutine the package starts is the one

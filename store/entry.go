@@ -536,6 +536,7 @@ func (e *Entry) WithBody(body json.RawMessage) *Entry {
 func (e *Entry) WithParent(parent *string) *Entry {
 	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span}
 	c.body.Store(e.body.Load())
+	c.spilled.Store(e.spilled.Load()) // a moved body is not moved again (a fork's new file)
 	return c
 }
 
