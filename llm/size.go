@@ -9,23 +9,20 @@ import (
 )
 
 // EncodedLen is len(json.Marshal(v)) without keeping the encoding: the
-// bytes go to a counter. The string content of user and custom messages
-// (where a 50 MiB prompt lives) is counted without being encoded at all,
-// so estimating the size of a context allocates nothing in proportion to
-// it.
+// bytes go to a counter. The big strings of a message (move.go: the string
+// content of user and custom messages, block texts, thinking and image
+// data, where a 50 MiB prompt or a 5 MiB image lives) are counted without
+// being encoded at all, so estimating the size of a context allocates
+// nothing in proportion to them, and a moved string is not read.
 func EncodedLen(v any) int {
-	switch m := v.(type) {
-	case *UserMessage:
-		if !m.Content.IsBlocks && len(m.Content.Text) > 0 {
-			c := *m
-			c.Content.Text = ""
-			return encodedLen(&c) + textLen(m.Content.Text)
-		}
-	case *CustomMessage:
-		if !m.Content.IsBlocks && len(m.Content.Text) > 0 {
-			c := *m
-			c.Content.Text = ""
-			return encodedLen(&c) + textLen(m.Content.Text)
+	if m, ok := v.(Message); ok {
+		n := 0
+		skel := rewriteStrings(m, func(s string) string {
+			n += textLen(s)
+			return ""
+		})
+		if n > 0 {
+			return encodedLen(skel) + n
 		}
 	}
 	return encodedLen(v)

@@ -50,9 +50,9 @@ func encodeEvent(e events.Event) ([]byte, error) {
 		out = ea.Entry.AppendJSON(out)
 		return append(out, "}\n"...), nil
 	}
-	if text, skel, ok := bigMessageEvent(e); ok {
+	if strs, skel, ok := bigMessageEvent(e); ok {
 		if line, err := encodeEvent(skel); err == nil {
-			if out, ok := llm.SpliceText(line, text); ok {
+			if out, _, ok := llm.SpliceStrings(line, strs); ok {
 				return out, nil
 			}
 		}
@@ -111,31 +111,36 @@ func hugeEventSize(e events.Event) int {
 	if ea, ok := e.(events.EntryAppended); ok && ea.Entry != nil {
 		return len(ea.Entry.Body())
 	}
-	if text, _, ok := bigMessageEvent(e); ok {
-		return len(text)
+	if strs, _, ok := bigMessageEvent(e); ok {
+		n := 0
+		for _, s := range strs {
+			n += len(s)
+		}
+		return n
 	}
 	return 0
 }
 
 // bigMessageEvent returns, for a message_start or message_end carrying a
-// huge string content, or a before_agent_start of a huge prompt, the text and the event with a
-// placeholder in its place: encodeEvent encodes the small skeleton and
-// splices the text in, so the line is written once, in a buffer of its
-// exact size (encoding/json would build it about four times over).
-func bigMessageEvent(e events.Event) (string, events.Event, bool) {
+// message with big strings (a huge prompt, a big image: llm.BigStrings),
+// or a before_agent_start of a huge prompt, those strings and the event
+// with placeholders in their place: encodeEvent encodes the small skeleton
+// and splices the strings in, so the line is written once, in a buffer of
+// its exact size (encoding/json would build it about four times over).
+func bigMessageEvent(e events.Event) ([]string, events.Event, bool) {
 	switch ev := e.(type) {
 	case events.MessageStart:
-		if text, m, ok := llm.BigText(ev.Message); ok {
-			return text, events.MessageStart{Message: m}, true
+		if strs, m, ok := llm.BigStrings(ev.Message); ok {
+			return strs, events.MessageStart{Message: m}, true
 		}
 	case events.MessageEnd:
-		if text, m, ok := llm.BigText(ev.Message); ok {
-			return text, events.MessageEnd{Message: m}, true
+		if strs, m, ok := llm.BigStrings(ev.Message); ok {
+			return strs, events.MessageEnd{Message: m}, true
 		}
 	case events.BeforeAgentStart:
 		if len(ev.Prompt) >= llm.SpliceBytes {
-			return ev.Prompt, events.BeforeAgentStart{Prompt: llm.Placeholder}, true
+			return []string{ev.Prompt}, events.BeforeAgentStart{Prompt: llm.Placeholder}, true
 		}
 	}
-	return "", nil, false
+	return nil, nil, false
 }

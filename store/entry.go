@@ -583,16 +583,17 @@ func newEntry(typ string, v any) *Entry {
 
 // MessageEntry returns a message entry.
 func MessageEntry(m llm.Message) *Entry {
-	if text, skel, ok := llm.BigText(m); ok {
-		// A huge prompt: the body is encoded around a placeholder and
-		// the text spliced in, one exact buffer instead of about four.
+	if strs, skel, ok := llm.BigStrings(m); ok {
+		// A huge prompt or image: the body is encoded around placeholders
+		// and the strings spliced in, one exact buffer instead of about
+		// four.
 		e := newEntry(TypeMessage, struct {
 			Message llm.Message `json:"message"`
 		}{skel})
-		if body, at, n, ok := llm.SpliceTextAt(e.Body(), text); ok {
+		if body, spans, ok := llm.SpliceStrings(e.Body(), strs); ok {
 			e.setBody(body)
 			e.learn()
-			e.setMessage(shareText(m, body[at:at+n])) // the text kept once (share.go)
+			e.setMessage(shareStrings(m, strs, body, spans)) // each string kept once (share.go)
 			return e
 		}
 	}

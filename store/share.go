@@ -17,26 +17,64 @@ import (
 // (quotes, backslashes, control characters, U+2028/U+2029, invalid UTF-8)
 // keeps its own copy.
 
-// shareText returns m with its big string content (llm.BigText) pointing
-// into raw, the JSON string token of that content in an entry body, when
-// the token's contents are exactly the text; otherwise m unchanged.
-func shareText(m llm.Message, raw []byte) llm.Message {
-	text, _, ok := llm.BigText(m)
-	if !ok || len(raw) != len(text)+2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+// shareStrings returns m with each big string strs[i] (llm.BigStrings)
+// pointing into body[spans[i]], its JSON string token, when the token's
+// contents are exactly the string; a copy when any did.
+func shareStrings(m llm.Message, strs []string, body []byte, spans [][2]int) llm.Message {
+	shared := make([]string, len(strs))
+	any := false
+	for i, s := range strs {
+		shared[i] = s
+		if t, ok := inToken(s, body[spans[i][0]:spans[i][1]]); ok {
+			shared[i], any = t, true
+		}
+	}
+	if !any {
 		return m
+	}
+	return llm.WithStrings(m, shared)
+}
+
+// inToken returns s as a string over raw's bytes when raw is the JSON
+// string token of s without escapes.
+func inToken(s string, raw []byte) (string, bool) {
+	if len(raw) != len(s)+2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
 	}
 	inner := raw[1 : len(raw)-1]
-	if string(inner) != text { // compared in place, no copy
+	if string(inner) != s { // compared in place, no copy
+		return "", false
+	}
+	return unsafe.String(unsafe.SliceData(inner), len(inner)), true
+}
+
+// shareText is shareStrings for a user or custom message whose only big
+// string is its string content, raw being that content's token.
+func shareText(m llm.Message, raw []byte) llm.Message {
+	strs, _, ok := llm.BigStrings(m)
+	if !ok || len(strs) != 1 {
 		return m
 	}
-	return llm.WithText(m, unsafe.String(unsafe.SliceData(inner), len(inner)))
+	if t, ok := inToken(strs[0], raw); ok {
+		return llm.WithStrings(m, []string{t})
+	}
+	return m
 }
 
 // shareDecoded is shareText for a message decoded from obj, a JSON object
 // whose member "content" holds the text (a message, or a custom_message
 // entry's body). Only big texts are looked up.
 func shareDecoded(m llm.Message, obj []byte) llm.Message {
-	if _, _, ok := llm.BigText(m); !ok {
+	switch v := m.(type) {
+	case *llm.UserMessage:
+		if v.Content.IsBlocks || len(v.Content.Text) < llm.SpliceBytes {
+			return m
+		}
+	case *llm.CustomMessage:
+		if v.Content.IsBlocks || len(v.Content.Text) < llm.SpliceBytes {
+			return m
+		}
+	default:
 		return m
 	}
 	return shareText(m, objectField(obj, "content"))

@@ -17,8 +17,10 @@ import (
 // the body to a blob file and maps that copy read-only; the entry's body
 // pointer then points into the mapping (an atomic swap, so readers on
 // other goroutines see one copy or the other, the same bytes). The big
-// text of its cached message moves too: to the same mapping when the JSON
-// string in the body is the text itself, else to a mapped copy of its own.
+// strings of its cached message move too (llm.MoveStrings: a prompt's
+// text, image data, the texts of blocks and tool results): into the same
+// mapping when the JSON string in the body is the string itself (share.go),
+// else to a mapped copy of their own.
 // The heap copies are garbage once no event still holds them. Mapped pages
 // are page cache the kernel can drop and read back; they count in the
 // process's RSS only while something reads them (a provider encoding a
@@ -117,18 +119,18 @@ func (e *Entry) spill(blobs *blobFile) {
 		return
 	}
 	if d := e.dec.Load(); d != nil && d.err == nil {
-		if text, _, ok := llm.BigText(d.msg); ok {
-			moved, ok := within(text, body, mapped)
-			if !ok {
-				m, err := blobs.put(unsafe.Slice(unsafe.StringData(text), len(text)))
-				if err == nil {
-					moved, ok = unsafe.String(unsafe.SliceData(m), len(m)), true
-				}
+		m := llm.MoveStrings(d.msg, func(s string) (string, bool) {
+			if moved, ok := within(s, body, mapped); ok {
+				return moved, true
 			}
-			if ok {
-				llm.NoteMovedText(moved, text)
-				e.dec.Store(&decoded{msg: llm.WithText(d.msg, moved)})
+			m, err := blobs.put(unsafe.Slice(unsafe.StringData(s), len(s)))
+			if err != nil {
+				return "", false
 			}
+			return unsafe.String(unsafe.SliceData(m), len(m)), true
+		})
+		if m != d.msg {
+			e.dec.Store(&decoded{msg: m})
 		}
 	}
 	e.body.Store(unsafe.SliceData(mapped))

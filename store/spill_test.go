@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,17 +51,23 @@ func where(t *testing.T, p unsafe.Pointer) string {
 
 func bodyAt(e *Entry) unsafe.Pointer { return unsafe.Pointer(e.body.Load()) }
 
-func textOf(t *testing.T, e *Entry) string {
+// bigStrings returns the big strings of e's message (llm.MoveStrings
+// visits them; a refused move changes nothing).
+func bigStrings(t *testing.T, e *Entry) []string {
 	t.Helper()
 	m, _, err := e.contextMessage()
 	if err != nil || m == nil {
 		t.Fatalf("message: %v", err)
 	}
-	text, _, ok := llm.BigText(m)
-	if !ok {
-		t.Fatalf("no big text in %T", m)
+	var out []string
+	llm.MoveStrings(m, func(s string) (string, bool) {
+		out = append(out, s)
+		return "", false
+	})
+	if len(out) == 0 {
+		t.Fatalf("no big string in %T", m)
 	}
-	return text
+	return out
 }
 
 func newTestFile(t *testing.T) (*File, string) {
@@ -87,6 +94,7 @@ func TestSpillMovesHugeEntries(t *testing.T) {
 	}
 	plain := strings.Repeat("a", 3<<19)
 	escaped := strings.Repeat("line \"one\"\n", 120<<10)
+	image := strings.Repeat("iVBORw0K", 160<<10) // 1.25 MiB of base64
 	cases := []struct {
 		name string
 		make func() *Entry
@@ -102,6 +110,12 @@ func TestSpillMovesHugeEntries(t *testing.T) {
 			return CustomMessageEntry(&llm.CustomMessage{Role: "custom", CustomType: "paste", Content: llm.StringContent(escaped), Display: true})
 		}, true},
 		{"custom entry", func() *Entry { return CustomEntry("blob", map[string]string{"data": plain}) }, false},
+		{"prompt with images", func() *Entry {
+			return MessageEntry(&llm.UserMessage{Role: "user", Content: llm.BlockContent(llm.Text(escaped), llm.Image(image, "image/png"), llm.Image(image[:1<<17], "image/png")), Timestamp: 1})
+		}, true},
+		{"tool result with an image", func() *Entry {
+			return MessageEntry(&llm.ToolResultMessage{Role: "toolResult", ToolCallID: "c", ToolName: "read", Content: []llm.Content{llm.Image(image, "image/png")}, Timestamp: 1})
+		}, true},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,11 +124,14 @@ func TestSpillMovesHugeEntries(t *testing.T) {
 			e.ID, e.Timestamp = fmt.Sprintf("e%d", i), ts
 			wantBody := bytes.Clone(e.Body())
 			wantLine := bytes.Clone(e.AppendJSON(nil))
-			var wantText string
+			var wantTexts []string
 			var wantLen int
 			if tc.text {
 				m, _, _ := e.contextMessage()
-				wantText, wantLen = strings.Clone(textOf(t, e)), llm.EncodedLen(m)
+				for _, s := range bigStrings(t, e) {
+					wantTexts = append(wantTexts, strings.Clone(s))
+				}
+				wantLen = llm.EncodedLen(m)
 			}
 			view := e.Snapshot()
 			if view == e {
@@ -133,13 +150,15 @@ func TestSpillMovesHugeEntries(t *testing.T) {
 				t.Fatal("the snapshot does not keep the heap copy")
 			}
 			if tc.text {
-				text := textOf(t, e)
-				if where(t, unsafe.Pointer(unsafe.StringData(text))) != "blob" {
-					t.Fatal("the message text stayed in the heap")
+				moved := bigStrings(t, e)
+				for i, s := range moved {
+					if where(t, unsafe.Pointer(unsafe.StringData(s))) != "blob" {
+						t.Fatalf("big string %d of the message stayed in the heap", i)
+					}
 				}
 				m, _, _ := e.contextMessage()
-				if text != wantText || llm.EncodedLen(m) != wantLen {
-					t.Fatalf("moved text differs (%d bytes, want %d) or its size %d, want %d", len(text), len(wantText), llm.EncodedLen(m), wantLen)
+				if !slices.Equal(moved, wantTexts) || llm.EncodedLen(m) != wantLen {
+					t.Fatalf("moved strings differ, or their size %d, want %d", llm.EncodedLen(m), wantLen)
 				}
 			}
 			// Nothing but the session file and its lock is left.
@@ -164,8 +183,14 @@ func TestSpillMovesHugeEntries(t *testing.T) {
 				t.Fatal("a reopened huge entry stayed in the heap")
 			}
 			if tc.text {
-				if text := textOf(t, r); text != wantText || where(t, unsafe.Pointer(unsafe.StringData(text))) != "blob" {
-					t.Fatal("a reopened huge text differs or stayed in the heap")
+				got := bigStrings(t, r)
+				for _, s := range got {
+					if where(t, unsafe.Pointer(unsafe.StringData(s))) != "blob" {
+						t.Fatal("a reopened big string stayed in the heap")
+					}
+				}
+				if !slices.Equal(got, wantTexts) {
+					t.Fatal("a reopened big string differs")
 				}
 			}
 		})

@@ -105,22 +105,25 @@ func TestACPClosedStdoutIsADisconnect(t *testing.T) {
 // disk, store/spill.go).
 func TestACPMemoryOfHugePrompts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("moves 210 MiB through the server")
+		t.Skip("moves 530 MiB through the server")
 	}
 	// Measured: one 50 MiB prompt 181-190 MB, four 40 MiB prompts 185 MB
 	// (plain) and 162 MB (escaped); before: 623 MB and 405-430 MB (the
 	// library decoded each request through a json.Decoder and copied its
 	// params twice; the session title split the first prompt into lines
 	// every turn).
+	const text, image = `{"type":"text","text":"`, `{"type":"image","mimeType":"image/png","data":"`
 	for _, tc := range []struct {
 		name   string
 		count  int
 		size   int
+		block  string
 		filler string
 	}{
-		{"one 50 MiB prompt", 1, 50 * mib, "a"},
-		{"four 40 MiB prompts", 4, 40 * mib, "a"},
-		{"four 40 MiB prompts with escapes", 4, 40 * mib, `abc\n`},
+		{"one 50 MiB prompt", 1, 50 * mib, text, "a"},
+		{"four 40 MiB prompts", 4, 40 * mib, text, "a"},
+		{"four 40 MiB prompts with escapes", 4, 40 * mib, text, `abc\n`},
+		{"four 40 MiB images", 4, 40 * mib, image, "QUJD"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startACP(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}})
@@ -130,7 +133,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 			var size int
 			for i := 0; i < tc.count; i++ {
 				id := fmt.Sprintf("p%d", i)
-				line := fillLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"`, id, sid), tc.filler, tc.size, `"}]}}`)
+				line := fillLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"look"},`, id, sid)+tc.block, tc.filler, tc.size, `"}]}}`)
 				size = len(line)
 				p.sendBytes(line)
 				if l := p.waitFor("the prompt's answer", 60*time.Second, answer(id)); l.Result.StopReason != "end_turn" {

@@ -97,17 +97,20 @@ func TestMemoryOfAHugePrompt(t *testing.T) {
 // own, moved too).
 func TestMemoryOfFourBigPrompts(t *testing.T) {
 	if testing.Short() {
-		t.Skip("moves 320 MiB through the server")
+		t.Skip("moves 480 MiB through the server")
 	}
-	for _, tc := range []struct{ name, filler string }{
-		{"plain", "a"},
-		{"escaped", `abc\n`}, // 6 bytes of JSON, 4 of text
+	const text = `{"id":"p%d","type":"prompt","message":"`
+	const image = `{"id":"p%d","type":"prompt","message":"look","images":[{"type":"image","mimeType":"image/png","data":"`
+	for _, tc := range []struct{ name, prefix, filler, suffix, member string }{
+		{"plain", text, "a", `"}`, `"content":"`},
+		{"escaped", text, `abc\n`, `"}`, `"content":"`}, // 6 bytes of JSON, 4 of text
+		{"image", image, "QUJD", `"}]}`, `"data":"`},    // one 40 MiB image each
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}}) // e.g. GODEBUG=gctrace=1
 			var size int
 			for i := 0; i < 4; i++ {
-				line := fillLine(fmt.Sprintf(`{"id":"p%d","type":"prompt","message":"`, i), tc.filler, 40*mib, `"}`)
+				line := fillLine(fmt.Sprintf(tc.prefix, i), tc.filler, 40*mib, tc.suffix)
 				size = len(line)
 				p.sendBytes(line)
 				p.waitFor("agent_settled", 60*time.Second, settled(p, i+1))
@@ -119,7 +122,7 @@ func TestMemoryOfFourBigPrompts(t *testing.T) {
 			// context itself has been compacted by now).
 			p.send(`{"id":"m","type":"get_entries"}`)
 			p.waitFor("get_entries", 60*time.Second, response("m"))
-			token := []byte(`"content":"` + strings.Repeat(tc.filler, 40*mib/len(tc.filler)) + `"`)
+			token := []byte(tc.member + strings.Repeat(tc.filler, 40*mib/len(tc.filler)) + `"`)
 			p.mu.Lock()
 			for i, d := range p.decoded {
 				if d.Type == "response" && d.ID == "m" {
