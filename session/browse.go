@@ -3,6 +3,8 @@ package session
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
@@ -45,6 +47,53 @@ func (s *Session) SetName(name string) (string, error) {
 // ForkMessage is a user message a fork can start from.
 type ForkMessage struct {
 	EntryID, Text string
+}
+
+// FirstPromptBytes bounds FirstPrompt.
+const FirstPromptBytes = 64 << 10
+
+// FirstPrompt returns the start (at most FirstPromptBytes) of the active
+// branch's first user message, as ForkMessages would give its text: a
+// title needs no more, and the message may be a pasted file of tens of
+// MiB. Only the entries up to that message are looked at.
+func (s *Session) FirstPrompt() (string, error) {
+	return call(s, func(st *state) string {
+		for _, e := range st.branch() {
+			if e.Type != store.TypeMessage {
+				continue
+			}
+			m, err := e.Message()
+			if err != nil {
+				continue
+			}
+			u, ok := m.(*llm.UserMessage)
+			if !ok {
+				continue
+			}
+			if !u.Content.IsBlocks {
+				return cutBytes(u.Content.Text, FirstPromptBytes)
+			}
+			var b strings.Builder
+			for _, c := range u.Content.Blocks {
+				if t, ok := c.(*llm.TextContent); ok && b.Len() < FirstPromptBytes {
+					b.WriteString(cutBytes(t.Text, FirstPromptBytes-b.Len()))
+				}
+			}
+			return b.String()
+		}
+		return ""
+	})
+}
+
+// cutBytes returns s cut to at most n bytes, at a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // ForkMessages lists the user messages of the active branch.

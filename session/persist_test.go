@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
@@ -388,6 +389,26 @@ func TestRewindPersists(t *testing.T) {
 		defer s2.Close()
 		if msgs, _ := s2.Messages(); len(msgs) != 2 {
 			t.Errorf("reopened branch has %d messages, want the 2 before the rewind point", len(msgs))
+		}
+	})
+}
+
+// FirstPrompt gives the start of the branch's first user message, as
+// ForkMessages' text would begin, cut to FirstPromptBytes.
+func TestFirstPrompt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, setup{})
+		defer e.s.Close()
+		if first, err := e.s.FirstPrompt(); err != nil || first != "" {
+			t.Fatalf("no prompt yet: %q %v", first, err)
+		}
+		huge := strings.Repeat("é", FirstPromptBytes) // 2 bytes a rune
+		e.runPrompt(t, "x"+huge)
+		e.runPrompt(t, "second")
+		first, err := e.s.FirstPrompt()
+		fm, _ := e.s.ForkMessages()
+		if err != nil || len(first) != FirstPromptBytes-1 || !strings.HasPrefix(fm[0].Text, first) || !utf8.ValidString(first) {
+			t.Fatalf("first prompt of %d bytes (%v), want the %d-byte start of %d", len(first), err, FirstPromptBytes-1, len(fm[0].Text))
 		}
 	})
 }

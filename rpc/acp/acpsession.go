@@ -221,8 +221,8 @@ func sessionTitle(s *session.Session) string {
 	if st, err := s.State(); err == nil && st.SessionName != "" {
 		return st.SessionName
 	}
-	if msgs, err := s.ForkMessages(); err == nil && len(msgs) > 0 {
-		return titleFrom(msgs[0].Text)
+	if first, err := s.FirstPrompt(); err == nil {
+		return titleFrom(first)
 	}
 	return ""
 }
