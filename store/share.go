@@ -6,16 +6,17 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 )
 
-// A huge user or custom text (a pasted file of tens of MiB) would be held
-// twice for the life of a session: as JSON inside the entry's Body and as
-// the decoded message's string. When the JSON string in the body needs no
-// escapes, its bytes between the quotes are the text itself, so the
-// cached message's text is made a string over those bytes instead of a
-// copy. This is sound because a body is never modified once its entry
-// exists (the Entry contract: entries are shared, immutable) and the
-// string keeps the body's backing array alive; a text that needs escapes
-// (quotes, backslashes, control characters, U+2028/U+2029, invalid UTF-8)
-// keeps its own copy.
+// A big string of a message (a pasted file of tens of MiB, an image)
+// would be held twice while its entry is on the heap (until the entry is
+// written and moves out, spill.go; for good without a session file): as
+// JSON inside the entry's body and as the decoded message's string. When
+// the JSON string in the body needs no escapes (base64 never does), its
+// bytes between the quotes are the string itself, so the cached message's
+// string is made over those bytes instead of a copy. This is sound because
+// a body is never modified once its entry exists (the Entry contract:
+// entries are shared, immutable) and the string keeps the body's backing
+// array alive; a string that needs escapes (quotes, backslashes, control
+// characters, U+2028/U+2029, invalid UTF-8) keeps its own copy.
 
 // shareStrings returns m with each big string strs[i] (llm.BigStrings)
 // pointing into body[spans[i]], its JSON string token, when the token's
