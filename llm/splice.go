@@ -16,7 +16,7 @@ import (
 const SpliceBytes = 64 << 10
 
 // Placeholder stands for the only big string of a skeleton encoding (a
-// before_agent_start's prompt). It cannot occur in any other field of an
+// before_agent_start's prompt): SpliceStrings' placeholder 0. It cannot occur in any other field of an
 // encoding: encoding/json writes the NUL bytes as \u0000, and a marker is
 // checked to occur exactly once.
 var Placeholder = placeholder(0)
@@ -33,12 +33,6 @@ func BigStrings(m Message) (strs []string, skel Message, ok bool) {
 		return placeholder(len(strs) - 1)
 	})
 	return strs, skel, len(strs) > 0
-}
-
-// SpliceText is SpliceStrings for one string (marked by Placeholder).
-func SpliceText(skel []byte, text string) ([]byte, bool) {
-	out, _, ok := SpliceStrings(skel, []string{text})
-	return out, ok
 }
 
 // SpliceStrings returns skel (an encoding of BigStrings' copy, made with
@@ -82,24 +76,4 @@ func WithStrings(m Message, strs []string) Message {
 		i++
 		return strs[i-1]
 	})
-}
-
-// WithText returns a copy of m (a user or custom message with string
-// content) whose text is text; any other message is returned as is.
-func WithText(m Message, text string) Message {
-	switch v := m.(type) {
-	case *UserMessage:
-		if !v.Content.IsBlocks {
-			c := *v
-			c.Content.Text = text
-			return &c
-		}
-	case *CustomMessage:
-		if !v.Content.IsBlocks {
-			c := *v
-			c.Content.Text = text
-			return &c
-		}
-	}
-	return m
 }

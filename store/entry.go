@@ -114,25 +114,26 @@ const (
 	factName                        // body is {"name":"…"} (no escapes)
 )
 
-// learn sets e.facts from e.Type and e.Body() with the same fast reads that
+// learn sets e.facts from e.Type and e.Body with the same fast reads that
 // isSystemEntry and CustomType would do later; it must run before e is
 // shared (entries are immutable afterwards).
 func (e *Entry) learn() {
+	body := e.Body()
 	switch e.Type {
 	case TypeMessage:
-		if role, ok := prefixString(e.Body(), rolePrefix); ok {
+		if role, ok := prefixString(body, rolePrefix); ok {
 			e.facts = factRole
 			if string(role) == llm.RoleSystem {
 				e.facts |= factSystem
 			}
 		}
 	case TypeCustom, TypeCustomMessage:
-		if raw, ok := prefixString(e.Body(), customTypePrefix); ok && len(raw) <= 0xffff {
+		if raw, ok := prefixString(body, customTypePrefix); ok && len(raw) <= 0xffff {
 			e.facts, e.span = factCustom, uint16(len(raw))
 		}
 	case TypeLabel: // the shapes labelFields reads without a scan
-		if raw, ok := prefixString(e.Body(), labelPrefix); ok && len(raw) <= 0xffff {
-			rest := e.Body()[len(labelPrefix)+len(raw)+1:]
+		if raw, ok := prefixString(body, labelPrefix); ok && len(raw) <= 0xffff {
+			rest := body[len(labelPrefix)+len(raw)+1:]
 			if string(rest) == "}" {
 				e.facts, e.span = factLabel, uint16(len(raw))
 			} else if l, ok := prefixString(rest, labelSecond); ok && len(rest) == len(labelSecond)+len(l)+2 {
@@ -140,7 +141,7 @@ func (e *Entry) learn() {
 			}
 		}
 	case TypeSessionInfo:
-		if raw, ok := prefixString(e.Body(), namePrefix); ok && len(e.Body()) == len(namePrefix)+len(raw)+2 {
+		if raw, ok := prefixString(body, namePrefix); ok && len(body) == len(namePrefix)+len(raw)+2 {
 			e.facts = factName
 		}
 	}

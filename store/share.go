@@ -49,34 +49,26 @@ func inToken(s string, raw []byte) (string, bool) {
 	return unsafe.String(unsafe.SliceData(inner), len(inner)), true
 }
 
-// shareText is shareStrings for a user or custom message whose only big
-// string is its string content, raw being that content's token.
-func shareText(m llm.Message, raw []byte) llm.Message {
-	strs, _, ok := llm.BigStrings(m)
-	if !ok || len(strs) != 1 {
+// shareDecoded is shareStrings for a message decoded from obj, a JSON
+// object whose member "content" holds the text (a message, or a
+// custom_message entry's body): only a big string content is looked up.
+func shareDecoded(m llm.Message, obj []byte) llm.Message {
+	var text string
+	switch v := m.(type) {
+	case *llm.UserMessage:
+		if !v.Content.IsBlocks {
+			text = v.Content.Text
+		}
+	case *llm.CustomMessage:
+		if !v.Content.IsBlocks {
+			text = v.Content.Text
+		}
+	}
+	if len(text) < llm.SpliceBytes {
 		return m
 	}
-	if t, ok := inToken(strs[0], raw); ok {
+	if t, ok := inToken(text, objectField(obj, "content")); ok {
 		return llm.WithStrings(m, []string{t})
 	}
 	return m
-}
-
-// shareDecoded is shareText for a message decoded from obj, a JSON object
-// whose member "content" holds the text (a message, or a custom_message
-// entry's body). Only big texts are looked up.
-func shareDecoded(m llm.Message, obj []byte) llm.Message {
-	switch v := m.(type) {
-	case *llm.UserMessage:
-		if v.Content.IsBlocks || len(v.Content.Text) < llm.SpliceBytes {
-			return m
-		}
-	case *llm.CustomMessage:
-		if v.Content.IsBlocks || len(v.Content.Text) < llm.SpliceBytes {
-			return m
-		}
-	default:
-		return m
-	}
-	return shareText(m, objectField(obj, "content"))
 }

@@ -102,7 +102,7 @@ var (
 	errClosedBlobs = fmt.Errorf("blob file closed")
 )
 
-// spill moves e's body, and the big text of its cached message, into
+// spill moves e's body, and the big strings of its cached message, into
 // blobs (see the top of this file). It does nothing for a small body or
 // one already moved, and leaves e as it was when anything fails.
 func (e *Entry) spill(blobs *blobFile) {
@@ -159,8 +159,7 @@ func (e *Entry) Snapshot() *Entry {
 	if e.bodyLen < SpillBytes {
 		return e
 	}
-	c := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span}
-	c.body.Store(e.body.Load())
+	c := e.WithParent(e.ParentID)
 	c.dec.Store(e.dec.Load())
 	c.spilled.Store(true) // a view: it never moves itself
 	return c
