@@ -234,12 +234,7 @@ func sessionTitle(s *session.Session) string {
 // be read back into memory whole).
 func titleFrom(prompt string) string {
 	s := strings.TrimLeftFunc(prompt, unicode.IsSpace) // blank lines and the line's indent
-	i, n := 0, 0
-	for i < len(s) && s[i] != '\n' && n < maxTitle {
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		n++
-	}
+	i := lineHead(s, maxTitle)
 	title := strings.TrimRightFunc(s[:i], unicode.IsSpace)
 	// Cut when the line goes on with more than space.
 	for j := i; j < len(s); {

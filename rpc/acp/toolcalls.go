@@ -129,16 +129,23 @@ func toolTitle(name string, raw json.RawMessage) string {
 
 func quoteShort(s string) string { return fmt.Sprintf("%q", firstLine(s, 80)) }
 
-// firstLine returns the first line of s, cut to max runes ("…" marks a cut).
-func firstLine(s string, max int) string {
-	// Only the first max runes are read: a title is not worth scanning
-	// (or, as []rune, copying four times over) a 40 MiB prompt or command.
+// lineHead returns the end of s's first line or of its first max runes,
+// whichever comes first. Only those runes are read: a title is not worth
+// scanning (or, as []rune, copying four times over) a 40 MiB prompt or
+// command.
+func lineHead(s string, max int) int {
 	i, n := 0, 0
 	for i < len(s) && s[i] != '\n' && n < max {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		n++
 	}
+	return i
+}
+
+// firstLine returns the first line of s, cut to max runes ("…" marks a cut).
+func firstLine(s string, max int) string {
+	i := lineHead(s, max)
 	line := s[:i]
 	switch {
 	case i == len(s):
