@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/internal/utf8cut"
 )
 
 // ResultLimit is the size of a result given to the parent (UTF-8 bytes).
@@ -49,16 +50,8 @@ func capResult(text, file string) (string, bool) {
 	}
 	headN := ResultLimit * 7 / 10
 	tailN := ResultLimit - headN
-	cut := headN
-	for cut > 0 && !utf8.RuneStart(text[cut]) { // a half character is dropped
-		cut--
-	}
-	head := text[:cut]
-	start := len(text) - tailN
-	for start < len(text) && !utf8.RuneStart(text[start]) {
-		start++
-	}
-	tail := text[start:]
+	head := utf8cut.Head(text, headN) // a half character is dropped
+	tail := utf8cut.Tail(text, tailN)
 	omitted := len(text) - len(head) - len(tail)
 	return head + fmt.Sprintf("\n\n[… %d bytes omitted; full output: %s …]\n\n", omitted, file) + tail, true
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/utf8cut"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -71,29 +71,18 @@ func (s *Session) FirstPrompt() (string, error) {
 				continue
 			}
 			if !u.Content.IsBlocks {
-				return cutBytes(u.Content.Text, FirstPromptBytes)
+				return utf8cut.Head(u.Content.Text, FirstPromptBytes)
 			}
 			var b strings.Builder
 			for _, c := range u.Content.Blocks {
 				if t, ok := c.(*llm.TextContent); ok && b.Len() < FirstPromptBytes {
-					b.WriteString(cutBytes(t.Text, FirstPromptBytes-b.Len()))
+					b.WriteString(utf8cut.Head(t.Text, FirstPromptBytes-b.Len()))
 				}
 			}
 			return b.String()
 		}
 		return ""
 	})
-}
-
-// cutBytes returns s cut to at most n bytes, at a rune boundary.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // ForkMessages lists the user messages of the active branch.

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	goopenai "github.com/sashabaranov/go-openai"
 
+	"github.com/armadra/ama-rpc/internal/utf8cut"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -289,10 +289,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return utf8cut.Head(s, n) + "…"
 }
 
 // tokenPattern matches bearer tokens and the usual API key shapes, so a

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/utf8cut"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -209,11 +210,8 @@ func capHead(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("\n… (%d more bytes)", len(s)-cut)
+	head := utf8cut.Head(s, max)
+	return head + fmt.Sprintf("\n… (%d more bytes)", len(s)-len(head))
 }
 
 // capTail keeps the last max bytes of s (streamed output: the newest part
@@ -222,11 +220,8 @@ func capTail(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	cut := len(s) - max
-	for cut < len(s) && !utf8.RuneStart(s[cut]) {
-		cut++
-	}
-	return fmt.Sprintf("… (%d earlier bytes)\n", cut) + s[cut:]
+	tail := utf8cut.Tail(s, max)
+	return fmt.Sprintf("… (%d earlier bytes)\n", len(s)-len(tail)) + tail
 }
 
 // resultItems turns tool result content into content items: one text item
