@@ -118,30 +118,6 @@ func TestClaudeDriverRefusesQuestions(t *testing.T) {
 	}
 }
 
-func TestClaudeDriverCancel(t *testing.T) {
-	rec := installFakeCLI(t, "claude", "claude", "hang")
-	r := externalRig(t, AgentClaude, false)
-	task, err := r.reg.Launch(Request{Prompt: "x", Agent: AgentClaude, Background: new(bool)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.rec.waitFor(t, "the agent's text", func(evs []events.Event) bool {
-		for _, e := range evs {
-			if u, ok := e.(events.SubagentUpdate); ok && u.Kind == "text" {
-				return true
-			}
-		}
-		return false
-	})
-	task.Abort()
-	<-task.done
-	if res := task.Result(); res.Status != StatusAborted {
-		t.Fatalf("result %+v", res)
-	}
-	if readRec(rec, "interrupted") == "" {
-		t.Fatal("the CLI got no interrupt")
-	}
-}
 
 func TestCodexDriverApprovedStep(t *testing.T) {
 	rec := installFakeCLI(t, "codex", "codex", "tool")
@@ -199,28 +175,37 @@ func TestCodexDriverDeclinedStepDoesNotRun(t *testing.T) {
 	}
 }
 
-func TestCodexDriverCancel(t *testing.T) {
-	rec := installFakeCLI(t, "codex", "codex", "hang")
-	r := externalRig(t, AgentCodex, false)
-	task, err := r.reg.Launch(Request{Prompt: "x", Agent: AgentCodex, Background: new(bool)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.rec.waitFor(t, "the agent's text", func(evs []events.Event) bool {
-		for _, e := range evs {
-			if u, ok := e.(events.SubagentUpdate); ok && u.Kind == "text" {
-				return true
+// Aborting a running external task interrupts the CLI (Claude: an
+// interrupt control request; Codex: turn/interrupt) and ends it aborted.
+func TestNativeDriverCancel(t *testing.T) {
+	for _, tc := range []struct{ agent, noInterrupt string }{
+		{AgentClaude, "the CLI got no interrupt"},
+		{AgentCodex, "codex got no turn/interrupt"},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			rec := installFakeCLI(t, tc.agent, tc.agent, "hang")
+			r := externalRig(t, tc.agent, false)
+			task, err := r.reg.Launch(Request{Prompt: "x", Agent: tc.agent, Background: new(bool)})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		return false
-	})
-	task.Abort()
-	<-task.done
-	if res := task.Result(); res.Status != StatusAborted {
-		t.Fatalf("result %+v", res)
-	}
-	if readRec(rec, "interrupted") == "" {
-		t.Fatal("codex got no turn/interrupt")
+			r.rec.waitFor(t, "the agent's text", func(evs []events.Event) bool {
+				for _, e := range evs {
+					if u, ok := e.(events.SubagentUpdate); ok && u.Kind == "text" {
+						return true
+					}
+				}
+				return false
+			})
+			task.Abort()
+			<-task.done
+			if res := task.Result(); res.Status != StatusAborted {
+				t.Fatalf("result %+v", res)
+			}
+			if readRec(rec, "interrupted") == "" {
+				t.Fatal(tc.noInterrupt)
+			}
+		})
 	}
 }
 
