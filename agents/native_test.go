@@ -118,7 +118,6 @@ func TestClaudeDriverRefusesQuestions(t *testing.T) {
 	}
 }
 
-
 func TestCodexDriverApprovedStep(t *testing.T) {
 	rec := installFakeCLI(t, "codex", "codex", "tool")
 	r := externalRig(t, AgentCodex, false)
