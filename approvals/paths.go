@@ -3,6 +3,8 @@ package approvals
 import (
 	"path"
 	"strings"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // All path judgements in this package are lexical: paths are cleaned
@@ -106,99 +108,12 @@ func isDeviceSink(p string) bool {
 	return false
 }
 
-var privateKeyNames = map[string]bool{
-	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
-	"id_rsa_sk": true, "id_dsa_sk": true, "id_ecdsa_sk": true, "id_ed25519_sk": true,
-}
+// secretReason says why an absolute path holds secrets, or returns "" (the
+// one list is internal/secrets).
+func secretReason(p string) string { return secrets.Reason(p) }
 
-var keyExtensions = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"}
-
-var credentialFiles = map[string]bool{".netrc": true, ".pgpass": true, ".git-credentials": true}
-
-// isEnvFile reports dotenv-style files (lower-cased base name): .env,
-// .env.<anything> and *.env, except templates ending in .example, .sample,
-// .template or .dist.
-func isEnvFile(base string) bool {
-	if base != ".env" && !strings.HasPrefix(base, ".env.") && !strings.HasSuffix(base, ".env") {
-		return false
-	}
-	for _, t := range [...]string{".example", ".sample", ".template", ".dist"} {
-		if strings.HasSuffix(base, t) {
-			return false
-		}
-	}
-	return true
-}
-
-// secretReason says why an absolute path holds secrets, or returns "".
-func secretReason(p string) string {
-	if p == "" {
-		return ""
-	}
-	base := strings.ToLower(path.Base(p))
-	switch {
-	case isEnvFile(base):
-		return "secret environment file " + path.Base(p)
-	case privateKeyNames[base]:
-		return "private key " + path.Base(p)
-	case credentialFiles[base]:
-		return "credentials file " + path.Base(p)
-	}
-	for _, ext := range keyExtensions {
-		if strings.HasSuffix(base, ext) {
-			return "key or certificate store " + path.Base(p)
-		}
-	}
-	for _, dir := range [...]string{".ssh", ".gnupg", ".aws"} {
-		if hasComponent(p, dir) {
-			return "credentials directory " + dir
-		}
-	}
-	lp := strings.ToLower(p)
-	switch {
-	case strings.HasSuffix(lp, "/.kube/config"):
-		return "Kubernetes credentials (.kube/config)"
-	case strings.HasSuffix(lp, "/.docker/config.json"):
-		return "Docker credentials (.docker/config.json)"
-	case strings.Contains(lp+"/", "/.config/gcloud/"):
-		return "Google Cloud credentials (.config/gcloud)"
-	}
-	if strings.HasPrefix(p, "/proc/") && base == "environ" {
-		return "process environment " + p + " (holds credentials)"
-	}
-	if base == "auth.json" {
-		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {
-			return "ama API key file (auth.json)"
-		}
-	}
-	return ""
-}
-
-// globSecretReason judges an argument that still contains glob characters:
-// it counts as secret only when its last component starts like a dotenv file
-// or an ssh key, ends in a key extension, or it reaches into a credentials
-// directory.
-func globSecretReason(word string) string {
-	lw := strings.ToLower(word)
-	last := lw[strings.LastIndexByte(lw, '/')+1:]
-	switch {
-	case strings.HasPrefix(last, ".env"):
-		return "glob over secret environment files (" + word + ")"
-	case strings.HasPrefix(last, "id_"):
-		return "glob over private keys (" + word + ")"
-	}
-	for _, ext := range keyExtensions {
-		if strings.HasSuffix(last, ext) {
-			return "glob over key files (" + word + ")"
-		}
-	}
-	for _, dir := range [...]string{".ssh/", ".aws/", ".gnupg/"} {
-		if strings.HasPrefix(lw, dir) || strings.Contains(lw, "/"+dir) {
-			return "glob inside a credentials directory (" + word + ")"
-		}
-	}
-	return ""
-}
+// globSecretReason judges an argument that still contains glob characters.
+func globSecretReason(word string) string { return secrets.GlobReason(word) }
 
 // protectedWriteReason says why writing p needs approval in auto mode, or
 // returns "". root is the project root ("" = unknown, so everything is

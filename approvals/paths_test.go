@@ -15,11 +15,14 @@ func TestSecretPaths(t *testing.T) {
 		"~/.ssh/config", "~/.ssh/known_hosts", "~/.gnupg/pubring.kbx", "~/.aws/credentials", "/root/.aws/config",
 		"~/.kube/config", "~/.docker/config.json", "~/.config/gcloud/credentials.db", "~/.config/ama/auth.json",
 		"/etc/ama/auth.json", ".ama/auth.json", "$HOME/.env", "${HOME}/.ssh/id_rsa", "file://" + cwd + "/.env",
+		"~/.config/ama/config.json", "~/.npmrc", "~/.config/gh/hosts.yml", "~/.pypirc", "~/.cargo/credentials.toml",
+		"~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.azure/accessTokens.json", "~/.bash_history",
+		"~/.zsh_history", "/proc/1/environ", "/proc/self/cmdline",
 	}
 	fine := []string{
 		".env.example", ".env.sample", ".env.template", ".env.dist", ".ENV.EXAMPLE", ".envrc", "id_rsa.pub",
 		"keys/id_ed25519.pub", "environment.ts", "src/env.ts", "auth.json", "config/auth.json", "key.txt",
-		"pem.md", "src/keys.go", "kube/config", "docker/config.json", ".config/ama/config.json",
+		"pem.md", "src/keys.go", "kube/config", "docker/config.json", "config/ama/config.json", "azure/main.tf",
 	}
 	p := noBuiltins(t, approvals.ModeAuto, "read", "write")
 	for _, path := range secret {

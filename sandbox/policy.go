@@ -3,6 +3,8 @@ package sandbox
 import (
 	"path/filepath"
 	"slices"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // Policy is what one sandboxed command may do. It is declarative: the
@@ -35,12 +37,9 @@ type Policy struct {
 }
 
 // HiddenHomePaths are the credential paths under HOME that sandboxed
-// commands cannot read (the secret paths of auto mode's rule tier that
-// live at fixed places).
-var HiddenHomePaths = []string{
-	".ssh", ".gnupg", ".aws", ".kube", ".docker/config.json", ".config/gcloud",
-	".netrc", ".pgpass", ".git-credentials", ".config/ama",
-}
+// commands cannot read: the one list in internal/secrets, shared with
+// auto mode's rule tier.
+var HiddenHomePaths = secrets.HomePaths
 
 // ProtectedProjectPaths stay read-only inside the project.
 var ProtectedProjectPaths = []string{".git/hooks", ".git/config", ".ama"}

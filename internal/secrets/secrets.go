@@ -1,0 +1,140 @@
+package secrets
+
+import (
+	"path"
+	"strings"
+)
+
+// HomePaths are the credential stores at fixed places under HOME (relative
+// to it). Directories hide everything below them.
+var HomePaths = []string{
+	".ssh", ".gnupg", ".aws", ".kube", ".docker/config.json", ".config/gcloud",
+	".netrc", ".pgpass", ".git-credentials", ".config/git/credentials",
+	".npmrc", ".config/gh/hosts.yml", ".pypirc",
+	".cargo/credentials", ".cargo/credentials.toml", ".vault-token",
+	".terraform.d/credentials.tfrc.json", ".azure", ".config/hub",
+	".config/op", ".password-store", ".local/share/keyrings",
+	".bash_history", ".zsh_history", ".histfile", ".local/share/fish/fish_history",
+	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+	".sqlite_history", ".lesshst", ".viminfo",
+	".config/ama",
+}
+
+var privateKeyNames = map[string]bool{
+	"id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true,
+	"id_rsa_sk": true, "id_dsa_sk": true, "id_ecdsa_sk": true, "id_ed25519_sk": true,
+}
+
+var keyExtensions = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk"}
+
+// credentialFiles are base names that hold credentials wherever they are.
+var credentialFiles = map[string]bool{
+	".netrc": true, ".pgpass": true, ".git-credentials": true, ".npmrc": true,
+	".pypirc": true, ".vault-token": true, "credentials.tfrc.json": true,
+	".bash_history": true, ".zsh_history": true, ".histfile": true, "fish_history": true,
+	".python_history": true, ".node_repl_history": true, ".psql_history": true,
+	".mysql_history": true, ".sqlite_history": true,
+}
+
+// credentialDirs are directory names whose whole content is secret.
+var credentialDirs = [...]string{".ssh", ".gnupg", ".aws", ".azure", ".password-store"}
+
+// IsEnvFile reports dotenv-style files (lower-cased base name): .env,
+// .env.<anything> and *.env, except templates ending in .example, .sample,
+// .template or .dist.
+func IsEnvFile(base string) bool {
+	if base != ".env" && !strings.HasPrefix(base, ".env.") && !strings.HasSuffix(base, ".env") {
+		return false
+	}
+	for _, t := range [...]string{".example", ".sample", ".template", ".dist"} {
+		if strings.HasSuffix(base, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// Reason says why an absolute, cleaned path holds secrets, or returns "".
+// It judges the path by its own components (it needs no HOME): key and
+// credential file names, credential directories, the known credential
+// stores' relative paths, /proc/*/environ and ama's auth.json.
+func Reason(p string) string {
+	if p == "" {
+		return ""
+	}
+	base := strings.ToLower(path.Base(p))
+	switch {
+	case IsEnvFile(base):
+		return "secret environment file " + path.Base(p)
+	case privateKeyNames[base]:
+		return "private key " + path.Base(p)
+	case credentialFiles[base]:
+		return "credentials file " + path.Base(p)
+	}
+	for _, ext := range keyExtensions {
+		if strings.HasSuffix(base, ext) {
+			return "key or certificate store " + path.Base(p)
+		}
+	}
+	for _, dir := range credentialDirs {
+		if hasComponent(p, dir) {
+			return "credentials directory " + dir
+		}
+	}
+	lp := strings.ToLower(p)
+	for _, rel := range HomePaths {
+		// The stores at fixed places are recognised by their last
+		// components wherever HOME is (a HOME of a test, another user's).
+		if strings.HasSuffix(lp, "/"+rel) || strings.Contains(lp+"/", "/"+rel+"/") {
+			return "credentials store " + rel
+		}
+	}
+	if strings.HasPrefix(p, "/proc/") && (base == "environ" || base == "cmdline") {
+		return "process environment " + p + " (holds credentials)"
+	}
+	if base == "auth.json" {
+		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {
+			return "ama API key file (auth.json)"
+		}
+	}
+	return ""
+}
+
+// GlobReason judges a path that still contains glob characters: it counts
+// as secret only when its last component starts like a dotenv file or an
+// ssh key, ends in a key extension, or it reaches into a credentials
+// directory.
+func GlobReason(word string) string {
+	lw := strings.ToLower(word)
+	last := lw[strings.LastIndexByte(lw, '/')+1:]
+	switch {
+	case strings.HasPrefix(last, ".env"):
+		return "glob over secret environment files (" + word + ")"
+	case strings.HasPrefix(last, "id_"):
+		return "glob over private keys (" + word + ")"
+	}
+	for _, ext := range keyExtensions {
+		if strings.HasSuffix(last, ext) {
+			return "glob over key files (" + word + ")"
+		}
+	}
+	for _, dir := range credentialDirs {
+		if strings.HasPrefix(lw, dir+"/") || strings.Contains(lw, "/"+dir+"/") {
+			return "glob inside a credentials directory (" + word + ")"
+		}
+	}
+	return ""
+}
+
+// hasComponent reports whether one of the slash-separated components of p
+// equals name (ignoring case).
+func hasComponent(p, name string) bool {
+	for p != "" {
+		var c string
+		c, p, _ = strings.Cut(p, "/")
+		if strings.EqualFold(c, name) {
+			return true
+		}
+	}
+	return false
+}
