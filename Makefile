@@ -33,6 +33,7 @@ fuzz:
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzDifferentialSessions$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzParseFast$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -26,6 +28,10 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	}
 	h := snap.Header
 	s := newSession(d, h.ID, h.Cwd, opts.Approver)
+	if fb := snap.Fallback; fb != nil { // once per open (store/fallback.go)
+		s.log.Warn("session file: the fast parser failed; the standard decoder read the line(s)",
+			zap.String("path", abs), zap.Int("line", fb.Line), zap.String("reason", fb.Reason), zap.Int("lines", fb.Count))
+	}
 	st := newState(s, h.ID, h.Cwd)
 	if t, err := time.Parse(store.TimeFormat, h.Timestamp); err == nil {
 		st.created = t

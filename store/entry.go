@@ -247,7 +247,13 @@ func bodyInner(body []byte) []byte {
 // non-string type or id is an error wrapping ErrMalformedEntry; a parentId
 // that is not a string counts as null; a timestamp that is not a string is
 // kept as its JSON text.
-func (e *Entry) UnmarshalJSON(data []byte) error {
+func (e *Entry) UnmarshalJSON(data []byte) (err error) {
+	defer func() {
+		if recover() != nil { // the fast path failed: encoding/json reads it (fallback.go)
+			*e = Entry{}
+			err = e.unmarshalStd(data)
+		}
+	}()
 	var s scanner
 	switch s.scan(data) {
 	case kindInvalid:
@@ -262,6 +268,21 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	}
 	var b builder
 	b.fill(e, data, s.fields, &p, s.ws)
+	return nil
+}
+
+// unmarshalStd is UnmarshalJSON with encoding/json alone.
+func (e *Entry) unmarshalStd(data []byte) error {
+	std, leaf, _, err := stdLine(data)
+	if err != nil {
+		return err
+	}
+	if leaf {
+		return fmt.Errorf("%w: a leaf line is not an entry", ErrMalformedEntry)
+	}
+	e.Type, e.ID, e.ParentID, e.Timestamp = std.Type, std.ID, std.ParentID, std.Timestamp
+	e.setBody(std.Body())
+	e.learn()
 	return nil
 }
 
@@ -346,8 +367,10 @@ func (b *builder) bytes(n int) []byte {
 	}
 	if cap(b.arena)-len(b.arena) < n {
 		// Chunks start small (small files stay cheap) and double up to
-		// arenaChunk.
-		b.arena = make([]byte, 0, min(max(2*cap(b.arena), 16<<10), arenaChunk))
+		// arenaChunk; a chunk is never smaller than the body it is made
+		// for (issue 36: a 40 KiB entry overflowed the second, 32 KiB,
+		// chunk; n is at most arenaChunk/8 here).
+		b.arena = make([]byte, 0, max(min(max(2*cap(b.arena), 16<<10), arenaChunk), n))
 	}
 	l := len(b.arena)
 	b.arena = b.arena[:l+n]

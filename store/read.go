@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,9 @@ type Snapshot struct {
 	// MissingNewline: the last line was complete but lacked its LF; Open
 	// appended it.
 	MissingNewline bool
+	// Fallback: lines the fast parser failed on and encoding/json read
+	// (nil normally; the opener logs it, see fallback.go).
+	Fallback *Fallback
 }
 
 // Tree returns a tree over the snapshot's entries with its leaf.
@@ -101,6 +105,7 @@ func readSnapshot(r io.Reader, path string) (*Snapshot, tail, error) {
 	snap := &Snapshot{
 		Path: path, Header: p.header, Entries: p.entries, Name: p.name,
 		RepairedTail: p.tail.repaired, MissingNewline: p.tail.unterminated && !p.tail.repaired,
+		Fallback: p.fallback,
 	}
 	snap.LeafID = resolveLeaf(p.entries, p.leafSet, p.leaf)
 	return snap, p.tail, nil
@@ -147,6 +152,8 @@ type parser struct {
 	hasName bool // a session_info entry was read (name is its name)
 	tail    tail
 
+	fallback *Fallback // lines the standard decoder read (fallback.go)
+
 	rest  bool // the input starts after the header (readSplit's second half)
 	lines int  // physical lines read (at the end of run)
 }
@@ -166,6 +173,12 @@ func (p *parser) run(r io.Reader) error {
 		}
 		kind := p.sc.scan(l.text)
 		if kind == kindInvalid {
+			if json.Valid(l.text) { // the scanner is wrong: see fallback.go
+				if err := p.slow(l.text, l.num, "the fast scanner rejected a valid line"); err != nil {
+					return err
+				}
+				continue
+			}
 			if l.last {
 				p.tail.repaired = true
 				p.tail.truncateAt = l.offset
@@ -173,7 +186,7 @@ func (p *parser) run(r io.Reader) error {
 			}
 			return corrupt(p.path, l.num, ReasonInvalidJSON)
 		}
-		if err := p.line(l.text, kind); err != nil {
+		if err := p.safeLine(l, kind); err != nil {
 			return err
 		}
 	}
@@ -186,6 +199,98 @@ func (p *parser) run(r io.Reader) error {
 		return corrupt(p.path, 0, ReasonMissingHeader)
 	}
 	return nil
+}
+
+// safeLine is line, with the standard decoder taking over the line when
+// the fast path panics (fallback.go): no file content may crash a reader.
+func (p *parser) safeLine(l line, kind byte) (err error) {
+	parsed, n := p.parsed, len(p.entries)
+	defer func() {
+		if r := recover(); r != nil {
+			p.parsed, p.entries = parsed, p.entries[:n]
+			p.b = builder{bulk: p.b.bulk} // its chunks may be half carved
+			err = p.slow(l.text, l.num, fmt.Sprintf("the fast parser panicked: %v", r))
+		}
+	}()
+	return p.line(l.text, kind)
+}
+
+// slow reads one non-blank line with encoding/json alone (fallback.go).
+func (p *parser) slow(text []byte, num int, reason string) error {
+	if p.fallback == nil {
+		p.fallback = &Fallback{Line: num, Reason: reason}
+	}
+	p.fallback.Count++
+	p.parsed++
+	if p.parsed == 1 && !p.rest {
+		return p.slowHeader(text)
+	}
+	e, leaf, leafID, err := stdLine(text)
+	if err != nil {
+		if reason := stdReason(err); reason != ReasonInvalidJSON {
+			return corrupt(p.path, p.parsed, reason)
+		}
+		return corrupt(p.path, num, ReasonInvalidJSON)
+	}
+	if leaf {
+		p.leafSet, p.leaf = true, leafID
+		return nil
+	}
+	p.leafSet, p.leaf = false, nil
+	if p.visit != nil {
+		p.slowVisit(e)
+	}
+	if !p.keep {
+		return nil
+	}
+	p.entries = append(p.entries, e)
+	if e.Type == TypeSessionInfo {
+		p.name, p.hasName = e.sessionName(), true
+	}
+	return nil
+}
+
+// slowVisit hands visit the line as this package writes it; a visitor
+// that fails on it is skipped for this line.
+func (p *parser) slowVisit(e *Entry) {
+	defer func() { _ = recover() }()
+	var sc scanner
+	canon := e.AppendJSON(nil)
+	if sc.scan(canon) == kindObject {
+		p.visit(canon, sc.fields, classify(canon, sc.fields))
+	}
+}
+
+// slowHeader parses the header from its members as encoding/json reads
+// them, rewritten compactly.
+func (p *parser) slowHeader(text []byte) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = corrupt(p.path, 1, ReasonMalformedHeader)
+		}
+	}()
+	ms, err := stdMembers(text)
+	if err != nil {
+		if errors.Is(err, ErrMalformedEntry) {
+			return corrupt(p.path, 1, ReasonMalformedHeader)
+		}
+		return corrupt(p.path, 1, ReasonInvalidJSON)
+	}
+	canon := []byte{'{'}
+	for i, m := range ms {
+		if i > 0 {
+			canon = append(canon, ',')
+		}
+		canon = appendJSONString(canon, m.key)
+		canon = append(canon, ':')
+		canon = append(canon, m.raw...)
+	}
+	canon = append(canon, '}')
+	var sc scanner
+	kind := sc.scan(canon)
+	h, err := parseHeader(p.path, canon, kind, sc.fields)
+	p.header = h
+	return err
 }
 
 // line handles one parsed non-blank line.
@@ -300,6 +405,12 @@ func readSplitAt(f *os.File, path string, split int64) (*Snapshot, tail, bool) {
 	snap := &Snapshot{
 		Path: path, Header: a.header, Entries: entries, Name: name,
 		RepairedTail: t.repaired, MissingNewline: t.unterminated && !t.repaired,
+		Fallback: a.fallback,
+	}
+	if snap.Fallback == nil {
+		snap.Fallback = b.fallback
+	} else if b.fallback != nil {
+		snap.Fallback.Count += b.fallback.Count
 	}
 	snap.LeafID = resolveLeaf(entries, leafSet, leaf)
 	return snap, t, true
