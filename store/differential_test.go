@@ -321,7 +321,6 @@ func checkGenerated(t *testing.T, seed uint64) {
 	}
 }
 
-
 // referenceEntries reads the entry lines of the file with encoding/json
 // only (bufio for the lines, stdLine for the members).
 func referenceEntries(t *testing.T, path string) []*Entry {
