@@ -434,3 +434,51 @@ func sameEntry(t *testing.T, seed uint64, who string, got, want *Entry) {
 		}
 	}
 }
+
+// TestFallbackReadsLine: a line the fast path fails on is read by the
+// standard decoder, counted once, and the session reads as it would have.
+func TestFallbackReadsLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	big := strings.Repeat("é\"\\\n", 12<<10) // ~60 KiB, escapes throughout
+	var es []*Entry
+	var parent *string
+	for i, text := range []string{"a", "BREAK " + big, "c", "BREAK again"} {
+		e := MessageEntry(llm.NewUser(text, int64(i), ""))
+		e.ID, e.ParentID, e.Timestamp = "e"+strconv.Itoa(i), parent, "t"
+		id := e.ID
+		parent = &id
+		es = append(es, e)
+	}
+	f, err := Create(path, NewHeader("s", mustParse(t, "2026-10-02T05:23:11.123Z"), "/w", "1"), es[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Append(es[2:]...); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	clean, err := ReadSnapshot(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	breakFast = func(line []byte) bool { return bytes.Contains(line, []byte("BREAK")) }
+	defer func() { breakFast = nil }()
+	for _, read := range []func() (*Snapshot, error){
+		func() (*Snapshot, error) { return ReadSnapshot(path) },
+		func() (*Snapshot, error) { f, s, err := Open(path, OpenOptions{}); f.Close(); return s, err },
+	} {
+		snap, err := read()
+		if err != nil {
+			t.Fatalf("a fast-path failure made the session unreadable: %v", err)
+		}
+		if snap.Fallback == nil || snap.Fallback.Count != 2 || snap.Fallback.Line != 3 {
+			t.Fatalf("fallback %+v, want 2 lines from line 3", snap.Fallback)
+		}
+		compareAll(t, 0, "ReadSnapshot", snap, clean.Entries)
+	}
+	info, err := ReadInfo(path)
+	if err != nil || info.MessageCount != 4 || info.FirstPrompt != "a" {
+		t.Fatalf("ReadInfo %+v, %v", info, err)
+	}
+}

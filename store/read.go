@@ -212,8 +212,15 @@ func (p *parser) safeLine(l line, kind byte) (err error) {
 			err = p.slow(l.text, l.num, fmt.Sprintf("the fast parser panicked: %v", r))
 		}
 	}()
+	if breakFast != nil && breakFast(l.text) {
+		panic("injected fast-path failure")
+	}
 	return p.line(l.text, kind)
 }
+
+// breakFast, set by tests, makes the fast path fail on the lines it
+// returns true for.
+var breakFast func(line []byte) bool
 
 // slow reads one non-blank line with encoding/json alone (fallback.go).
 func (p *parser) slow(text []byte, num int, reason string) error {
