@@ -112,6 +112,11 @@ type EntryAppended struct {
 type Notification struct {
 	Level   string `json:"level"`
 	Message string `json:"message"`
+	// Code is the wire code of Err (the wire layer fills it in from its
+	// one table); empty for notifications without one.
+	Code string `json:"code,omitempty"`
+	// Err is the error the notification reports, if any (not encoded).
+	Err error `json:"-"`
 }
 
 // ToolExecutionStart announces a tool call.

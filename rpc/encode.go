@@ -10,6 +10,7 @@ import (
 	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 )
 
 // rawJSON is response data that is already encoded (valid JSON, any
@@ -49,6 +50,10 @@ func encodeEvent(e events.Event) ([]byte, error) {
 		out := append(make([]byte, 0, len(ea.Entry.Body())+160), `{"type":"entry_appended","entry":`...)
 		out = ea.Entry.AppendJSON(out)
 		return append(out, "}\n"...), nil
+	}
+	if n, ok := e.(events.Notification); ok && n.Err != nil && n.Code == "" {
+		n.Code = wirecode.Native(n.Err) // the one table (issue 36: disk faults carry a code)
+		e = n
 	}
 	if strs, skel, ok := bigMessageEvent(e); ok {
 		if line, err := encodeEvent(skel); err == nil {

@@ -1,6 +1,9 @@
 package session
 
 import (
+	"errors"
+	"fmt"
+
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
@@ -82,6 +85,11 @@ func (st *state) flushUnsynced() {
 	q := st.disk.unsynced
 	for len(q) > 0 {
 		n, err := st.writeHead(q)
+		if errors.Is(err, store.ErrFileChanged) {
+			st.disk.unsynced = q
+			st.rewriteFile(err)
+			return
+		}
 		if err != nil {
 			st.disk.unsynced = q
 			st.diskFailed(err)
@@ -129,8 +137,37 @@ func (st *state) diskFailed(err error) {
 	st.s.log.Error("write session file", zap.String("path", st.disk.path), zap.Error(err))
 	if !st.disk.warned {
 		st.disk.warned = true
-		st.s.publish(events.Notification{Level: "error", Message: "session file write failed (entries are kept in memory and retried): " + err.Error()})
+		st.s.publish(events.Notification{Level: "error", Err: err,
+			Message: "session file " + st.disk.path + " could not be written (entries are kept in memory and retried): " + err.Error()})
 	}
+}
+
+// rewriteFile answers a session file that another process deleted,
+// replaced, truncated or appended to (store.ErrFileChanged, found before
+// an append wrote anything): the file is written again, whole, from
+// memory — the header, every entry of the tree and the leaf — so every
+// entry announced so far is on disk again; a foreign file at the path is
+// kept aside by store.File.Rewrite. It is said out loud either way: a
+// notification with code session_file_changed, and the entries waiting
+// for the write are announced once they are in the new file. If the
+// rewrite fails too, the entries stay queued (diskFailed) and the next
+// append tries again.
+func (st *state) rewriteFile(changed error) {
+	entries := st.tree.Entries()
+	if err := st.disk.file.Rewrite(st.header(), entries, st.tree.Leaf()); err != nil {
+		st.diskFailed(fmt.Errorf("%w; rewriting it failed: %w", changed, err))
+		return
+	}
+	for _, w := range st.disk.unsynced {
+		if w.entry != nil && w.deferred {
+			st.s.publish(events.EntryAppended{Entry: w.entry})
+		}
+	}
+	st.disk.unsynced = st.disk.unsynced[:0]
+	st.disk.warned = false
+	st.s.log.Error("session file changed under the server; rewritten from memory", zap.String("path", st.disk.path), zap.Error(changed))
+	st.s.publish(events.Notification{Level: "error", Err: changed,
+		Message: fmt.Sprintf("%v; it was written again from memory (%d entries)", changed, len(entries))})
 }
 
 // ensureFile creates the session file (header plus every entry so far) if

@@ -25,7 +25,36 @@ var (
 	ErrClosed = errors.New("session file closed")
 	// ErrUnknownEntry: an entry id that is not in the session.
 	ErrUnknownEntry = errors.New("no such session entry")
+	// ErrWrite: the session file could not be written (disk full, I/O
+	// error, permissions); nothing was left half written (wire code
+	// session_write_failed).
+	ErrWrite = errors.New("session file write failed")
+	// ErrFileChanged: another process deleted, replaced, truncated or
+	// appended to the session file while this File held it; nothing was
+	// written (wire code session_file_changed). The concrete error is a
+	// *ChangedError. File.Rewrite puts the file back.
+	ErrFileChanged = errors.New("session file changed by another process")
 )
+
+// ChangedError says how the session file changed under a File.
+type ChangedError struct {
+	Path string
+	What string // "deleted", "replaced", "truncated" or "appended to"
+	Size int64  // size found (truncated, appended to)
+	Want int64  // size this File wrote
+}
+
+func (e *ChangedError) Error() string {
+	switch e.What {
+	case "truncated", "appended to":
+		return "session file " + e.Path + " was " + e.What + " by another process (" +
+			strconv.FormatInt(e.Size, 10) + " bytes, expected " + strconv.FormatInt(e.Want, 10) + ")"
+	}
+	return "session file " + e.Path + " was " + e.What + " by another process"
+}
+
+// Is makes errors.Is(err, ErrFileChanged) true.
+func (e *ChangedError) Is(target error) bool { return target == ErrFileChanged }
 
 // Corruption reasons (CorruptError.Reason), worded like the reference.
 const (

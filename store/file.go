@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // File is an open session file: the single writer of §5.1. It holds
@@ -34,6 +35,7 @@ type File struct {
 	mu     sync.Mutex
 	path   string
 	fd     writeTarget
+	osf    *os.File // fd as a file, for the identity check (nil when tests inject fd)
 	lock   *lockFile
 	size   int64 // bytes of complete lines in the file
 	sync   bool
@@ -117,17 +119,33 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 		buf = e.AppendJSON(buf)
 		buf = append(buf, '\n')
 	}
+	fd, err := writeTemp(path, buf)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	f := &File{path: path, fd: fd, osf: fd, size: int64(len(buf)), blobs: blobFile{dir: filepath.Dir(path)}}
+	for _, e := range entries {
+		e.spill(&f.blobs)
+	}
+	return f, nil
+}
+
+// writeTemp writes buf to a new temporary file next to path (mode
+// 0600), fsyncs it, renames it to path and returns it open for appending. Errors wrap ErrWrite and name the
+// operation, not the temporary file (issue 36: a full disk was reported
+// as a failure to write "….jsonl.<pid>.<rand>.tmp").
+func writeTemp(path string, buf []byte) (*os.File, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path + "." + strconv.Itoa(os.Getpid()) + "." + hex.EncodeToString(rnd[:]) + ".tmp"
 	fd, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
 	}
-	fail := func(err error) (*File, error) {
+	fail := func(err error) (*os.File, error) {
 		fd.Close()
 		os.Remove(tmp)
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		return nil, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
 	}
 	if _, err := fd.Write(buf); err != nil {
 		return fail(err)
@@ -139,11 +157,21 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 		return fail(err)
 	}
 	syncDir(filepath.Dir(path))
-	f := &File{path: path, fd: fd, size: int64(len(buf)), blobs: blobFile{dir: filepath.Dir(path)}}
-	for _, e := range entries {
-		e.spill(&f.blobs)
+	return fd, nil
+}
+
+// pathless drops the file name from an *fs.PathError ("write: no space
+// left on device"), keeping the cause for errors.Is.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
 	}
-	return f, nil
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return fmt.Errorf("%s: %w", le.Op, le.Err)
+	}
+	return err
 }
 
 // syncDir makes a rename durable; failures are ignored (some file systems
@@ -182,7 +210,7 @@ func Open(path string, opts OpenOptions) (*File, *Snapshot, error) {
 		lk.release()
 		return nil, nil, err
 	}
-	f := &File{path: path, fd: fd, lock: lk, size: t.size, sync: opts.SyncOnAppend, blobs: blobFile{dir: filepath.Dir(path)}}
+	f := &File{path: path, fd: fd, osf: fd, lock: lk, size: t.size, sync: opts.SyncOnAppend, blobs: blobFile{dir: filepath.Dir(path)}}
 	for _, e := range snap.Entries { // a resumed session's huge entries leave the heap too
 		e.spill(&f.blobs)
 	}
@@ -293,6 +321,9 @@ func (f *File) write(pieces ...[]byte) error {
 	if f.broken != nil {
 		return fmt.Errorf("append to %s: %w (after %w)", f.path, ErrClosed, f.broken)
 	}
+	if err := f.check(); err != nil {
+		return fmt.Errorf("append to %s: %w", f.path, err)
+	}
 	var n, total int
 	for _, p := range pieces {
 		total += len(p)
@@ -309,7 +340,7 @@ func (f *File) write(pieces ...[]byte) error {
 		f.size += int64(n)
 		if f.sync {
 			if err := f.fd.Sync(); err != nil {
-				return fmt.Errorf("sync %s: %w", f.path, err)
+				return fmt.Errorf("sync %s: %w: %w", f.path, ErrWrite, pathless(err))
 			}
 		}
 		return nil
@@ -320,10 +351,93 @@ func (f *File) write(pieces ...[]byte) error {
 	if n > 0 {
 		if terr := f.fd.Truncate(f.size); terr != nil {
 			f.broken = err
-			return fmt.Errorf("append to %s: %w; rollback failed: %w", f.path, err, terr)
+			return fmt.Errorf("append to %s: %w: %w; rollback failed: %w", f.path, ErrWrite, pathless(err), pathless(terr))
 		}
 	}
-	return fmt.Errorf("append to %s: %w", f.path, err)
+	return fmt.Errorf("append to %s: %w: %w", f.path, ErrWrite, pathless(err))
+}
+
+// check makes sure the file at f.path is still the one this File writes,
+// at the size it wrote (issue 36: appends to a file deleted or replaced
+// under the server went to an inode no name led to). Two stat calls per
+// append; a race with a change between check and write is not closed
+// (the next append sees it).
+func (f *File) check() error {
+	if f.osf == nil {
+		return nil
+	}
+	mine, err := f.osf.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, pathless(err))
+	}
+	at, err := os.Stat(f.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return &ChangedError{Path: f.path, What: "deleted"}
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrWrite, pathless(err))
+	case !os.SameFile(mine, at):
+		return &ChangedError{Path: f.path, What: "replaced"}
+	case mine.Size() < f.size:
+		return &ChangedError{Path: f.path, What: "truncated", Size: mine.Size(), Want: f.size}
+	case mine.Size() > f.size:
+		return &ChangedError{Path: f.path, What: "appended to", Size: mine.Size(), Want: f.size}
+	}
+	return nil
+}
+
+// Rewrite replaces the session file with h, entries and (when leaf is
+// not the last entry) a leaf line, written whole to a temporary file and
+// renamed over f.path: the recovery from ErrFileChanged, with everything
+// the caller holds in memory. A file another process put at the path is
+// kept next to it as <path>.replaced-<unix nanoseconds>; a deleted lock
+// file is written again. Later appends go to the new file.
+func (f *File) Rewrite(h Header, entries []*Entry, leaf *string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("rewrite %s: %w", f.path, ErrClosed)
+	}
+	buf := h.appendJSON(nil)
+	buf = append(buf, '\n')
+	for _, e := range entries {
+		buf = e.AppendJSON(buf)
+		buf = append(buf, '\n')
+	}
+	if n := len(entries); leaf == nil && n > 0 || leaf != nil && (n == 0 || entries[n-1].ID != *leaf) {
+		buf = append(buf, `{"type":"leaf","id":`...)
+		if leaf == nil {
+			buf = append(buf, "null"...)
+		} else {
+			buf = appendJSONString(buf, *leaf)
+		}
+		buf = append(buf, `,"timestamp":`...)
+		buf = appendJSONString(buf, FormatTime(time.Now()))
+		buf = append(buf, "}\n"...)
+	}
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return fmt.Errorf("rewrite %s: %w: %w", f.path, ErrWrite, pathless(err))
+	}
+	if f.osf != nil {
+		if mine, err := f.osf.Stat(); err == nil {
+			if at, err := os.Stat(f.path); err == nil && !os.SameFile(mine, at) {
+				aside := f.path + ".replaced-" + strconv.FormatInt(time.Now().UnixNano(), 10)
+				if err := os.Rename(f.path, aside); err != nil {
+					return fmt.Errorf("rewrite %s: keep the other file: %w: %w", f.path, ErrWrite, pathless(err))
+				}
+			}
+		}
+	}
+	fd, err := writeTemp(f.path, buf)
+	if err != nil {
+		return fmt.Errorf("rewrite %s: %w", f.path, err)
+	}
+	_ = f.fd.Close()
+	f.fd, f.osf, f.size, f.broken = fd, fd, int64(len(buf)), nil
+	if f.lock != nil {
+		f.lock.restore()
+	}
+	return nil
 }
 
 // Sync flushes appended lines to stable storage (fsync).

@@ -129,6 +129,14 @@ func (lk *lockFile) takeOver(stale []byte) error {
 	return errLockRace
 }
 
+// restore writes the lock file again if it is gone (Rewrite: the
+// session directory was removed under the server).
+func (lk *lockFile) restore() {
+	if _, err := os.Stat(lk.path); errors.Is(err, fs.ErrNotExist) {
+		_ = lk.create()
+	}
+}
+
 // release removes the lock file if it is still ours. Idempotent.
 func (lk *lockFile) release() {
 	lk.once.Do(func() {

@@ -30,10 +30,15 @@ const (
 	SessionCorrupt   = "session_corrupt"
 	SessionLocked    = "session_locked"
 	SessionExists    = "session_exists"
-	NoAPIKey         = "no_api_key"
-	Aborted          = "aborted"
-	TaskNotFound     = "task_not_found"
-	PromptBlocked    = "prompt_blocked"
+	// SessionWriteFailed: the session file could not be written (disk
+	// full, I/O error); SessionFileChanged: another process deleted,
+	// replaced or resized it (README "Sessions").
+	SessionWriteFailed = "session_write_failed"
+	SessionFileChanged = "session_file_changed"
+	NoAPIKey           = "no_api_key"
+	Aborted            = "aborted"
+	TaskNotFound       = "task_not_found"
+	PromptBlocked      = "prompt_blocked"
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
@@ -117,6 +122,8 @@ var table = []row{
 	{err: store.ErrCorrupt, native: SessionCorrupt},
 	{err: store.ErrLocked, native: SessionLocked},
 	{err: store.ErrExists, native: SessionExists},
+	{err: store.ErrFileChanged, native: SessionFileChanged},
+	{err: store.ErrWrite, native: SessionWriteFailed},
 	{err: trace.ErrInvalidArguments, native: InvalidArguments},
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
