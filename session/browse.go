@@ -129,6 +129,9 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 	st.parentSession = o.file
 	leaf := entryID
 	if st.disk.path != "" {
+		if err := d.writeFault(); err != nil {
+			return nil, fmt.Errorf("fork to %s: %w", st.disk.path, err)
+		}
 		f, entries, err := store.Fork(store.NewTree(o.path, &leaf), entryID, st.disk.path, st.header(), nil)
 		if err != nil {
 			return nil, err

@@ -4,6 +4,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/checkpoint"
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -62,6 +63,10 @@ func (st *state) turnTools() *tools.Env {
 		rec, first, err := ck.turn.BeforeChange(abs)
 		if err != nil {
 			s.log.Warn("checkpoint", zap.String("path", abs), zap.Error(err))
+			if first { // said once per file and turn; the turn's rewind point has no checkpoint now (points)
+				s.publish(events.Notification{Level: "warn", Err: err,
+					Message: "the checkpoint of " + abs + " could not be saved, so rewinding this turn cannot restore it: " + err.Error()})
+			}
 		}
 		if first {
 			_ = s.do(func(st *state) {

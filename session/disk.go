@@ -104,10 +104,8 @@ func (st *state) flushUnsynced() {
 // writeHead writes the first queued line, or the run of entries it
 // starts, and says how many queued lines it wrote.
 func (st *state) writeHead(q []diskWrite) (int, error) {
-	if fault := st.s.deps.Settings.WriteFault; fault != nil {
-		if err := fault(); err != nil {
-			return 0, err
-		}
+	if err := st.s.deps.writeFault(); err != nil {
+		return 0, err
 	}
 	if q[0].entry == nil {
 		return 1, st.disk.file.AppendLeaf(q[0].leafID, q[0].ts)
@@ -179,7 +177,11 @@ func (st *state) ensureFile() {
 	if st.disk.file != nil || st.disk.path == "" {
 		return
 	}
-	f, err := store.Create(st.disk.path, st.header(), st.tree.Entries())
+	err := st.s.deps.writeFault()
+	var f *store.File
+	if err == nil {
+		f, err = store.Create(st.disk.path, st.header(), st.tree.Entries())
+	}
 	if err != nil {
 		st.diskFailed(err)
 		return
@@ -189,6 +191,17 @@ func (st *state) ensureFile() {
 		st.s.publish(events.EntryAppended{Entry: e})
 	}
 	st.disk.unannounced = nil
+}
+
+// writeFault asks Settings.WriteFault (tests) before a session-file
+// write; its error is a store.ErrWrite, as the disk's would be.
+func (d *Deps) writeFault() error {
+	if fault := d.Settings.WriteFault; fault != nil {
+		if err := fault(); err != nil {
+			return fmt.Errorf("%w: %w", store.ErrWrite, err)
+		}
+	}
+	return nil
 }
 
 // header is the first line of the session file.

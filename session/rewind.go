@@ -65,13 +65,30 @@ type point struct {
 func (st *state) points() []point {
 	branch := st.branch()
 	checkpoints := map[string]bool{}
+	// A turn with a file whose backup could not be saved (a full disk)
+	// has no usable checkpoint: rewinding it would restore nothing for
+	// that file (issue 36).
+	failed := map[string]bool{}
 	if st.s.deps.Checkpoints != nil {
 		for _, e := range branch {
-			if e.CustomType() == customCheckpoint {
+			switch e.CustomType() {
+			case customCheckpoint:
 				if d, err := store.CustomData[checkpointData](e); err == nil {
 					checkpoints[d.UserEntryID] = true
+					for _, r := range d.Files {
+						failed[d.UserEntryID] = failed[d.UserEntryID] || r.Skipped == checkpoint.SkipBackupMissing
+					}
+				}
+			case customCheckpointTrack:
+				if d, err := store.CustomData[trackData](e); err == nil && d.Record.Skipped == checkpoint.SkipBackupMissing {
+					failed[d.UserEntryID] = true
 				}
 			}
+		}
+	}
+	for id := range failed {
+		if failed[id] {
+			checkpoints[id] = false
 		}
 	}
 	var out []point
