@@ -17,7 +17,9 @@
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
 //     Entries of at least 1 MiB (SpillBytes) leave the heap once written,
-//     and when a file is opened (spill.go).
+//     and when a file is opened (spill.go). Before each append the file
+//     is checked to be the one written, at the size written
+//     (ErrFileChanged; File.Rewrite puts it back from memory).
 //   - Locking: <file>.lock with the owner's pid (§5.1); stale locks are taken
 //     over.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
@@ -62,7 +64,7 @@
 // bytes, see share.go, so a body must never be written to). The one change
 // an entry sees after it is shared is spill.go's: once written, a huge
 // body and its message's big text move from the heap to a read-only
-// mapping of an unlinked blob file, swapped in atomically, the bytes
+// mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
 // goroutine that owns the session. The package keeps one piece of
 // process-wide state, the set of locks this process holds, guarded by a

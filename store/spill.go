@@ -1,8 +1,8 @@
 package store
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"unsafe"
 
@@ -26,80 +26,77 @@ import (
 // process's RSS only while something reads them (a provider encoding a
 // request, get_messages, a fork), and then as file pages, not heap.
 //
-// Why a blob file rather than a mapping of the session file: the body is
-// not in the session file as such (its line merges the body's members with
+// Why a blob rather than a mapping of the session file: the body is not
+// in the session file as such (its line merges the body's members with
 // type, id, parentId and timestamp), and an escaped text is not in it at
-// all. The blob file is created next to the session file, unlinked at
-// once, so it never shows in a listing and vanishes with the process
-// however that ends; its disk space is held until the process exits,
-// because a string into a mapping may live anywhere and so nothing is ever
-// unmapped. On tmpfs the "disk" is memory: the session directory should
-// be on a disk for this to save anything.
+// all.
 //
-// Where mapping is not available (not unix, a file system that refuses
-// mmap, a failed write), the entry simply stays on the heap.
+// Each blob is a memfd (Linux), written once and then sealed against
+// every change (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_WRITE, F_SEAL_SEAL)
+// before it is mapped; the descriptor is closed at once, so only the
+// mapping holds it. Issue 36: the blobs were an unlinked file in the
+// session directory, which another process could still open through
+// /proc/<pid>/fd/N and truncate, and the next read of a mapped page past
+// the new end killed the server with SIGBUS. A sealed memfd cannot be
+// truncated, grown or written by anyone, root included, so a mapped byte
+// can never fault and never change. The price: its pages are shared
+// memory, which the kernel can swap but not drop as it drops the page
+// cache of a disk file. They still leave the Go heap (the collector
+// neither scans nor counts them, so they do not double the heap target)
+// and count in the process's RSS only while something reads them. As
+// nothing is ever unmapped (a string into a mapping may live anywhere),
+// the memory is held until the process exits, as the disk space was.
+//
+// Where sealed memfds are not available (not Linux, an old kernel, a
+// failed write), the entry simply stays on the heap.
 
 // SpillBytes is the body size from which an entry is spilled.
 const SpillBytes = 1 << 20
 
-// blobFile is an unlinked, append-only file of immutable byte strings,
-// each mapped read-only. It is safe for concurrent use.
+// blobFile is where a File's huge entries go: it makes one sealed,
+// read-only mapping per blob (see the top of this file). It is safe for
+// concurrent use.
 type blobFile struct {
 	mu     sync.Mutex
-	dir    string
-	fd     *os.File
-	size   int64
-	failed error // the file could not be created: do not try again
+	dir    string // the session's directory; empty disables spilling
+	failed error  // blobs cannot be made here: do not try again
 }
 
-// put writes p to the file and returns a read-only mapping of it.
+// put returns a sealed read-only mapping holding a copy of p.
 func (b *blobFile) put(p []byte) ([]byte, error) {
 	if len(p) == 0 || !canMap || b.dir == "" {
 		return nil, errNoMap
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.failed != nil {
-		return nil, b.failed
+	failed := b.failed
+	b.mu.Unlock()
+	if failed != nil {
+		return nil, failed
 	}
-	if b.fd == nil {
-		fd, err := os.CreateTemp(b.dir, ".ama-blob-*")
-		if err != nil {
-			b.failed = fmt.Errorf("create blob file: %w", err)
-			return nil, b.failed
-		}
-		// Unlinked at once: the open descriptor and the mappings keep
-		// it; nothing is left behind by any kind of exit.
-		_ = os.Remove(fd.Name())
-		b.fd = fd
-	}
-	page := int64(os.Getpagesize())
-	off := (b.size + page - 1) / page * page // mappings start on a page
-	if _, err := b.fd.WriteAt(p, off); err != nil {
-		return nil, fmt.Errorf("write blob file: %w", err)
-	}
-	m, err := mapFile(b.fd, off, len(p))
+	m, err := sealedCopy(p)
 	if err != nil {
-		return nil, fmt.Errorf("map blob file: %w", err)
+		if errors.Is(err, unsupported) {
+			b.mu.Lock()
+			b.failed = err
+			b.mu.Unlock()
+		}
+		return nil, fmt.Errorf("blob: %w", err)
 	}
-	b.size = off + int64(len(p))
 	return m, nil
 }
 
-// close closes the descriptor; the mappings stay valid.
+// close makes later puts fail; the mappings stay valid.
 func (b *blobFile) close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.fd != nil {
-		b.fd.Close()
-		b.fd = nil
-	}
 	b.failed = errClosedBlobs
 }
 
 var (
 	errNoMap       = fmt.Errorf("file mappings are not available")
 	errClosedBlobs = fmt.Errorf("blob file closed")
+	// unsupported marks errors that will not go away (no memfd or seals).
+	unsupported = errors.New("sealed memory files are not available")
 )
 
 // spill moves e's body, and the big strings of its cached message, into

@@ -1,10 +1,9 @@
-//go:build !unix
+//go:build !linux
 
 package store
 
-import "os"
-
-// canMap is false: entries stay on the heap (spill.go).
+// canMap is false: without sealed memfds an entry stays on the heap
+// (spill.go).
 const canMap = false
 
-func mapFile(*os.File, int64, int) ([]byte, error) { return nil, errNoMap }
+func sealedCopy([]byte) ([]byte, error) { return nil, errNoMap }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -41,7 +42,7 @@ func where(t *testing.T, p unsafe.Pointer) string {
 		if addr < a || addr >= b {
 			continue
 		}
-		if len(fields) >= 6 && strings.Contains(fields[5], ".ama-blob-") && strings.HasSuffix(sc.Text(), "(deleted)") {
+		if len(fields) >= 6 && strings.Contains(fields[5], "ama-blob") && strings.HasSuffix(sc.Text(), "(deleted)") {
 			return "blob"
 		}
 		return "other"
@@ -218,7 +219,7 @@ func TestSpillKeepsEntriesItCannotMove(t *testing.T) {
 	big.ID, big.Timestamp = "b", ts
 	want := bytes.Clone(big.Body())
 	before = bodyAt(big)
-	big.spill(&blobFile{dir: filepath.Join(t.TempDir(), "missing")})
+	big.spill(&blobFile{dir: t.TempDir(), failed: errors.New("no blobs here")})
 	if bodyAt(big) != before || !bytes.Equal(big.Body(), want) || big.spilled.Load() {
 		t.Fatal("a failed spill changed the entry")
 	}
@@ -276,5 +277,73 @@ func TestSpillWhileRead(t *testing.T) {
 	}
 	if !e.spilled.Load() {
 		t.Error("the entry did not move")
+	}
+}
+
+// mappingOf returns the /proc/self/map_files name of the mapping holding p.
+func mappingOf(t *testing.T, p unsafe.Pointer) string {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skipf("no /proc/self/maps: %v", err)
+	}
+	addr := uint64(uintptr(p))
+	for _, l := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(l)
+		if len(fields) == 0 {
+			continue
+		}
+		lo, hi, _ := strings.Cut(fields[0], "-")
+		a, _ := strconv.ParseUint(lo, 16, 64)
+		b, _ := strconv.ParseUint(hi, 16, 64)
+		if addr >= a && addr < b {
+			return "/proc/self/map_files/" + fields[0]
+		}
+	}
+	t.Fatal("no mapping holds the body")
+	return ""
+}
+
+// Issue 36: another process that reaches a spilled blob (through
+// /proc/<pid>/fd/N it could, when it was an unlinked file) truncated it,
+// and the next read of the mapping killed the server with SIGBUS. The
+// blob is a sealed memfd now: it cannot be truncated, grown or written,
+// by root either (this test opens it through /proc/self/map_files, which
+// takes the privilege; without it nobody can open the blob at all, and
+// the check is skipped), and the entry reads back whole.
+func TestSpilledBlobCannotBeTruncated(t *testing.T) {
+	if !canMap {
+		t.Skip("no mappings on this platform: entries never move")
+	}
+	f, _ := newTestFile(t)
+	text := strings.Repeat("z", 3<<20)
+	e := MessageEntry(&llm.UserMessage{Role: "user", Content: llm.StringContent(text), Timestamp: 1})
+	e.ID, e.Timestamp = "big", ts
+	want := bytes.Clone(e.Body())
+	if err := f.Append(e); err != nil {
+		t.Fatal(err)
+	}
+	if !e.spilled.Load() || where(t, bodyAt(e)) != "blob" {
+		t.Fatal("the entry did not move to a blob")
+	}
+	name := mappingOf(t, bodyAt(e))
+	if err := os.Truncate(name, 0); err == nil {
+		t.Fatal("a spilled blob was truncated")
+	} else if errors.Is(err, os.ErrPermission) && !strings.Contains(err.Error(), "operation not permitted") {
+		t.Logf("truncate refused before the seal: %v", err)
+	}
+	if w, err := os.OpenFile(name, os.O_WRONLY, 0); err == nil {
+		_, werr := w.WriteAt([]byte("X"), 0)
+		w.Close()
+		if werr == nil {
+			t.Fatal("a spilled blob was written")
+		}
+	}
+	if !bytes.Equal(e.Body(), want) {
+		t.Fatal("the body changed")
+	}
+	m, err := e.Message()
+	if err != nil || m.(*llm.UserMessage).Content.Text != text {
+		t.Fatalf("the message does not read back: %v", err)
 	}
 }
