@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -331,6 +332,13 @@ func (st *state) shutdown() {
 		st.flushUnsynced() // a last try; the disk may have recovered
 		if n := len(st.disk.unsynced); n > 0 {
 			st.s.log.Error("session closed with lines the disk refused", zap.String("path", st.disk.path), zap.Int("lines", n))
+		}
+	}
+	if st.disk.file != nil && len(st.disk.unsynced) == 0 {
+		// A file changed under an idle session is put back before the
+		// process lets go of it (issue 36): no announced entry is lost.
+		if err := st.disk.file.Check(); errors.Is(err, store.ErrFileChanged) {
+			st.rewriteFile(err)
 		}
 	}
 	if err := st.disk.close(); err != nil {

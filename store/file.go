@@ -357,6 +357,18 @@ func (f *File) write(pieces ...[]byte) error {
 	return fmt.Errorf("append to %s: %w: %w", f.path, ErrWrite, pathless(err))
 }
 
+// Check reports whether the file at the path is still the one this File
+// writes, at the size it wrote (a *ChangedError otherwise). Append and
+// AppendLeaf check on their own; Check is for a last look before Close.
+func (f *File) Check() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return fmt.Errorf("check %s: %w", f.path, ErrClosed)
+	}
+	return f.check()
+}
+
 // check makes sure the file at f.path is still the one this File writes,
 // at the size it wrote (issue 36: appends to a file deleted or replaced
 // under the server went to an inode no name led to). Two stat calls per
