@@ -503,7 +503,12 @@ func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags
 			keyEnv = withoutKeyEnv(getenv, cfg)
 		}
 	}
-	entries, err := openai.BuildEntries(cfg, cliKeys, keyEnv, nil)
+	ms := user.ModelStream
+	if ms.IdleTimeoutMs < 0 || ms.MaxLineBytes < 0 || ms.MaxReplyBytes < 0 {
+		return nil, fmt.Errorf("%w: modelStream: the bounds must not be negative", config.ErrInvalid)
+	}
+	entries, err := openai.BuildEntriesWith(cfg, cliKeys, keyEnv, nil, openai.Limits{
+		IdleTimeout: time.Duration(ms.IdleTimeoutMs) * time.Millisecond, MaxLineBytes: ms.MaxLineBytes, MaxReplyBytes: ms.MaxReplyBytes})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
 	}
