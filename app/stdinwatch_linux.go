@@ -80,6 +80,3 @@ func (w *stdinWatch) stop() {
 	}
 	<-w.exited
 }
-
-// ended reports whether the watch saw the end of stdin.
-func (w *stdinWatch) ended() bool { return errors.Is(context.Cause(w.ctx), errStdinEnded) }

@@ -17,5 +17,3 @@ type stdinWatch struct{ ctx context.Context }
 func watchStdin(ctx context.Context, _ io.Reader) *stdinWatch { return &stdinWatch{ctx: ctx} }
 
 func (w *stdinWatch) stop() {}
-
-func (w *stdinWatch) ended() bool { return false }
