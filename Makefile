@@ -28,6 +28,7 @@ fuzz:
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzChunkLine -fuzztime $(FUZZTIME)
+	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzIDRoundTrip -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzAnalyzeShell$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzDecideBash$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./approvals -run '^$$' -fuzz '^FuzzPayloadEmbedding$$' -fuzztime $(FUZZTIME)

@@ -23,7 +23,9 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return ExitRuntime
 	}
-	hostStartup(ctx, w)
+	if err := hostStartup(w); err != nil {
+		return startupFailed(ctx, env, w, err)
+	}
 	defer hostShutdown(w)
 	startupID := ""
 	if w.reason == "startup" {

@@ -179,6 +179,8 @@ type wiring struct {
 	profile *Profile
 	// host is the active host adapter (nil: none).
 	host *host.Host
+	// watch ends the host's startup waits when stdin ends (set with host).
+	watch *stdinWatch
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -362,13 +364,28 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		hostSpec = profile.Host
 	}
 	var h *host.Host
+	var watch *stdinWatch
 	if hostSpec != "" || flags.HostCmd != "" {
 		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
 			flags.SessionID = newUUID(deps)
 		}
-		h, active, err = startHost(ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
+		// The startup waits (create(), then session_start in hostStartup)
+		// end when stdin ends: nobody reads it before the server starts.
+		watch = watchStdin(ctx, env.Stdin)
+		h, active, err = startHost(watch.ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
+		if err != nil || h == nil {
+			watch.stop()
+			watch = nil
+		}
 		if err != nil {
 			return nil, err
+		}
+		if h != nil {
+			defer func() {
+				if err != nil {
+					watch.stop()
+				}
+			}()
 		}
 		if h != nil {
 			defer func() {
@@ -426,7 +443,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		first.Close()
 		return nil, err
 	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h}, nil
+	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -503,7 +520,12 @@ func buildRegistry(getenv func(string) string, user *config.Config, flags *Flags
 			keyEnv = withoutKeyEnv(getenv, cfg)
 		}
 	}
-	entries, err := openai.BuildEntries(cfg, cliKeys, keyEnv, nil)
+	ms := user.ModelStream
+	if ms.IdleTimeoutMs < 0 || ms.MaxLineBytes < 0 || ms.MaxReplyBytes < 0 {
+		return nil, fmt.Errorf("%w: modelStream: the bounds must not be negative", config.ErrInvalid)
+	}
+	entries, err := openai.BuildEntriesWith(cfg, cliKeys, keyEnv, nil, openai.Limits{
+		IdleTimeout: time.Duration(ms.IdleTimeoutMs) * time.Millisecond, MaxLineBytes: ms.MaxLineBytes, MaxReplyBytes: ms.MaxReplyBytes})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", config.ErrInvalid, err)
 	}
@@ -587,7 +609,9 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		opts.Writer = env.Hooks.Writer
 		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
-	hostStartup(ctx, w)
+	if err := hostStartup(w); err != nil {
+		return startupFailed(ctx, env, w, err)
+	}
 	srv := rpc.NewServer(opts)
 	bindNotifier(w, srv)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {

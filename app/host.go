@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -98,6 +99,9 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 		}
 	}
 	h, err := host.Start(ctx, opts)
+	if err != nil && errors.Is(context.Cause(ctx), errStdinEnded) {
+		err = fmt.Errorf("%w: stdin ended while the host adapter was starting", host.ErrLoad)
+	}
 	if err != nil || h == nil {
 		return nil, active, err
 	}
@@ -139,17 +143,39 @@ func firstNonEmpty(s ...string) string {
 }
 
 // hostStartup delivers the startup session_start to the host (awaited,
-// before the protocol's hello) and ends the create() phase.
-func hostStartup(ctx context.Context, w *wiring) {
+// before the protocol's hello, bounded like create()) and ends the
+// create() phase. The wait also ends when stdin ends (stdinWatch). An
+// error wraps host.ErrLoad: the startup failed (exit 6).
+func hostStartup(w *wiring) error {
 	if w.host == nil {
-		return
+		return nil
 	}
+	defer w.watch.stop()
 	info := host.SessionInfo{ID: w.first.ID(), Cwd: w.first.Cwd()}
 	if st, err := w.first.State(); err == nil {
 		info.File, info.Model = st.SessionFile, st.Model
 	}
-	w.host.StartupSession(ctx, info, w.reason)
+	if err := w.host.StartupSession(w.watch.ctx, info, w.reason); err != nil {
+		return err
+	}
 	w.host.Ready()
+	return nil
+}
+
+// startupFailed ends a process whose host startup failed after the
+// session was built: the adapter is disposed without session_shutdown
+// (its event queue is stuck behind session_start), the session closed.
+// A signal decides the code, else exit 6.
+func startupFailed(ctx context.Context, env Env, w *wiring, err error) int {
+	fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
+	dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	w.host.Dispose(dctx)
+	cancel()
+	closeBounded(ctx, w.first, w.log)
+	if code, ok := SignalExit(ctx); ok {
+		return code
+	}
+	return ExitHost
 }
 
 // hostShutdown runs the host's part of the exit order: session_shutdown

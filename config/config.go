@@ -36,6 +36,7 @@ type Config struct {
 	Providers     map[string]json.RawMessage `json:"providers,omitempty"`
 	UI            UI                         `json:"ui"`
 	Cache         Cache                      `json:"cache"`
+	ModelStream   ModelStream                `json:"modelStream"`
 	// ModelOverrides amend catalog models (e.g. declare a prompt-cache
 	// TTL, which enables cache warming).
 	ModelOverrides []ModelOverride `json:"modelOverrides,omitempty"`
@@ -250,6 +251,19 @@ func (a *Agents) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// ModelStream bounds the model's reply stream (OpenAI-compatible
+// providers); 0 keeps a default.
+type ModelStream struct {
+	// IdleTimeoutMs ends an attempt whose endpoint sent nothing for this
+	// long (a retryable network error). Default 300000.
+	IdleTimeoutMs int64 `json:"idleTimeoutMs,omitempty"`
+	// MaxLineBytes bounds one line of the event stream; MaxReplyBytes the
+	// reply's content. Over either, the reply fails and is not retried.
+	// Default 16 MiB each.
+	MaxLineBytes  int `json:"maxLineBytes,omitempty"`
+	MaxReplyBytes int `json:"maxReplyBytes,omitempty"`
 }
 
 // Approvals configures permission asks.

@@ -87,6 +87,10 @@ const (
 	ErrNoKey      ErrorKind = "no_api_key"
 	ErrInvalid    ErrorKind = "invalid_request"
 	ErrOther      ErrorKind = "other"
+	// ErrTooLarge: the reply broke a size bound of the stream reader (a
+	// line of the event stream, or the whole reply). Not retried: the
+	// endpoint would send the same again.
+	ErrTooLarge ErrorKind = "too_large"
 )
 
 // Error is a classified provider failure.

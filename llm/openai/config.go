@@ -100,6 +100,12 @@ func EnvKeyVar(id string) string {
 // are joined into err; the entries of every valid provider are returned
 // anyway.
 func BuildEntries(cfg map[string]ProviderConfig, cliKeys map[string]string, env func(string) string, httpClient *http.Client) ([]*llm.ProviderEntry, error) {
+	return BuildEntriesWith(cfg, cliKeys, env, httpClient, Limits{})
+}
+
+// BuildEntriesWith is BuildEntries with the stream limits of every
+// provider (the config's modelStream).
+func BuildEntriesWith(cfg map[string]ProviderConfig, cliKeys map[string]string, env func(string) string, httpClient *http.Client, limits Limits) ([]*llm.ProviderEntry, error) {
 	if env == nil {
 		env = os.Getenv
 	}
@@ -108,7 +114,7 @@ func BuildEntries(cfg map[string]ProviderConfig, cliKeys map[string]string, env 
 	known := map[string]bool{}
 	for _, ps := range Presets() {
 		known[ps.ID] = true
-		e, err := buildEntry(ps, cfg[ps.ID], cliKeys, env, httpClient)
+		e, err := buildEntry(ps, cfg[ps.ID], cliKeys, env, httpClient, limits)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -138,7 +144,7 @@ func BuildEntries(cfg map[string]ProviderConfig, cliKeys map[string]string, env 
 		}
 		ps := Preset{ID: id, Name: name, NeedsKey: pc.APIKey != "" || pc.APIKeyEnv != "",
 			OpenModels: true, Template: defaultTemplate(false)}
-		e, err := buildEntry(ps, pc, cliKeys, env, httpClient)
+		e, err := buildEntry(ps, pc, cliKeys, env, httpClient, limits)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -148,7 +154,7 @@ func BuildEntries(cfg map[string]ProviderConfig, cliKeys map[string]string, env 
 	return entries, errors.Join(errs...)
 }
 
-func buildEntry(ps Preset, pc ProviderConfig, cliKeys map[string]string, env func(string) string, hc *http.Client) (*llm.ProviderEntry, error) {
+func buildEntry(ps Preset, pc ProviderConfig, cliKeys map[string]string, env func(string) string, hc *http.Client, limits Limits) (*llm.ProviderEntry, error) {
 	id := ps.ID
 	base := ps.BaseURL
 	if ps.BaseURLEnv != "" {
@@ -166,7 +172,7 @@ func buildEntry(ps Preset, pc ProviderConfig, cliKeys map[string]string, env fun
 	custom := ps.BaseURL == "" || base != strings.TrimRight(ps.BaseURL, "/")
 
 	opts := Options{
-		ID: id, BaseURL: base, HTTPClient: hc,
+		ID: id, BaseURL: base, HTTPClient: hc, Limits: limits,
 		NeedsKey:            ps.NeedsKey || pc.APIKey != "" || pc.APIKeyEnv != "",
 		ReasoningEffort:     ps.ReasoningEffort,
 		Efforts:             ps.Efforts,

@@ -64,6 +64,16 @@
 // (after it), cancellation llm.Aborted. A missing required key is
 // no_api_key before any request. Keys are redacted from every error text.
 //
+// # Bounds (limits.go)
+//
+// Options.Limits bound one reply: a line of the event stream longer than
+// MaxLineBytes stops the reading there, and content past MaxReplyBytes
+// ends the reply; both fail with llm.ErrTooLarge, which is not retried.
+// IdleTimeout ends an attempt whose endpoint sent no byte for that long
+// (from the request on) as a retryable network error (disconnect once a
+// chunk arrived): the request runs under its own context, cancelled with
+// the cause errIdle, so an idle end is never mistaken for an abort.
+//
 // Presets and BuildEntries turn built-in endpoints plus the user config
 // into llm.ProviderEntry values (key precedence cli > config > env).
 //
@@ -74,7 +84,9 @@
 // (which adds the configured headers and records the response status and
 // headers for Retry-After) and owns its Builder. emit runs on the calling
 // goroutine, in order. Cancelling the Stream context cancels the HTTP
-// request, so an abort returns as soon as the transport notices.
+// request, so an abort returns as soon as the transport notices. The idle
+// timer (time.AfterFunc) runs on its own goroutine and only cancels the
+// request's context; the body's reads touch it with one atomic store.
 //
 // Nothing here logs; keys live only in Provider's unexported options, and
 // Options, ProviderConfig and Provider print without them.

@@ -65,6 +65,8 @@ type Options struct {
 	// (OpenAI) instead of max_tokens. Model ids of OpenAI reasoning models
 	// (o1, o3, o4, gpt-5, gpt-6 prefixes) always use max_completion_tokens.
 	MaxCompletionTokens bool
+	// Limits bound what one reply may cost (zero fields: the defaults).
+	Limits Limits
 }
 
 // String describes the options without the key or header values.
@@ -104,6 +106,7 @@ func New(o Options) *Provider {
 		}
 	}
 	o.HTTPClient = nil
+	o.Limits = o.Limits.withDefaults()
 	return &Provider{opts: o, http: hc}
 }
 
@@ -145,28 +148,57 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 		return fail(llm.Aborted())
 	}
 
-	d := &doer{inner: p.http, headers: p.opts.Headers}
+	// The request runs under its own context so that the idle timer can
+	// end it without aborting the run: a cancel with cause errIdle.
+	reqCtx, cancelReq := context.WithCancelCause(ctx)
+	defer cancelReq(nil)
+	lim := p.opts.Limits
+	idle := newIdleTimer(lim.IdleTimeout, func() { cancelReq(errIdle) })
+	defer idle.stop()
+	d := &doer{inner: p.http, headers: p.opts.Headers, idle: idle}
+	// idleFail is the error of an attempt the idle timer ended.
+	idleFail := func(started bool) (*llm.AssistantMessage, error) {
+		kind := llm.ErrNetwork
+		if started {
+			kind = llm.ErrDisconnect
+		}
+		return fail(&llm.Error{Kind: kind, Status: d.status, Message: fmt.Sprintf(
+			"%s: the endpoint sent nothing for %s (modelStream.idleTimeoutMs)", p.opts.ID, lim.IdleTimeout)})
+	}
+	idled := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(reqCtx), errIdle) }
 	cfg := goopenai.DefaultConfig(p.opts.APIKey)
 	cfg.BaseURL = p.opts.BaseURL
 	cfg.HTTPClient = d
 	cfg.EmptyMessagesLimit = emptyLineLimit
 	client := goopenai.NewClientWithConfig(cfg)
 
-	stream, err := client.CreateChatCompletionStream(ctx, p.buildRequest(req))
+	stream, err := client.CreateChatCompletionStream(reqCtx, p.buildRequest(req))
 	if err != nil {
+		if idled() {
+			return idleFail(false)
+		}
 		return fail(p.classify(ctx, err, d, false))
 	}
 	defer stream.Close()
 
 	s := newStreamState(b, !p.reference)
+	s.maxReply = lim.MaxReplyBytes
 	recv := stream.RecvRaw
 	if !p.reference && d.body != nil {
 		// The body go-openai returned, not read yet: its streamReader
 		// has only wrapped it in a bufio.Reader that stays unused.
-		recv = newSSEReader(d.body, emptyLineLimit).next
+		recv = newSSEReader(d.body, emptyLineLimit, lim.MaxLineBytes).next
 	}
 	for {
 		raw, err := recv()
+		if err != nil && idled() {
+			return idleFail(s.sawChunk)
+		}
+		if errors.Is(err, errLineTooLong) {
+			return fail(&llm.Error{Kind: llm.ErrTooLarge, Status: d.status, Message: fmt.Sprintf(
+				"%s: a line of the reply's event stream is longer than %s (modelStream.maxLineBytes); not retried",
+				p.opts.ID, sizeText(lim.MaxLineBytes))})
+		}
 		if err == io.EOF {
 			if s.finish == "" && !d.sawDone() {
 				if !s.sawChunk {
@@ -192,6 +224,11 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 				Message: p.redact(p.opts.ID + ": the stream reported an error it could not describe")})
 		}
 		if err := s.handle(raw); err != nil {
+			if errors.Is(err, errReplyTooLarge) {
+				return fail(&llm.Error{Kind: llm.ErrTooLarge, Status: d.status, Message: fmt.Sprintf(
+					"%s: the reply is longer than %s (modelStream.maxReplyBytes); not retried",
+					p.opts.ID, sizeText(lim.MaxReplyBytes))})
+			}
 			return fail(p.classifyChunkError(err, d))
 		}
 	}
@@ -250,6 +287,7 @@ func (p *Provider) redact(s string) string {
 type doer struct {
 	inner   *http.Client
 	headers map[string]string
+	idle    *idleTimer
 	status  int
 	header  http.Header
 	body    *tailBody
@@ -259,13 +297,15 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 	for k, v := range d.headers {
 		r.Header.Set(k, v)
 	}
+	d.idle.arm() // a server that never answers is as silent as one that stops
 	resp, err := d.inner.Do(r)
 	if err != nil {
 		return nil, err
 	}
+	d.idle.touch()
 	d.status, d.header = resp.StatusCode, resp.Header
 	if resp.StatusCode < 400 {
-		d.body = &tailBody{ReadCloser: resp.Body}
+		d.body = &tailBody{ReadCloser: resp.Body, idle: d.idle}
 		resp.Body = d.body
 	}
 	return resp, nil
@@ -273,9 +313,11 @@ func (d *doer) Do(r *http.Request) (*http.Response, error) {
 
 func (d *doer) sawDone() bool { return d.body != nil && d.body.sawDone() }
 
-// tailBody keeps the last bytes read from a response body.
+// tailBody keeps the last bytes read from a response body, and tells the
+// idle timer when bytes arrive.
 type tailBody struct {
 	io.ReadCloser
+	idle *idleTimer
 	tail [16]byte
 	n    int
 }
@@ -283,6 +325,7 @@ type tailBody struct {
 func (t *tailBody) Read(p []byte) (int, error) {
 	n, err := t.ReadCloser.Read(p)
 	if n > 0 {
+		t.idle.touch()
 		t.push(p[:n])
 	}
 	return n, err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -33,20 +34,27 @@ import (
 //
 // go-openai keeps ownership of the request and the response; this reader
 // only replaces RecvRaw on the response body it returned.
+//
+// One rule is added: a line longer than maxLine bytes fails the stream
+// with errLineTooLong (go-openai grows its buffer without bound).
 type sseReader struct {
 	r        *bufio.Reader
 	long     []byte       // a line longer than r's buffer
 	acc      bytes.Buffer // go-openai's error accumulator
 	limit    uint
+	maxLine  int
 	finished bool
 }
+
+// errLineTooLong is the error of a line longer than the reader's bound.
+var errLineTooLong = errors.New("a line of the event stream is too long")
 
 // sseBufferSize holds several network reads of chunks, so most lines are
 // returned from the buffer without a copy.
 const sseBufferSize = 64 << 10
 
-func newSSEReader(body io.Reader, limit uint) *sseReader {
-	return &sseReader{r: bufio.NewReaderSize(body, sseBufferSize), limit: limit}
+func newSSEReader(body io.Reader, limit uint, maxLine int) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(body, sseBufferSize), limit: limit, maxLine: maxLine}
 }
 
 var (
@@ -101,15 +109,24 @@ func (s *sseReader) next() ([]byte, error) {
 }
 
 // line reads up to and including the next "\n" (ReadBytes without the
-// copy when the line fits the buffer).
+// copy when the line fits the buffer). A line longer than maxLine is
+// errLineTooLong once maxLine bytes of it were read: nothing more of the
+// body is read, and the buffer never holds more than maxLine bytes.
 func (s *sseReader) line() ([]byte, error) {
 	line, err := s.r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
 		return line, err
 	}
+	if s.maxLine > 0 && len(line) > s.maxLine {
+		return nil, errLineTooLong
+	}
 	s.long = append(s.long[:0], line...)
 	for err == bufio.ErrBufferFull {
 		line, err = s.r.ReadSlice('\n')
+		if s.maxLine > 0 && len(s.long)+len(line) > s.maxLine {
+			s.long = nil
+			return nil, errLineTooLong
+		}
 		s.long = append(s.long, line...)
 	}
 	return s.long, err

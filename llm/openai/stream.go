@@ -104,7 +104,15 @@ type streamState struct {
 	// state, which saves three allocations per chunk.
 	rd  bytes.Reader
 	dec *json.Decoder
+	// replyBytes counts the reply's content (text, thinking, refusal,
+	// tool names and arguments); more than maxReply (0: no bound) fails
+	// the reply with errReplyTooLarge.
+	replyBytes int
+	maxReply   int
 }
+
+// errReplyTooLarge is the error of a reply longer than maxReply.
+var errReplyTooLarge = errors.New("the reply is too long")
 
 func newStreamState(b *llm.Builder, fast bool) *streamState {
 	s := &streamState{b: b, text: -1, thinking: -1, fast: fast}
@@ -185,6 +193,9 @@ func (s *streamState) handle(raw []byte) error {
 			s.finish = ch.FinishReason
 		}
 	}
+	if s.maxReply > 0 && s.replyBytes > s.maxReply {
+		return errReplyTooLarge
+	}
 	return nil
 }
 
@@ -193,6 +204,10 @@ func (s *streamState) delta(d *chunkDelta) {
 	reasoning := d.ReasoningContent
 	if reasoning == "" {
 		reasoning = d.Reasoning
+	}
+	s.replyBytes += len(reasoning) + len(d.Content) + len(d.Refusal)
+	for i := range d.ToolCalls {
+		s.replyBytes += len(d.ToolCalls[i].Function.Name) + len(d.ToolCalls[i].Function.Arguments)
 	}
 	if reasoning != "" {
 		s.closeText()

@@ -5,7 +5,9 @@
 // ACP session id is the session's on-disk id, so `--mode rpc --resume <id>`
 // and session/resume reach the same session.
 //
-// Files: stream.go (newline framing, parse errors), encode.go (envelope
+// Files: stream.go (newline framing, parse errors), ids.go (request ids
+// given back exactly as sent: jsonrpc2.ID keeps only non-negative int64
+// numbers and re-encodes strings), encode.go (envelope
 // key order, no HTML escaping), server.go (lifecycle, dispatch, replies),
 // methods.go (the method table), initialize.go, sessions.go (new, load,
 // resume, list, close), prompt.go (prompt, cancel, $/cancel_request),

@@ -15,10 +15,20 @@ var envelopeOrder = []string{"jsonrpc", "id", "method", "params", "result", "err
 // line: envelope keys in envelopeOrder (unknown keys after them, sorted),
 // "jsonrpc":"2.0" always present, HTML escapes (\u003c, \u003e, \u0026)
 // that encoding/json adds undone, and a trailing newline.
-func encodeEnvelope(raw []byte) ([]byte, error) {
+func encodeEnvelope(raw []byte) ([]byte, error) { return encodeEnvelopeID(raw, nil) }
+
+// encodeEnvelopeID is encodeEnvelope that passes a response's id through
+// responseID (nil: unchanged): the stream gives back the ids it replaced
+// on the way in (ids.go).
+func encodeEnvelopeID(raw []byte, responseID func(json.RawMessage) json.RawMessage) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("encode message: %w", err)
+	}
+	if _, isRequest := m["method"]; !isRequest && responseID != nil {
+		if id, ok := m["id"]; ok {
+			m["id"] = responseID(id)
+		}
 	}
 	m["jsonrpc"] = json.RawMessage(`"2.0"`)
 	out := make([]byte, 0, len(raw)+16)

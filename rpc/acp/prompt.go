@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
@@ -162,8 +160,8 @@ func handleCancelRequest(s *Server, c *call) {
 	if err := decodeParams(c, &p); err != nil {
 		return
 	}
-	var id jsonrpc2.ID
-	if err := json.Unmarshal(p.RequestID, &id); err != nil {
+	id, ok := s.requestID(p.RequestID)
+	if !ok {
 		return
 	}
 	for _, as := range s.sessionList() {

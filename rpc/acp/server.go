@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"path/filepath"
@@ -188,6 +189,16 @@ func (s *Server) session(id string) (*acpSession, error) {
 		return as, nil
 	}
 	return nil, errorf(errUnknownSession, "session %s is not open (session/new, session/load or session/resume first)", id)
+}
+
+// requestID returns the id jsonrpc2 holds for a request id as the client
+// writes it (Stream.RequestID; without a stream, its plain decoding).
+func (s *Server) requestID(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	if s.stream != nil {
+		return s.stream.RequestID(raw)
+	}
+	var id jsonrpc2.ID
+	return id, json.Unmarshal(raw, &id) == nil
 }
 
 // newID returns the id of our next request to the client (1, 2, …).

@@ -593,3 +593,37 @@ func TestPromptAnswerFromOutcome(t *testing.T) {
 		c.finish(0)
 	})
 }
+
+// Ids round-trip on the whole server, and $/cancel_request names a
+// request by the id as the client wrote it (-1 was answered as
+// 18446744073709551615 and could not be withdrawn).
+func TestIDsRoundTripThroughTheServer(t *testing.T) {
+	c := startACP(t, slowScript)
+	c.r.Send(`{"jsonrpc":"2.0","id":-1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	c.r.WaitFor("initialize answer", 1, func(o *golden.Object) bool { return isResponse(o) })
+	sid := c.newSession()
+	c.r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":-2.5e3,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"hi"}]}}`, sid))
+	c.waitUpdate("the first chunk", 1, kindIs("agent_message_chunk"))
+	c.r.Send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":-2.5e3}}`)
+	c.r.WaitFor("the withdrawn prompt", 2, func(o *golden.Object) bool { return isResponse(o) && !idIs(o, `"new"`) })
+	var got []string
+	for _, b := range c.r.Lines() {
+		l := string(b)
+		if strings.Contains(l, `"result"`) || strings.Contains(l, `"error"`) {
+			if !strings.Contains(l, `"method"`) {
+				got = append(got, l[:min(len(l), 40)])
+			}
+		}
+	}
+	want := []string{`{"jsonrpc":"2.0","id":-1,"result":{"prot`, `{"jsonrpc":"2.0","id":"new","result":{"s`, `{"jsonrpc":"2.0","id":-2.5e3,"error":{"c`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, b := range c.r.Lines() {
+		l := string(b)
+		if strings.Contains(l, `-2.5e3,"error"`) && !strings.Contains(l, `"code":-32800`) {
+			t.Errorf("the prompt was not withdrawn: %s", l)
+		}
+	}
+	c.finish(0)
+}

@@ -49,6 +49,8 @@ type Stream struct {
 	mu      sync.Mutex
 	badLine int    // count of rejected lines (tests, logs)
 	parked  []byte // the params of the request just read, kept out of the library (see park)
+
+	ids idMap // request ids that jsonrpc2 would not round-trip (ids.go)
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -105,10 +107,13 @@ func (s *Stream) ReadObject(v any) error {
 		if len(line) >= parkBytes {
 			line = s.park(s.lr.Take(line))
 		}
+		sent := line
+		line, internal := s.ids.in(line)
 		resetValue(v)
 		if err := json.Unmarshal(line, v); err != nil {
 			resetValue(v)
-			s.reject(errBadRequest, err.Error(), requestID(line))
+			s.ids.forget(internal)
+			s.reject(errBadRequest, err.Error(), requestID(sent))
 			continue
 		}
 		return nil
@@ -171,26 +176,26 @@ func resetValue(v any) {
 	}
 }
 
-// requestID returns the id of a message that could not be decoded, when it
-// is a plain number or string (else nil: the reply carries id null).
+// requestID returns the id of a message that could not be decoded, as
+// sent, when it is a number or a string (else nil: the reply carries id
+// null).
 func requestID(line []byte) json.RawMessage {
-	var env struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &env) != nil || len(env.ID) == 0 {
+	var id json.RawMessage
+	jsonobj.Members(line, func(k string, v []byte) {
+		if k == "id" {
+			id = v
+		}
+	})
+	if len(id) == 0 || string(id) == "null" || !mappable(id) {
 		return nil
 	}
-	switch env.ID[0] {
-	case '"':
-		return env.ID
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		if bytes.ContainsAny(env.ID, ".eE") {
-			return nil
-		}
-		return env.ID
-	}
-	return nil
+	return bytes.Clone(id)
 }
+
+// RequestID returns the id jsonrpc2 holds for a request id as the client
+// writes it (the requestId of $/cancel_request); false when it names no
+// request that can be pending.
+func (s *Stream) RequestID(raw json.RawMessage) (jsonrpc2.ID, bool) { return s.ids.lookup(raw) }
 
 // reject writes an error response for a line that is not a message:
 // the code of sentinel (errParseLine or errBadRequest) from the one table,
@@ -215,7 +220,7 @@ func (s *Stream) WriteObject(obj any) error {
 	if err != nil {
 		return err
 	}
-	line, err := encodeEnvelope(raw)
+	line, err := encodeEnvelopeID(raw, s.ids.out)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,8 @@ func TestStreamBadLinesKeepTheConnection(t *testing.T) {
 		{"two values", "{} {}\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
 		{"neither request nor response", `{"foo":1}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
 		{"bad id keeps the id", `{"jsonrpc":"2.0","id":5,"method":7}` + "\n", `{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"Invalid request"}}`},
-		{"fractional id is null", `{"jsonrpc":"2.0","id":1.5,"method":"m"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
+		{"fractional id round-trips", `{"jsonrpc":"2.0","id":1.5,"method":"m"}` + "\n", `{"jsonrpc":"2.0","id":1.5,"result":{}}`},
+		{"object id is null", `{"jsonrpc":"2.0","id":{"a":1},"method":"m"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"m"}]` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
 		{"too long", `{"jsonrpc":"2.0","id":1,"method":"` + strings.Repeat("x", 400) + `"}` + "\n", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request"}}`},
 		{"crlf, blank lines and html", "\r\n  \n" + `{"jsonrpc":"2.0","id":"a","method":"echo","params":{"t":"<b>&"}}` + "\r\n", `{"jsonrpc":"2.0","id":"a","result":{"t":"<b>&"}}`},
@@ -233,6 +234,47 @@ func TestHugeParamsAreParkedForTheirRequest(t *testing.T) {
 		}
 		if got = strings.TrimSuffix(got, "\n"); got != wl {
 			t.Fatalf("reply %d: %.200s, want %.200s", i+1, got, wl)
+		}
+	}
+}
+
+// Request ids come back exactly as sent: every number JSON allows (sign,
+// size, fraction, exponent), every string (escapes, lone surrogates;
+// U+2028 as the writer escapes it on every line), and null, which
+// JSON-RPC 2.0 allows on a request.
+// jsonrpc2.ID alone answered -1 as 18446744073709551615, refused numbers
+// past int64 and fractions, and took id null for a notification.
+func TestStreamIDsRoundTrip(t *testing.T) {
+	p := newStreamPeer(t, 0)
+	ids := []string{
+		`0`, `1`, `42`, `9223372036854775807`,
+		`-1`, `-0`, `-9223372036854775808`, `-18446744073709551616`,
+		`9223372036854775808`, `18446744073709551615`, `18446744073709551616`, `100000000000000000000000000000`,
+		`1.5`, `-0.25`, `1.0`, `1e3`, `1E+2`, `-2.5e-7`, `0.0`,
+		`""`, `"a"`, `"p-1"`, `"é"`, `"\u0041"`, `"a\"b"`, `"\ud800"`, "\"\u2028\"", `"<&>"`,
+		`null`,
+	}
+	for _, id := range ids {
+		p.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"echo","params":[1]}`+"\n")
+		want := `{"jsonrpc":"2.0","id":` + strings.ReplaceAll(id, "\u2028", `\u2028`) + `,"result":[1]}`
+		if got := p.next(t); got != want {
+			t.Errorf("id %s:\n got  %s\n want %s", id, got, want)
+		}
+	}
+	if n := p.stream.BadLines(); n != 0 {
+		t.Errorf("BadLines = %d, want 0", n)
+	}
+}
+
+// An internal id never leaks: a client whose own ids look like the
+// internal ones (2^64-n, the way jsonrpc2 holds -n) still gets its ids.
+func TestStreamIDsDoNotCollide(t *testing.T) {
+	p := newStreamPeer(t, 0)
+	for _, id := range []string{`-1`, `18446744073709551615`, `-1`, `9223372036854775807`} {
+		p.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"echo","params":{}}`+"\n")
+		want := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`
+		if got := p.next(t); got != want {
+			t.Errorf("id %s:\n got  %s\n want %s", id, got, want)
 		}
 	}
 }

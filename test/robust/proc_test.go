@@ -144,7 +144,29 @@ type lockedBuf struct{ p *proc }
 func (b *lockedBuf) Write(x []byte) (int, error) {
 	b.p.mu.Lock()
 	defer b.p.mu.Unlock()
+	defer b.p.cond.Broadcast() // waitStderr
 	return b.p.stderr.Write(x)
+}
+
+// waitStderr blocks until stderr contains s (or fails the test after
+// timeout).
+func (p *proc) waitStderr(s string, timeout time.Duration) {
+	p.t.Helper()
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	})
+	defer timer.Stop()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for !strings.Contains(p.stderr.String(), s) {
+		if time.Now().After(deadline) {
+			p.t.Fatalf("stderr has no %q within %s:\n%s", s, timeout, p.stderr.String())
+		}
+		p.cond.Wait()
+	}
 }
 
 func (p *proc) collect(stallAfter func(line) bool) {
