@@ -2,13 +2,14 @@ package ownfs
 
 import (
 	"crypto/rand"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -168,9 +169,10 @@ func createTemp(r *os.Root, pattern string) (*os.File, string, error) {
 		prefix, suffix = pattern[:i], pattern[i+1:]
 	}
 	for range 100 {
-		var b [6]byte
+		var b [4]byte
 		_, _ = rand.Read(b[:])
-		name := prefix + hex.EncodeToString(b[:]) + suffix
+		// Decimal, as os.CreateTemp names them.
+		name := prefix + strconv.FormatUint(uint64(binary.LittleEndian.Uint32(b[:])), 10) + suffix
 		f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
