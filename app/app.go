@@ -210,7 +210,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	project, err := config.Load(config.ProjectFile(cwd))
+	project, err := config.LoadIn(cwd, config.ProjectFile(cwd))
 	if err != nil {
 		return nil, err
 	}

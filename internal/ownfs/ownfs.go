@@ -67,21 +67,49 @@ func ReadIn(root, name string, limit int64) ([]byte, error) {
 	defer f.Close()
 	// Where it led: the root keeps it inside, the credential list judges
 	// what is inside (a project that is the home directory holds .ssh).
-	real, err := filepath.EvalSymlinks(full)
+	if err := reached(f, full); err != nil {
+		return nil, err
+	}
+	return readRegular(f, full, limit, true)
+}
+
+// ReadShown reads a file anywhere that ama-rpc shows to its client (the
+// old text of a file a tool is about to change, for a diff): links are
+// followed, but the file reached may not be a credential path
+// (internal/secrets), and must be a regular file of at most limit bytes.
+func ReadShown(path string, limit int64) ([]byte, error) {
+	if r := secrets.Reason(path); r != "" {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s", ErrSecret, r)}
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
+	if err := reached(f, path); err != nil {
+		return nil, err
+	}
+	return readRegular(f, path, limit, false)
+}
+
+// reached checks what opening path led to: not a credential path, and the
+// same file as the one open (nothing was swapped in between).
+func reached(f *os.File, path string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
 	if r := secrets.Reason(real); r != "" {
-		return nil, &fs.PathError{Op: "read", Path: full, Err: fmt.Errorf("%w: %s (via %s)", ErrSecret, r, real)}
+		return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s (via %s)", ErrSecret, r, real)}
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if ri, err := os.Stat(real); err != nil || !os.SameFile(fi, ri) {
-		return nil, &fs.PathError{Op: "read", Path: full, Err: ErrChanged}
+		return &fs.PathError{Op: "read", Path: path, Err: ErrChanged}
 	}
-	return readRegular(f, full, limit, true)
+	return nil
 }
 
 // relIn returns name relative to root; an absolute name must lie inside
@@ -197,22 +225,46 @@ func CreateNew(dir, name string, perm fs.FileMode) (*os.File, error) {
 	return f, nil
 }
 
-// WriteAtomic replaces dir/name (see OpenDir; name is one path element)
-// with data: written to a new temporary file in dir, then renamed over
-// name. A link planted at name is replaced, never followed; readers see
-// the old or the new content, nothing between.
+// WriteAtomic replaces dir/name (name is one path element) with data, as
+// WriteAtomicIn(parent of dir, base of dir/name): dir may be a link only to
+// somewhere inside its parent.
 func WriteAtomic(dir, name string, data []byte) error {
 	if name != filepath.Base(name) || name == "." || name == ".." {
 		return &fs.PathError{Op: "write", Path: filepath.Join(dir, name), Err: fs.ErrInvalid}
 	}
-	r, err := OpenDir(dir)
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+		return err
+	}
+	return WriteAtomicIn(filepath.Dir(dir), filepath.Join(filepath.Base(dir), name), data)
+}
+
+// WriteAtomicIn replaces root/rel with data (mode 0600). The directories
+// of rel are created inside root (0700) and may not lead out of it; data
+// goes to a new temporary file next to rel (O_EXCL), which is then renamed
+// over rel: a link planted at rel is replaced, never followed, and readers
+// see the old or the new content, nothing between.
+func WriteAtomicIn(root, rel string, data []byte) error {
+	full := filepath.Join(root, rel)
+	rel, err := relIn(root, rel)
+	if err != nil || rel == "." {
+		return &fs.PathError{Op: "write", Path: full, Err: fs.ErrInvalid}
+	}
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	f, tmp, err := createTemp(r, "."+name+".tmp-*")
+	dir, name := filepath.Split(rel)
+	dir = filepath.Clean(dir)
+	if dir != "." {
+		if err := r.MkdirAll(dir, 0o700); err != nil {
+			return &fs.PathError{Op: "write", Path: full, Err: err}
+		}
+	}
+	f, tmp, err := createTemp(r, filepath.Join(dir, "."+name+".tmp-*"))
 	if err != nil {
-		return &fs.PathError{Op: "write", Path: filepath.Join(dir, name), Err: err}
+		return &fs.PathError{Op: "write", Path: full, Err: err}
 	}
 	_, werr := f.Write(data)
 	if werr == nil {
@@ -222,11 +274,11 @@ func WriteAtomic(dir, name string, data []byte) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = r.Rename(tmp, name)
+		werr = r.Rename(tmp, rel)
 	}
 	if werr != nil {
 		_ = r.Remove(tmp)
-		return &fs.PathError{Op: "write", Path: filepath.Join(dir, name), Err: werr}
+		return &fs.PathError{Op: "write", Path: full, Err: werr}
 	}
 	return nil
 }
