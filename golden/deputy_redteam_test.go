@@ -1,3 +1,5 @@
+//go:build unix
+
 package golden_test
 
 import (
@@ -5,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/armadra/ama-rpc/golden"
@@ -55,9 +58,12 @@ func noSecret(t *testing.T, r *golden.Run, marker string) {
 	}
 }
 
-func settle(t *testing.T, r *golden.Run) {
+func settle(t *testing.T, r *golden.Run) { settleWith(t, r, "go") }
+
+func settleWith(t *testing.T, r *golden.Run, message string) {
 	t.Helper()
-	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	b, _ := json.Marshal(message)
+	r.Send(`{"id":"p","type":"prompt","message":` + string(b) + `}`)
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" && o.String("sessionId") == "" })
 	r.CloseStdin()
 	if code := r.Wait(); code != 0 {
@@ -141,6 +147,113 @@ func TestDeputyJobLogSwap(t *testing.T) {
 					t.Errorf("the job did not swap its log (%v): the test proves nothing", fi.Mode())
 				}
 			}
+		})
+	}
+}
+
+// Project context files read at startup and by new_session: a link out of
+// the project, to a key inside a project that holds one, or a hard link
+// to a key is refused (with a warning); a normal file and a link inside
+// the project still reach the system prompt.
+func TestDeputyContextFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, r *golden.Run, key string)
+		want  string // text that must reach the system prompt ("" none)
+	}{
+		{"AGENTS.md link out", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.Symlink(key, filepath.Join(r.Work, "AGENTS.md")))
+		}, ""},
+		{"CLAUDE.md relative link out", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.Symlink("../home/.ssh/id_rsa", filepath.Join(r.Work, "CLAUDE.md")))
+		}, ""},
+		{"AGENTS.md hard link", func(t *testing.T, r *golden.Run, key string) {
+			if err := os.Link(key, filepath.Join(r.Work, "AGENTS.md")); err != nil {
+				t.Skipf("hard link: %v", err)
+			}
+		}, ""},
+		{"AGENTS.md to a secret inside the project", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.WriteFile(filepath.Join(r.Work, ".env"), []byte("TOKEN="+deputySecret+"\n"), 0o600))
+			must(t, os.Symlink(".env", filepath.Join(r.Work, "AGENTS.md")))
+		}, ""},
+		{"AGENTS.md is a fifo", func(t *testing.T, r *golden.Run, key string) {
+			if err := syscall.Mkfifo(filepath.Join(r.Work, "AGENTS.md"), 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, ""},
+		{"everyday: AGENTS.md", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.WriteFile(filepath.Join(r.Work, "AGENTS.md"), []byte("Use tabs, said AGENTS.md."), 0o644))
+		}, "Use tabs, said AGENTS.md."},
+		{"everyday: AGENTS.md link inside the project", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.MkdirAll(filepath.Join(r.Work, "docs"), 0o755))
+			must(t, os.WriteFile(filepath.Join(r.Work, "docs", "agents.md"), []byte("Linked instructions."), 0o644))
+			must(t, os.Symlink("docs/agents.md", filepath.Join(r.Work, "AGENTS.md")))
+		}, "Linked instructions."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}, Script: turns()})
+			key := plantKey(t, r.Home)
+			tc.plant(t, r, key)
+			// The planted files are read by the next session.
+			r.Send(`{"id":"n","type":"new_session"}`)
+			r.WaitFor("new_session", 1, func(o *golden.Object) bool { return o.String("id") == "n" })
+			settle(t, r)
+			noSecret(t, r, deputySecret)
+			rec, err := os.ReadFile(filepath.Join(r.Root, "fake-record.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != "" && !strings.Contains(string(rec), tc.want) {
+				t.Errorf("the project instructions did not reach the model")
+			}
+			if tc.want == "" && !strings.Contains(tc.name, "skills") && !strings.Contains(r.Stderr(), "project instructions skipped") {
+				t.Errorf("no warning on stderr:\n%s", r.Stderr())
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A project skill found at startup is swapped for a link to a key (or its
+// directory for a link out of the project) before /skill:<name> reads its
+// body: the body is refused, the key stays out of the prompt.
+func TestDeputySkillBody(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, r *golden.Run, key string)
+	}{
+		{"file link", func(t *testing.T, r *golden.Run, key string) {
+			p := filepath.Join(r.Work, ".ama", "skills", "evil", "SKILL.md")
+			must(t, os.Remove(p))
+			must(t, os.Symlink(key, p))
+		}},
+		{"directory swapped for a link", func(t *testing.T, r *golden.Run, key string) {
+			out := filepath.Join(r.Root, "outside", "evil")
+			must(t, os.MkdirAll(out, 0o700))
+			must(t, os.Symlink(key, filepath.Join(out, "SKILL.md")))
+			d := filepath.Join(r.Work, ".ama", "skills", "evil")
+			must(t, os.RemoveAll(d))
+			must(t, os.Symlink(out, d))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}, Script: turns(),
+				Files: map[string]string{".ama/skills/evil/SKILL.md": "---\nname: evil\ndescription: A skill.\n---\nSkill body.\n"}})
+			key := plantKey(t, r.Home)
+			tc.plant(t, r, key)
+			r.Send(`{"id":"p","type":"prompt","message":"/skill:evil"}`)
+			r.WaitFor("reply", 1, func(o *golden.Object) bool { return o.String("id") == "p" })
+			r.CloseStdin()
+			if code := r.Wait(); code != 0 {
+				t.Fatalf("exit %d\n%s", code, r.Stderr())
+			}
+			noSecret(t, r, deputySecret)
 		})
 	}
 }
