@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // ErrInvalidDefinition is wrapped by every definition-file error.
@@ -184,6 +186,9 @@ func ParseDefinition(path, source string, data []byte) (*Type, []string, error) 
 type DefinitionDir struct {
 	Path   string
 	Source string // cli, user, project
+	// Root, when set, is the tree the definitions must stay in (the
+	// project: read with ownfs.ReadIn). Unset: the user's own files.
+	Root string
 }
 
 // Discover reads the *.md definitions of dirs in order (first definition of
@@ -200,7 +205,13 @@ func Discover(dirs []DefinitionDir) ([]*Type, []string) {
 		}
 		sort.Strings(files)
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			var data []byte
+			var err error
+			if d.Root != "" {
+				data, err = ownfs.ReadIn(d.Root, f, ownfs.MaxConfig)
+			} else {
+				data, err = ownfs.ReadUser(f, ownfs.MaxConfig)
+			}
 			if err != nil {
 				warnings = append(warnings, fmt.Sprintf("agent definition %s: %v", f, err))
 				continue
@@ -238,7 +249,7 @@ func Dirs(cliDirs, configDirs []string, configDir, project string, trusted bool)
 	}
 	pd := filepath.Join(project, ".ama", "agents")
 	if trusted {
-		return append(out, DefinitionDir{Path: pd, Source: SourceProject}), ""
+		return append(out, DefinitionDir{Path: pd, Source: SourceProject, Root: project}), ""
 	}
 	if fi, err := os.Stat(pd); err == nil && fi.IsDir() {
 		return out, "project agent definitions in " + pd + " are skipped: the project is not trusted (pass --trust)"

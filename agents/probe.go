@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // This file finds external agent programs and their versions for
@@ -218,7 +220,7 @@ func (p *Prober) readCache() map[string]cacheEntry {
 	if p.CacheFile == "" {
 		return nil
 	}
-	data, err := os.ReadFile(p.CacheFile)
+	data, err := ownfs.ReadUser(p.CacheFile, ownfs.MaxConfig)
 	if err != nil {
 		return nil
 	}
@@ -253,13 +255,7 @@ func (p *Prober) store(path string, e cacheEntry) {
 	if err != nil {
 		return
 	}
-	if os.MkdirAll(filepath.Dir(p.CacheFile), 0o755) != nil {
-		return
-	}
-	tmp := p.CacheFile + ".tmp"
-	if os.WriteFile(tmp, append(data, '\n'), 0o644) == nil {
-		_ = os.Rename(tmp, p.CacheFile)
-	}
+	_ = ownfs.WriteAtomic(filepath.Dir(p.CacheFile), filepath.Base(p.CacheFile), append(data, '\n'))
 }
 
 // ExternalInfos is the external part of get_agents: every agent of the

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -646,10 +646,9 @@ func shortID(id string) string {
 }
 
 func writeOutput(path, text string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	// $TMPDIR/ama-outputs (--no-session) is writable by sandboxed
+	// commands: never write through a link planted there.
+	return ownfs.WriteAtomic(filepath.Dir(path), filepath.Base(path), []byte(text))
 }
 
 // details is the details of a task result: a running task (started or

@@ -3,11 +3,12 @@ package agents
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // worktree is the git worktree of a task with isolation "worktree"
@@ -44,10 +45,8 @@ func addWorktree(cwd, name string) (*worktree, string, error) {
 		return nil, "", fmt.Errorf("isolation worktree needs a commit to start from: %w", err)
 	}
 	dir := filepath.Join(repo, ".ama", "worktrees")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", err
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644); err != nil {
+	// Inside the repository, which is untrusted: no link out of it.
+	if err := ownfs.WriteAtomicIn(repo, filepath.Join(".ama", "worktrees", ".gitignore"), []byte("*\n")); err != nil {
 		return nil, "", err
 	}
 	w := &worktree{repo: repo, path: filepath.Join(dir, name), branch: "ama/task-" + name, base: base}

@@ -212,7 +212,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	project, err := config.Load(config.ProjectFile(cwd))
+	project, err := config.LoadIn(cwd, config.ProjectFile(cwd))
 	if err != nil {
 		return nil, err
 	}
@@ -278,6 +278,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	for _, w := range warnings {
 		log.Warn("permission config: " + w)
 	}
+	policy.Safety = safetyFiles(paths, sessionsDir, flags.Profile, env.Cwd, profile)
 
 	sb, err := buildSandbox(getenv, paths, user, project, log)
 	if err != nil {
@@ -671,4 +672,33 @@ func newLogger(w io.Writer, level string) *zap.Logger {
 	enc.TimeKey = ""
 	core := zapcore.NewCore(zapcore.NewConsoleEncoder(enc), zapcore.Lock(zapcore.AddSync(w)), lvl)
 	return zap.New(core).Named("ama")
+}
+
+// safetyFiles are this process's safety files (approvals.Safety): no tool
+// may write them, in any mode. The project's .ama and ama's default
+// directories under HOME are in approvals itself.
+func safetyFiles(paths config.Paths, sessionsDir, profilePath, cwd string, profile *Profile) approvals.Safety {
+	var s approvals.Safety
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		return filepath.Clean(p)
+	}
+	for _, d := range []string{paths.Config, paths.Data, sessionsDir} {
+		if d = abs(d); d != "" {
+			s.Dirs = append(s.Dirs, d)
+		}
+	}
+	if profile != nil {
+		for _, f := range []string{profilePath, profile.HooksFile, profile.Config} {
+			if f = abs(f); f != "" {
+				s.Files = append(s.Files, f)
+			}
+		}
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm/openai"
 )
 
@@ -28,7 +29,7 @@ import (
 // never runs a command to find a key. A missing file has no keys; an
 // unreadable or invalid one is a config error (exit 3).
 func authKeys(path string, getenv func(string) string, useEnv bool) (map[string]string, []string, error) {
-	data, err := os.ReadFile(path)
+	data, err := ownfs.ReadUser(path, ownfs.MaxConfig)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil, nil
 	}

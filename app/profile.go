@@ -12,6 +12,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // Profile is a --profile file: what an embedding host (the canvas)
@@ -41,7 +42,7 @@ func loadProfile(path, cwd string) (*Profile, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := ownfs.ReadUser(path, ownfs.MaxConfig)
 	if err != nil {
 		return nil, fmt.Errorf("%w: profile %s: %v", config.ErrInvalid, path, err)
 	}
@@ -118,7 +119,7 @@ func loadUserConfig(userFile string, p *Profile) (*config.Config, error) {
 }
 
 func rawConfig(path string, optional bool) (map[string]any, error) {
-	data, err := os.ReadFile(path)
+	data, err := ownfs.ReadUser(path, ownfs.MaxConfig)
 	if err != nil {
 		if optional && os.IsNotExist(err) {
 			return map[string]any{}, nil

@@ -99,6 +99,13 @@ func TestDangerousList(t *testing.T) {
 		{approvals.DangerUnparsable, []string{`echo "unterminated`, "x=$(", "if then fi", "ls )", `bash -c "echo 'x"`},
 			[]string{"echo ok", "ls -la"}},
 	}
+	// The agent-config triggers whose write targets the analysis sees are
+	// denied outright (safety.go); the rest (a script that names the
+	// files) stay dangerous asks.
+	safetyWrites := map[string]bool{
+		"echo {} > ~/.config/ama/config.json": true, "echo x > .ama/hooks.json": true, "rm -rf .ama": true,
+		"mv x .ama/config.json": true, "sed -i s/a/b/ .ama/config.json": true, "cp evil.json $XDG_CONFIG_HOME/ama/config.json": true,
+	}
 	for _, c := range cases {
 		for _, cmd := range c.triggers {
 			t.Run(c.id+"/+/"+cmd, func(t *testing.T) {
@@ -113,6 +120,12 @@ func TestDangerousList(t *testing.T) {
 				for _, mode := range approvals.Modes {
 					p := policy(t, mode, []string{"bash", "bash(*)"}, nil)
 					v := approvals.Decide(bashCall(cmd), p, mem)
+					if safetyWrites[cmd] { // writes ama's safety files: denied outright
+						if v.Decision != approvals.Deny || v.Layer != "safety" {
+							t.Fatalf("%s: %s/%s (%s)", mode, v.Decision, v.Layer, v.Reason)
+						}
+						continue
+					}
 					want := approvals.Ask
 					if mode == approvals.ModeAllowlist {
 						want = approvals.Deny

@@ -29,7 +29,11 @@ func TestMatrix(t *testing.T) {
 		{"read .env", pathCall("read", approvals.ClassRead, ".env"), "read", m("AAD", "AAD", "AAD", "AAD", "QQD", "AAD")},
 		{"write in project", pathCall("write", approvals.ClassWrite, "src/new.ts"), "write", m("DDD", "DAD", "QAD", "AAD", "AAD", "AAD")},
 		{"write /tmp/x.txt", pathCall("write", approvals.ClassWrite, "/tmp/x.txt"), "write", m("DDD", "DAD", "QAD", "AAD", "QQD", "AAD")},
-		{"edit .ama/hooks.json", pathCall("edit", approvals.ClassWrite, ".ama/hooks.json"), "edit", m("DDD", "DAD", "QAD", "AAD", "QQD", "AAD")},
+		// ama's safety files: no write in any mode, whatever the rules (seed 003).
+		{"edit .ama/hooks.json", pathCall("edit", approvals.ClassWrite, ".ama/hooks.json"), "edit", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},
+		{"write ~/.config/ama/hooks.json", pathCall("write", approvals.ClassWrite, "~/.config/ama/hooks.json"), "write", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},
+		{"edit ~/.config/ama/config.json", pathCall("edit", approvals.ClassWrite, "/home/u/.config/ama/config.json"), "edit", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},
+		{"write ~/.local/share/ama/auth.json", pathCall("write", approvals.ClassWrite, "~/.local/share/ama/auth.json"), "write", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},
 		{"bash ls -la", bashCall("ls -la"), "bash", m("AAD", "AAD", "QAD", "QAD", "AAD", "AAD")},
 		{"bash git push --force", bashCall("git push --force"), "bash", m("QQD", "DDD", "QQD", "QQD", "QQD", "QQD")},
 		{"bash curl", bashCall("curl https://example.com"), "bash", m("DDD", "DAD", "QAD", "QAD", "QQD", "AAD")},

@@ -1,6 +1,7 @@
 package approvals_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -31,6 +32,13 @@ func TestSecretPaths(t *testing.T) {
 				pathCall("read", approvals.ClassRead, path), pathCall("write", approvals.ClassWrite, path),
 			} {
 				v := approvals.Decide(c, p, nil)
+				if c.Tool == "write" && (strings.Contains(path, ".config/ama/") || strings.HasPrefix(path, ".ama/")) {
+					// ama's own safety files: a write is denied outright.
+					if v.Decision != approvals.Deny || v.Layer != "safety" {
+						t.Fatalf("%s: %s/%s (%s)", c.Tool, v.Decision, v.Layer, v.Reason)
+					}
+					continue
+				}
 				if v.Decision != approvals.Ask || v.Layer != "auto-rule" {
 					t.Fatalf("%s: %s/%s (%s)", c.Tool, v.Decision, v.Layer, v.Reason)
 				}
@@ -48,7 +56,7 @@ func TestSecretPaths(t *testing.T) {
 
 // Protected writes (5.2) in auto mode.
 func TestProtectedWrites(t *testing.T) {
-	cases := map[string]bool{ // path → asks
+	cases := map[string]bool{ // path → asks (or, for ama's safety files, denies)
 		"src/a.ts": false, "README.md": false, ".amarc": false, "docs/.ama-notes": false, cwd: false,
 		"/dev/null": false, "AGENTS.md": false,
 		".git/config": true, ".git/hooks/pre-commit": true, "sub/.git/hooks/x": true, ".ama/hooks.json": true,
@@ -59,7 +67,7 @@ func TestProtectedWrites(t *testing.T) {
 	for path, asks := range cases {
 		t.Run(path, func(t *testing.T) {
 			v := approvals.Decide(pathCall("write", approvals.ClassWrite, path), p, nil)
-			if asks != (v.Decision == approvals.Ask) {
+			if asks != (v.Decision != approvals.Allow) {
 				t.Fatalf("got %s (%s)", v.Decision, v.Reason)
 			}
 			if !asks && v.Layer != "static" {

@@ -14,6 +14,9 @@ type Policy struct {
 	PlanBash   string   // plan.bash: "readonly" (default), "ask", "deny"
 	AutoSafe   []string // user-level autoSafeCommands additions
 	Sandbox    Sandbox  // the OS sandbox of bash (sandbox.go)
+	// Safety are this process's safety files (safety.go): writes to them
+	// are denied in every mode.
+	Safety Safety
 }
 
 // AutoDecision records how auto mode decided (for audits and the wire).
@@ -142,6 +145,10 @@ func decide(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 			}
 			return Verdict{Decision: Deny, Layer: "deny-rule", Reason: reason + "."}
 		}
+	}
+	// 1b. ama's own safety files: no write, whatever the tool and mode.
+	if v := safetyWrite(c, pol); v != nil {
+		return *v
 	}
 	// Input that cannot be judged fails closed.
 	if c.invalid != "" {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/tailscale/hujson"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // ErrInvalid wraps every configuration error (CLI exit code 3).
@@ -273,7 +275,19 @@ type Approvals struct {
 
 // Load reads a config file. A missing file is an empty config.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := ownfs.ReadUser(path, ownfs.MaxConfig)
+	return parseLoaded(path, data, err)
+}
+
+// LoadIn reads a config file that must stay inside root (the project's
+// .ama/config.json: the project is untrusted, see ownfs.ReadIn). A
+// missing file is an empty config.
+func LoadIn(root, path string) (*Config, error) {
+	data, err := ownfs.ReadIn(root, path, ownfs.MaxConfig)
+	return parseLoaded(path, data, err)
+}
+
+func parseLoaded(path string, data []byte, err error) (*Config, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return &Config{}, nil
 	}

@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // ErrInvalid marks a hooks file that cannot be used (exit code 3).
@@ -236,7 +239,8 @@ type Layers struct {
 	User string
 	// Profile is a profile's hooksFile ("" when none); it must exist.
 	Profile string
-	// Project is <cwd>/.ama/hooks.json; parsed only when Trusted.
+	// Project is <cwd>/.ama/hooks.json; parsed only when Trusted, and read
+	// so that it cannot lead out of <cwd> (ownfs.ReadIn).
 	Project string
 	Trusted bool
 }
@@ -251,7 +255,13 @@ func Load(l Layers) (*Set, []string, error) {
 		if path == "" {
 			return nil
 		}
-		data, err := os.ReadFile(path)
+		var data []byte
+		var err error
+		if source == "project" {
+			data, err = ownfs.ReadIn(filepath.Dir(filepath.Dir(path)), path, ownfs.MaxConfig)
+		} else {
+			data, err = ownfs.ReadUser(path, ownfs.MaxConfig)
+		}
 		if errors.Is(err, fs.ErrNotExist) && !mustExist {
 			return nil
 		}

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // TrustOptions are the inputs of the trust decision (spec §1.2).
@@ -47,7 +48,7 @@ func Trusted(o TrustOptions) (bool, error) {
 	if o.TrustFile == "" {
 		return false, nil
 	}
-	data, err := os.ReadFile(o.TrustFile)
+	data, err := ownfs.ReadUser(o.TrustFile, ownfs.MaxConfig)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

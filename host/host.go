@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/agents"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -419,7 +420,7 @@ func (h *Host) Instructions() string {
 		if in.Kind == "file" {
 			t, ok := h.instrFiles[in.Path]
 			if !ok {
-				data, err := os.ReadFile(in.Path)
+				data, err := ownfs.ReadUser(in.Path, ownfs.MaxConfig)
 				if err != nil {
 					h.log.Warn("host instructions file", zap.Error(err))
 				}

@@ -53,7 +53,10 @@ type Dirs struct {
 	Home    string
 	Temp    string // os.TempDir()
 	// Output is ama's tool output directory of the session (background
-	// job logs, cut outputs); may be empty.
+	// job logs, cut outputs); may be empty. It is NOT writable by
+	// sandboxed commands: ama-rpc writes it through descriptors it holds
+	// (internal/ownfs), and a command that could write it could swap a log
+	// for a link that ama-rpc then reads (issue 24).
 	Output string
 	// Config is ama's user config directory (hidden) and Data its data
 	// directory (its auth.json is hidden); may be empty.
@@ -77,7 +80,6 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 	if !readOnly {
 		add(&p.Write, d.Project)
 		add(&p.Write, d.Temp)
-		add(&p.Write, d.Output)
 		for _, w := range s.Writable {
 			add(&p.Write, w)
 		}

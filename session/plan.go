@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/store"
@@ -195,26 +195,26 @@ func nonNilSteps(s []plan.Step) []plan.Step {
 // writePlanFile writes <dir>/<sessionId>-v<version>.md and returns its path
 // ("" when it could not be written; the plan still lives in the session).
 func (st *state) writePlanFile(version int, markdown string) string {
+	name := fmt.Sprintf("%s-v%d.md", st.id, version)
 	dir := filepath.Join(st.s.deps.Dirs.Data, "plans")
+	write := func() error { return ownfs.WriteAtomic(dir, name, []byte(markdown+"\n")) }
 	if d := st.s.deps.Settings.PlanDirectory; d != "" {
 		abs := d
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(st.cwd, d)
 		}
 		if rel, err := filepath.Rel(st.cwd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			// Inside the project, which the model and its commands can
+			// change: no link may lead the write out of it (issue 24).
 			dir = abs
+			write = func() error { return ownfs.WriteAtomicIn(st.cwd, filepath.Join(rel, name), []byte(markdown+"\n")) }
 		}
 	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-v%d.md", st.id, version))
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := write(); err != nil {
 		st.s.log.Warn("plan file", zap.Error(err))
 		return ""
 	}
-	if err := os.WriteFile(path, []byte(markdown+"\n"), 0o600); err != nil {
-		st.s.log.Warn("plan file", zap.Error(err))
-		return ""
-	}
-	return path
+	return filepath.Join(dir, name)
 }
 
 // setTodos records a new todo list (ama.todo) and reports todo_updated.

@@ -2,7 +2,6 @@ package session
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/armadra/ama-rpc/events"
@@ -100,7 +99,7 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 			if sk.Name != skill {
 				continue
 			}
-			body, err := os.ReadFile(sk.Location)
+			body, err := skills.Read(sk)
 			if err != nil {
 				return handled(fmt.Errorf("read skill %s: %w", sk.Name, err))
 			}

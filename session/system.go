@@ -1,11 +1,12 @@
 package session
 
 import (
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -55,9 +56,12 @@ func (st *state) systemSections() llm.Sections {
 		}
 		sec.Rules = str(r)
 	}
-	pc := projectContext(st.cwd)
+	pc, warn := projectContext(st.cwd)
+	if warn != "" {
+		st.s.log.Warn(warn)
+	}
 	for _, f := range st.s.deps.Settings.Instructions {
-		data, err := os.ReadFile(f)
+		data, err := ownfs.ReadUser(f, ownfs.MaxConfig)
 		if err != nil {
 			st.s.log.Warn("instructions file: " + err.Error())
 			continue
@@ -112,19 +116,28 @@ func toolSummary(d llm.ToolDecl) string {
 }
 
 // projectContext returns the project's instruction file (AGENTS.md, else
-// CLAUDE.md) from the cwd, bounded.
-func projectContext(cwd string) string {
+// CLAUDE.md) from the cwd, bounded. The project is untrusted: the file is
+// read through ownfs.ReadIn (a link inside the project is fine; a link out
+// of it, to a credential file, or a second hard link is refused and named
+// in the warning).
+func projectContext(cwd string) (text, warning string) {
 	for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-		data, err := os.ReadFile(filepath.Join(cwd, name))
-		if err != nil || len(strings.TrimSpace(string(data))) == 0 {
+		data, err := ownfs.ReadIn(cwd, name, ownfs.MaxConfig)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && warning == "" {
+				warning = "project instructions skipped: " + err.Error()
+			}
+			continue
+		}
+		if len(strings.TrimSpace(string(data))) == 0 {
 			continue
 		}
 		if len(data) > maxProjectContext {
 			data = append(data[:maxProjectContext], "\n…(cut)"...)
 		}
-		return "Project instructions (" + name + "):\n" + strings.TrimSpace(string(data))
+		return "Project instructions (" + name + "):\n" + strings.TrimSpace(string(data)), warning
 	}
-	return ""
+	return "", warning
 }
 
 // systemMessage is the initial system checkpoint.

@@ -6,10 +6,11 @@ import (
 	_ "embed"
 	"fmt"
 	"html"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // Skill is one discovered skill.
@@ -18,7 +19,11 @@ type Skill struct {
 	Description string `json:"description"`
 	// Location is the path of the skill's markdown file.
 	Location string `json:"location"`
-	Source   string `json:"source"` // builtin, user, project
+	// Root is the tree the file must stay in when ama-rpc reads it (the
+	// project, for project skills; see Read). Empty for the user's own
+	// skills, whose links are the user's.
+	Root   string `json:"-"`
+	Source string `json:"source"` // builtin, user, project
 }
 
 //go:embed ama-docs.md
@@ -32,21 +37,31 @@ const BuiltinName = "ama-docs"
 func Builtin(dataDir string) (Skill, error) {
 	path := filepath.Join(dataDir, "builtin", BuiltinName+".md")
 	s := Skill{Name: BuiltinName, Description: "How to configure and use ama itself.", Location: path, Source: "builtin"}
-	if cur, err := os.ReadFile(path); err == nil && bytes.Equal(cur, amaDocs) {
+	if cur, err := ownfs.ReadUser(path, ownfs.MaxConfig); err == nil && bytes.Equal(cur, amaDocs) {
 		return s, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return s, fmt.Errorf("builtin skill: %w", err)
-	}
-	if err := os.WriteFile(path, amaDocs, 0o600); err != nil {
+	if err := ownfs.WriteAtomic(filepath.Dir(path), filepath.Base(path), amaDocs); err != nil {
 		return s, fmt.Errorf("builtin skill: %w", err)
 	}
 	return s, nil
 }
 
+// Read returns a skill file's content: a project skill through
+// ownfs.ReadIn (links may lead anywhere inside the project, not out of it,
+// nor to a credential file), a user or built-in skill through
+// ownfs.ReadUser.
+func Read(s Skill) ([]byte, error) {
+	if s.Root != "" {
+		return ownfs.ReadIn(s.Root, s.Location, ownfs.MaxConfig)
+	}
+	return ownfs.ReadUser(s.Location, ownfs.MaxConfig)
+}
+
 // Discover returns the skills found as <dir>/<name>/SKILL.md in each
 // directory (missing directories are ignored), sorted by name within each
 // source. A later directory's skill replaces an earlier one of the same name.
+// The "project" directory is <project>/.ama/skills: its files are read with
+// <project> as their Root (see Read).
 func Discover(dirs map[string]string) []Skill {
 	byName := map[string]Skill{}
 	for _, source := range []string{"user", "project"} {
@@ -54,9 +69,13 @@ func Discover(dirs map[string]string) []Skill {
 		if dir == "" {
 			continue
 		}
+		root := ""
+		if source == "project" {
+			root = filepath.Dir(filepath.Dir(dir))
+		}
 		matches, _ := filepath.Glob(filepath.Join(dir, "*", "SKILL.md"))
 		for _, m := range matches {
-			sk, ok := parse(m)
+			sk, ok := parse(m, root)
 			if !ok {
 				continue
 			}
@@ -74,14 +93,13 @@ func Discover(dirs map[string]string) []Skill {
 
 // parse reads the front matter (name, description) of a SKILL.md; the
 // directory name is the default name.
-func parse(path string) (Skill, bool) {
-	f, err := os.Open(path)
+func parse(path, root string) (Skill, bool) {
+	s := Skill{Name: filepath.Base(filepath.Dir(path)), Location: path, Root: root}
+	data, err := Read(s)
 	if err != nil {
 		return Skill{}, false
 	}
-	defer f.Close()
-	s := Skill{Name: filepath.Base(filepath.Dir(path)), Location: path}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	if !sc.Scan() || strings.TrimSpace(sc.Text()) != "---" {
 		return s, true
 	}

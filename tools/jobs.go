@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // Job phases, as in the background_job event.
@@ -94,6 +95,10 @@ type job struct {
 	info     JobInfo // guarded by Jobs.mu
 	stopping bool    // guarded by Jobs.mu
 	done     chan struct{}
+	// log is the output file as created here, kept open: its tail is read
+	// through this descriptor, never by reopening OutputPath, which a
+	// command could have swapped for a link (issue 24). Closed by StopAll.
+	log *os.File
 }
 
 // NewJobs returns an empty registry writing output files to dir (created
@@ -123,10 +128,7 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 	id := fmt.Sprintf("j%d", j.seq)
 	j.mu.Unlock()
 
-	if err := os.MkdirAll(j.dir, 0o700); err != nil {
-		return JobInfo{}, fmt.Errorf("start job: %w", err)
-	}
-	out, err := os.CreateTemp(j.dir, "job-"+id+"-*.log")
+	out, outPath, err := ownfs.CreateTemp(j.dir, "job-"+id+"-*.log")
 	if err != nil {
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
@@ -148,9 +150,10 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
 	jb := &job{
-		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: out.Name(), Status: JobRunning,
+		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: outPath, Status: JobRunning,
 			Sandboxed: spec.Sandbox != nil},
 		done: make(chan struct{}),
+		log:  out,
 	}
 	j.mu.Lock()
 	if j.closed { // StopAll ran while we were starting
@@ -167,15 +170,14 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 	j.mu.Unlock()
 
 	j.emit(JobEvent{JobID: id, Phase: JobStarted, Command: spec.Command, PID: info.PID, OutputPath: info.OutputPath})
-	go j.monitor(jb, cmd, out)
+	go j.monitor(jb, cmd)
 	return info, nil
 }
 
 // monitor waits for the job's shell, records the outcome and reports it.
-func (j *Jobs) monitor(jb *job, cmd *exec.Cmd, out *os.File) {
+func (j *Jobs) monitor(jb *job, cmd *exec.Cmd) {
 	defer j.wg.Done()
 	_ = cmd.Wait()
-	out.Close()
 	var code *int
 	if ps := cmd.ProcessState; ps != nil {
 		if ps.Exited() {
@@ -261,34 +263,30 @@ func (j *Jobs) Output(id string) (JobInfo, string, error) {
 	if err != nil {
 		return JobInfo{}, "", err
 	}
-	info := j.infoOf(jb)
-	text, err := fileTail(info.OutputPath)
+	j.mu.Lock()
+	info, closed := jb.info, jb.log == nil
+	var text string
+	if !closed {
+		text, err = fileTail(jb.log, info.OutputPath) // under mu: StopAll closes log
+	}
+	j.mu.Unlock()
+	if closed {
+		return info, "", fmt.Errorf("job %s output: %w", id, ErrJobsClosed)
+	}
 	if err != nil {
 		return info, "", fmt.Errorf("job %s output: %w", id, err)
 	}
 	return info, text, nil
 }
 
-// fileTail reads the cleaned tail of a file.
-func fileTail(path string) (string, error) {
-	f, err := os.Open(path)
+// fileTail reads the cleaned tail of the job's log through the descriptor
+// Start created; path only names it in the note.
+func fileTail(f *os.File, path string) (string, error) {
+	b, size, err := ownfs.ReadTail(f, sinkTailKeep)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", err
-	}
-	size := fi.Size()
-	from := max(size-sinkTailKeep, 0)
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return "", err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, sinkTailKeep))
-	if err != nil {
-		return "", err
-	}
+	from := size - int64(len(b))
 	clean := cleanOutput(string(b))
 	tail, more := lastLines(clean, MaxOutputLines)
 	cutTail := tailRunes(tail, MaxResultChars-300)
@@ -352,4 +350,12 @@ func (j *Jobs) StopAll() {
 		killGroup(jb.info.PID)
 	}
 	j.wg.Wait()
+	j.mu.Lock()
+	for _, id := range j.order {
+		if jb := j.jobs[id]; jb.log != nil {
+			jb.log.Close()
+			jb.log = nil
+		}
+	}
+	j.mu.Unlock()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -43,10 +44,7 @@ func (e *Env) createOutputFile(prefix string) (*os.File, error) {
 	if e == nil || e.OutputDir == "" {
 		return nil, fmt.Errorf("save output: %w", errNoOutputDir)
 	}
-	if err := os.MkdirAll(e.OutputDir, 0o700); err != nil {
-		return nil, fmt.Errorf("save output: %w", err)
-	}
-	f, err := os.CreateTemp(e.OutputDir, prefix+"-*.txt")
+	f, _, err := ownfs.CreateTemp(e.OutputDir, prefix+"-*.txt")
 	if err != nil {
 		return nil, fmt.Errorf("save output: %w", err)
 	}

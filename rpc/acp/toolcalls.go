@@ -2,12 +2,15 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/internal/utf8cut"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -247,15 +250,11 @@ func resultItems(content []llm.Content) []toolCallContent {
 // ok is false when the file cannot be diffed (too large, unreadable, not
 // UTF-8).
 func readForDiff(path string) (text string, exists, ok bool) {
-	fi, err := os.Stat(path)
-	if os.IsNotExist(err) {
+	b, err := ownfs.ReadShown(path, maxDiffBytes)
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, true
 	}
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxDiffBytes {
-		return "", true, false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil || len(b) > maxDiffBytes || !utf8.Valid(b) {
+	if err != nil || !utf8.Valid(b) {
 		return "", true, false
 	}
 	return string(b), true, true

@@ -1,0 +1,111 @@
+package approvals
+
+import "path"
+
+// ama's own safety controls: the files that decide what the agent may do
+// (config, hooks, auth, profiles, trust) and ama's working data (sessions,
+// checkpoints, plans, tool outputs). Seed 003's rule: the agent never
+// changes its own safety controls, whatever the tool and the mode. A write
+// the pipeline can see (the write and edit tools, any other tool writing a
+// path, a bash command's write and delete targets, resolved through links)
+// is denied outright, before allow rules, hooks, the sandbox free pass and
+// the mode; nothing lifts it. Reads of the files that can hold keys are
+// secret reads (internal/secrets lists ~/.config/ama and ama's auth.json).
+//
+// This is the one list: the rule tier uses it, and the sandbox protects the
+// same places (sandbox.ForBash hides the config directory and keeps the
+// project's .ama read-only).
+
+// SafetyHomeDirs are ama's default directories under HOME, protected even
+// when AMA_CONFIG_DIR or AMA_DATA_DIR point elsewhere (another process of
+// the user may use the defaults).
+var SafetyHomeDirs = []string{".config/ama", ".local/share/ama"}
+
+// SafetyProjectDir is the project's ama directory (config, hooks, agent
+// definitions, skills), relative to the session directory.
+const SafetyProjectDir = ".ama"
+
+// Safety are the places of this process's safety files, found at startup
+// (absolute, cleaned): the user config and data directories as resolved
+// (AMA_CONFIG_DIR, XDG_*), and files named from elsewhere (a profile and
+// the hooks and config files it names).
+type Safety struct {
+	Dirs  []string
+	Files []string
+}
+
+// safetyReason says why p (absolute, cleaned) is one of ama's safety files
+// for a session in cwd, or returns "".
+func (s *Safety) safetyReason(p, cwd, home string) string {
+	if p == "" || p[0] != '/' {
+		return ""
+	}
+	p = path.Clean(p)
+	if cwd != "" && cwd != "/" && within(p, cwd+"/"+SafetyProjectDir) {
+		return "the project's ama configuration (" + p + ")"
+	}
+	if home != "" && home != "/" {
+		for _, d := range SafetyHomeDirs {
+			if within(p, home+"/"+d) {
+				return "ama's own configuration and data (" + p + ")"
+			}
+		}
+	}
+	if s == nil {
+		return ""
+	}
+	for _, d := range s.Dirs {
+		if within(p, d) {
+			return "ama's own configuration and data (" + p + ")"
+		}
+	}
+	for _, f := range s.Files {
+		if p == f {
+			return "ama's own configuration (" + p + ")"
+		}
+	}
+	return ""
+}
+
+// safetyWrite is the deny verdict of a call that writes one of ama's
+// safety files, or nil.
+func safetyWrite(c *callCtx, pol *Policy) *Verdict {
+	reason := ""
+	switch {
+	case c.isBash:
+		if c.bash == nil {
+			return nil
+		}
+		for _, list := range [][]Target{c.bash.Writes, c.bash.Deletes} {
+			for _, t := range list {
+				if t.Dynamic {
+					if mentionsAgentConfig(t.Raw) {
+						reason = "ama's own configuration (" + t.Raw + ")"
+					}
+				} else {
+					reason = pol.Safety.safetyReason(t.Path, c.call.Cwd, c.call.Home)
+				}
+				if reason != "" {
+					break
+				}
+			}
+			if reason != "" {
+				break
+			}
+		}
+	case c.class != ClassRead && c.hasPath:
+		for _, s := range c.spells {
+			if reason = pol.Safety.safetyReason(s.path, c.call.Cwd, c.call.Home); reason != "" {
+				break
+			}
+		}
+		if reason == "" && c.pathOK {
+			reason = pol.Safety.safetyReason(c.path, c.call.Cwd, c.call.Home)
+		}
+	}
+	if reason == "" {
+		return nil
+	}
+	return &Verdict{Decision: Deny, Layer: "safety",
+		Reason: "Denied: this call would change " + reason + ". The agent never changes its own safety controls, in any mode; the user edits these files."}
+}

@@ -1,0 +1,259 @@
+//go:build unix
+
+package golden_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+)
+
+// Red-team tests of ama-rpc as a confused deputy (issue 24): ama-rpc runs
+// outside the sandbox with the user's rights and opens files at paths a
+// command or the model can change. Each test plants the link (or hard
+// link, or swapped directory) an attacker would, runs the model's calls
+// unattended, and checks the side effect: the secret marker is absent from
+// stdout, the session file and the recorded model requests; the file
+// outside is unchanged.
+
+const deputySecret = "DEPUTY-SECRET-7f3a9"
+
+// plantKey writes a private key holding the marker under the run's HOME
+// (the harness creates HOME before the server starts reading anything
+// the tests plant later).
+func plantKey(t *testing.T, home string) string {
+	t.Helper()
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte("-----BEGIN KEY-----\n"+deputySecret+"\n-----END KEY-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// noSecret checks stdout, every session file and the recorded model
+// requests for the marker.
+func noSecret(t *testing.T, r *golden.Run, marker string) {
+	t.Helper()
+	for _, l := range r.Lines() {
+		if strings.Contains(string(l), marker) {
+			t.Errorf("the secret reached stdout: %s", l)
+		}
+	}
+	sessions, _ := filepath.Glob(filepath.Join(r.Home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
+	for _, f := range sessions {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), marker) {
+			t.Errorf("the secret reached the session file %s", f)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(r.Root, "fake-record.jsonl")); err == nil && strings.Contains(string(b), marker) {
+		t.Errorf("the secret reached a model request")
+	}
+}
+
+func settle(t *testing.T, r *golden.Run) { settleWith(t, r, "go") }
+
+func settleWith(t *testing.T, r *golden.Run, message string) {
+	t.Helper()
+	b, _ := json.Marshal(message)
+	r.Send(`{"id":"p","type":"prompt","message":` + string(b) + `}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" && o.String("sessionId") == "" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+}
+
+// toolTexts are the texts of the model's tool results in order.
+func toolTexts(t *testing.T, r *golden.Run) []string {
+	t.Helper()
+	var out []string
+	for _, l := range r.Lines() {
+		var m struct {
+			Type, ParentToolCallID string
+			Result                 struct {
+				Content []struct{ Text string } `json:"content"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.Type == "tool_execution_end" && m.ParentToolCallID == "" {
+			var s []string
+			for _, c := range m.Result.Content {
+				s = append(s, c.Text)
+			}
+			out = append(out, strings.Join(s, "\n"))
+		}
+	}
+	return out
+}
+
+func bashCall(args string) string { return `{"name":"bash","arguments":` + args + `}` }
+
+// A background job replaces its own log with a link (or a hard link) to a
+// private key; wait and output read the log ama-rpc created, through the
+// descriptor it holds, so they show the job's real output and never the
+// key. Everyday use is the same run: the job's own lines come back.
+func TestDeputyJobLogSwap(t *testing.T) {
+	for _, tc := range []struct {
+		name, swap string
+		sandbox    string
+	}{
+		{"symlink", `ln -s "$KEY" "$log"`, "off"},
+		{"hard link", `ln "$KEY" "$log"`, "off"},
+		{"symlink to environ", `ln -s /proc/self/environ "$log"`, "off"},
+		{"symlink, sandboxed", `ln -s "$KEY" "$log"`, "on"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// /proc/self/environ of this process holds the marker.
+			t.Setenv("DEPUTY_PROBE", deputySecret)
+			// The run's HOME is the part of the log's path before ama's data
+			// directory (the command's own HOME is this process's).
+			cmd := `echo job-line-one; log=$(readlink /proc/$$/fd/1); KEY="${log%%/.local/share/ama/*}/.ssh/id_rsa"; rm -f "$log"; ` +
+				tc.swap + `; echo job-line-two`
+			args, _ := json.Marshal(map[string]any{"command": cmd, "background": true})
+			env := map[string]string{}
+			if tc.sandbox == "off" {
+				env["AMA_SANDBOX"] = "off"
+			}
+			r := golden.Start(t, golden.Config{
+				Args:       []string{"--model", "fake/echo", "--permission-mode", "full-auto"},
+				Env:        env,
+				UserConfig: []byte(`{"sandbox":{"bash":"auto","network":"deny"}}`),
+				Script: turns(bashCall(string(args)), bashCall(`{"job":"j1","action":"wait","timeoutMs":30000}`),
+					bashCall(`{"job":"j1","action":"output"}`)),
+			})
+			plantKey(t, r.Home)
+			settle(t, r)
+			noSecret(t, r, deputySecret)
+			texts := toolTexts(t, r)
+			if len(texts) != 3 {
+				t.Fatalf("tool results: %q", texts)
+			}
+			if !strings.Contains(texts[2], "job-line-one") || !strings.Contains(texts[2], "job-line-two") {
+				t.Errorf("output lost the job's own lines: %q", texts[2])
+			}
+			if tc.sandbox == "off" { // the attack did happen: the log's name is no longer ama's file
+				logs, _ := filepath.Glob(filepath.Join(r.Home, ".local", "share", "ama", "tool-output", "*", "job-j1-*.log"))
+				if len(logs) != 1 {
+					t.Fatalf("job logs: %v\n%q", logs, texts)
+				}
+				if fi, err := os.Lstat(logs[0]); err == nil && fi.Mode().IsRegular() && !strings.Contains(tc.name, "hard") {
+					t.Errorf("the job did not swap its log (%v): the test proves nothing", fi.Mode())
+				}
+			}
+		})
+	}
+}
+
+// Project context files read at startup and by new_session: a link out of
+// the project, to a key inside a project that holds one, or a hard link
+// to a key is refused (with a warning); a normal file and a link inside
+// the project still reach the system prompt.
+func TestDeputyContextFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, r *golden.Run, key string)
+		want  string // text that must reach the system prompt ("" none)
+	}{
+		{"AGENTS.md link out", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.Symlink(key, filepath.Join(r.Work, "AGENTS.md")))
+		}, ""},
+		{"CLAUDE.md relative link out", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.Symlink("../home/.ssh/id_rsa", filepath.Join(r.Work, "CLAUDE.md")))
+		}, ""},
+		{"AGENTS.md hard link", func(t *testing.T, r *golden.Run, key string) {
+			if err := os.Link(key, filepath.Join(r.Work, "AGENTS.md")); err != nil {
+				t.Skipf("hard link: %v", err)
+			}
+		}, ""},
+		{"AGENTS.md to a secret inside the project", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.WriteFile(filepath.Join(r.Work, ".env"), []byte("TOKEN="+deputySecret+"\n"), 0o600))
+			must(t, os.Symlink(".env", filepath.Join(r.Work, "AGENTS.md")))
+		}, ""},
+		{"AGENTS.md is a fifo", func(t *testing.T, r *golden.Run, key string) {
+			if err := syscall.Mkfifo(filepath.Join(r.Work, "AGENTS.md"), 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, ""},
+		{"everyday: AGENTS.md", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.WriteFile(filepath.Join(r.Work, "AGENTS.md"), []byte("Use tabs, said AGENTS.md."), 0o644))
+		}, "Use tabs, said AGENTS.md."},
+		{"everyday: AGENTS.md link inside the project", func(t *testing.T, r *golden.Run, key string) {
+			must(t, os.MkdirAll(filepath.Join(r.Work, "docs"), 0o755))
+			must(t, os.WriteFile(filepath.Join(r.Work, "docs", "agents.md"), []byte("Linked instructions."), 0o644))
+			must(t, os.Symlink("docs/agents.md", filepath.Join(r.Work, "AGENTS.md")))
+		}, "Linked instructions."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}, Script: turns()})
+			key := plantKey(t, r.Home)
+			tc.plant(t, r, key)
+			// The planted files are read by the next session.
+			r.Send(`{"id":"n","type":"new_session"}`)
+			r.WaitFor("new_session", 1, func(o *golden.Object) bool { return o.String("id") == "n" })
+			settle(t, r)
+			noSecret(t, r, deputySecret)
+			rec, err := os.ReadFile(filepath.Join(r.Root, "fake-record.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != "" && !strings.Contains(string(rec), tc.want) {
+				t.Errorf("the project instructions did not reach the model")
+			}
+			if tc.want == "" && !strings.Contains(tc.name, "skills") && !strings.Contains(r.Stderr(), "project instructions skipped") {
+				t.Errorf("no warning on stderr:\n%s", r.Stderr())
+			}
+		})
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A project skill found at startup is swapped for a link to a key (or its
+// directory for a link out of the project) before /skill:<name> reads its
+// body: the body is refused, the key stays out of the prompt.
+func TestDeputySkillBody(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, r *golden.Run, key string)
+	}{
+		{"file link", func(t *testing.T, r *golden.Run, key string) {
+			p := filepath.Join(r.Work, ".ama", "skills", "evil", "SKILL.md")
+			must(t, os.Remove(p))
+			must(t, os.Symlink(key, p))
+		}},
+		{"directory swapped for a link", func(t *testing.T, r *golden.Run, key string) {
+			out := filepath.Join(r.Root, "outside", "evil")
+			must(t, os.MkdirAll(out, 0o700))
+			must(t, os.Symlink(key, filepath.Join(out, "SKILL.md")))
+			d := filepath.Join(r.Work, ".ama", "skills", "evil")
+			must(t, os.RemoveAll(d))
+			must(t, os.Symlink(out, d))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}, Script: turns(),
+				Files: map[string]string{".ama/skills/evil/SKILL.md": "---\nname: evil\ndescription: A skill.\n---\nSkill body.\n"}})
+			key := plantKey(t, r.Home)
+			tc.plant(t, r, key)
+			r.Send(`{"id":"p","type":"prompt","message":"/skill:evil"}`)
+			r.WaitFor("reply", 1, func(o *golden.Object) bool { return o.String("id") == "p" })
+			r.CloseStdin()
+			if code := r.Wait(); code != 0 {
+				t.Fatalf("exit %d\n%s", code, r.Stderr())
+			}
+			noSecret(t, r, deputySecret)
+		})
+	}
+}
