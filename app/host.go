@@ -13,6 +13,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/host"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
@@ -75,6 +76,9 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	if env.Environ != nil {
 		environ = env.Environ()
 	}
+	// The sidecar (and the adapter's api.env) gets what every child gets:
+	// no model credentials (internal/childenv).
+	environ = childenv.Scrub(environ, deps.Settings.ToolEnv, nil)
 	var builtin []string
 	for _, t := range deps.Tools.Tools() {
 		builtin = append(builtin, t.Decl().Name)

@@ -125,13 +125,31 @@ func (st *state) toolEnv() *toolEnv {
 		}
 	}
 	pol := *st.s.deps.Policy
-	pol.Mode = st.mode
+	pol.Mode = st.gateMode()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
-	if st.mode == approvals.ModeAuto {
+	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
 	}
-	st.applySandbox(e)
+	st.applySandbox(e, pol.Mode)
 	return e
+}
+
+// gateMode is the mode calls are judged with: the session's own, or a
+// sub-agent's parent's mode now when that one is stricter (a child never
+// does more than its parent currently may).
+func (st *state) gateMode() approvals.Mode {
+	return stricter(st.mode, st.s.bound)
+}
+
+// stricter is mode, or bound's answer when that is stricter.
+func stricter(mode approvals.Mode, bound func() approvals.Mode) approvals.Mode {
+	if bound == nil {
+		return mode
+	}
+	if b := bound(); b.Strictness() < mode.Strictness() {
+		return b
+	}
+	return mode
 }
 
 // nestedEnv is env for a nested call (CallSession.ExecuteTool) made now:
@@ -145,8 +163,8 @@ func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
 		judge *classifier.Classifier
 	}
 	c, err := call(s, func(st *state) cur {
-		out := cur{mode: st.mode}
-		if st.mode == approvals.ModeAuto {
+		out := cur{mode: st.gateMode()}
+		if out.mode == approvals.ModeAuto {
 			out.judge = st.classifier()
 		}
 		return out
