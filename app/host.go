@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -72,13 +71,12 @@ const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
 // active tool names; a nil host means create() returned undefined.
 func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
 	active := append([]string(nil), DefaultActiveTools...)
-	environ := os.Environ()
-	if env.Environ != nil {
-		environ = env.Environ()
-	}
 	// The sidecar (and the adapter's api.env) gets what every child gets:
 	// no model credentials (internal/childenv).
-	environ = childenv.Scrub(environ, deps.Settings.ToolEnv, nil)
+	environ := childenv.Environ(deps.Settings.ToolEnv)
+	if env.Environ != nil {
+		environ = childenv.Scrub(env.Environ(), deps.Settings.ToolEnv, nil)
+	}
 	var builtin []string
 	for _, t := range deps.Tools.Tools() {
 		builtin = append(builtin, t.Decl().Name)

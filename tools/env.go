@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"os"
 	"slices"
 	"sync"
 
@@ -69,7 +68,7 @@ func (e *Env) CommandEnviron() []string {
 	if e != nil {
 		pol, extra = e.EnvPolicy, e.ExtraEnv
 	}
-	return CommandEnv(os.Environ(), pol, extra)
+	return childenv.Environ(pol, extra...)
 }
 
 // CommandEnv builds a command environment from base (KEY=VALUE entries).

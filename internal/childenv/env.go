@@ -51,8 +51,8 @@ type Policy struct {
 	ModelClient bool
 }
 
-// Environ is Scrub of this process's environment.
-func Environ(p Policy) []string { return Scrub(os.Environ(), p, nil) }
+// Environ is Scrub of this process's environment, plus extra.
+func Environ(p Policy, extra ...string) []string { return Scrub(os.Environ(), p, extra) }
 
 // Scrub builds a child's complete environment from base (KEY=VALUE
 // entries): base without the credentials (and what p.ModelClient removes),
