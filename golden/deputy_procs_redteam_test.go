@@ -298,3 +298,55 @@ func TestContinuedChildFollowsParentToPlan(t *testing.T) {
 		})
 	}
 }
+
+// The switch reaches a child between two calls of one batch: the child's
+// bash call blocks until the test releases it, the host switches the
+// parent to plan meanwhile, and the write that follows in the same batch
+// is judged again and refused. Control: without the switch it is written.
+func TestChildMidBatchFollowsParentToPlan(t *testing.T) {
+	for _, switchToPlan := range []bool{true, false} {
+		name := "plan"
+		if !switchToPlan {
+			name = "control"
+		}
+		t.Run(name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{
+				Args: []string{"--mode", "rpc", "--model", "fake/echo", "--permission-mode", "full-auto", "--tools", "read,write,bash,task"},
+				Script: fakeScript(t,
+					callReply("task", map[string]any{"prompt": "work", "agent": "general", "background": false}),
+					map[string]any{"steps": []any{
+						toolCallStep("bash", map[string]any{"command": "head -c1 gofifo"}),
+						toolCallStep("write", map[string]any{"path": "mid.txt", "content": "written\n"})}},
+					textReply("child finished"),
+					textReply("done")),
+				Fifos: []string{"gofifo"},
+			})
+			r.WaitFor("session_start", 1, isType("session_start"))
+			r.Send(`{"id":"p","type":"prompt","message":"delegate"}`)
+			r.WaitFor("the child's bash call", 1, func(o *golden.Object) bool {
+				return o.String("type") == "subagent_update" && o.String("toolName") == "bash"
+			})
+			if switchToPlan {
+				r.Send(`{"id":"m","type":"set_permission_mode","mode":"plan"}`)
+				r.WaitFor("set_permission_mode", 1, isResponse("m"))
+			}
+			// O_RDWR does not wait for the reader (Linux); the byte ends head.
+			f, err := os.OpenFile(filepath.Join(r.Work, "gofifo"), os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write([]byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			r.WaitFor("agent_settled", 1, isType("agent_settled"))
+			_, err = os.Stat(filepath.Join(r.Work, "mid.txt"))
+			switch {
+			case switchToPlan && !errors.Is(err, fs.ErrNotExist):
+				t.Fatalf("the child's write ran after the parent switched to plan (%v)", err)
+			case !switchToPlan && err != nil:
+				t.Fatalf("control: the child's write did not happen: %v\n%s", err, bytes.Join(records(r), []byte("\n")))
+			}
+		})
+	}
+}

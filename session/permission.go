@@ -177,6 +177,28 @@ func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
 	return &e
 }
 
+// tightened is env judged under the session's mode now when that is
+// stricter than the mode env was judged with (the host switched to plan
+// while a call ran, or a sub-agent's parent did), else nil. Only the
+// verdict and the sandbox change; the checkpoint and tools stay the
+// batch's.
+func (s *Session) tightened(env *toolEnv) *toolEnv {
+	now := stricter(s.PermissionMode(), s.bound)
+	if now.Strictness() >= env.policy.policy.Mode.Strictness() {
+		return nil
+	}
+	fresh, err := call(s, func(st *state) *toolEnv { return st.toolEnv() })
+	if err != nil { // closing: judge as plan
+		fresh = &toolEnv{policy: env.policy, env: env.env}
+		fresh.policy.policy.Mode, fresh.policy.classifier = approvals.ModePlan, nil
+	}
+	e := *env
+	tenv := *env.env
+	tenv.Sandbox = fresh.env.Sandbox
+	e.policy, e.env = fresh.policy, &tenv
+	return &e
+}
+
 // latestUserText is the text of the last user message on the branch.
 func (st *state) latestUserText() string {
 	branch := st.branch()

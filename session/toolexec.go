@@ -21,6 +21,7 @@ type preparedCall struct {
 	denied bool
 	auto   any             // autoDecision of the permission step (auto mode)
 	orig   json.RawMessage // the model's arguments when a hook replaced them
+	hook   hookGate        // the PreToolUse verdict the call was judged with (decision, reason)
 	parent string          // the calling call of a nested call ("": the model's)
 	depth  int             // nesting level (0: the model's call)
 }
@@ -113,6 +114,7 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 		p.orig, tc = tc.Arguments, withArgs(tc, gate.args)
 		p.call = tc
 	}
+	p.hook = hookGate{decision: gate.decision, reason: gate.reason}
 	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env) // after a hook's updatedInput
 	allowed, denyText, auto := s.permit(r, env, p, gate)
 	p.auto = auto
@@ -157,6 +159,19 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 			results[i] = tools.ErrorResult("aborted by user")
 			s.publishEnd(p, results[i])
 			continue
+		}
+		if !parallel {
+			if e := s.tightened(env); e != nil {
+				// The mode became stricter while an earlier call of the
+				// batch ran: the rest is judged again under it.
+				env = e
+				if ok, text, _ := s.permit(r, env, p, p.hook); !ok {
+					p.denied = true
+					results[i] = tools.ErrorResult(text)
+					s.publishEnd(p, results[i])
+					continue
+				}
+			}
 		}
 		run := func() {
 			res := s.postToolUse(r, p, s.invoke(r.ctx, r, env, p))
