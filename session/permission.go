@@ -177,14 +177,14 @@ func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
 	return &e
 }
 
-// tightened is env judged under the session's mode now when that is
-// stricter than the mode env was judged with (the host switched to plan
-// while a call ran, or a sub-agent's parent did), else nil. Only the
-// verdict and the sandbox change; the checkpoint and tools stay the
-// batch's.
-func (s *Session) tightened(env *toolEnv) *toolEnv {
+// tightened is env under the session's mode now when that is stricter
+// than judged, the mode a call was judged with (the host switched to plan
+// while an earlier call of the batch ran, or a sub-agent's parent did),
+// else nil. Only the verdict and the sandbox change; the checkpoint and
+// tools stay the batch's.
+func (s *Session) tightened(env *toolEnv, judged approvals.Mode) *toolEnv {
 	now := stricter(s.PermissionMode(), s.bound)
-	if now.Strictness() >= env.policy.policy.Mode.Strictness() {
+	if now.Strictness() >= judged.Strictness() {
 		return nil
 	}
 	fresh, err := call(s, func(st *state) *toolEnv { return st.toolEnv() })
