@@ -350,3 +350,22 @@ func TestChildMidBatchFollowsParentToPlan(t *testing.T) {
 		})
 	}
 }
+
+// A host program (--host-cmd) is a child like the others: the environment
+// it starts with, which is also the adapter's api.env, has no provider key
+// while ordinary variables are kept.
+func TestHostProgramGetsNoProviderKey(t *testing.T) {
+	const key = "sk-fake-host-9191"
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--mode", "rpc", "--model", "fake/echo", "--host-cmd", "env > ../host-env.txt; exit 1"},
+		Env:  map[string]string{"OPENAI_API_KEY": key, "AMA_API_KEY_WORK": key, "KEEP_ME": "plain"},
+	})
+	r.Wait()
+	b, err := os.ReadFile(filepath.Join(r.Root, "host-env.txt"))
+	if err != nil {
+		t.Fatalf("the host program did not start: %v\n%s", err, r.Stderr())
+	}
+	if bytes.Contains(b, []byte(key)) || !bytes.Contains(b, []byte("KEEP_ME=plain")) {
+		t.Fatalf("host program environment:\n%s", b)
+	}
+}
