@@ -369,3 +369,62 @@ func TestHostProgramGetsNoProviderKey(t *testing.T) {
 		t.Fatalf("host program environment:\n%s", b)
 	}
 }
+
+// ama-rpc creates .ama/worktrees on its own account: a link planted at
+// .ama that leads out of the repository, or a core.worktree that names
+// another directory, makes the task fail and nothing is created outside.
+func TestWorktreeIsolationCreatesNothingOutside(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	for _, c := range []struct {
+		name  string
+		links map[string]string
+		setup func(t *testing.T, r *golden.Run)
+	}{
+		{name: "link at .ama", links: map[string]string{".ama": "<root>/outside"}},
+		{name: "core.worktree elsewhere", setup: func(t *testing.T, r *golden.Run) {
+			other := filepath.Join(r.Root, "outside", "other") // another repository
+			if err := os.MkdirAll(other, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			gitIn(t, other, "init", "-q", "-b", "main")
+			gitIn(t, other, "commit", "-q", "--allow-empty", "-m", "other")
+			gitIn(t, r.Work, "config", "core.worktree", other)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{
+				Args: []string{"--mode", "rpc", "--model", "fake/echo", "--permission-mode", "full-auto", "--tools", "read,write,task"},
+				Script: fakeScript(t,
+					callReply("task", map[string]any{"prompt": "change it", "agent": "general", "background": false, "isolation": "worktree"}),
+					textReply("child"),
+					textReply("done")),
+				Files: map[string]string{"a.txt": "a\n"},
+				Dirs:  []string{"outside"},
+				Links: c.links,
+			})
+			gitIn(t, r.Work, "init", "-q", "-b", "main")
+			gitIn(t, r.Work, "add", "a.txt")
+			gitIn(t, r.Work, "commit", "-q", "-m", "base")
+			if c.setup != nil {
+				c.setup(t, r)
+			}
+			r.WaitFor("session_start", 1, isType("session_start"))
+			r.Send(`{"id":"p","type":"prompt","message":"isolate"}`)
+			r.WaitFor("agent_settled", 1, isType("agent_settled"))
+			_ = filepath.WalkDir(filepath.Join(r.Root, "outside"), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && (d.Name() == ".ama" || d.Name() == "worktrees") {
+					t.Errorf("ama-rpc created %s outside the repository", p)
+				}
+				return nil
+			})
+			if b := gitIn(t, r.Work, "branch", "--list", "ama/*"); strings.TrimSpace(b) != "" {
+				t.Errorf("branches created: %s", b)
+			}
+			if req := records(r); len(req) != 2 || !bytes.Contains(req[1], []byte("The sub-agent could not start")) {
+				t.Errorf("the task did not fail (%d requests)", len(req))
+			}
+		})
+	}
+}
