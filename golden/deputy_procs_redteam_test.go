@@ -202,9 +202,12 @@ func TestWorktreeIsolationInPlanModeCreatesNothing(t *testing.T) {
 // full-auto, the child waits, the host switches the parent to plan, and
 // the child's next write does not happen. The control run without the
 // switch writes the file (the test can fail).
+//
+// The same for a switch to default: the write now needs an approval, and
+// nobody answers (no approvals capability), so it is denied.
 func TestBackgroundChildFollowsParentToPlan(t *testing.T) {
-	for _, switchToPlan := range []bool{true, false} {
-		name := "plan"
+	for _, mode := range []string{"plan", "default", ""} {
+		name, switchToPlan := mode, mode != ""
 		if !switchToPlan {
 			name = "control"
 		}
@@ -227,7 +230,7 @@ func TestBackgroundChildFollowsParentToPlan(t *testing.T) {
 			r.WaitFor("background_task", 1, isResponse("b"))
 			r.WaitFor("agent_settled", 1, isType("agent_settled"))
 			if switchToPlan {
-				r.Send(`{"id":"m","type":"set_permission_mode","mode":"plan"}`)
+				r.Send(`{"id":"m","type":"set_permission_mode","mode":"` + mode + `"}`)
 				r.WaitFor("set_permission_mode", 1, isResponse("m"))
 			}
 			if err := os.WriteFile(filepath.Join(r.Root, "go"), nil, 0o644); err != nil {
@@ -238,11 +241,11 @@ func TestBackgroundChildFollowsParentToPlan(t *testing.T) {
 			_, err := os.Stat(filepath.Join(r.Work, "bg.txt"))
 			switch {
 			case switchToPlan && !errors.Is(err, fs.ErrNotExist):
-				t.Fatalf("the background child wrote after the parent switched to plan (%v)", err)
+				t.Fatalf("the background child wrote after the parent switched to %s (%v)", mode, err)
 			case !switchToPlan && err != nil:
 				t.Fatalf("control: the child's write did not happen: %v", err)
 			}
-			if switchToPlan {
+			if mode == "plan" {
 				req := records(r)
 				if len(req) < 4 || !bytes.Contains(req[3], []byte("Plan mode")) {
 					t.Errorf("the child was not told plan mode stopped it:\n%s", bytes.Join(req, []byte("\n")))
