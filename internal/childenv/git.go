@@ -16,7 +16,9 @@ import (
 // submodule's configuration), no transport at all (ama-rpc's own git never
 // fetches), no automatic gc or maintenance (a detached background git).
 // Diffs are run with --no-ext-diff --no-textconv by the caller (GitDiffArgs).
-// Not covered: a filter driver defined in the repository's own .git/config
+// The user's and the system's configuration stay in force (they are the
+// user's, and e.g. git-lfs's smudge filter lives there); only the
+// repository's is distrusted. Not covered: a filter driver defined in the repository's own .git/config
 // runs on checkout like any git's; writing .git/config is itself a write
 // into .git, which asks or is denied.
 var ownGit = [][2]string{
