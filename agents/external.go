@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -57,35 +57,14 @@ func externalType(agent string) *Type {
 		Description: "External " + agentLabel(agent) + " CLI: it works with its own login, model and permission settings; put the full instructions in the prompt."}
 }
 
-// childEnv is the environment of an external agent: the provider keys,
-// base URLs and ama/Armadra settings of this process are removed, and so
-// are the variables in hide (the key variables of the user's providers,
-// apiKeyEnv names that need not end in _API_KEY), except the variables
-// named in passthrough.
-func childEnv(env, hide, passthrough []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case contains(passthrough, k):
-		case contains(hide, k), strings.HasSuffix(k, "_API_KEY"), strings.HasSuffix(k, "_BASE_URL"), strings.HasPrefix(k, "AMA_"),
-			k == "ANTHROPIC_AUTH_TOKEN",
-			strings.HasPrefix(k, "ARMADRA_") && !strings.HasPrefix(k, "ARMADRA_ASKPASS_"):
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
-}
-
 // ExternalSettings are agents.<id> of an external agent.
 type ExternalSettings struct {
 	// Model is the agent's model unless the call names one.
 	Model string
 	// MaxMode caps the mode it runs in ("": the parent's mode).
 	MaxMode string
-	// Passthrough are environment variables kept although childEnv
-	// strips them.
+	// Passthrough are environment variables kept although the scrub
+	// (internal/childenv, ModelClient) removes them.
 	Passthrough []string
 	// MaxConcurrent bounds the processes of this agent running at once
 	// (agents.<id>.maxConcurrent; 0: no own limit, claude: 2).
@@ -464,7 +443,10 @@ func (t *Task) runExternal() Result {
 	if r.cfg.Deps != nil {
 		hide = r.cfg.Deps.Settings.ToolEnv.Hide
 	}
-	cmd.Dir, cmd.Env = t.cwd, childEnv(os.Environ(), hide, set.Passthrough)
+	// The agent is another model client: internal/childenv removes the
+	// model's credentials and ama's endpoint and settings variables; only
+	// agents.<id>.env.passthrough re-adds one (its own login's key).
+	cmd.Dir, cmd.Env = t.cwd, childenv.Environ(childenv.Policy{Hide: hide, Pass: set.Passthrough, ModelClient: true})
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return fail("The external agent %s could not start: %v", agent, err)

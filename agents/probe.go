@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // This file finds external agent programs and their versions for
@@ -125,6 +126,7 @@ func (p *Prober) locate(program string) *Located {
 // that keep its output open.
 func runVersion(ctx context.Context, path string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = childenv.Environ(childenv.Policy{ModelClient: true})
 	var out capped
 	out.max = 64 << 10
 	cmd.Stdout, cmd.Stderr = &out, &out

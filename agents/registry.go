@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
@@ -294,6 +296,10 @@ func (r *Registry) Launch(req Request) (*Task, error) {
 	}
 	if typ == nil {
 		return nil, refuse("Unknown agent %q. Available agents: %s.", name, strings.Join(r.cfg.Catalog.Names(), ", "))
+	}
+	if iso := cmp.Or(req.Isolation, typ.Isolation); iso == "worktree" && typ.Source != SourceHost && !IsExternal(typ.Runner) &&
+		r.parent.PermissionMode() == approvals.ModePlan {
+		return nil, refuse("%s", worktreePlanText) // checked again when the child is created
 	}
 	bg := r.backgroundDefault(&req, typ)
 	r.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
@@ -172,6 +173,10 @@ func (t *Task) runChild() Result {
 			iso = t.typ.Isolation
 		}
 		if iso == "worktree" {
+			if r.parent.PermissionMode() == approvals.ModePlan {
+				// Plan mode creates nothing: no branch, no .ama/worktrees.
+				return Result{Status: StatusFailed, IsError: true, Text: worktreePlanText, StopReason: llm.StopError}
+			}
 			w, dir, err := addWorktree(t.cwd, shortID(r.parent.ID())+"-"+t.ID())
 			if err != nil {
 				return Result{Status: StatusFailed, IsError: true, Text: "The sub-agent could not start: " + err.Error(), StopReason: llm.StopError}
@@ -307,7 +312,7 @@ func (t *Task) openChild() error {
 		ActiveTools: childTools(po.ActiveTools, t.typ, t.req.Tools), EagerFile: true,
 		Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly, Role: t.typ.Role(),
 		Parent: &session.ParentLink{ParentFile: pfile, TaskData: childTaskData{TaskID: info.TaskID, Agent: info.Agent,
-			ParentToolCallID: call, Description: info.Description, ParentSession: pfile}},
+			ParentToolCallID: call, Description: info.Description, ParentSession: pfile}, Mode: r.parent.PermissionMode},
 	}
 	var child *session.Session
 	if t.wantFork {
@@ -357,7 +362,7 @@ func (t *Task) reopenChild() error {
 		mode = "plan"
 	}
 	child, err := session.Open(r.cfg.Deps, t.resumeFile, session.Options{Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly,
-		PermissionMode: mode, ActiveTools: childTools(po.ActiveTools, t.typ, nil), Parent: &session.ParentLink{ParentFile: pfile}})
+		PermissionMode: mode, ActiveTools: childTools(po.ActiveTools, t.typ, nil), Parent: &session.ParentLink{ParentFile: pfile, Mode: r.parent.PermissionMode}})
 	if err != nil {
 		return err
 	}

@@ -3,12 +3,12 @@ package agents
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // worktree is the git worktree of a task with isolation "worktree"
@@ -17,15 +17,19 @@ type worktree struct {
 	repo, path, branch, base string
 }
 
+// worktreePlanText refuses isolation "worktree" in plan mode, where
+// ama-rpc creates nothing (a read-only child needs no isolation).
+const worktreePlanText = "The sub-agent was not started: isolation \"worktree\" creates a git worktree and branch, which plan mode does not allow. Run the task without isolation (it works read-only in plan mode), or ask the user to leave plan mode first."
+
 // gitTimeout bounds one git command.
 const gitTimeout = 30 * time.Second
 
+// git runs ama-rpc's own git (internal/childenv.Git: the repository's
+// hooks, fsmonitor, pager, submodules and transports never run).
 func git(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
+	out, err := childenv.Git(ctx, dir, args...).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
@@ -40,6 +44,16 @@ func addWorktree(cwd, name string) (*worktree, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("isolation worktree needs a git repository: %w", err)
 	}
+	real := cwd
+	if r, err := filepath.EvalSymlinks(cwd); err == nil {
+		real = r // git names the top level by its resolved path
+	}
+	rel, err := filepath.Rel(repo, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		// core.worktree of the repository's config names another
+		// directory: ama-rpc creates nothing there.
+		return nil, "", fmt.Errorf("isolation worktree: the repository's work tree %s does not contain %s", repo, cwd)
+	}
 	base, err := git(repo, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, "", fmt.Errorf("isolation worktree needs a commit to start from: %w", err)
@@ -52,10 +66,6 @@ func addWorktree(cwd, name string) (*worktree, string, error) {
 	w := &worktree{repo: repo, path: filepath.Join(dir, name), branch: "ama/task-" + name, base: base}
 	if _, err := git(repo, "worktree", "add", "-b", w.branch, w.path, base); err != nil {
 		return nil, "", err
-	}
-	rel, err := filepath.Rel(repo, cwd)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		rel = "."
 	}
 	return w, filepath.Join(w.path, rel), nil
 }
@@ -79,6 +89,6 @@ func (w *worktree) finish() (changed bool, note string, err error) {
 		return false, "", err
 	}
 	_, _ = git(w.path, "add", "-A", "--intent-to-add")
-	stat, _ := git(w.path, "diff", "--stat", w.base)
+	stat, _ := git(w.path, append(append([]string{"diff", "--stat"}, childenv.GitDiffArgs...), w.base)...)
 	return true, fmt.Sprintf("\n\n[worktree kept: branch %s at %s]\n%s", w.branch, w.path, stat), nil
 }

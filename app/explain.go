@@ -11,6 +11,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -100,7 +101,7 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 			fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 			return ExitConfig
 		}
-		hookSet = hooks.NewDispatcher(set, hooks.Options{})
+		hookSet = hooks.NewDispatcher(set, hooks.Options{Env: childenv.Environ(toolEnvPolicy(user))})
 	}
 	sb, err := buildSandbox(env.Getenv, paths, user, project, newLogger(env.Stderr, "warn"))
 	if err != nil {

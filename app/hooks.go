@@ -13,6 +13,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/session"
 )
 
@@ -60,7 +61,8 @@ func loadHooks(paths config.Paths, cwd string, flags *Flags, profile *Profile, u
 	for _, w := range warnings {
 		log.Warn(w)
 	}
-	return hooks.NewDispatcher(set, hooks.Options{Timeout: time.Duration(user.Hooks.TimeoutMs) * time.Millisecond}), trusted, nil
+	return hooks.NewDispatcher(set, hooks.Options{Timeout: time.Duration(user.Hooks.TimeoutMs) * time.Millisecond,
+		Env: childenv.Environ(toolEnvPolicy(user))}), trusted, nil
 }
 
 // sessionStart runs SessionStart for the startup session: a block fails

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/host"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
@@ -72,9 +72,11 @@ const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
 // active tool names; a nil host means create() returned undefined.
 func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
 	active := append([]string(nil), DefaultActiveTools...)
-	environ := os.Environ()
+	// The sidecar (and the adapter's api.env) gets what every child gets:
+	// no model credentials (internal/childenv).
+	environ := childenv.Environ(deps.Settings.ToolEnv)
 	if env.Environ != nil {
-		environ = env.Environ()
+		environ = childenv.Scrub(env.Environ(), deps.Settings.ToolEnv, nil)
 	}
 	var builtin []string
 	for _, t := range deps.Tools.Tools() {

@@ -51,7 +51,7 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		return out
 	}
-	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr", "internal/jsonobj", "internal/utf8cut", "internal/secrets"}
+	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr", "internal/jsonobj", "internal/utf8cut", "internal/secrets", "internal/childenv"}
 	// internal/jsonstr (JSON string escaping, itself a leaf) is shared by
 	// the leaves that encode text (llm splices huge prompts with it).
 	for _, l := range leaves {
@@ -70,7 +70,8 @@ func TestDependencyDirection(t *testing.T) {
 		// tools resolves a call (cwd, symlinks, the shell analysis) once for
 		// the verdict, the preview, the checkpoint and the execution; the
 		// analyser is approvals' (a pure leaf).
-		"tools":      {"llm", "plan", "approvals"},
+		// internal/childenv is the environment of every child process.
+		"tools":      {"llm", "plan", "approvals", "internal/childenv"},
 		"classifier": {"llm"},
 		"skills":     {},
 		// The session file format: a leaf under everything that reads or

@@ -3,9 +3,10 @@ package hooks
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // Dispatcher runs the hooks of a Set. A nil Dispatcher has no hooks.
@@ -35,7 +36,8 @@ type Options struct {
 	// Timeout is the default per-command timeout (config hooks.timeoutMs;
 	// zero: DefaultTimeout).
 	Timeout time.Duration
-	// Env is the base environment of hooks (nil: os.Environ()).
+	// Env is the base environment of hooks (nil: this process's
+	// environment scrubbed by internal/childenv, as for the bash tool).
 	Env []string
 }
 
@@ -49,7 +51,7 @@ func NewDispatcher(set *Set, o Options) *Dispatcher {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Env == nil {
-		o.Env = os.Environ()
+		o.Env = childenv.Environ(childenv.Policy{})
 	}
 	return &Dispatcher{set: set, timeout: o.Timeout, env: o.Env}
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // OutputCap bounds the captured stdout and stderr of one hook (each).
@@ -46,7 +48,11 @@ func Run(ctx context.Context, s Spec) Proc {
 	start := time.Now()
 	var stdout, stderr capBuf
 	cmd := exec.Command(Shell, "-c", s.Command)
-	cmd.Dir, cmd.Env = s.Dir, s.Env
+	env := s.Env
+	if env == nil {
+		env = childenv.Environ(childenv.Policy{})
+	}
+	cmd.Dir, cmd.Env = s.Dir, env
 	cmd.Stdin = &stdinReader{b: s.Stdin}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -63,8 +64,9 @@ type Options struct {
 	Command string
 	// Node is the JavaScript runtime (AMA_NODE; default: node on PATH).
 	Node string
-	// Environ is the process environment (the adapter's api.env and the
-	// child's environment).
+	// Environ is the process environment as children get it (the
+	// adapter's api.env and the child's environment): the caller scrubs it
+	// with internal/childenv (nil: this process's, scrubbed).
 	Environ []string
 	// Cwd is the process working directory.
 	Cwd string
@@ -224,6 +226,9 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 			return nil, err
 		}
 		cmd = exec.Command(node, "-e", bridgeScript)
+	}
+	if opts.Environ == nil {
+		opts.Environ = childenv.Environ(childenv.Policy{})
 	}
 	cmd.Dir = opts.Cwd
 	cmd.Env = append(append([]string(nil), opts.Environ...), "ELECTRON_RUN_AS_NODE=1")

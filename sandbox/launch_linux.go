@@ -16,6 +16,8 @@ import (
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // capSysAdmin is CAP_SYS_ADMIN; the launcher keeps it (inside its own user
@@ -78,6 +80,7 @@ func runProbe(r *Runtime, pol Policy) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, truePath)
+	cmd.Env = childenv.Environ(childenv.Policy{})
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	release, err := r.wrap(cmd, pol)

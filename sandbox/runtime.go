@@ -3,12 +3,12 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
@@ -150,7 +150,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 	}
 	env := cmd.Env
 	if env == nil {
-		env = os.Environ()
+		env = childenv.Environ(childenv.Policy{})
 	}
 	clean := make([]string, 0, len(env)+4)
 	for _, kv := range env {

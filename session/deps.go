@@ -214,6 +214,11 @@ type ParentLink struct {
 	ParentFile string
 	// TaskData is the data of the first entry, custom{ama.task}.
 	TaskData any
+	// Mode is the parent's permission mode now (nil: no bound). The
+	// child's tool calls are judged with the stricter of its own mode and
+	// this one, read again for every batch of calls, so a mode change of
+	// the parent reaches a running or continued child at its next call.
+	Mode func() approvals.Mode
 }
 
 // withDefaults fills unset dependencies.

@@ -52,6 +52,12 @@
 //     the cache while the runner streams. The first request of a turn takes
 //     one actor call: the turn's inputs, the compaction decision and the
 //     snapshot (reply.go replyOnce).
+//   - The permission mode is the actor's; after every closure the actor
+//     mirrors it into an atomic (PermissionMode), which any goroutine may
+//     read without waiting. A sub-agent's runner reads its parent's
+//     through ParentLink.Mode when it builds a batch's permission snapshot
+//     and again before each call of a sequential batch (the stricter of
+//     the two modes judges; toolexec.go, permission.go tightened).
 //   - Close aborts the run, waits for it to settle, stops background jobs
 //     and the warming timer, and releases the session file.
 //

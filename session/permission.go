@@ -125,13 +125,31 @@ func (st *state) toolEnv() *toolEnv {
 		}
 	}
 	pol := *st.s.deps.Policy
-	pol.Mode = st.mode
+	pol.Mode = st.gateMode()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
-	if st.mode == approvals.ModeAuto {
+	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
 	}
-	st.applySandbox(e)
+	st.applySandbox(e, pol.Mode)
 	return e
+}
+
+// gateMode is the mode calls are judged with: the session's own, or a
+// sub-agent's parent's mode now when that one is stricter (a child never
+// does more than its parent currently may).
+func (st *state) gateMode() approvals.Mode {
+	return stricter(st.mode, st.s.bound)
+}
+
+// stricter is mode, or bound's answer when that is stricter.
+func stricter(mode approvals.Mode, bound func() approvals.Mode) approvals.Mode {
+	if bound == nil {
+		return mode
+	}
+	if b := bound(); b.Strictness() < mode.Strictness() {
+		return b
+	}
+	return mode
 }
 
 // nestedEnv is env for a nested call (CallSession.ExecuteTool) made now:
@@ -145,8 +163,8 @@ func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
 		judge *classifier.Classifier
 	}
 	c, err := call(s, func(st *state) cur {
-		out := cur{mode: st.mode}
-		if st.mode == approvals.ModeAuto {
+		out := cur{mode: st.gateMode()}
+		if out.mode == approvals.ModeAuto {
 			out.judge = st.classifier()
 		}
 		return out
@@ -156,6 +174,28 @@ func (s *Session) nestedEnv(env *toolEnv) *toolEnv {
 	}
 	e := *env
 	e.policy.policy.Mode, e.policy.classifier = c.mode, c.judge
+	return &e
+}
+
+// tightened is env under the session's mode now when that is stricter
+// than judged, the mode a call was judged with (the host switched to plan
+// while an earlier call of the batch ran, or a sub-agent's parent did),
+// else nil. Only the verdict and the sandbox change; the checkpoint and
+// tools stay the batch's.
+func (s *Session) tightened(env *toolEnv, judged approvals.Mode) *toolEnv {
+	now := stricter(s.PermissionMode(), s.bound)
+	if now.Strictness() >= judged.Strictness() {
+		return nil
+	}
+	fresh, err := call(s, func(st *state) *toolEnv { return st.toolEnv() })
+	if err != nil { // closing: judge as plan
+		fresh = &toolEnv{policy: env.policy, env: env.env}
+		fresh.policy.policy.Mode, fresh.policy.classifier = approvals.ModePlan, nil
+	}
+	e := *env
+	tenv := *env.env
+	tenv.Sandbox = fresh.env.Sandbox
+	e.policy, e.env = fresh.policy, &tenv
 	return &e
 }
 

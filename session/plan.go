@@ -97,6 +97,7 @@ func (st *state) switchMode(mode approvals.Mode, approved bool) {
 	}
 	old := st.mode
 	st.mode = mode
+	st.s.mirrorMode() // before anyone hears of the change
 	st.s.publish(events.PermissionModeChanged{Mode: string(mode)})
 	if mode != old {
 		st.recordMode()

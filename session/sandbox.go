@@ -8,14 +8,14 @@ import (
 // to "does bash run sandboxed": the bash tool gets the session's sandbox
 // (nothing writable in plan mode), the pipeline learns that it is active
 // and whether the network is denied.
-func (st *state) applySandbox(e *toolEnv) {
+func (st *state) applySandbox(e *toolEnv, mode approvals.Mode) {
 	rt := st.s.deps.Sandbox
 	if !rt.Active() {
 		return
 	}
 	e.policy.policy.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: rt.NetworkDenied()}
 	e.policy.sandboxDesc = rt.Describe()
-	if c := rt.For(e.env.Cwd, e.env.OutputDir, st.mode == approvals.ModePlan); c != nil {
+	if c := rt.For(e.env.Cwd, e.env.OutputDir, mode == approvals.ModePlan); c != nil {
 		e.env.Sandbox = c
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"github.com/armadra/ama-rpc/telemetry"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -52,6 +54,11 @@ type Session struct {
 	tasks    any       // the registry of a root session (Deps.Tasks)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
+
+	// modeNow is the actor's mode as approvals.Mode.Strictness
+	// (mirrorMode); bound is a sub-agent's parent's mode now (nil: none).
+	modeNow atomic.Int32
+	bound   func() approvals.Mode
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -104,6 +111,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 // launch starts the actor with st as its state.
 func (s *Session) launch(st *state) *Session {
 	s.st = st
+	s.mirrorMode()
 	if !s.parent {
 		st.adoptLateTools()
 	}
@@ -186,6 +194,23 @@ func (s *Session) exec(f func(*state)) {
 		}
 	}()
 	f(s.st)
+	s.mirrorMode()
+}
+
+// mirrorMode publishes the actor's permission mode for PermissionMode
+// (an atomic store: the actor owns the mode, readers never wait on it).
+func (s *Session) mirrorMode() {
+	s.modeNow.Store(int32(s.st.mode.Strictness()))
+}
+
+// PermissionMode is the session's permission mode now, read without a
+// mailbox round trip (a sub-agent's gate consults its parent's on every
+// batch of tool calls).
+func (s *Session) PermissionMode() approvals.Mode {
+	if i := s.modeNow.Load(); i >= 0 && int(i) < len(approvals.Modes) {
+		return approvals.Modes[i]
+	}
+	return approvals.ModePlan // unknown: the strictest
 }
 
 // post queues f for the actor. It reports false when the session is

@@ -41,6 +41,7 @@ func (s *Session) linkTask(st *state, opts Options) {
 	if p := opts.Parent; p != nil {
 		st.tenv.Depth = 1
 		s.parent = true
+		s.bound = p.Mode
 		if st.tree.Len() == 0 {
 			st.parentSession = p.ParentFile
 			st.appendEntry(store.CustomEntry(store.TaskCustomType, p.TaskData))

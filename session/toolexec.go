@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/tools"
@@ -21,6 +22,8 @@ type preparedCall struct {
 	denied bool
 	auto   any             // autoDecision of the permission step (auto mode)
 	orig   json.RawMessage // the model's arguments when a hook replaced them
+	hook   hookGate        // the PreToolUse verdict the call was judged with (decision, reason)
+	mode   approvals.Mode  // the mode the call was judged with
 	parent string          // the calling call of a nested call ("": the model's)
 	depth  int             // nesting level (0: the model's call)
 }
@@ -113,7 +116,9 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 		p.orig, tc = tc.Arguments, withArgs(tc, gate.args)
 		p.call = tc
 	}
+	p.hook = hookGate{decision: gate.decision, reason: gate.reason}
 	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env) // after a hook's updatedInput
+	p.mode = env.policy.policy.Mode
 	allowed, denyText, auto := s.permit(r, env, p, gate)
 	p.auto = auto
 	if !allowed {
@@ -157,6 +162,19 @@ func (s *Session) execute(r *runState, env *toolEnv, prepared []*preparedCall, r
 			results[i] = tools.ErrorResult("aborted by user")
 			s.publishEnd(p, results[i])
 			continue
+		}
+		if !parallel {
+			if e := s.tightened(env, p.mode); e != nil {
+				// The mode became stricter while an earlier call of the
+				// batch ran: the rest is judged again under it.
+				env = e
+				if ok, text, _ := s.permit(r, env, p, p.hook); !ok {
+					p.denied = true
+					results[i] = tools.ErrorResult(text)
+					s.publishEnd(p, results[i])
+					continue
+				}
+			}
 		}
 		run := func() {
 			res := s.postToolUse(r, p, s.invoke(r.ctx, r, env, p))

@@ -42,7 +42,7 @@
 // original content or none of them.
 //
 // bash runs `<shell> -c command` as the leader of a new process group
-// (stdin from the null device, the environment of Env.CommandEnviron: the
+// (stdin from the null device, the environment of Env.CommandEnviron, which is internal/childenv's: the
 // server's without the model's credentials, git settings forced through
 // GIT_CONFIG_* so that repository configuration cannot run programs, plus
 // Env.ExtraEnv); a timeout or an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).

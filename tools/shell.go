@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/internal/childenv"
 )
 
 // DefaultKillGrace is how long a process group has between SIGTERM and
@@ -38,7 +40,7 @@ func newShellCmd(shell, command, dir string, environ []string) *exec.Cmd {
 	cmd := exec.Command(shell, "-c", command)
 	cmd.Dir = dir
 	if environ == nil {
-		environ = CommandEnv(os.Environ(), EnvPolicy{}, nil)
+		environ = childenv.Environ(EnvPolicy{})
 	}
 	cmd.Env = environ
 	cmd.Stdin = nil // the null device

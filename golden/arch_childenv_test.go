@@ -1,0 +1,81 @@
+package golden_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every program ama-rpc starts gets its environment from internal/childenv
+// (issue 24 §2): outside that package no production file reads
+// os.Environ(), and every function that builds an exec.Cmd also sets its
+// Env (an unset Env inherits the provider keys). The sandbox launcher is
+// the one exception: it execs the command in place with the environment
+// its parent, the bash tool, already scrubbed. Test tooling (test/,
+// _test.go files) is not ama-rpc.
+func TestArchChildEnvironment(t *testing.T) {
+	exempt := map[string]bool{"internal/childenv": true, "sandbox/launcher": true}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", p)
+		if d.IsDir() {
+			if rel == "test" || rel == "golden" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || exempt[filepath.ToSlash(filepath.Dir(rel))] {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			var cmds []token.Pos
+			setsEnv := false
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok {
+							switch {
+							case x.Name == "os" && sel.Sel.Name == "Environ":
+								t.Errorf("%s: os.Environ() outside internal/childenv (use childenv.Environ or Scrub)", fset.Position(n.Pos()))
+							case x.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext"):
+								cmds = append(cmds, n.Pos())
+							}
+						}
+					}
+				case *ast.AssignStmt:
+					for _, l := range n.Lhs {
+						if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Env" {
+							setsEnv = true
+						}
+					}
+				}
+				return true
+			})
+			if !setsEnv {
+				for _, pos := range cmds {
+					t.Errorf("%s: exec.Cmd built without setting its Env from internal/childenv (it would inherit the provider keys)", fset.Position(pos))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
