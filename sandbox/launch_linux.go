@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +21,10 @@ import (
 
 // capSysAdmin is CAP_SYS_ADMIN; the launcher keeps it (inside its own user
 // namespace only) just long enough to make the bind mounts read-only.
-const capSysAdmin = 21
+const (
+	capSysAdmin = 21
+	capSetPCap  = 8
+)
 
 // detect reads the Landlock ABI and, when probe is set, starts `true`
 // through the launcher: first with namespaces (when allowNS), then without.
@@ -42,6 +46,9 @@ func detect(self string, probe, allowNS bool) Status {
 		st.NetworkIsolation = abi >= 4
 		return st
 	}
+	if _, err := seccompFilter(); err == nil {
+		st.Seccomp = true
+	}
 	tmp := os.TempDir()
 	pol := Policy{Write: []string{tmp}, Devices: DevicePaths, DenyNetwork: true}
 	var errs []string
@@ -50,7 +57,7 @@ func detect(self string, probe, allowNS bool) Status {
 		modes = modes[1:]
 	}
 	for _, ns := range modes {
-		r := &Runtime{self: self, status: Status{Namespaces: ns}}
+		r := &Runtime{self: self, status: Status{Namespaces: ns, Seccomp: st.Seccomp}}
 		if err := runProbe(r, pol); err != nil {
 			errs = append(errs, err.Error())
 			continue
@@ -62,7 +69,7 @@ func detect(self string, probe, allowNS bool) Status {
 			if len(errs) > 0 {
 				why = errs[0]
 			}
-			st.Detail = "no user namespaces (" + why + "): .git/hooks, .git/config and .ama are protected by leaving the project root itself read-only"
+			st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside are not blocked"
 		}
 		return st
 	}
@@ -98,16 +105,21 @@ func runProbe(r *Runtime, pol Policy) error {
 	return nil
 }
 
-// setupProc adds the namespaces to the launcher's start.
+// setupProc starts the launcher in a new session (no controlling terminal:
+// /dev/tty cannot be opened, and TIOCSTI needs it) and, with namespaces,
+// in new user, mount, PID and (network denied) network namespaces. The
+// launcher keeps CAP_SYS_ADMIN and CAP_SETPCAP inside its user namespace
+// just long enough to build the jail and lock the command out of them.
 func setupProc(cmd *exec.Cmd, p Policy) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	a := cmd.SysProcAttr
+	a.Setsid, a.Setpgid, a.Setctty, a.Foreground = true, false, false, false
 	if !p.Namespaces {
 		return nil
 	}
-	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
 	if p.DenyNetwork {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
@@ -115,7 +127,19 @@ func setupProc(cmd *exec.Cmd, p Policy) error {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
-	a.AmbientCaps = []uintptr{capSysAdmin}
+	a.AmbientCaps = []uintptr{capSysAdmin, capSetPCap}
+	return nil
+}
+
+// ownDir checks that p is a directory (not a link) owned by this user.
+func ownDir(p string) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err != nil {
+		return err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is not a directory owned by uid %d", p, os.Getuid())
+	}
 	return nil
 }
 
@@ -160,24 +184,47 @@ const (
 	fsListDir  = landlock.AccessFSSet(ll.AccessFSReadDir)
 )
 
-// buildRules expands the policy: read everywhere except the hidden paths,
-// write in the writable trees except hidden (and, without namespaces,
-// protected) paths, and the device files.
+// buildRules expands the policy: read everywhere except HOME and the
+// hidden paths, read the readable HOME entries, write in the writable trees
+// (and the session's temp and cache dirs) except hidden (and, without
+// namespaces, protected) paths, and the device files.
 func buildRules(p Policy) []landlock.Rule {
 	hide := realPaths(p.Hide)
 	var rules []landlock.Rule
-	grant(&rules, "/", hide, fsRead, fsListDir)
+	readEx := hide
+	if p.Home != "" {
+		readEx = append(slices.Clone(hide), realPaths([]string{p.Home})...)
+		for _, h := range realPaths(p.HomeRead) {
+			grant(&rules, h, hide, fsRead, fsListDir)
+		}
+	}
+	grant(&rules, "/", readEx, fsRead, fsListDir)
 	noWrite := hide
 	if !p.Namespaces {
-		noWrite = append(append([]string(nil), hide...), realPaths(p.Protect)...)
+		noWrite = append(slices.Clone(hide), realPaths(p.Protect)...)
 	}
+	var writes []string
 	if !p.ReadOnly {
-		for _, w := range realPaths(p.Write) {
-			if _, err := os.Stat(w); err != nil {
-				continue
-			}
-			grant(&rules, w, noWrite, fsAll, 0)
+		writes = append(writes, p.Write...)
+	}
+	writes = append(writes, p.Tmp, p.Cache)
+	for _, w := range realPaths(writes) {
+		if w == "" {
+			continue
 		}
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		// A tree granted explicitly is writable even inside a hidden
+		// directory (the session's output directory in ama's data
+		// directory); what is hidden inside it stays hidden.
+		var ex []string
+		for _, x := range noWrite {
+			if x != w && within(x, w) || x == w {
+				ex = append(ex, x)
+			}
+		}
+		grant(&rules, w, ex, fsAll, 0)
 	}
 	for _, d := range p.Devices {
 		fi, err := os.Stat(d)
@@ -196,7 +243,10 @@ func buildRules(p Policy) []landlock.Rule {
 // grant gives rights on the tree at root minus the excluded paths. Landlock
 // rights are inherited by a whole tree, so a directory above an excluded
 // path only gets dirOnly (may be 0) and each of its entries is granted in
-// turn; entries are listed now, at the start of the command.
+// turn; entries are listed now, at the start of the command. Symbolic
+// links met on the way are never followed: what a link points to is
+// granted where it lies or not at all (a link `shared -> ../sibling` in the
+// project does not make the sibling writable).
 func grant(rules *[]landlock.Rule, root string, excluded []string, rights, dirOnly landlock.AccessFSSet) {
 	switch relation(root, excluded) {
 	case excludedPath:
@@ -213,18 +263,10 @@ func grant(rules *[]landlock.Rule, root string, excluded []string, rights, dirOn
 		return // fail closed: nothing below is granted
 	}
 	for _, e := range entries {
-		p := filepath.Join(root, e.Name())
 		if e.Type()&os.ModeSymlink != 0 {
-			// A link is granted as its target, unless the target is or
-			// holds an excluded path (a link to ~/.ssh, or to /).
-			t, err := filepath.EvalSymlinks(p)
-			if err != nil || relation(t, excluded) != clear {
-				continue
-			}
-			add(rules, t, rights)
 			continue
 		}
-		grant(rules, p, excluded, rights, dirOnly)
+		grant(rules, filepath.Join(root, e.Name()), excluded, rights, dirOnly)
 	}
 }
 

@@ -2,9 +2,11 @@ package sandbox
 
 import (
 	"errors"
+	"hash/fnv"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,14 +30,16 @@ type Status struct {
 	Mechanism string `json:"mechanism"`
 	// ABI is the kernel's Landlock ABI version (0: none).
 	ABI int `json:"abi"`
-	// Namespaces is true when the launcher gets private user, mount (and,
-	// with the network denied, network) namespaces: .git/hooks,
-	// .git/config and .ama are then read-only bind mounts and the network
-	// is isolated completely.
+	// Namespaces is true when commands run in a jail: private user, mount,
+	// PID (and, with the network denied, network) namespaces, a read-only
+	// view of the system with the granted trees writable (see jailPlan).
 	Namespaces bool `json:"namespaces"`
 	// NetworkIsolation is true when the network can be denied (Landlock
 	// ABI 4 TCP rules or an empty network namespace).
 	NetworkIsolation bool `json:"networkIsolation"`
+	// Seccomp is true when the seccomp filter (no TIOCSTI/TIOCLINUX) is
+	// installed.
+	Seccomp bool `json:"seccomp"`
 	// Detail explains a missing or reduced sandbox.
 	Detail string `json:"detail,omitempty"`
 }
@@ -106,9 +110,23 @@ func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	}
 	d := r.base
 	d.Project, d.Output = project, output
+	if d.Temp != "" {
+		d.Tmp = filepath.Join(d.Temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
+	}
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
 	return &Command{rt: r, policy: p}
+}
+
+// sessionKey names a session's private temp dir: its output directory's
+// name (the session id), else a hash of the project directory.
+func sessionKey(project, output string) string {
+	if b := filepath.Base(output); output != "" && b != "/" && b != "." {
+		return b
+	}
+	h := fnv.New64a()
+	h.Write([]byte(project))
+	return "p" + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // Policy returns the bound policy.
@@ -144,6 +162,9 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		return nil, errors.New("sandbox: the launcher executable is unknown")
 	}
 	p.Namespaces = r.status.Namespaces
+	if err := prepareDirs(p); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	ruleset, flags, err := newRuleset(p)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -152,34 +173,103 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	clean := make([]string, 0, len(env)+4)
+	set := map[string]string{
+		launcher.EnvFD:    strconv.Itoa(3 + len(cmd.ExtraFiles)),
+		launcher.EnvFlags: strconv.FormatUint(uint64(flags), 10),
+	}
+	if p.Tmp != "" {
+		set["TMPDIR"] = p.Tmp
+		if p.Namespaces {
+			set["TMPDIR"] = "/tmp"
+		}
+	}
+	if p.Cache != "" {
+		for k, sub := range cacheEnv {
+			set[k] = filepath.Join(p.Cache, sub)
+		}
+	}
+	if p.Namespaces {
+		set[launcher.EnvNamespaces] = "pid"
+		set[launcher.EnvMounts] = jailPlan(p, true)
+		if !p.ReadOnly && len(p.Sweep) > 0 {
+			set[launcher.EnvSweep] = strings.Join(p.Sweep, "\n")
+		}
+	}
+	if r.status.Seccomp {
+		f, err := seccompFilter()
+		if err != nil {
+			ruleset.Close()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		set[launcher.EnvSeccomp] = f
+	}
+	clean := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if !slices.ContainsFunc(launcher.Envs, func(k string) bool { return strings.HasPrefix(kv, k+"=") }) {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := set[k]; !ours && !slices.Contains(launcher.Envs, k) {
 			clean = append(clean, kv)
 		}
 	}
-	clean = append(clean,
-		launcher.EnvFD+"="+strconv.Itoa(3+len(cmd.ExtraFiles)),
-		launcher.EnvFlags+"="+strconv.FormatUint(uint64(flags), 10))
-	if p.Namespaces {
-		mounts := make([]string, 0, len(p.Pin)+len(p.Protect))
-		for _, m := range p.Pin {
-			mounts = append(mounts, launcher.MountPin+m)
-		}
-		for _, m := range p.Protect {
-			mounts = append(mounts, launcher.MountReadOnly+m)
-		}
-		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvMounts+"="+strings.Join(mounts, "\n"))
+	for k, v := range set {
+		clean = append(clean, k+"="+v)
 	}
 	cmd.Env = clean
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
-	cmd.Args = append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
-	cmd.Path = r.self
+	cmd.Args = append(r.launcherArgs(cmd.Path), cmd.Args...)
+	cmd.Path = r.launcher()
 	if err := setupProc(cmd, p); err != nil {
 		ruleset.Close()
 		return nil, err
 	}
 	return func() { ruleset.Close() }, nil
+}
+
+// cacheEnv points the build and package caches of toolchains into the
+// sandbox's cache directory (Policy.Cache): they work without HOME's
+// caches being writable, and a poisoned entry only ever reaches other
+// sandboxed commands.
+var cacheEnv = map[string]string{
+	"XDG_CACHE_HOME":    "xdg",
+	"GOCACHE":           "go-build",
+	"npm_config_cache":  "npm",
+	"PIP_CACHE_DIR":     "pip",
+	"CCACHE_DIR":        "ccache",
+	"YARN_CACHE_FOLDER": "yarn",
+}
+
+// launcher is the executable that applies the sandbox, launcherArgs its
+// arguments before the command's argv.
+func (r *Runtime) launcher() string { return r.self }
+
+func (r *Runtime) launcherArgs(path string) []string {
+	return []string{r.self, LauncherArg, path, "--"}
+}
+
+// prepareDirs creates the session's temp dir and the cache dir (mode 0700;
+// the temp dir's parent must be ours and not a link, since it lies in a
+// shared directory).
+func prepareDirs(p Policy) error {
+	if p.Tmp != "" {
+		parent := filepath.Dir(p.Tmp)
+		if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if err := ownDir(parent); err != nil {
+			return err
+		}
+		if err := os.Mkdir(p.Tmp, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if err := ownDir(p.Tmp); err != nil {
+			return err
+		}
+	}
+	if p.Cache != "" {
+		if err := os.MkdirAll(p.Cache, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Report is the sandbox as hosts see it (get_state, ACP initialize).
