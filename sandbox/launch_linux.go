@@ -175,6 +175,21 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 	return os.NewFile(uintptr(fd), "landlock-ruleset"), flags, nil
 }
 
+// jailRules are the Landlock rules of the file systems the jail mounts
+// itself (launcher.EnvRules): the new /proc readable, the private /dev/shm
+// writable, the HOME tmpfs listable.
+func jailRules(p Policy) string {
+	all := fsAll
+	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < 5 {
+		all &^= ll.AccessFSIoctlDev // not handled before ABI 5
+	}
+	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n", uint64(fsRead), uint64(all))
+	if p.Home != "" {
+		rules += fmt.Sprintf("%d %s\n", uint64(fsRead), p.Home)
+	}
+	return rules
+}
+
 // Access rights.
 const (
 	fsAll      = landlock.AccessFSSet(1<<16 - 1) // every right up to ABI 5 (ioctl_dev)

@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"errors"
-	"hash/fnv"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +191,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 	if p.Namespaces {
 		set[launcher.EnvNamespaces] = "pid"
 		set[launcher.EnvMounts] = jailPlan(p, true)
+		set[launcher.EnvRules] = jailRules(p)
 		if !p.ReadOnly && len(p.Sweep) > 0 {
 			set[launcher.EnvSweep] = strings.Join(p.Sweep, "\n")
 		}

@@ -42,13 +42,18 @@ const (
 	// EnvSeccomp is the seccomp filter: hex of the classic BPF program
 	// (8 bytes an instruction, host byte order).
 	EnvSeccomp = "AMA_SANDBOX_SECCOMP"
+	// EnvRules are Landlock rules the launcher adds to the inherited
+	// ruleset once the jail is built, for the file systems it mounted
+	// (Landlock judges a mount by where it hangs, not by what it covers):
+	// one "<access mask> <path>" a line.
+	EnvRules = "AMA_SANDBOX_RULES"
 	// EnvSweep lists, one a line, files the command must not leave behind
 	// (.git/commondir): the init removes each that did not exist before.
 	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
 
 // Envs are all of them (for filtering).
-var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces, EnvSeccomp, EnvSweep}
+var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces, EnvSeccomp, EnvSweep, EnvRules}
 
 // Jail plan operations, one a line: the name, a space, then the operands,
 // each quoted (strconv.Quote) and separated by spaces.

@@ -36,7 +36,10 @@ const (
 	sysOpenTree             = 428
 	sysMoveMount            = 429
 	sysMountSetattr         = 442
+	sysLandlockAddRule      = 445
 	sysLandlockRestrictSelf = 446
+	landlockRulePathBeneath = 1
+	oPath                   = 0x200000 // O_PATH
 	prSetNoNewPrivs         = 38
 	prSetSeccomp            = 22
 	seccompModeFilter       = 2
@@ -97,6 +100,9 @@ func run(args []string) error {
 		}
 		if err := syscall.Chdir(wd); err != nil {
 			return errors.New("working directory " + wd + " in the sandbox: " + err.Error())
+		}
+		if err := addRules(fd, os.Getenv(EnvRules)); err != nil {
+			return err
 		}
 		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSecurebits, secureBits, 0); e != 0 {
 			return errors.New("securebits: " + e.Error())
@@ -193,6 +199,35 @@ wait:
 		}
 	}
 	os.Exit(code)
+	return nil
+}
+
+// addRules adds EnvRules to the ruleset: for each line, the access mask on
+// the tree at the path (missing paths are skipped).
+func addRules(ruleset int, rules string) error {
+	for _, line := range strings.Split(rules, "\n") {
+		mask, p, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		m, err := strconv.ParseUint(mask, 10, 64)
+		if err != nil {
+			return errors.New("bad Landlock rule " + strconv.Quote(line))
+		}
+		fd, err := syscall.Open(p, oPath|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		// struct landlock_path_beneath_attr is packed: u64, s32.
+		var attr [12]byte
+		*(*uint64)(unsafe.Pointer(&attr[0])) = m
+		*(*int32)(unsafe.Pointer(&attr[8])) = int32(fd)
+		_, _, e := syscall.Syscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&attr[0])), 0, 0, 0)
+		_ = syscall.Close(fd)
+		if e != 0 {
+			return errors.New("landlock_add_rule " + p + ": " + e.Error())
+		}
+	}
 	return nil
 }
 

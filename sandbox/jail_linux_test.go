@@ -1,0 +1,273 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+var bashSettings = sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}
+
+// modes runs f with the jail (user namespaces) and with the Landlock-only
+// fallback forced; the jail variant skips where the kernel has no user
+// namespaces.
+func modes(t *testing.T, w world, f func(t *testing.T, rt *sandbox.Runtime, jail bool)) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("jail", func(t *testing.T) {
+		rt := sandbox.New(bashSettings, self, w.dirs())
+		if !rt.Status().Available {
+			t.Skipf("no usable Landlock sandbox: %s", rt.Status().Detail)
+		}
+		if !rt.Status().Namespaces {
+			t.Skipf("no user namespaces here: %s", rt.Status().Detail)
+		}
+		f(t, rt, true)
+	})
+	t.Run("landlock-only", func(t *testing.T) {
+		rt := sandbox.NewWithoutNamespaces(bashSettings, self, w.dirs())
+		if !rt.Status().Available {
+			t.Skipf("no usable Landlock sandbox: %s", rt.Status().Detail)
+		}
+		f(t, rt, false)
+	})
+}
+
+func TestJailMetadataOutside(t *testing.T) {
+	w := newWorld(t)
+	outside := filepath.Join(w.root, "outside.txt")
+	writeFile(t, outside, "x")
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(outside, old, old); err != nil {
+		t.Fatal(err)
+	}
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		c := rt.For(w.project, "", false)
+		out, _ := w.sh(t, c, "chmod 777 "+outside+"; touch -d 2001-01-01 "+outside+"; chmod -R go+rwX "+w.home+
+			"; python3 -c \"import os; os.setxattr('"+outside+"', 'user.ama', b'x')\" 2>&1; echo done")
+		fi, err := os.Stat(outside)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !jail {
+			// Landlock does not cover metadata: the documented gap of the
+			// fallback (README "Sandbox"). Restore for the next mode.
+			t.Logf("landlock-only: mode %v after chmod (not covered): %s", fi.Mode(), out)
+			_ = os.Chmod(outside, 0o644)
+			_ = os.Chtimes(outside, old, old)
+			return
+		}
+		if fi.Mode().Perm() != 0o644 || !fi.ModTime().Equal(old) {
+			t.Errorf("metadata outside changed: mode %v mtime %v: %s", fi.Mode(), fi.ModTime(), out)
+		}
+		if b := make([]byte, 8); func() bool { n, err := syscall.Getxattr(outside, "user.ama", b); return err == nil && n > 0 }() {
+			t.Errorf("xattr set outside: %s", out)
+		}
+		if fi, _ := os.Stat(w.home); fi.Mode().Perm()&0o022 != 0 {
+			t.Errorf("HOME opened to others: %v", fi.Mode())
+		}
+		if !strings.Contains(out, "Read-only file system") {
+			t.Errorf("no EROFS in %q", out)
+		}
+	})
+}
+
+func TestJailPrivateTmp(t *testing.T) {
+	w := newWorld(t)
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		c := rt.For(w.project, filepath.Join(w.root, "out", "session-a"), false)
+		marker := "ama-private-tmp-" + filepath.Base(w.root)
+		out, code := w.sh(t, c, `echo one > "$TMPDIR/`+marker+`" && echo "$TMPDIR"; echo x > /tmp/`+marker+`-shared; echo x > /dev/shm/`+marker)
+		if code != 0 && jail {
+			t.Fatalf("temp writes failed (%d): %s", code, out)
+		}
+		for _, p := range []string{"/tmp/" + marker, "/tmp/" + marker + "-shared", "/dev/shm/" + marker} {
+			if !jail && strings.HasPrefix(p, "/dev/shm/") {
+				_ = os.Remove(p) // writable without namespaces (POSIX shared memory; documented)
+				continue
+			}
+			if exists(p) {
+				_ = os.Remove(p)
+				t.Errorf("%s reached the shared temp dir: %s", p, out)
+			}
+		}
+		if jail && strings.TrimSpace(out) != "/tmp" {
+			t.Errorf("TMPDIR = %q, want /tmp", out)
+		}
+		// The same session sees its files again; another session does not.
+		if out, code := w.sh(t, c, `cat "$TMPDIR/`+marker+`"`); code != 0 || !strings.Contains(out, "one") {
+			t.Errorf("the session's temp file is gone (%d): %s", code, out)
+		}
+		other := rt.For(w.project, filepath.Join(w.root, "out", "session-b"), false)
+		if out, code := w.sh(t, other, `cat "$TMPDIR/`+marker+`"`); code == 0 || strings.Contains(out, "one") {
+			t.Errorf("another session sees the temp file (%d): %s", code, out)
+		}
+	})
+}
+
+func TestJailProcesses(t *testing.T) {
+	w := newWorld(t)
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		c := rt.For(w.project, "", false)
+		// The test binary's argv (-test.…) stands for ama-rpc's (--api-key …).
+		out, _ := w.sh(t, c, `cat /proc/$PPID/cmdline /proc/1/cmdline 2>/dev/null | tr '\0' ' '; for p in /proc/[0-9]*; do tr '\0' ' ' < $p/cmdline; echo; done 2>/dev/null`)
+		if jail && strings.Contains(out, "-test.") {
+			t.Errorf("the parent's command line is visible: %s", out)
+		}
+		if !jail {
+			t.Logf("landlock-only: no PID namespace (documented); parent visible: %v", strings.Contains(out, "-test."))
+			return
+		}
+		// A daemon started with setsid does not outlive the call: it holds
+		// a lock that is free as soon as the call returned.
+		lock := filepath.Join(w.project, "daemon.lock")
+		out, code := w.sh(t, c, `setsid sh -c 'exec 9>daemon.lock; flock -x 9; touch held; exec sleep 1000' >/dev/null 2>&1 &
+while [ ! -e held ]; do :; done; echo started`)
+		if code != 0 || !strings.Contains(out, "started") {
+			t.Fatalf("daemon did not start (%d): %s", code, out)
+		}
+		f, err := os.OpenFile(lock, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			t.Errorf("the daemon outlived the call: %v", err)
+		}
+	})
+}
+
+func TestJailHiddenCredentials(t *testing.T) {
+	w := newWorld(t)
+	const secret = "SECRET-TOKEN-42"
+	for _, rel := range []string{".npmrc", ".config/gh/hosts.yml", ".pypirc", ".cargo/credentials.toml", ".vault-token",
+		".terraform.d/credentials.tfrc.json", ".azure/accessTokens.json", ".bash_history", "other-project/notes.txt"} {
+		p := filepath.Join(w.home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, secret+"\n")
+	}
+	writeFile(t, filepath.Join(w.home, ".cargo", "config.toml"), "[build]\n")
+	data := filepath.Join(w.root, "data")
+	otherSession := filepath.Join(data, "sessions", "--other--", "s.jsonl")
+	output := filepath.Join(data, "tool-output", "s1")
+	for _, d := range []string{filepath.Dir(otherSession), output} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, otherSession, secret+"\n")
+	d := w.dirs()
+	d.Data = data
+	self, _ := os.Executable()
+	for _, tc := range []struct {
+		name string
+		rt   *sandbox.Runtime
+	}{{"jail", sandbox.New(bashSettings, self, d)}, {"landlock-only", sandbox.NewWithoutNamespaces(bashSettings, self, d)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !tc.rt.Status().Available || (tc.name == "jail" && !tc.rt.Status().Namespaces) {
+				t.Skipf("mode unavailable: %s", tc.rt.Status().Detail)
+			}
+			c := tc.rt.For(w.project, output, false)
+			out, _ := w.sh(t, c, `cd "$HOME" && cat .npmrc .config/gh/hosts.yml .pypirc .cargo/credentials.toml .vault-token .terraform.d/credentials.tfrc.json .azure/accessTokens.json .bash_history other-project/notes.txt; grep -r TOKEN . ; cat `+otherSession+`; grep -r TOKEN `+data+`; cat .cargo/config.toml; echo out > `+filepath.Join(output, "job.log"))
+			if strings.Contains(out, secret) {
+				t.Errorf("a secret was readable: %s", out)
+			}
+			if !strings.Contains(out, "[build]") {
+				t.Errorf("~/.cargo/config.toml (toolchain, on the readable list) unreadable: %s", out)
+			}
+			if b, err := os.ReadFile(filepath.Join(output, "job.log")); err != nil || string(b) != "out\n" {
+				t.Errorf("the session's output dir is not writable: %v %q: %s", err, b, out)
+			}
+		})
+	}
+}
+
+func TestJailSymlinkOutOfProject(t *testing.T) {
+	w := newWorld(t)
+	sibling := filepath.Join(w.root, "sibling")
+	if err := os.MkdirAll(sibling, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../sibling", filepath.Join(w.project, "shared")); err != nil {
+		t.Fatal(err)
+	}
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		c := rt.For(w.project, "", false)
+		out, code := w.sh(t, c, "echo x > shared/a; echo x > "+filepath.Join(sibling, "b")+"; echo x > ../sibling/c; ln -s /etc/passwd shared/d")
+		for _, n := range []string{"a", "b", "c", "d"} {
+			if exists(filepath.Join(sibling, n)) {
+				t.Errorf("%s written through or beside the link (%d): %s", n, code, out)
+			}
+		}
+	})
+}
+
+// TestJailTerminal: the command has no controlling terminal, and even one it
+// acquires itself (setsid, then open a terminal) refuses TIOCSTI, also with
+// the request's high half set.
+func TestJailTerminal(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 needed for the ioctl")
+	}
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo terminals: %v", err)
+	}
+	defer ptmx.Close()
+	slave, err := ptsName(ptmx)
+	if err != nil {
+		t.Skipf("pty: %v", err)
+	}
+	w := newWorld(t)
+	script := py + ` -c "
+import os, fcntl, termios, sys
+try:
+    open('/dev/tty').close(); print('TTY-OPEN')
+except OSError as e: print('no tty', e.errno)
+os.setsid()
+fd = os.open('` + slave + `', os.O_RDWR)
+for req in (termios.TIOCSTI, termios.TIOCSTI | (1 << 32)):
+    try:
+        fcntl.ioctl(fd, req, b'x'); print('INJECTED')
+    except OSError as e: print('refused', e.errno)
+"`
+	// Control: outside the sandbox the injection works on this kernel.
+	ctl, _ := exec.Command("/bin/sh", "-c", script).CombinedOutput()
+	t.Logf("without the sandbox: %s", ctl)
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		if !rt.Status().Seccomp {
+			t.Skip("no seccomp filter for this architecture")
+		}
+		out, _ := w.sh(t, rt.For(w.project, "", false), script)
+		if strings.Contains(out, "INJECTED") || strings.Contains(out, "TTY-OPEN") || strings.Count(out, "refused 1") != 2 {
+			t.Errorf("terminal reachable: %s", out)
+		}
+	})
+}
+
+func ptsName(f *os.File) (string, error) {
+	var n uint32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		return "", e
+	}
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		return "", e
+	}
+	return "/dev/pts/" + itoa(int(n)), nil
+}
