@@ -271,3 +271,86 @@ func ptsName(f *os.File) (string, error) {
 	}
 	return "/dev/pts/" + itoa(int(n)), nil
 }
+
+// git runs the real git outside the sandbox (the user's or the IDE's next
+// run) with the world's HOME.
+func (w world) git(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = w.project
+	cmd.Env = append(os.Environ(), "HOME="+w.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0")
+	out, _ := cmd.CombinedOutput()
+	return string(out)
+}
+
+func TestJailGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	modes(t, newWorld(t), func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		w := newWorld(t)
+		writeFile(t, filepath.Join(w.home, ".gitconfig"), "[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n")
+		if err := os.RemoveAll(filepath.Join(w.project, ".git")); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(w.project, "a.txt"), "a\n")
+		if out := w.git(t, "init", "-q"); out != "" {
+			t.Fatal(out)
+		}
+		w.git(t, "add", "a.txt")
+		if out := w.git(t, "commit", "-qm", "first"); out != "" {
+			t.Fatal(out)
+		}
+		config, _ := os.ReadFile(filepath.Join(w.project, ".git", "config"))
+		c := rt.For(w.project, "", false)
+
+		// Everyday git work inside the sandbox.
+		out, code := w.sh(t, c, "echo b > b.txt && git add b.txt && git commit -qm second && git log --oneline | wc -l && git status --short && git branch topic && git tag v1 && git stash list")
+		if jail && (code != 0 || !strings.Contains(out, "2")) {
+			t.Errorf("git add/commit in the sandbox failed (%d): %s", code, out)
+		}
+		if !jail {
+			t.Logf("landlock-only: git commit in the sandbox (expected to fail, .git is read-only): %d %s", code, out)
+		}
+
+		// A repository-shaped attack: everything that would make the next
+		// git outside the sandbox run a program.
+		markers := filepath.Join(w.root, "markers")
+		if err := os.MkdirAll(markers, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mon := func(name string) string { return `\"touch ` + filepath.Join(markers, name) + `; false\"` }
+		attack := strings.Join([]string{
+			"mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/",
+			`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = ` + mon("commondir") + `\n' > evil/config`,
+			`printf '#!/bin/sh\ntouch ` + filepath.Join(markers, "commondir-hook") + `\n' > evil/hooks/pre-commit; chmod +x evil/hooks/pre-commit`,
+			"printf '../evil\\n' > .git/commondir",
+			`printf '[core]\n\tfsmonitor = ` + mon("config") + `\n' >> .git/config`,
+			`mkdir -p .git/hooks; printf '#!/bin/sh\ntouch ` + filepath.Join(markers, "hook") + `\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
+			`mkdir -p .git/info; printf '* diff=evil\n' > .git/info/attributes`,
+			`mkdir -p .git/modules/x; printf '[core]\n\tfsmonitor = ` + mon("module") + `\n' > .git/modules/x/config`,
+			"mkdir -p .git/worktrees/w && echo ../.. > .git/worktrees/w/commondir",
+			`printf '[core]\n\tfsmonitor = ` + mon("worktree") + `\n' > .git/config.worktree`,
+			"mv .git .git-old; mv .git/hooks .git/hooks-old",
+			"true",
+		}, "\n")
+		out, _ = w.sh(t, c, attack)
+		t.Logf("attack: %s", out)
+		// The next git runs outside the sandbox.
+		w.git(t, "status")
+		w.git(t, "commit", "-q", "--allow-empty", "-m", "after")
+		w.git(t, "diff", "HEAD~1")
+		entries, _ := os.ReadDir(markers)
+		for _, e := range entries {
+			t.Errorf("git outside ran the attacker's program (%s): %s", e.Name(), out)
+		}
+		for _, p := range []string{".git/commondir", ".git/config.worktree", ".git/modules/x", ".git/worktrees/w", ".git/info/attributes", ".git/hooks/pre-commit", ".git-old"} {
+			if exists(filepath.Join(w.project, p)) {
+				t.Errorf("%s was created", p)
+			}
+		}
+		if now, _ := os.ReadFile(filepath.Join(w.project, ".git", "config")); string(now) != string(config) {
+			t.Errorf(".git/config changed:\n%s", now)
+		}
+	})
+}
