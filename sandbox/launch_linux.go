@@ -28,7 +28,7 @@ const (
 
 // detect reads the Landlock ABI and, when probe is set, starts `true`
 // through the launcher: first with namespaces (when allowNS), then without.
-func detect(self string, probe, allowNS bool) Status {
+func detect(base *Runtime, probe, allowNS bool) Status {
 	st := Status{Mechanism: "none"}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
@@ -57,7 +57,7 @@ func detect(self string, probe, allowNS bool) Status {
 		modes = modes[1:]
 	}
 	for _, ns := range modes {
-		r := &Runtime{self: self, status: Status{Namespaces: ns, Seccomp: st.Seccomp}}
+		r := &Runtime{self: base.self, small: base.small, status: Status{Namespaces: ns, Seccomp: st.Seccomp}}
 		if err := runProbe(r, pol); err != nil {
 			errs = append(errs, err.Error())
 			continue

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 )
 
-func detect(string, bool, bool) Status {
+func detect(*Runtime, bool, bool) Status {
 	return Status{Mechanism: "none", Detail: "no OS sandbox on this platform (Landlock is Linux-only)"}
 }
 

@@ -50,7 +50,8 @@ type Runtime struct {
 	settings Settings
 	status   Status
 	self     string
-	base     Dirs // Home, Temp, Config, Data
+	small    string // the small launcher next to self, if any
+	base     Dirs   // Home, Temp, Config, Data
 }
 
 // New detects the sandbox for the given settings. self is the executable
@@ -59,8 +60,8 @@ type Runtime struct {
 // sandboxed. base holds the process-wide directories (Home, Temp, Config,
 // Data); For adds the project and output directories of a session.
 func New(s Settings, self string, base Dirs) *Runtime {
-	r := &Runtime{settings: s, self: self, base: base}
-	r.status = detect(self, s.Wanted(), true)
+	r := &Runtime{settings: s, self: self, small: findLauncher(self), base: base}
+	r.status = detect(r, s.Wanted(), true)
 	return r
 }
 
@@ -238,11 +239,36 @@ var cacheEnv = map[string]string{
 	"YARN_CACHE_FOLDER": "yarn",
 }
 
+// LauncherName is the small launcher binary (cmd/ama-rpc-sandbox) looked
+// for next to the executable.
+const LauncherName = "ama-rpc-sandbox"
+
+// findLauncher returns the small launcher next to self, or "" (then self
+// is re-executed as `self __sandbox-exec`).
+func findLauncher(self string) string {
+	if self == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(self), LauncherName)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
 // launcher is the executable that applies the sandbox, launcherArgs its
 // arguments before the command's argv.
-func (r *Runtime) launcher() string { return r.self }
+func (r *Runtime) launcher() string {
+	if r.small != "" {
+		return r.small
+	}
+	return r.self
+}
 
 func (r *Runtime) launcherArgs(path string) []string {
+	if r.small != "" {
+		return []string{r.small, path, "--"}
+	}
 	return []string{r.self, LauncherArg, path, "--"}
 }
 
