@@ -11,9 +11,7 @@ func NewWithoutNamespaces(s Settings, self string, base Dirs) *Runtime {
 // WithoutSmallLauncher is r re-executing its own binary as the launcher
 // even when ama-rpc-sandbox lies next to it.
 func (r *Runtime) WithoutSmallLauncher() *Runtime {
-	c := *r
-	c.small = ""
-	return &c
+	return &Runtime{settings: r.settings, self: r.self, base: r.base, status: r.status}
 }
 
 // UsesSmallLauncher reports whether r starts ama-rpc-sandbox.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -353,4 +354,43 @@ func TestJailGit(t *testing.T) {
 			t.Errorf(".git/config changed:\n%s", now)
 		}
 	})
+}
+
+// TestCanaries: the self-test refuses everything in the jail; without
+// namespaces it reports what Landlock does not cover (chmod outside, UDP),
+// so the network counts as allowed and the free pass stays off.
+func TestCanaries(t *testing.T) {
+	w := newWorld(t)
+	d := w.dirs()
+	d.Cache = filepath.Join(w.root, "cache")
+	self, _ := os.Executable()
+	jail := sandbox.New(bashSettings, self, d)
+	if !jail.Status().Available {
+		t.Skipf("no usable Landlock sandbox: %s", jail.Status().Detail)
+	}
+	if jail.Status().Namespaces {
+		v := jail.Verify()
+		t.Logf("jail: %+v", v)
+		if !v.Verified || len(v.Failed) != 0 || !jail.Active() || !jail.NetworkDenied() {
+			t.Errorf("jail self-test: %+v", v)
+		}
+		if r := jail.Report(); r.Verified == nil || !*r.Verified {
+			t.Errorf("report: %+v", r)
+		}
+		// Cached for this boot and policy: a second runtime reads it.
+		again := sandbox.New(bashSettings, self, d).Verify()
+		if !again.Verified || again.Ms != 0 {
+			t.Errorf("not cached: %+v", again)
+		}
+	}
+	fb := sandbox.NewWithoutNamespaces(bashSettings, self, d)
+	v := fb.Verify()
+	t.Logf("landlock-only: %+v", v)
+	if v.Verified || !slices.Contains(v.Failed, "chmod") || !slices.Contains(v.Failed, "udp") ||
+		slices.ContainsFunc(v.Failed, func(f string) bool { return f == "write" || f == "read" || f == "link" || f == "run" }) {
+		t.Errorf("landlock-only self-test: %+v", v)
+	}
+	if !fb.Active() || fb.NetworkDenied() {
+		t.Errorf("landlock-only: active %v, network denied %v", fb.Active(), fb.NetworkDenied())
+	}
 }

@@ -11,12 +11,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // capSysAdmin is CAP_SYS_ADMIN; the launcher keeps it (inside its own user
@@ -343,4 +345,22 @@ func realish(p string) string {
 		return p
 	}
 	return filepath.Join(realish(dir), base)
+}
+
+// openPTY opens a pseudo terminal for the TIOCSTI probe and returns its
+// terminal's path.
+func openPTY() (string, func(), error) {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	n, err := unix.IoctlGetUint32(int(m.Fd()), unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0)
+	}
+	if err != nil {
+		m.Close()
+		return "", nil, err
+	}
+	return "/dev/pts/" + strconv.FormatUint(uint64(n), 10), func() { m.Close() }, nil
 }

@@ -17,3 +17,9 @@ func setupProc(*exec.Cmd, Policy) error { return errors.New("sandbox: not suppor
 func newRuleset(Policy) (*os.File, uint32, error) {
 	return nil, 0, errors.New("sandbox: not supported on this platform")
 }
+
+func openPTY() (string, func(), error) { return "", nil, errors.New("sandbox: not supported on this platform") }
+
+func jailRules(Policy) string { return "" }
+
+func ownDir(string) error { return errors.New("sandbox: not supported on this platform") }

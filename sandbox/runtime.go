@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/armadra/ama-rpc/sandbox/launcher"
 )
@@ -51,7 +52,11 @@ type Runtime struct {
 	status   Status
 	self     string
 	small    string // the small launcher next to self, if any
-	base     Dirs   // Home, Temp, Config, Data
+	base     Dirs   // Home, Temp, Cache, Config, Data
+
+	verifyOnce   sync.Once
+	mu           sync.Mutex   // guards verification
+	verification Verification // the canary self-test (Verify)
 }
 
 // New detects the sandbox for the given settings. self is the executable
@@ -71,16 +76,17 @@ func (r *Runtime) Settings() Settings { return r.settings }
 // Status returns what the machine offers.
 func (r *Runtime) Status() Status { return r.status }
 
-// Active reports whether bash runs sandboxed: the settings want it and the
-// kernel can do it. It is fixed for the life of the process.
+// Active reports whether bash runs sandboxed: the settings want it, the
+// kernel can do it, and the canary self-test (once finished) did not see a
+// file probe get through; then bash runs as without a sandbox (asking).
 func (r *Runtime) Active() bool {
-	return r != nil && r.settings.Wanted() && r.status.Available
+	return r != nil && r.settings.Wanted() && r.status.Available && !r.Verification().failed(fileProbes)
 }
 
 // NetworkDenied reports whether sandboxed commands have no network: asked
-// for and enforceable.
+// for, enforceable, and not contradicted by the self-test.
 func (r *Runtime) NetworkDenied() bool {
-	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation
+	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation && !r.Verification().failed(networkProbes)
 }
 
 // Describe is a one-line English summary for logs, explain and the
@@ -311,7 +317,13 @@ type Report struct {
 	// Network is "deny" or "allow" as enforced (a deny the kernel cannot
 	// enforce is reported as allow).
 	Network string `json:"network"`
-	Detail  string `json:"detail,omitempty"`
+	// Seccomp: TIOCSTI and TIOCLINUX are refused.
+	Seccomp bool `json:"seccomp"`
+	// Verified is the canary self-test's verdict (absent while it runs);
+	// Failed names the probes that got through.
+	Verified *bool    `json:"verified,omitempty"`
+	Failed   []string `json:"failed,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
 }
 
 // Report returns the host-facing report, or nil when bash sandboxing is
@@ -321,12 +333,19 @@ func (r *Runtime) Report() *Report {
 		return nil
 	}
 	rep := &Report{Active: r.Active(), Mechanism: r.status.Mechanism, ABI: r.status.ABI,
-		Namespaces: r.status.Namespaces, Network: "allow", Detail: r.status.Detail}
+		Namespaces: r.status.Namespaces, Network: "allow", Seccomp: r.status.Seccomp, Detail: r.status.Detail}
+	if v := r.Verification(); v.Done {
+		ok := v.Verified
+		rep.Verified, rep.Failed = &ok, v.Failed
+		if v.Detail != "" {
+			rep.Detail = strings.TrimSpace(rep.Detail + " self-test: " + v.Detail)
+		}
+	}
 	if r.NetworkDenied() {
 		rep.Network = "deny"
 	}
 	if !rep.Active {
-		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + r.status.Detail
+		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + rep.Detail
 	}
 	return rep
 }
