@@ -3,8 +3,6 @@
 package sandbox
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -28,9 +25,11 @@ const (
 	capSetPCap  = 8
 )
 
-// detect reads the Landlock ABI and, when probe is set, starts `true`
-// through the launcher: first with namespaces (when allowNS), then without.
-func detect(base *Runtime, probe, allowNS bool) Status {
+// detect reads the Landlock ABI and, without starting any process (New
+// must not delay start-up), whether unprivileged user namespaces are
+// allowed; the canary self-test (Verify, in the background) then proves
+// the sandbox for real, and a failure turns it off.
+func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	st := Status{Mechanism: "none"}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
@@ -43,68 +42,49 @@ func detect(base *Runtime, probe, allowNS bool) Status {
 		return st
 	}
 	st.Mechanism = "landlock"
-	if !probe {
-		st.Available = true
-		st.NetworkIsolation = abi >= 4
-		return st
-	}
+	st.Available = true
 	if _, err := seccompFilter(); err == nil {
 		st.Seccomp = true
 	}
-	tmp := os.TempDir()
-	pol := Policy{Write: []string{tmp}, Devices: DevicePaths, DenyNetwork: true}
-	var errs []string
-	modes := []bool{true, false}
-	if !allowNS {
-		modes = modes[1:]
+	why := "not tried"
+	if allowNS {
+		why = usernsBlocked()
 	}
-	for _, ns := range modes {
-		r := &Runtime{self: base.self, small: base.small, status: Status{Namespaces: ns, Seccomp: st.Seccomp}}
-		if err := runProbe(r, pol); err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		st.Available, st.Namespaces = true, ns
-		st.NetworkIsolation = ns || abi >= 4
-		if !ns {
-			why := "not tried"
-			if len(errs) > 0 {
-				why = errs[0]
-			}
-			st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside are not blocked"
-		}
+	if why == "" {
+		st.Namespaces, st.NetworkIsolation = true, true
 		return st
 	}
-	st.Detail = "the sandbox launcher failed: " + strings.Join(errs, "; ")
+	st.NetworkIsolation = abi >= 4
+	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside and UDP are not blocked"
 	return st
 }
 
-func runProbe(r *Runtime, pol Policy) error {
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, truePath)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	release, err := r.wrap(cmd, pol)
-	if err != nil {
-		return err
-	}
-	err = cmd.Start()
-	release()
-	if err == nil {
-		err = cmd.Wait()
-	}
-	if err != nil {
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			return fmt.Errorf("%w: %s", err, s)
+// usernsBlocked says why unprivileged user namespaces are unavailable
+// (the knobs of Linux, Debian and Ubuntu), or "".
+func usernsBlocked() string {
+	num := func(p string) (int, bool) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, false
 		}
-		return err
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n, err == nil
 	}
-	return nil
+	if n, ok := num("/proc/sys/user/max_user_namespaces"); ok && n == 0 {
+		return "user.max_user_namespaces is 0"
+	}
+	if os.Getuid() != 0 {
+		if n, ok := num("/proc/sys/kernel/unprivileged_userns_clone"); ok && n == 0 {
+			return "kernel.unprivileged_userns_clone is 0"
+		}
+		if n, ok := num("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && n != 0 {
+			return "AppArmor restricts unprivileged user namespaces"
+		}
+	}
+	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
+		return "the kernel has no user namespaces"
+	}
+	return ""
 }
 
 // setupProc starts the launcher in a new session (no controlling terminal:

@@ -18,7 +18,9 @@ func newRuleset(Policy) (*os.File, uint32, error) {
 	return nil, 0, errors.New("sandbox: not supported on this platform")
 }
 
-func openPTY() (string, func(), error) { return "", nil, errors.New("sandbox: not supported on this platform") }
+func openPTY() (string, func(), error) {
+	return "", nil, errors.New("sandbox: not supported on this platform")
+}
 
 func jailRules(Policy) string { return "" }
 
