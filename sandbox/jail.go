@@ -112,7 +112,14 @@ func jailPlan(p Policy, pidNS bool) string {
 			op(launcher.OpTmpfs, it.path, "0755")
 			seal = append(seal, it.path)
 		default:
-			op(launcher.OpHide, it.path)
+			kind := ""
+			if fi, err := os.Stat(it.path); err == nil {
+				kind = "file"
+				if fi.IsDir() {
+					kind = "dir"
+				}
+			}
+			op(launcher.OpHide, it.path, kind)
 		}
 	}
 	if pins {
@@ -128,6 +135,21 @@ func jailPlan(p Policy, pidNS bool) string {
 	}
 	for _, pr := range p.Protect {
 		op(launcher.OpRO, pr)
+	}
+	// Trees below /tmp hang in the private /tmp on directories made for
+	// them: those are read-only (a write beside the project fails).
+	if p.Tmp != "" {
+		var tops []string
+		for _, t := range append(append(slices.Clone(writes), p.HomeRead...), p.Home, p.Project) {
+			rest, ok := strings.CutPrefix(t, "/tmp/")
+			first, _, deeper := strings.Cut(rest, "/")
+			if ok && deeper && !slices.Contains(tops, "/tmp/"+first) {
+				tops = append(tops, "/tmp/"+first)
+			}
+		}
+		for _, t := range tops {
+			op(launcher.OpSealScaffold, t)
+		}
 	}
 	if pidNS {
 		op(launcher.OpProc)

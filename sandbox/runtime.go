@@ -122,6 +122,7 @@ func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	}
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
+	p.Namespaces = r.status.Namespaces
 	return &Command{rt: r, policy: p}
 }
 

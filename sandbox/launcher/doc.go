@@ -78,9 +78,16 @@ const (
 	OpMkdir = "mkdir"
 	// OpRO "path" binds an existing path onto itself read-only.
 	OpRO = "ro"
-	// OpHide "path" covers an existing directory with an empty, read-only,
-	// mode 000 tmpfs and an existing file with a read-only /dev/null.
+	// OpHide "path" "kind" covers an existing directory with an empty,
+	// read-only, mode 000 tmpfs and an existing file with a read-only
+	// /dev/null; a path already hidden by a tmpfs layer gets a mode 000
+	// stand-in of its kind ("dir" or "file"; "" for none), so reading it
+	// fails as refused rather than missing.
 	OpHide = "hide"
+	// OpSealScaffold "path" makes a directory of the private /tmp that
+	// only holds mount points (the parents of a project below /tmp)
+	// read-only, its top mount only.
+	OpSealScaffold = "seal-scaffold"
 	// OpProc mounts a new procfs at /proc (for the new PID namespace).
 	OpProc = "proc"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount

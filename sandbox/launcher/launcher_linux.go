@@ -277,7 +277,7 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpRO: 1, OpHide: 1, OpProc: 0, OpSeal: 1}
+		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -306,7 +306,7 @@ func step(op string, a []string, js *jailState) error {
 	case OpReadOnlyAll:
 		return setattr(atFDCWD, a[0], atRecursive, mountAttrRdonly|mountAttrNosuid)
 	case OpTmpfs:
-		if !isDir(a[0]) {
+		if !isDir(a[0]) && js.mountPoint(a[0], true, 0o755) != nil {
 			return nil // nothing to cover; mount points below are made in what covers it
 		}
 		js.tmpfs[a[0]] = true
@@ -319,7 +319,7 @@ func step(op string, a []string, js *jailState) error {
 		if c.fd < 0 {
 			return nil
 		}
-		if err := mountPoint(a[1], c.dir); err != nil {
+		if err := js.mountPoint(a[1], c.dir, 0o755); err != nil {
 			return err
 		}
 		err := moveMount(c.fd, a[1])
@@ -348,6 +348,11 @@ func step(op string, a []string, js *jailState) error {
 	case OpHide:
 		var st syscall.Stat_t
 		if err := syscall.Stat(a[0], &st); err != nil {
+			// Hidden by a tmpfs layer already (HOME): a stand-in nobody
+			// may open makes it fail as refused, not as missing.
+			if len(a) == 2 && (a[1] == "dir" || a[1] == "file") {
+				_ = js.mountPoint(a[0], a[1] == "dir", 0)
+			}
 			return nil
 		}
 		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
@@ -365,6 +370,20 @@ func step(op string, a []string, js *jailState) error {
 		return moveMount(fd, a[0])
 	case OpProc:
 		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
+	case OpSealScaffold:
+		if !isDir(a[0]) {
+			return nil
+		}
+		fd, err := openTree(a[0], 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		// The top mount only: the trees mounted in it stay writable.
+		if err := setattr(fd, "", atEmptyPath, mountAttrRdonly); err != nil {
+			return err
+		}
+		return moveMount(fd, a[0])
 	case OpSeal:
 		if !js.tmpfs[a[0]] {
 			return nil
@@ -384,19 +403,23 @@ const atFDCWD = -100
 // cwdFD is AT_FDCWD as a variable (a negative constant cannot become a uintptr).
 var cwdFD = atFDCWD
 
-// mountPoint creates a missing mount point: a directory, or an empty file
-// for a file mount.
-func mountPoint(p string, dir bool) error {
+// mountPoint creates a missing mount point (with mode): a directory, or an
+// empty file for a file mount.
+func (js *jailState) mountPoint(p string, dir bool, mode uint32) error {
 	if _, err := os.Lstat(p); err == nil {
 		return nil
 	}
+	parent := p[:strings.LastIndexByte(p, '/')+1]
 	if dir {
-		return os.MkdirAll(p, 0o755)
+		parent = p
 	}
-	if err := os.MkdirAll(p[:strings.LastIndexByte(p, '/')+1], 0o755); err != nil {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if dir {
+		return syscall.Chmod(p, mode)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, os.FileMode(mode))
 	if err != nil {
 		return err
 	}
