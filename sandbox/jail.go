@@ -53,6 +53,15 @@ func jailPlan(p Policy, pidNS bool) string {
 	}
 	home := p.Home != "" && isDir(p.Home)
 	if home {
+		// Only the entries that exist now (one lstat each here is cheaper
+		// than a failed clone in the launcher).
+		var present []string
+		for _, h := range p.HomeRead {
+			if _, err := os.Lstat(h); err == nil {
+				present = append(present, h)
+			}
+		}
+		p.HomeRead = present
 		for i, h := range p.HomeRead {
 			op(launcher.OpCloneRO, "h"+strconv.Itoa(i), h)
 		}
