@@ -6,6 +6,8 @@ BIN ?= bin/ama-rpc
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ama-rpc
+	# The small sandbox launcher, found next to ama-rpc (sandbox/runtime.go).
+	$(GO) build -trimpath -ldflags='-s -w' -o $(dir $(BIN))ama-rpc-sandbox ./cmd/ama-rpc-sandbox
 
 # The test command of the README and of .ci/run.
 test:
@@ -54,7 +56,9 @@ bench: build
 	# reply, same run (skips without ../shared/bench/mock_openai.py).
 	$(GO) run ./test/bench/httpstream -deltas 100000
 	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
-	# bare vs through the built binary's launcher (skips without Landlock).
+	# bare vs through the built binary's launchers (the small
+	# ama-rpc-sandbox next to it, and ama-rpc itself), and the canary
+	# self-test (skips without Landlock).
 	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap' -benchtime 50x ./sandbox
 	# grep, glob and read side by side with rg, GNU grep, fd and wc -l on Go's src.
 	test/bench/tools-deps.sh

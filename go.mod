@@ -16,6 +16,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	go.uber.org/zap v1.28.0
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/net v0.19.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.14.0
 	mvdan.cc/sh/v3 v3.14.1

@@ -284,6 +284,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
+	verifySandbox(getenv, sb, log)
 	var toolOpts []tools.Option // the bash previews use the resolved call's analysis
 	if sb.Active() {
 		toolOpts = append(toolOpts, tools.WithBashSandbox(sb.NetworkDenied()))

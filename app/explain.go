@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/internal/stdio"
+	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -35,9 +37,16 @@ type explainOutput struct {
 	// RunsSandboxed tells, for bash calls when sandbox.bash is "auto",
 	// whether the call would run in the OS sandbox (false: sandbox:false,
 	// or the kernel has no usable sandbox).
-	RunsSandboxed *bool        `json:"runsSandboxed,omitempty"`
-	Hook          *explainHook `json:"hook,omitempty"`
-	Error         string       `json:"error,omitempty"`
+	RunsSandboxed *bool `json:"runsSandboxed,omitempty"`
+	// SandboxStops lists what of the command the OS sandbox would refuse
+	// (predicted from its text; see sandbox.Command.Predict).
+	SandboxStops []string `json:"sandboxStops,omitempty"`
+	// StoppedBy says which layer would stop the call: "rule" (the
+	// permission pipeline denies it), "sandbox", or "both"; absent when
+	// neither would.
+	StoppedBy string       `json:"stoppedBy,omitempty"`
+	Hook      *explainHook `json:"hook,omitempty"`
+	Error     string       `json:"error,omitempty"`
 }
 
 // runExplain runs the permission pipeline over tool calls read as JSONL
@@ -112,14 +121,15 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		pol.Sandbox = approvals.Sandbox{Active: true, NetworkDenied: sb.NetworkDenied()}
 	}
 	registry := tools.Default()
-	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, sb.Settings().Wanted(), hookSet)
+	readOnly := pol.Mode == approvals.ModePlan
+	explain(env.Stdin, env.Stdout, pol, registry, abs, paths.Home, sb.Settings().Wanted(), hookSet, sb.For(abs, "", readOnly))
 	return ExitOK
 }
 
 // explain decides each input line.
 // sandboxWanted adds runsSandboxed to bash verdicts; hk adds the
 // PreToolUse hooks' verdict (nil: none).
-func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool, hk *hooks.Dispatcher) {
+func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools.Registry, cwd, home string, sandboxWanted bool, hk *hooks.Dispatcher, sb *sandbox.Command) {
 	lr := stdio.NewLineReader(in, 0)
 	w := stdio.NewWriter(out, stdio.WriterOptions{})
 	defer w.Close()
@@ -155,6 +165,17 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 			runs := approvals.RunsSandboxed(ac, pol)
 			o.RunsSandboxed = &runs
 		}
+		if o.RunsSandboxed != nil && *o.RunsSandboxed && facts.Shell != nil {
+			o.SandboxStops = sb.Predict(shellEffects(facts.Shell))
+		}
+		switch rule := v.Decision == approvals.Deny; {
+		case rule && len(o.SandboxStops) > 0:
+			o.StoppedBy = "both"
+		case rule:
+			o.StoppedBy = "rule"
+		case len(o.SandboxStops) > 0:
+			o.StoppedBy = "sandbox"
+		}
 		if v.Classify {
 			o.Classify = true
 			o.Layer = "classifier"
@@ -165,4 +186,45 @@ func explain(in io.Reader, out io.Writer, pol *approvals.Policy, registry *tools
 		}
 		w.Send(o)
 	}
+}
+
+// networkCommands use the network by their nature; networkSubcommands only
+// with one of the listed first arguments.
+var (
+	networkCommands    = []string{"curl", "wget", "ssh", "scp", "sftp", "nc", "ncat", "netcat", "telnet", "ftp", "ping", "dig", "nslookup", "host"}
+	networkSubcommands = map[string][]string{
+		"git": {"fetch", "pull", "push", "clone", "ls-remote"}, "npm": {"install", "i", "ci", "publish", "update"},
+		"pnpm": {"install", "add", "update"}, "yarn": {"install", "add"}, "pip": {"install", "download"},
+		"pip3": {"install", "download"}, "go": {"get", "install"}, "cargo": {"install", "fetch", "update"},
+	}
+)
+
+// shellEffects are a bash command's statically known writes (and
+// deletions), reads (input redirects and absolute path arguments) and
+// whether it uses the network, for sandbox.Command.Predict.
+func shellEffects(a *approvals.Analysis) (writes, reads []string, network bool) {
+	for _, t := range append(slices.Clone(a.Writes), a.Deletes...) {
+		if !t.Dynamic && t.Path != "" {
+			writes = append(writes, t.Path)
+		}
+	}
+	for _, t := range a.Inputs {
+		if !t.Dynamic && t.Path != "" {
+			reads = append(reads, t.Path)
+		}
+	}
+	for _, s := range a.Segments {
+		for _, arg := range s.Args {
+			if filepath.IsAbs(arg) {
+				reads = append(reads, filepath.Clean(arg))
+			}
+		}
+		if slices.Contains(networkCommands, s.Name) {
+			network = true
+		}
+		if subs, ok := networkSubcommands[s.Name]; ok && len(s.Args) > 0 && slices.Contains(subs, s.Args[0]) {
+			network = true
+		}
+	}
+	return writes, reads, network
 }

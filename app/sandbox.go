@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"go.uber.org/zap"
 
@@ -29,7 +30,14 @@ func buildSandbox(getenv func(string) string, paths config.Paths, user, project 
 	if tmp == "" {
 		tmp = "/tmp"
 	}
-	rt := sandbox.New(s, self, sandbox.Dirs{Home: paths.Home, Temp: tmp, Config: paths.Config, Data: paths.Data})
+	cache := getenv("XDG_CACHE_HOME")
+	if cache == "" && paths.Home != "" {
+		cache = filepath.Join(paths.Home, ".cache")
+	}
+	if cache != "" {
+		cache = filepath.Join(cache, "ama", "sandbox")
+	}
+	rt := sandbox.New(s, self, sandbox.Dirs{Home: paths.Home, Temp: tmp, Cache: cache, Config: paths.Config, Data: paths.Data})
 	switch st := rt.Status(); {
 	case !s.Wanted():
 	case !rt.Active():
@@ -42,4 +50,21 @@ func buildSandbox(getenv func(string) string, paths config.Paths, user, project 
 			zap.Bool("namespaces", st.Namespaces), zap.Bool("networkDenied", rt.NetworkDenied()), zap.String("detail", st.Detail))
 	}
 	return rt, nil
+}
+
+// verifySandbox runs the sandbox's canary self-test in the background (it
+// starts processes, so it must not delay hello) and logs a failure: bash
+// then asks as without the sandbox, and get_state says why.
+// AMA_NO_SANDBOX_SELFTEST=1 skips it (reproducible transcripts): get_state
+// then never says verified.
+func verifySandbox(getenv func(string) string, rt *sandbox.Runtime, log *zap.Logger) {
+	if !rt.Active() || getenv("AMA_NO_SANDBOX_SELFTEST") == "1" {
+		return
+	}
+	go func() {
+		v := rt.Verify()
+		if !v.Verified {
+			log.Warn("sandbox self-test: some probes got through", zap.Strings("failed", v.Failed), zap.String("detail", v.Detail))
+		}
+	}()
 }

@@ -182,6 +182,9 @@ func Start(t testing.TB, cfg Config) *Run {
 		// get_agents and the task description do not depend on the
 		// machine's PATH (a case may set it to "0").
 		"AMA_NO_AGENT_PROBE": "1",
+		// Nor the sandbox's background self-test, whose verdict would
+		// appear in get_state at a time that depends on the machine.
+		"AMA_NO_SANDBOX_SELFTEST": "1",
 	}
 	if cfg.Script != nil {
 		p := filepath.Join(root, "script.json")

@@ -1,29 +1,30 @@
-// Package sandbox runs bash commands in a Landlock kernel sandbox.
+// Package sandbox runs bash commands in a jail: fresh user, mount, PID and
+// (network denied) network namespaces, a read-only view of the system with
+// the granted trees writable, HOME reduced to a reviewed readable list,
+// credentials hidden, a private /tmp; Landlock is a second, independent
+// layer, and a seccomp filter refuses TIOCSTI and TIOCLINUX.
 //
-// It owns two things:
+// It owns:
 //
 //   - the policy: Resolve merges the user and project "sandbox" settings
-//     (the project may only tighten), and ForBash turns them, the project
-//     directory, HOME and the temp dir into a declarative Policy (what is
-//     writable, what stays read-only inside it, what is unreadable, whether
-//     the network is denied). Both are pure functions.
+//     (the project may only tighten), and ForBash turns them and the
+//     directories into a declarative Policy. Both are pure functions.
 //   - the mechanism: Landlock restricts the calling thread and its future
-//     children, so it cannot be applied to a child from the outside. Wrap
-//     builds the ruleset here (go-landlock), passes it as an inherited
-//     descriptor and rewrites the *exec.Cmd to re-execute this binary as a
-//     hidden launcher (`ama-rpc __sandbox-exec <path> -- <argv…>`, package
-//     launcher, which runs from its init in every binary that links this
-//     package, test binaries included) that enforces the ruleset and execs
-//     the command in place, so the pid, the process group and the kill
-//     semantics of the caller are unchanged. Where unprivileged user
-//     namespaces work, the launcher also gets a private mount namespace
-//     (read-only bind mounts over .git/hooks, .git/config and .ama) and,
-//     with the network denied, an empty network namespace.
+//     children, and mounts can only be made from inside the namespaces,
+//     so Wrap plans the jail (jailPlan), builds the Landlock ruleset
+//     (go-landlock) and the seccomp program here, and rewrites the
+//     *exec.Cmd to start a launcher (package launcher: the small
+//     ama-rpc-sandbox binary next to the executable, else this binary
+//     re-executed as `__sandbox-exec`) that applies them and runs the
+//     command. Without user namespaces it falls back to Landlock alone.
+//   - the proof: Verify runs canary probes inside the real sandbox and
+//     caches the result per boot, launcher and policy; a failure turns the
+//     sandbox (or the network denial) off and Report says so.
 //
-// New probes the kernel once; a missing or too old Landlock
-// is reported (Status), never papered over.
+// New reads the kernel's facilities without starting any process.
 //
 // Concurrency: Resolve, ForBash, Hint and LooksLikeDenial are pure. A
-// Runtime is immutable after New and safe for concurrent use; Wrap only
-// touches the given command.
+// Runtime is immutable after New except for the self-test's result, which
+// Verify sets once under a mutex; all methods are safe for concurrent use.
+// Wrap only touches the given command.
 package sandbox

@@ -3,30 +3,33 @@
 package sandbox
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-
-	"github.com/armadra/ama-rpc/internal/childenv"
+	"golang.org/x/sys/unix"
 )
 
 // capSysAdmin is CAP_SYS_ADMIN; the launcher keeps it (inside its own user
 // namespace only) just long enough to make the bind mounts read-only.
-const capSysAdmin = 21
+const (
+	capSysAdmin = 21
+	capSetPCap  = 8
+)
 
-// detect reads the Landlock ABI and, when probe is set, starts `true`
-// through the launcher: first with namespaces (when allowNS), then without.
-func detect(self string, probe, allowNS bool) Status {
+// detect reads the Landlock ABI and, without starting any process (New
+// must not delay start-up), whether unprivileged user namespaces are
+// allowed; the canary self-test (Verify, in the background) then proves
+// the sandbox for real, and a failure turns it off.
+func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	st := Status{Mechanism: "none"}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil {
@@ -39,78 +42,66 @@ func detect(self string, probe, allowNS bool) Status {
 		return st
 	}
 	st.Mechanism = "landlock"
-	if !probe {
-		st.Available = true
-		st.NetworkIsolation = abi >= 4
+	st.Available = true
+	if _, err := seccompFilter(); err == nil {
+		st.Seccomp = true
+	}
+	why := "not tried"
+	if allowNS {
+		why = usernsBlocked()
+	}
+	if why == "" {
+		st.Namespaces, st.NetworkIsolation = true, true
 		return st
 	}
-	tmp := os.TempDir()
-	pol := Policy{Write: []string{tmp}, Devices: DevicePaths, DenyNetwork: true}
-	var errs []string
-	modes := []bool{true, false}
-	if !allowNS {
-		modes = modes[1:]
-	}
-	for _, ns := range modes {
-		r := &Runtime{self: self, status: Status{Namespaces: ns}}
-		if err := runProbe(r, pol); err != nil {
-			errs = append(errs, err.Error())
-			continue
-		}
-		st.Available, st.Namespaces = true, ns
-		st.NetworkIsolation = ns || abi >= 4
-		if !ns {
-			why := "not tried"
-			if len(errs) > 0 {
-				why = errs[0]
-			}
-			st.Detail = "no user namespaces (" + why + "): .git/hooks, .git/config and .ama are protected by leaving the project root itself read-only"
-		}
-		return st
-	}
-	st.Detail = "the sandbox launcher failed: " + strings.Join(errs, "; ")
+	st.NetworkIsolation = abi >= 4
+	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside and UDP are not blocked"
 	return st
 }
 
-func runProbe(r *Runtime, pol Policy) error {
-	truePath, err := exec.LookPath("true")
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, truePath)
-	cmd.Env = childenv.Environ(childenv.Policy{})
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	release, err := r.wrap(cmd, pol)
-	if err != nil {
-		return err
-	}
-	err = cmd.Start()
-	release()
-	if err == nil {
-		err = cmd.Wait()
-	}
-	if err != nil {
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			return fmt.Errorf("%w: %s", err, s)
+// usernsBlocked says why unprivileged user namespaces are unavailable
+// (the knobs of Linux, Debian and Ubuntu), or "".
+func usernsBlocked() string {
+	num := func(p string) (int, bool) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return 0, false
 		}
-		return err
+		n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		return n, err == nil
 	}
-	return nil
+	if n, ok := num("/proc/sys/user/max_user_namespaces"); ok && n == 0 {
+		return "user.max_user_namespaces is 0"
+	}
+	if os.Getuid() != 0 {
+		if n, ok := num("/proc/sys/kernel/unprivileged_userns_clone"); ok && n == 0 {
+			return "kernel.unprivileged_userns_clone is 0"
+		}
+		if n, ok := num("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); ok && n != 0 {
+			return "AppArmor restricts unprivileged user namespaces"
+		}
+	}
+	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
+		return "the kernel has no user namespaces"
+	}
+	return ""
 }
 
-// setupProc adds the namespaces to the launcher's start.
+// setupProc starts the launcher in a new session (no controlling terminal:
+// /dev/tty cannot be opened, and TIOCSTI needs it) and, with namespaces,
+// in new user, mount, PID and (network denied) network namespaces. The
+// launcher keeps CAP_SYS_ADMIN and CAP_SETPCAP inside its user namespace
+// just long enough to build the jail and lock the command out of them.
 func setupProc(cmd *exec.Cmd, p Policy) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	a := cmd.SysProcAttr
+	a.Setsid, a.Setpgid, a.Setctty, a.Foreground = true, false, false, false
 	if !p.Namespaces {
 		return nil
 	}
-	a := cmd.SysProcAttr
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
 	if p.DenyNetwork {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}
@@ -118,7 +109,19 @@ func setupProc(cmd *exec.Cmd, p Policy) error {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 	a.GidMappingsEnableSetgroups = false
-	a.AmbientCaps = []uintptr{capSysAdmin}
+	a.AmbientCaps = []uintptr{capSysAdmin, capSetPCap}
+	return nil
+}
+
+// ownDir checks that p is a directory (not a link) owned by this user.
+func ownDir(p string) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(p, &st); err != nil {
+		return err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR || int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s is not a directory owned by uid %d", p, os.Getuid())
+	}
 	return nil
 }
 
@@ -154,6 +157,21 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 	return os.NewFile(uintptr(fd), "landlock-ruleset"), flags, nil
 }
 
+// jailRules are the Landlock rules of the file systems the jail mounts
+// itself (launcher.EnvRules): the new /proc readable, the private /dev/shm
+// writable, the HOME tmpfs listable.
+func jailRules(p Policy) string {
+	all := fsAll
+	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < 5 {
+		all &^= ll.AccessFSIoctlDev // not handled before ABI 5
+	}
+	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n", uint64(fsRead), uint64(all))
+	if p.Home != "" {
+		rules += fmt.Sprintf("%d %s\n", uint64(fsRead), p.Home)
+	}
+	return rules
+}
+
 // Access rights.
 const (
 	fsAll      = landlock.AccessFSSet(1<<16 - 1) // every right up to ABI 5 (ioctl_dev)
@@ -163,24 +181,47 @@ const (
 	fsListDir  = landlock.AccessFSSet(ll.AccessFSReadDir)
 )
 
-// buildRules expands the policy: read everywhere except the hidden paths,
-// write in the writable trees except hidden (and, without namespaces,
-// protected) paths, and the device files.
+// buildRules expands the policy: read everywhere except HOME and the
+// hidden paths, read the readable HOME entries, write in the writable trees
+// (and the session's temp and cache dirs) except hidden (and, without
+// namespaces, protected) paths, and the device files.
 func buildRules(p Policy) []landlock.Rule {
 	hide := realPaths(p.Hide)
 	var rules []landlock.Rule
-	grant(&rules, "/", hide, fsRead, fsListDir)
+	readEx := hide
+	if p.Home != "" {
+		readEx = append(slices.Clone(hide), realPaths([]string{p.Home})...)
+		for _, h := range realPaths(p.HomeRead) {
+			grant(&rules, h, hide, fsRead, fsListDir)
+		}
+	}
+	grant(&rules, "/", readEx, fsRead, fsListDir)
 	noWrite := hide
 	if !p.Namespaces {
-		noWrite = append(append([]string(nil), hide...), realPaths(p.Protect)...)
+		noWrite = append(slices.Clone(hide), realPaths(p.Protect)...)
 	}
+	var writes []string
 	if !p.ReadOnly {
-		for _, w := range realPaths(p.Write) {
-			if _, err := os.Stat(w); err != nil {
-				continue
-			}
-			grant(&rules, w, noWrite, fsAll, 0)
+		writes = append(writes, p.Write...)
+	}
+	writes = append(writes, p.Tmp, p.Cache)
+	for _, w := range realPaths(writes) {
+		if w == "" {
+			continue
 		}
+		if _, err := os.Stat(w); err != nil {
+			continue
+		}
+		// A tree granted explicitly is writable even inside a hidden
+		// directory (the session's output directory in ama's data
+		// directory); what is hidden inside it stays hidden.
+		var ex []string
+		for _, x := range noWrite {
+			if x != w && within(x, w) || x == w {
+				ex = append(ex, x)
+			}
+		}
+		grant(&rules, w, ex, fsAll, 0)
 	}
 	for _, d := range p.Devices {
 		fi, err := os.Stat(d)
@@ -199,7 +240,10 @@ func buildRules(p Policy) []landlock.Rule {
 // grant gives rights on the tree at root minus the excluded paths. Landlock
 // rights are inherited by a whole tree, so a directory above an excluded
 // path only gets dirOnly (may be 0) and each of its entries is granted in
-// turn; entries are listed now, at the start of the command.
+// turn; entries are listed now, at the start of the command. Symbolic
+// links met on the way are never followed: what a link points to is
+// granted where it lies or not at all (a link `shared -> ../sibling` in the
+// project does not make the sibling writable).
 func grant(rules *[]landlock.Rule, root string, excluded []string, rights, dirOnly landlock.AccessFSSet) {
 	switch relation(root, excluded) {
 	case excludedPath:
@@ -216,18 +260,10 @@ func grant(rules *[]landlock.Rule, root string, excluded []string, rights, dirOn
 		return // fail closed: nothing below is granted
 	}
 	for _, e := range entries {
-		p := filepath.Join(root, e.Name())
 		if e.Type()&os.ModeSymlink != 0 {
-			// A link is granted as its target, unless the target is or
-			// holds an excluded path (a link to ~/.ssh, or to /).
-			t, err := filepath.EvalSymlinks(p)
-			if err != nil || relation(t, excluded) != clear {
-				continue
-			}
-			add(rules, t, rights)
 			continue
 		}
-		grant(rules, p, excluded, rights, dirOnly)
+		grant(rules, filepath.Join(root, e.Name()), excluded, rights, dirOnly)
 	}
 }
 
@@ -289,4 +325,22 @@ func realish(p string) string {
 		return p
 	}
 	return filepath.Join(realish(dir), base)
+}
+
+// openPTY opens a pseudo terminal for the TIOCSTI probe and returns its
+// terminal's path.
+func openPTY() (string, func(), error) {
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	n, err := unix.IoctlGetUint32(int(m.Fd()), unix.TIOCGPTN)
+	if err == nil {
+		err = unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0)
+	}
+	if err != nil {
+		m.Close()
+		return "", nil, err
+	}
+	return "/dev/pts/" + strconv.FormatUint(uint64(n), 10), func() { m.Close() }, nil
 }

@@ -3,36 +3,61 @@ package sandbox
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
-// Policy is what one sandboxed command may do. It is declarative: the
-// launcher expands it into Landlock rules at each start, so entries that
-// appear later (a new file in the home directory) are judged at the next
-// start.
+// Policy is what one sandboxed command may do. It is declarative: Wrap
+// turns it into a jail plan (mounts, with namespaces) and Landlock rules at
+// each start, so entries that appear later are judged at the next start.
 type Policy struct {
+	// Project is the project directory: writable (in Write) or, in plan
+	// mode, read-only, but always visible (also below /tmp or HOME).
+	Project string `json:"project,omitempty"`
 	// Write are the writable trees (directories) and files.
 	Write []string `json:"write,omitempty"`
 	// Protect stay read-only although they lie inside a Write tree
-	// (.git/hooks, .git/config, .ama). Missing entries stay uncreatable
-	// only where the mechanism can guarantee it (see README "Sandbox").
+	// (.git/config, .git/hooks, .ama, …). Missing entries stay uncreatable
+	// only where the mechanism can guarantee it (see Create, Sweep and
+	// README "Sandbox").
 	Protect []string `json:"protect,omitempty"`
+	// Create are protected directories the jail creates (empty) when they
+	// are missing, so they can be made read-only (.git/hooks, .git/info,
+	// .git/modules, .git/worktrees): an empty one changes nothing for git.
+	Create []string `json:"create,omitempty"`
+	// Sweep are protected files that cannot be created empty
+	// (.git/commondir): when the command created one, the jail's init
+	// removes it after the command and everything it started ended.
+	Sweep []string `json:"sweep,omitempty"`
 	// Pin are directories that hold protected paths; with namespaces they
 	// become (writable) mount points so they cannot be renamed away and
 	// replaced (mv .git .old && mkdir -p .git/hooks).
 	Pin []string `json:"pin,omitempty"`
-	// Hide are unreadable (credentials); everything else is readable.
+	// Hide are unreadable (credentials, ama's own files, sockets that
+	// reach outside the sandbox).
 	Hide []string `json:"hide,omitempty"`
+	// Home is HOME: only its HomeRead entries (and the writable trees in
+	// it) are visible; empty: HOME is not restricted.
+	Home string `json:"home,omitempty"`
+	// HomeRead are the readable entries under Home (absolute).
+	HomeRead []string `json:"homeRead,omitempty"`
+	// Tmp is the session's private temporary directory: the jail's /tmp
+	// (and TMPDIR). Writable even in plan mode (it is the sandbox's own).
+	Tmp string `json:"tmp,omitempty"`
+	// Cache is the sandbox's build-cache directory (GOCACHE, npm, pip,
+	// ccache, XDG_CACHE_HOME point into it); writable even in plan mode.
+	Cache string `json:"cache,omitempty"`
 	// Devices are device files that may be opened for writing.
 	Devices []string `json:"devices,omitempty"`
 	// DenyNetwork refuses TCP bind and connect (and, with namespaces, any
 	// network outside an empty loopback-less namespace).
 	DenyNetwork bool `json:"denyNetwork,omitempty"`
-	// ReadOnly is set for plan mode: nothing but the devices is writable.
+	// ReadOnly is set for plan mode: nothing but the devices, Tmp and
+	// Cache is writable.
 	ReadOnly bool `json:"readOnly,omitempty"`
-	// Namespaces tells the launcher it was started in fresh user and mount
-	// namespaces (set by Wrap, not by ForBash).
+	// Namespaces tells Wrap to build the jail in fresh user, mount and PID
+	// namespaces (set by Wrap from the Runtime, not by ForBash).
 	Namespaces bool `json:"namespaces,omitempty"`
 }
 
@@ -41,8 +66,46 @@ type Policy struct {
 // auto mode's rule tier.
 var HiddenHomePaths = secrets.HomePaths
 
-// ProtectedProjectPaths stay read-only inside the project.
-var ProtectedProjectPaths = []string{".git/hooks", ".git/config", ".ama"}
+// HomeReadable is the reviewed list of what sandboxed commands may read
+// under HOME: toolchains and their package stores, and the dotfiles builds
+// and shells read. Everything else in HOME is invisible (with namespaces)
+// or unreadable (Landlock only); HiddenHomePaths stay hidden inside these.
+var HomeReadable = []string{
+	// Toolchains and package stores.
+	"go", "sdk", ".cargo", ".rustup", ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".sdkman",
+	".rbenv", ".gem", ".local/bin", ".local/lib", ".npm-global", ".m2", ".gradle", ".jdks",
+	".dotnet", ".ghcup", ".cabal", ".elan", ".asdf", ".local/share/mise", ".config/mise",
+	// Dotfiles builds, git and shells read.
+	".gitconfig", ".gitignore", ".gitignore_global", ".config/git", ".config/go", ".editorconfig",
+	".profile", ".bashrc", ".bash_profile", ".bash_login", ".zshrc", ".zshenv", ".zprofile", ".inputrc",
+	".tool-versions",
+}
+
+// HiddenSystemPaths are sockets outside HOME through which a command could
+// act outside the sandbox (the user's D-Bus session and systemd --user,
+// agents, the Docker daemon); hidden with namespaces.
+var HiddenSystemPaths = []string{
+	"/run/user", "/run/dbus", "/var/run/dbus", "/run/docker.sock", "/var/run/docker.sock",
+	"/run/containerd", "/run/podman", "/run/snapd.socket",
+}
+
+// ProtectedProjectPaths stay read-only inside the project: git's
+// configuration and everything that redirects it (another common dir,
+// submodule and worktree administration, per-worktree config), hooks, and
+// ama's project directory. git's own work (objects, refs, logs, index,
+// HEAD, lock files) stays writable.
+var ProtectedProjectPaths = []string{
+	".git/config", ".git/hooks", ".git/info", ".git/modules", ".git/worktrees",
+	".git/commondir", ".git/config.worktree", ".ama",
+}
+
+// createdGitDirs are the ProtectedProjectPaths the jail creates empty when
+// missing (Policy.Create); sweptGitFiles are removed when a command
+// created them (Policy.Sweep).
+var (
+	createdGitDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees"}
+	sweptGitFiles  = []string{".git/commondir", ".git/config.worktree"}
+)
 
 // DevicePaths may be written by sandboxed commands.
 var DevicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
@@ -52,20 +115,27 @@ type Dirs struct {
 	Project string // session directory (the project root)
 	Home    string
 	Temp    string // os.TempDir()
+	// Tmp is the session's private temp dir (Runtime.For derives it
+	// from Temp); may be empty.
+	Tmp string
+	// Cache is the sandbox's build-cache dir (may be empty).
+	Cache string
 	// Output is ama's tool output directory of the session (background
 	// job logs, cut outputs); may be empty. It is NOT writable by
 	// sandboxed commands: ama-rpc writes it through descriptors it holds
 	// (internal/ownfs), and a command that could write it could swap a log
 	// for a link that ama-rpc then reads (issue 24).
 	Output string
-	// Config is ama's user config directory (hidden) and Data its data
-	// directory (its auth.json is hidden); may be empty.
+	// Config is ama's user config directory and Data its data directory
+	// (sessions, checkpoints, outputs of every project): both hidden,
+	// except the session's Output; may be empty.
 	Config string
 	Data   string
 }
 
 // ForBash builds the policy of a bash call. readOnly (plan mode) leaves
-// nothing writable but the device files.
+// nothing writable but the device files and the sandbox's own temp and
+// cache directories.
 func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 	p := Policy{DenyNetwork: s.NetworkDenied, ReadOnly: readOnly, Devices: slices.Clone(DevicePaths)}
 	add := func(list *[]string, v string) {
@@ -77,9 +147,17 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 			*list = append(*list, v)
 		}
 	}
+	if filepath.IsAbs(d.Project) {
+		p.Project = filepath.Clean(d.Project)
+	}
+	if filepath.IsAbs(d.Tmp) {
+		p.Tmp = filepath.Clean(d.Tmp)
+	}
+	if filepath.IsAbs(d.Cache) {
+		p.Cache = filepath.Clean(d.Cache)
+	}
 	if !readOnly {
 		add(&p.Write, d.Project)
-		add(&p.Write, d.Temp)
 		for _, w := range s.Writable {
 			add(&p.Write, w)
 		}
@@ -88,16 +166,37 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 		for _, rel := range ProtectedProjectPaths {
 			add(&p.Protect, filepath.Join(d.Project, rel))
 		}
+		for _, rel := range createdGitDirs {
+			add(&p.Create, filepath.Join(d.Project, rel))
+		}
+		for _, rel := range sweptGitFiles {
+			add(&p.Sweep, filepath.Join(d.Project, rel))
+		}
 		add(&p.Pin, filepath.Join(d.Project, ".git"))
 	}
-	if d.Home != "" {
+	if h := filepath.Clean(d.Home); filepath.IsAbs(d.Home) && h != "/" {
 		for _, rel := range HiddenHomePaths {
-			add(&p.Hide, filepath.Join(d.Home, rel))
+			add(&p.Hide, filepath.Join(h, rel))
+		}
+		// HOME itself is restricted unless the project (or another
+		// writable tree) is HOME or holds it.
+		if !slices.ContainsFunc(p.Write, func(w string) bool { return within(h, w) }) {
+			p.Home = h
+			for _, rel := range HomeReadable {
+				add(&p.HomeRead, filepath.Join(h, rel))
+			}
 		}
 	}
 	add(&p.Hide, d.Config)
-	if d.Data != "" {
-		add(&p.Hide, filepath.Join(d.Data, "auth.json"))
+	add(&p.Hide, d.Data)
+	for _, s := range HiddenSystemPaths {
+		add(&p.Hide, s)
 	}
 	return p
+}
+
+// within reports whether p is root or lies below it (cleaned absolute
+// paths).
+func within(p, root string) bool {
+	return p == root || root == "/" || strings.HasPrefix(p, root+"/")
 }

@@ -3,10 +3,14 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/sandbox/launcher"
@@ -28,14 +32,16 @@ type Status struct {
 	Mechanism string `json:"mechanism"`
 	// ABI is the kernel's Landlock ABI version (0: none).
 	ABI int `json:"abi"`
-	// Namespaces is true when the launcher gets private user, mount (and,
-	// with the network denied, network) namespaces: .git/hooks,
-	// .git/config and .ama are then read-only bind mounts and the network
-	// is isolated completely.
+	// Namespaces is true when commands run in a jail: private user, mount,
+	// PID (and, with the network denied, network) namespaces, a read-only
+	// view of the system with the granted trees writable (see jailPlan).
 	Namespaces bool `json:"namespaces"`
 	// NetworkIsolation is true when the network can be denied (Landlock
 	// ABI 4 TCP rules or an empty network namespace).
 	NetworkIsolation bool `json:"networkIsolation"`
+	// Seccomp is true when the seccomp filter (no TIOCSTI/TIOCLINUX) is
+	// installed.
+	Seccomp bool `json:"seccomp"`
 	// Detail explains a missing or reduced sandbox.
 	Detail string `json:"detail,omitempty"`
 }
@@ -46,7 +52,12 @@ type Runtime struct {
 	settings Settings
 	status   Status
 	self     string
-	base     Dirs // Home, Temp, Config, Data
+	small    string // the small launcher next to self, if any
+	base     Dirs   // Home, Temp, Cache, Config, Data
+
+	verifyOnce   sync.Once
+	mu           sync.Mutex   // guards verification
+	verification Verification // the canary self-test (Verify)
 }
 
 // New detects the sandbox for the given settings. self is the executable
@@ -55,8 +66,8 @@ type Runtime struct {
 // sandboxed. base holds the process-wide directories (Home, Temp, Config,
 // Data); For adds the project and output directories of a session.
 func New(s Settings, self string, base Dirs) *Runtime {
-	r := &Runtime{settings: s, self: self, base: base}
-	r.status = detect(self, s.Wanted(), true)
+	r := &Runtime{settings: s, self: self, small: findLauncher(self), base: base}
+	r.status = detect(r, s.Wanted(), true)
 	return r
 }
 
@@ -66,16 +77,17 @@ func (r *Runtime) Settings() Settings { return r.settings }
 // Status returns what the machine offers.
 func (r *Runtime) Status() Status { return r.status }
 
-// Active reports whether bash runs sandboxed: the settings want it and the
-// kernel can do it. It is fixed for the life of the process.
+// Active reports whether bash runs sandboxed: the settings want it, the
+// kernel can do it, and the canary self-test (once finished) did not see a
+// file probe get through; then bash runs as without a sandbox (asking).
 func (r *Runtime) Active() bool {
-	return r != nil && r.settings.Wanted() && r.status.Available
+	return r != nil && r.settings.Wanted() && r.status.Available && !r.Verification().failed(fileProbes)
 }
 
 // NetworkDenied reports whether sandboxed commands have no network: asked
-// for and enforceable.
+// for, enforceable, and not contradicted by the self-test.
 func (r *Runtime) NetworkDenied() bool {
-	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation
+	return r.Active() && r.settings.NetworkDenied && r.status.NetworkIsolation && !r.Verification().failed(networkProbes)
 }
 
 // Describe is a one-line English summary for logs, explain and the
@@ -106,9 +118,24 @@ func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	}
 	d := r.base
 	d.Project, d.Output = project, output
+	if d.Temp != "" {
+		d.Tmp = filepath.Join(d.Temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
+	}
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
+	p.Namespaces = r.status.Namespaces
 	return &Command{rt: r, policy: p}
+}
+
+// sessionKey names a session's private temp dir: its output directory's
+// name (the session id), else a hash of the project directory.
+func sessionKey(project, output string) string {
+	if b := filepath.Base(output); output != "" && b != "/" && b != "." {
+		return b
+	}
+	h := fnv.New64a()
+	h.Write([]byte(project))
+	return "p" + strconv.FormatUint(h.Sum64(), 36)
 }
 
 // Policy returns the bound policy.
@@ -144,6 +171,9 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		return nil, errors.New("sandbox: the launcher executable is unknown")
 	}
 	p.Namespaces = r.status.Namespaces
+	if err := prepareDirs(p); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	ruleset, flags, err := newRuleset(p)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -152,34 +182,129 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 	if env == nil {
 		env = childenv.Environ(childenv.Policy{})
 	}
-	clean := make([]string, 0, len(env)+4)
+	set := map[string]string{
+		launcher.EnvFD:    strconv.Itoa(3 + len(cmd.ExtraFiles)),
+		launcher.EnvFlags: strconv.FormatUint(uint64(flags), 10),
+	}
+	if p.Tmp != "" {
+		set["TMPDIR"] = p.Tmp
+		if p.Namespaces {
+			set["TMPDIR"] = "/tmp"
+		}
+	}
+	if p.Cache != "" {
+		for k, sub := range cacheEnv {
+			set[k] = filepath.Join(p.Cache, sub)
+		}
+	}
+	if p.Namespaces {
+		set[launcher.EnvNamespaces] = "pid"
+		set[launcher.EnvMounts] = jailPlan(p, true)
+		set[launcher.EnvRules] = jailRules(p)
+		if !p.ReadOnly && len(p.Sweep) > 0 {
+			set[launcher.EnvSweep] = strings.Join(p.Sweep, "\n")
+		}
+	}
+	if r.status.Seccomp {
+		f, err := seccompFilter()
+		if err != nil {
+			ruleset.Close()
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+		set[launcher.EnvSeccomp] = f
+	}
+	clean := make([]string, 0, len(env)+len(set))
 	for _, kv := range env {
-		if !slices.ContainsFunc(launcher.Envs, func(k string) bool { return strings.HasPrefix(kv, k+"=") }) {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := set[k]; !ours && !slices.Contains(launcher.Envs, k) {
 			clean = append(clean, kv)
 		}
 	}
-	clean = append(clean,
-		launcher.EnvFD+"="+strconv.Itoa(3+len(cmd.ExtraFiles)),
-		launcher.EnvFlags+"="+strconv.FormatUint(uint64(flags), 10))
-	if p.Namespaces {
-		mounts := make([]string, 0, len(p.Pin)+len(p.Protect))
-		for _, m := range p.Pin {
-			mounts = append(mounts, launcher.MountPin+m)
-		}
-		for _, m := range p.Protect {
-			mounts = append(mounts, launcher.MountReadOnly+m)
-		}
-		clean = append(clean, launcher.EnvNamespaces+"=1", launcher.EnvMounts+"="+strings.Join(mounts, "\n"))
+	for k, v := range set {
+		clean = append(clean, k+"="+v)
 	}
 	cmd.Env = clean
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
-	cmd.Args = append([]string{r.self, LauncherArg, cmd.Path, "--"}, cmd.Args...)
-	cmd.Path = r.self
+	cmd.Args = append(r.launcherArgs(cmd.Path), cmd.Args...)
+	cmd.Path = r.launcher()
 	if err := setupProc(cmd, p); err != nil {
 		ruleset.Close()
 		return nil, err
 	}
 	return func() { ruleset.Close() }, nil
+}
+
+// cacheEnv points the build and package caches of toolchains into the
+// sandbox's cache directory (Policy.Cache): they work without HOME's
+// caches being writable, and a poisoned entry only ever reaches other
+// sandboxed commands.
+var cacheEnv = map[string]string{
+	"XDG_CACHE_HOME":    "xdg",
+	"GOCACHE":           "go-build",
+	"npm_config_cache":  "npm",
+	"PIP_CACHE_DIR":     "pip",
+	"CCACHE_DIR":        "ccache",
+	"YARN_CACHE_FOLDER": "yarn",
+}
+
+// LauncherName is the small launcher binary (cmd/ama-rpc-sandbox) looked
+// for next to the executable.
+const LauncherName = "ama-rpc-sandbox"
+
+// findLauncher returns the small launcher next to self, or "" (then self
+// is re-executed as `self __sandbox-exec`).
+func findLauncher(self string) string {
+	if self == "" {
+		return ""
+	}
+	p := filepath.Join(filepath.Dir(self), LauncherName)
+	if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return p
+	}
+	return ""
+}
+
+// launcher is the executable that applies the sandbox, launcherArgs its
+// arguments before the command's argv.
+func (r *Runtime) launcher() string {
+	if r.small != "" {
+		return r.small
+	}
+	return r.self
+}
+
+func (r *Runtime) launcherArgs(path string) []string {
+	if r.small != "" {
+		return []string{r.small, path, "--"}
+	}
+	return []string{r.self, LauncherArg, path, "--"}
+}
+
+// prepareDirs creates the session's temp dir and the cache dir (mode 0700;
+// the temp dir's parent must be ours and not a link, since it lies in a
+// shared directory).
+func prepareDirs(p Policy) error {
+	if p.Tmp != "" {
+		parent := filepath.Dir(p.Tmp)
+		if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if err := ownDir(parent); err != nil {
+			return err
+		}
+		if err := os.Mkdir(p.Tmp, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if err := ownDir(p.Tmp); err != nil {
+			return err
+		}
+	}
+	if p.Cache != "" {
+		if err := os.MkdirAll(p.Cache, 0o700); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Report is the sandbox as hosts see it (get_state, ACP initialize).
@@ -194,7 +319,13 @@ type Report struct {
 	// Network is "deny" or "allow" as enforced (a deny the kernel cannot
 	// enforce is reported as allow).
 	Network string `json:"network"`
-	Detail  string `json:"detail,omitempty"`
+	// Seccomp: TIOCSTI and TIOCLINUX are refused.
+	Seccomp bool `json:"seccomp"`
+	// Verified is the canary self-test's verdict (absent while it runs);
+	// Failed names the probes that got through.
+	Verified *bool    `json:"verified,omitempty"`
+	Failed   []string `json:"failed,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
 }
 
 // Report returns the host-facing report, or nil when bash sandboxing is
@@ -204,12 +335,19 @@ func (r *Runtime) Report() *Report {
 		return nil
 	}
 	rep := &Report{Active: r.Active(), Mechanism: r.status.Mechanism, ABI: r.status.ABI,
-		Namespaces: r.status.Namespaces, Network: "allow", Detail: r.status.Detail}
+		Namespaces: r.status.Namespaces, Network: "allow", Seccomp: r.status.Seccomp, Detail: r.status.Detail}
+	if v := r.Verification(); v.Done {
+		ok := v.Verified
+		rep.Verified, rep.Failed = &ok, v.Failed
+		if v.Detail != "" {
+			rep.Detail = strings.TrimSpace(rep.Detail + " self-test: " + v.Detail)
+		}
+	}
 	if r.NetworkDenied() {
 		rep.Network = "deny"
 	}
 	if !rep.Active {
-		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + r.status.Detail
+		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + rep.Detail
 	}
 	return rep
 }

@@ -26,7 +26,7 @@ type world struct {
 
 func newWorld(t *testing.T) world {
 	t.Helper()
-	root := t.TempDir()
+	root := worldRoot(t)
 	w := world{root: root, project: filepath.Join(root, "proj"), home: filepath.Join(root, "home"), tmp: filepath.Join(root, "tmp")}
 	for _, d := range []string{w.project, filepath.Join(w.project, ".git", "hooks"), filepath.Join(w.project, ".ama"),
 		filepath.Join(w.project, "src"), filepath.Join(w.home, ".ssh"), w.tmp} {
@@ -35,10 +35,24 @@ func newWorld(t *testing.T) world {
 		}
 	}
 	writeFile(t, filepath.Join(w.home, ".ssh", "id_rsa"), "PRIVATE KEY\n")
-	writeFile(t, filepath.Join(w.home, "notes.txt"), "readable\n")
+	writeFile(t, filepath.Join(w.home, "notes.txt"), "not on the list\n")
+	writeFile(t, filepath.Join(w.home, ".gitconfig"), "[user]\n")
 	writeFile(t, filepath.Join(w.project, ".git", "config"), "[core]\n")
 	writeFile(t, filepath.Join(w.project, ".git", "HEAD"), "ref: refs/heads/main\n")
 	return w
+}
+
+// worldRoot is a fresh directory outside /tmp where possible (/var/tmp):
+// the jail's /tmp is private, so a world below /tmp would see its
+// "outside" writes land in the private /tmp instead of being refused.
+func worldRoot(t *testing.T) string {
+	t.Helper()
+	root, err := os.MkdirTemp("/var/tmp", "ama-sandbox-test-")
+	if err != nil {
+		return t.TempDir()
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(root) })
+	return root
 }
 
 func writeFile(t *testing.T, p, s string) {
@@ -103,7 +117,7 @@ func TestSandboxFilesystem(t *testing.T) {
 	t.Logf("status: %+v", rt.Status())
 	c := rt.For(w.project, "", false)
 
-	if out, code := w.sh(t, c, "touch inside.txt && mkdir -p src/a && echo x > src/a/b && echo t > \"$TMPDIR/t\" && cat \"$HOME/notes.txt\" && echo hi > /dev/null"); code != 0 {
+	if out, code := w.sh(t, c, "touch inside.txt && mkdir -p src/a && echo x > src/a/b && echo t > \"$TMPDIR/t\" && cat \"$HOME/.gitconfig\" && echo hi > /dev/null"); code != 0 {
 		t.Fatalf("allowed writes failed (%d): %s", code, out)
 	}
 	if !exists(filepath.Join(w.project, "inside.txt")) || !exists(filepath.Join(w.project, "src", "a", "b")) {

@@ -45,15 +45,23 @@ func TestResolve(t *testing.T) {
 
 func TestForBash(t *testing.T) {
 	s := sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true, Writable: []string{"/opt/cache"}}
-	d := sandbox.Dirs{Project: "/p", Home: "/h", Temp: "/t", Output: "/h/.local/share/ama/tool-output/s1", Config: "/h/.config/ama", Data: "/h/.local/share/ama"}
+	d := sandbox.Dirs{Project: "/p", Home: "/h", Temp: "/t", Tmp: "/t/ama-sandbox-1/s1", Cache: "/h/.cache/ama/sandbox", Output: "/h/.local/share/ama/tool-output/s1", Config: "/h/.config/ama", Data: "/h/.local/share/ama"}
 	p := sandbox.ForBash(s, d, false)
-	if !slices.Equal(p.Write, []string{"/p", "/t", "/opt/cache"}) {
+	if !slices.Equal(p.Write, []string{"/p", "/opt/cache"}) {
 		t.Errorf("write: %q", p.Write)
 	}
-	if !slices.Equal(p.Protect, []string{"/p/.git/hooks", "/p/.git/config", "/p/.ama"}) {
-		t.Errorf("protect: %q", p.Protect)
+	if p.Tmp != d.Tmp || p.Cache != d.Cache || p.Home != "/h" || !slices.Contains(p.HomeRead, "/h/.gitconfig") || slices.Contains(p.HomeRead, "/h/.ssh") {
+		t.Errorf("tmp, cache, home: %+v", p)
 	}
-	for _, h := range []string{"/h/.ssh", "/h/.gnupg", "/h/.aws", "/h/.config/ama", "/h/.local/share/ama/auth.json", "/h/.netrc"} {
+	for _, want := range []string{"/p/.git/hooks", "/p/.git/config", "/p/.git/commondir", "/p/.git/info", "/p/.git/modules", "/p/.git/worktrees", "/p/.ama"} {
+		if !slices.Contains(p.Protect, want) {
+			t.Errorf("%s not protected: %q", want, p.Protect)
+		}
+	}
+	if !slices.Equal(p.Sweep, []string{"/p/.git/commondir", "/p/.git/config.worktree"}) || !slices.Contains(p.Create, "/p/.git/hooks") {
+		t.Errorf("sweep, create: %q %q", p.Sweep, p.Create)
+	}
+	for _, h := range []string{"/h/.ssh", "/h/.gnupg", "/h/.aws", "/h/.config/ama", "/h/.local/share/ama", "/h/.netrc", "/h/.npmrc", "/run/user"} {
 		if !slices.Contains(p.Hide, h) {
 			t.Errorf("%s not hidden: %q", h, p.Hide)
 		}
@@ -63,6 +71,11 @@ func TestForBash(t *testing.T) {
 	}
 	if ro := sandbox.ForBash(s, d, true); len(ro.Write) != 0 || !ro.ReadOnly || len(ro.Devices) == 0 {
 		t.Errorf("plan: %+v", ro)
+	}
+	// A project that is HOME (or holds it) leaves HOME unrestricted.
+	d.Project = "/h"
+	if p := sandbox.ForBash(s, d, false); p.Home != "" || len(p.HomeRead) != 0 {
+		t.Errorf("project = HOME: %+v", p)
 	}
 }
 

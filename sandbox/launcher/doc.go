@@ -1,21 +1,26 @@
 // Package launcher is the in-process half of the bash sandbox: when the
-// binary is started as `<self> __sandbox-exec <path> -- <argv…>`, its init
-// function takes over the process, enforces the Landlock ruleset the parent
-// built (inherited as a file descriptor), makes the protected paths
-// read-only bind mounts when it runs in fresh namespaces, and execs the
-// command in place. It returns to normal start-up otherwise.
+// binary is started as `<self> __sandbox-exec <path> -- <argv…>` (or the
+// small ama-rpc-sandbox binary, cmd/ama-rpc-sandbox, is started as
+// `ama-rpc-sandbox <path> -- <argv…>`), Main takes over the process: it
+// builds the jail the parent planned (mount operations in EnvMounts, run in
+// fresh user, mount, PID and network namespaces), installs the seccomp
+// filter the parent assembled (EnvSeccomp), enforces the Landlock ruleset
+// the parent built (inherited as a file descriptor) and execs the command.
+// In a PID namespace the launcher stays as the namespace's init: it starts
+// the command, forwards signals to it, and when it ends removes the .git
+// entries the plan marked (EnvSweep) if the command created them, then
+// exits with the command's status, which ends every process left in the
+// namespace.
 //
-// Why init and not main: the launcher runs on every sandboxed bash call, and
-// the rest of ama-rpc spends milliseconds in package initialisation (the
-// JSON-schema library compiles its meta-schemas at init). This package
-// depends on the standard library only (no go-landlock, no x/sys), so Go's
-// initialisation order — a package as soon as its imports are initialised,
-// ties broken by import path — runs it before those heavy packages. The
-// three system calls it needs are issued directly for the same reason.
+// Why init and not main in ama-rpc: the launcher runs on every sandboxed
+// bash call, and the rest of ama-rpc spends milliseconds in package
+// initialisation. This package depends on the standard library only (no
+// go-landlock, no x/sys), so it runs early; the separate ama-rpc-sandbox
+// binary, when installed next to ama-rpc, avoids even that.
 //
-// Concurrency: init runs before any goroutine of the program; the launcher
-// locks its OS thread, because credentials, no_new_privs and the Landlock
-// domain are per-thread, and that thread execs.
+// Concurrency: Main runs before any goroutine of the program; it locks its
+// OS thread, because credentials, no_new_privs, the seccomp filter and the
+// Landlock domain are per-thread, and that thread forks or execs.
 package launcher
 
 // Arg is the hidden subcommand.
@@ -28,22 +33,64 @@ const (
 	EnvFD = "AMA_SANDBOX_FD"
 	// EnvFlags are the landlock_restrict_self flags (decimal).
 	EnvFlags = "AMA_SANDBOX_FLAGS"
-	// EnvMounts lists the bind mounts to make, one per line, each
-	// MountPin or MountReadOnly followed by an absolute path; set only when
-	// the launcher runs in new user and mount namespaces.
+	// EnvMounts is the jail plan: one operation a line (see Op*), set only
+	// when the launcher runs in new user and mount namespaces.
 	EnvMounts = "AMA_SANDBOX_MOUNTS"
-	// EnvNamespaces is "1" when the launcher runs in new namespaces.
+	// EnvNamespaces is "1" when the launcher runs in new namespaces, "pid"
+	// when a new PID namespace is among them (the launcher is its init).
 	EnvNamespaces = "AMA_SANDBOX_NS"
+	// EnvSeccomp is the seccomp filter: hex of the classic BPF program
+	// (8 bytes an instruction, host byte order).
+	EnvSeccomp = "AMA_SANDBOX_SECCOMP"
+	// EnvRules are Landlock rules the launcher adds to the inherited
+	// ruleset once the jail is built, for the file systems it mounted
+	// (Landlock judges a mount by where it hangs, not by what it covers):
+	// one "<access mask> <path>" a line.
+	EnvRules = "AMA_SANDBOX_RULES"
+	// EnvSweep lists, one a line, files the command must not leave behind
+	// (.git/commondir): the init removes each that did not exist before.
+	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
 
 // Envs are all of them (for filtering).
-var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces}
+var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces, EnvSeccomp, EnvSweep, EnvRules}
 
-// Bind mount kinds in EnvMounts.
+// Jail plan operations, one a line: the name, a space, then the operands,
+// each quoted (strconv.Quote) and separated by spaces.
 const (
-	// MountPin binds a directory onto itself, writable: a mount point
-	// cannot be renamed or removed, so what it holds cannot be swapped.
-	MountPin = "pin:"
-	// MountReadOnly binds a path onto itself read-only.
-	MountReadOnly = "ro:"
+	// OpPrivate makes the whole mount tree private (no operand).
+	OpPrivate = "private"
+	// OpClone N "path" takes a detached recursive copy of the mounts at
+	// path (before anything is made read-only) as clone N; a missing path
+	// leaves clone N empty (later attaches of it are skipped).
+	OpClone = "clone"
+	// OpCloneRO is OpClone with the copy made read-only.
+	OpCloneRO = "clone-ro"
+	// OpReadOnlyAll "path" makes every mount at and below path read-only.
+	OpReadOnlyAll = "ro-all"
+	// OpTmpfs "path" "mode" mounts an empty tmpfs (writable until
+	// OpSeal).
+	OpTmpfs = "tmpfs"
+	// OpAttach N "path" mounts clone N at path, creating the mount point
+	// (directory or empty file, like the source) when it is missing.
+	OpAttach = "attach"
+	// OpMkdir "path" creates a missing directory (a mount point for OpRO).
+	OpMkdir = "mkdir"
+	// OpRO "path" binds an existing path onto itself read-only.
+	OpRO = "ro"
+	// OpHide "path" "kind" covers an existing directory with an empty,
+	// read-only, mode 000 tmpfs and an existing file with a read-only
+	// /dev/null; a path already hidden by a tmpfs layer gets a mode 000
+	// stand-in of its kind ("dir" or "file"; "" for none), so reading it
+	// fails as refused rather than missing.
+	OpHide = "hide"
+	// OpSealScaffold "path" makes a directory of the private /tmp that
+	// only holds mount points (the parents of a project below /tmp)
+	// read-only, its top mount only.
+	OpSealScaffold = "seal-scaffold"
+	// OpProc mounts a new procfs at /proc (for the new PID namespace).
+	OpProc = "proc"
+	// OpSeal "path" makes the tmpfs at path read-only (after the mount
+	// points in it were made).
+	OpSeal = "seal"
 )

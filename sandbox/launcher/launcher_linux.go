@@ -3,35 +3,60 @@
 package launcher
 
 import (
+	"encoding/hex"
 	"errors"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 )
 
 func init() {
 	if len(os.Args) < 2 || os.Args[1] != Arg {
 		return
 	}
-	err := run(os.Args[2:])
+	Main(os.Args[2:])
+}
+
+// Main runs the launcher on "<path> -- <argv…>" and never returns: it execs
+// the command (or, as a PID namespace's init, exits with its status), or
+// exits 126 when the sandbox cannot be applied (the command has not run).
+func Main(args []string) {
+	err := run(args)
 	os.Stderr.WriteString("ama-rpc sandbox: " + err.Error() + "\n")
 	os.Exit(126)
 }
 
-// Constants not in package syscall.
+// Constants not in package syscall. The numbers of the system calls added
+// since Linux 5.x are the same on every architecture.
 const (
-	sysLandlockRestrictSelf = 446 // same number on every architecture
+	sysOpenTree             = 428
+	sysMoveMount            = 429
+	sysMountSetattr         = 442
+	sysLandlockAddRule      = 445
+	sysLandlockRestrictSelf = 446
+	landlockRulePathBeneath = 1
+	oPath                   = 0x200000 // O_PATH
 	prSetNoNewPrivs         = 38
+	prSetSeccomp            = 22
+	seccompModeFilter       = 2
+	prSetSecurebits         = 28
 	prCapAmbient            = 47
 	prCapAmbientClearAll    = 4
-	stNoSuid                = 0x2
-	stNoDev                 = 0x4
-	stNoExec                = 0x8
-	stNoAtime               = 0x400
-	stNoDirAtime            = 0x800
-	stRelAtime              = 0x1000
+	// SECBIT_NOROOT, its lock, SECBIT_NO_CAP_AMBIENT_RAISE and its lock:
+	// a command that runs as uid 0 inside the user namespace gains no
+	// capabilities at exec.
+	secureBits          = 1<<0 | 1<<1 | 1<<6 | 1<<7
+	openTreeClone       = 1
+	atRecursive         = 0x8000
+	atEmptyPath         = 0x1000
+	moveMountFEmptyPath = 0x4
+	mountAttrRdonly     = 0x1
+	mountAttrNosuid     = 0x2
+	mountAttrNodev      = 0x4
 )
 
 // run applies the sandbox and execs the command; it returns only on
@@ -46,18 +71,41 @@ func run(args []string) error {
 		return errors.New("no Landlock ruleset was passed")
 	}
 	flags, _ := strconv.ParseUint(os.Getenv(EnvFlags), 10, 32)
-	ns := os.Getenv(EnvNamespaces) == "1"
-	mounts := os.Getenv(EnvMounts)
+	ns := os.Getenv(EnvNamespaces)
+	plan := os.Getenv(EnvMounts)
+	filter, err := hex.DecodeString(os.Getenv(EnvSeccomp))
+	if err != nil || len(filter)%8 != 0 {
+		return errors.New("bad seccomp filter")
+	}
+	var sweep []string
+	if s := os.Getenv(EnvSweep); s != "" {
+		sweep = strings.Split(s, "\n")
+	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
 		if !isOurs(kv) {
 			env = append(env, kv)
 		}
 	}
-	runtime.LockOSThread() // never unlocked: this thread execs
-	if ns {
-		if err := bindMounts(mounts); err != nil {
+	runtime.LockOSThread() // never unlocked: this thread forks or execs
+	if ns != "" {
+		// The working directory is re-entered through the jail's mounts
+		// (the one inherited is the old, now read-only view).
+		wd, err := syscall.Getwd()
+		if err != nil {
+			return errors.New("working directory: " + err.Error())
+		}
+		if err := runPlan(plan); err != nil {
 			return err
+		}
+		if err := syscall.Chdir(wd); err != nil {
+			return errors.New("working directory " + wd + " in the sandbox: " + err.Error())
+		}
+		if err := addRules(fd, os.Getenv(EnvRules)); err != nil {
+			return err
+		}
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSecurebits, secureBits, 0); e != 0 {
+			return errors.New("securebits: " + e.Error())
 		}
 		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
 			return errors.New("clear ambient capabilities: " + e.Error())
@@ -66,11 +114,121 @@ func run(args []string) error {
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
 		return errors.New("no_new_privs: " + e.Error())
 	}
+	if len(filter) > 0 {
+		prog := struct {
+			n      uint16
+			filter unsafe.Pointer
+		}{uint16(len(filter) / 8), unsafe.Pointer(&filter[0])}
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&prog))); e != 0 {
+			return errors.New("seccomp: " + e.Error())
+		}
+		runtime.KeepAlive(filter)
+	}
 	if _, _, e := syscall.RawSyscall(sysLandlockRestrictSelf, uintptr(fd), uintptr(flags), 0); e != 0 {
 		return errors.New("landlock_restrict_self: " + e.Error())
 	}
 	_ = syscall.Close(fd)
+	if ns == "pid" {
+		return initProcess(path, argv, env, fd, sweep)
+	}
 	return errors.New("exec " + path + ": " + syscall.Exec(path, argv, env).Error())
+}
+
+// initProcess is PID 1 of the command's namespace: it starts the command
+// from this (sandboxed) thread, forwards the signals the parent sends to
+// it, reaps orphans, and when the command ends kills what is left, removes
+// the sweep entries the command created, and exits with the command's
+// status (128+n when a signal ended it).
+func initProcess(path string, argv, env []string, rulesetFD int, sweep []string) error {
+	var created []string
+	for _, p := range sweep {
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			created = append(created, p)
+		}
+	}
+	files := make([]uintptr, rulesetFD)
+	for i := range files {
+		files[i] = uintptr(i)
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP)
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: files})
+	if err != nil {
+		return errors.New("exec " + path + ": " + err.Error())
+	}
+	go func() {
+		for s := range sigs {
+			_ = syscall.Kill(pid, s.(syscall.Signal))
+		}
+	}()
+	code := 0
+wait:
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return errors.New("wait: " + err.Error())
+		}
+		if got != pid {
+			continue
+		}
+		switch {
+		case ws.Exited():
+			code = ws.ExitStatus()
+		case ws.Signaled():
+			code = 128 + int(ws.Signal())
+		}
+		break wait
+	}
+	// Nothing the command started may outlive it (or race the sweep).
+	_ = syscall.Kill(-1, syscall.SIGKILL)
+	for {
+		if _, err := syscall.Wait4(-1, nil, 0, nil); err == syscall.ECHILD {
+			break
+		}
+	}
+	for _, p := range created {
+		if _, err := os.Lstat(p); err == nil {
+			if os.RemoveAll(p) == nil {
+				os.Stderr.WriteString("ama-rpc sandbox: removed " + p + ", which the command created (it would redirect git outside the sandbox)\n")
+			}
+		}
+	}
+	os.Exit(code)
+	return nil
+}
+
+// addRules adds EnvRules to the ruleset: for each line, the access mask on
+// the tree at the path (missing paths are skipped).
+func addRules(ruleset int, rules string) error {
+	for _, line := range strings.Split(rules, "\n") {
+		mask, p, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		m, err := strconv.ParseUint(mask, 10, 64)
+		if err != nil {
+			return errors.New("bad Landlock rule " + strconv.Quote(line))
+		}
+		fd, err := syscall.Open(p, oPath|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			continue
+		}
+		// struct landlock_path_beneath_attr is packed: u64, s32.
+		var attr [12]byte
+		*(*uint64)(unsafe.Pointer(&attr[0])) = m
+		*(*int32)(unsafe.Pointer(&attr[8])) = int32(fd)
+		_, _, e := syscall.Syscall6(sysLandlockAddRule, uintptr(ruleset), landlockRulePathBeneath, uintptr(unsafe.Pointer(&attr[0])), 0, 0, 0)
+		_ = syscall.Close(fd)
+		if e != 0 {
+			return errors.New("landlock_add_rule " + p + ": " + e.Error())
+		}
+	}
+	return nil
 }
 
 func isOurs(kv string) bool {
@@ -82,44 +240,247 @@ func isOurs(kv string) bool {
 	return false
 }
 
-// bindMounts makes the mount tree private and binds each existing path
-// onto itself, read-only for MountReadOnly entries.
-func bindMounts(list string) error {
-	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
-		return errors.New("private mounts: " + err.Error())
+// runPlan executes the jail plan (see the Op constants).
+func runPlan(plan string) error {
+	st := &jailState{clones: map[string]clone{}, tmpfs: map[string]bool{}}
+	for _, line := range strings.Split(plan, "\n") {
+		if line == "" {
+			continue
+		}
+		op, rest, _ := strings.Cut(line, " ")
+		args, err := unquote(rest)
+		if err != nil {
+			return errors.New("bad jail plan line " + strconv.Quote(line))
+		}
+		if err := step(op, args, st); err != nil {
+			return errors.New(op + " " + strings.Join(args, " ") + ": " + err.Error())
+		}
 	}
-	for _, line := range strings.Split(list, "\n") {
-		ro := strings.HasPrefix(line, MountReadOnly)
-		p := strings.TrimPrefix(strings.TrimPrefix(line, MountReadOnly), MountPin)
-		if p == "" || p == line {
-			continue
-		}
-		if fi, err := os.Lstat(p); err != nil || (!ro && !fi.IsDir()) {
-			continue // missing (see README "Sandbox", known limits), or a .git file (worktree)
-		}
-		if err := syscall.Mount(p, p, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
-			return errors.New("bind " + p + ": " + err.Error())
-		}
-		if !ro {
-			continue
-		}
-		var sf syscall.Statfs_t
-		if err := syscall.Statfs(p, &sf); err != nil {
-			return errors.New("statfs " + p + ": " + err.Error())
-		}
-		// Flags locked by the outer namespace must be kept on remount.
-		flags := uintptr(syscall.MS_BIND | syscall.MS_REMOUNT | syscall.MS_RDONLY)
-		for _, f := range [...]struct{ st, ms uintptr }{
-			{stNoSuid, syscall.MS_NOSUID}, {stNoDev, syscall.MS_NODEV}, {stNoExec, syscall.MS_NOEXEC},
-			{stNoAtime, syscall.MS_NOATIME}, {stNoDirAtime, syscall.MS_NODIRATIME}, {stRelAtime, syscall.MS_RELATIME},
-		} {
-			if uintptr(sf.Flags)&f.st != 0 {
-				flags |= f.ms
-			}
-		}
-		if err := syscall.Mount("none", p, "", flags, ""); err != nil {
-			return errors.New("read-only " + p + ": " + err.Error())
+	for _, c := range st.clones {
+		if c.fd >= 0 {
+			_ = syscall.Close(c.fd)
 		}
 	}
 	return nil
+}
+
+type jailState struct {
+	clones map[string]clone
+	tmpfs  map[string]bool // the tmpfs layers mounted (OpSeal seals only these)
+}
+
+type clone struct {
+	fd  int
+	dir bool
+}
+
+func step(op string, a []string, js *jailState) error {
+	clones := js.clones
+	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
+		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1}
+	if n, ok := need[op]; !ok || len(a) != n {
+		return errors.New("unknown operation or wrong operands")
+	}
+	switch op {
+	case OpPrivate:
+		return syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "")
+	case OpClone, OpCloneRO:
+		fd, err := openTree(a[1], 0)
+		if errors.Is(err, syscall.ENOENT) {
+			clones[a[0]] = clone{fd: -1}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			return err
+		}
+		if op == OpCloneRO {
+			if err := setattr(fd, "", atEmptyPath|atRecursive, mountAttrRdonly); err != nil {
+				return err
+			}
+		}
+		clones[a[0]] = clone{fd: fd, dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
+	case OpReadOnlyAll:
+		return setattr(atFDCWD, a[0], atRecursive, mountAttrRdonly|mountAttrNosuid)
+	case OpTmpfs:
+		if !isDir(a[0]) && js.mountPoint(a[0], true, 0o755) != nil {
+			return nil // nothing to cover; mount points below are made in what covers it
+		}
+		js.tmpfs[a[0]] = true
+		return syscall.Mount("tmpfs", a[0], "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode="+a[1])
+	case OpAttach:
+		c, ok := clones[a[0]]
+		if !ok {
+			return errors.New("no such clone")
+		}
+		if c.fd < 0 {
+			return nil
+		}
+		if err := js.mountPoint(a[1], c.dir, 0o755); err != nil {
+			return err
+		}
+		err := moveMount(c.fd, a[1])
+		_ = syscall.Close(c.fd)
+		clones[a[0]] = clone{fd: -1}
+		return err
+	case OpMkdir:
+		// Missing parent or a .git file (ENOTDIR): nothing to protect.
+		if err := os.Mkdir(a[0], 0o755); err != nil && !errors.Is(err, os.ErrExist) &&
+			!errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTDIR) {
+			return err
+		}
+	case OpRO:
+		if _, err := os.Lstat(a[0]); err != nil {
+			return nil
+		}
+		fd, err := openTree(a[0], 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		if err := setattr(fd, "", atEmptyPath|atRecursive, mountAttrRdonly); err != nil {
+			return err
+		}
+		return moveMount(fd, a[0])
+	case OpHide:
+		var st syscall.Stat_t
+		if err := syscall.Stat(a[0], &st); err != nil {
+			// Hidden by a tmpfs layer already (HOME): a stand-in nobody
+			// may open makes it fail as refused, not as missing.
+			if len(a) == 2 && (a[1] == "dir" || a[1] == "file") {
+				_ = js.mountPoint(a[0], a[1] == "dir", 0)
+			}
+			return nil
+		}
+		if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+			return syscall.Mount("tmpfs", a[0], "tmpfs",
+				syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
+		}
+		fd, err := openTree("/dev/null", 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		if err := setattr(fd, "", atEmptyPath, mountAttrRdonly); err != nil {
+			return err
+		}
+		return moveMount(fd, a[0])
+	case OpProc:
+		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
+	case OpSealScaffold:
+		if !isDir(a[0]) {
+			return nil
+		}
+		fd, err := openTree(a[0], 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		// The top mount only: the trees mounted in it stay writable.
+		if err := setattr(fd, "", atEmptyPath, mountAttrRdonly); err != nil {
+			return err
+		}
+		return moveMount(fd, a[0])
+	case OpSeal:
+		if !js.tmpfs[a[0]] {
+			return nil
+		}
+		return setattr(atFDCWD, a[0], 0, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	var st syscall.Stat_t
+	return syscall.Stat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+}
+
+const atFDCWD = -100
+
+// cwdFD is AT_FDCWD as a variable (a negative constant cannot become a uintptr).
+var cwdFD = atFDCWD
+
+// mountPoint creates a missing mount point (with mode): a directory, or an
+// empty file for a file mount.
+func (js *jailState) mountPoint(p string, dir bool, mode uint32) error {
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	parent := p[:strings.LastIndexByte(p, '/')+1]
+	if dir {
+		parent = p
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	if dir {
+		return syscall.Chmod(p, mode)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, os.FileMode(mode))
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func openTree(p string, extra uintptr) (int, error) {
+	b, err := syscall.BytePtrFromString(p)
+	if err != nil {
+		return -1, err
+	}
+	fd, _, e := syscall.Syscall(sysOpenTree, uintptr(cwdFD), uintptr(unsafe.Pointer(b)),
+		openTreeClone|syscall.O_CLOEXEC|atRecursive|extra)
+	if e != 0 {
+		return -1, e
+	}
+	return int(fd), nil
+}
+
+func moveMount(fd int, to string) error {
+	empty, _ := syscall.BytePtrFromString("")
+	b, err := syscall.BytePtrFromString(to)
+	if err != nil {
+		return err
+	}
+	if _, _, e := syscall.Syscall6(sysMoveMount, uintptr(fd), uintptr(unsafe.Pointer(empty)),
+		uintptr(cwdFD), uintptr(unsafe.Pointer(b)), moveMountFEmptyPath, 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// setattr is mount_setattr(2) setting attrs.
+func setattr(dfd int, p string, flags, attrs uintptr) error {
+	b, err := syscall.BytePtrFromString(p)
+	if err != nil {
+		return err
+	}
+	attr := struct{ set, clr, propagation, userns uint64 }{set: uint64(attrs)}
+	d := uintptr(dfd)
+	if _, _, e := syscall.Syscall6(sysMountSetattr, d, uintptr(unsafe.Pointer(b)), flags,
+		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// unquote splits `"a" "b"` into its strings.
+func unquote(s string) ([]string, error) {
+	var out []string
+	for s = strings.TrimLeft(s, " "); s != ""; s = strings.TrimLeft(s, " ") {
+		q, err := strconv.QuotedPrefix(s)
+		if err != nil {
+			return nil, err
+		}
+		v, err := strconv.Unquote(q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		s = s[len(q):]
+	}
+	return out, nil
 }

@@ -1,0 +1,189 @@
+package sandbox
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/armadra/ama-rpc/sandbox/launcher"
+)
+
+// jailPlan is the launcher's mount plan for p (package launcher, Op*), run
+// in fresh user, mount and PID namespaces:
+//
+//  1. detached copies of the writable trees, the session's temp dir, the
+//     readable HOME entries (read-only) and the pinned .git are taken;
+//  2. every mount is made read-only (chmod, utime and xattr changes fail
+//     with EROFS outside the writable trees);
+//  3. /dev/shm becomes an empty tmpfs, the session's temp dir is mounted
+//     on /tmp, and HOME an empty tmpfs holding only the readable entries;
+//  4. hidden paths and writable trees are mounted shallowest first (a
+//     hidden directory that holds a writable tree, like ama's data
+//     directory holding the session's output directory, becomes an empty
+//     tmpfs with just that tree in it);
+//  5. .git is pinned (a mount point cannot be renamed or replaced), the
+//     missing protected directories are created empty, and the protected
+//     paths are bound read-only;
+//  6. a new /proc shows only the sandbox's processes; the tmpfs layers are
+//     sealed read-only.
+//
+// It stats paths (whether HOME exists, whether .git is a file), so it runs
+// at each start.
+func jailPlan(p Policy, pidNS bool) string {
+	var b strings.Builder
+	op := func(name string, args ...string) {
+		b.WriteString(name)
+		for _, a := range args {
+			b.WriteByte(' ')
+			b.WriteString(strconv.Quote(a))
+		}
+		b.WriteByte('\n')
+	}
+	writes := p.writable()
+	op(launcher.OpPrivate)
+	for i, w := range writes {
+		op(launcher.OpClone, "w"+strconv.Itoa(i), w)
+	}
+	if p.Tmp != "" {
+		op(launcher.OpClone, "tmp", p.Tmp)
+	}
+	if p.ReadOnly && p.Project != "" {
+		op(launcher.OpCloneRO, "project", p.Project)
+	}
+	home := p.Home != "" && isDir(p.Home)
+	if home {
+		// Only the entries that exist now (one lstat each here is cheaper
+		// than a failed clone in the launcher).
+		var present []string
+		for _, h := range p.HomeRead {
+			if _, err := os.Lstat(h); err == nil {
+				present = append(present, h)
+			}
+		}
+		p.HomeRead = present
+		for i, h := range p.HomeRead {
+			op(launcher.OpCloneRO, "h"+strconv.Itoa(i), h)
+		}
+	}
+	pins := !p.ReadOnly
+	if pins {
+		for i, pin := range p.Pin {
+			op(launcher.OpClone, "p"+strconv.Itoa(i), pin)
+		}
+	}
+	op(launcher.OpReadOnlyAll, "/")
+	var seal []string
+	if isDir("/dev/shm") {
+		op(launcher.OpTmpfs, "/dev/shm", "1777")
+	}
+	if p.Tmp != "" && isDir("/tmp") {
+		op(launcher.OpAttach, "tmp", "/tmp")
+	}
+	if home { // after /tmp: a HOME below /tmp (tests) is then made in the private /tmp
+		op(launcher.OpTmpfs, p.Home, "0755")
+		seal = append(seal, p.Home)
+		for i, h := range p.HomeRead {
+			op(launcher.OpAttach, "h"+strconv.Itoa(i), h)
+		}
+	}
+	type item struct {
+		path string
+		id   string // clone id of a writable tree; "" for a hidden path
+	}
+	var items []item
+	for i, w := range writes {
+		items = append(items, item{w, "w" + strconv.Itoa(i)})
+	}
+	for _, h := range p.Hide {
+		items = append(items, item{path: h})
+	}
+	if p.ReadOnly && p.Project != "" {
+		items = append(items, item{p.Project, "project"})
+	}
+	slices.SortStableFunc(items, func(a, b item) int {
+		if d := strings.Count(a.path, "/") - strings.Count(b.path, "/"); d != 0 {
+			return d
+		}
+		if (a.id == "") != (b.id == "") { // the same depth: hide after write
+			if a.id == "" {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+	for _, it := range items {
+		switch {
+		case it.id != "":
+			op(launcher.OpAttach, it.id, it.path)
+		case slices.ContainsFunc(writes, func(w string) bool { return w != it.path && within(w, it.path) }):
+			op(launcher.OpTmpfs, it.path, "0755")
+			seal = append(seal, it.path)
+		default:
+			kind := ""
+			if fi, err := os.Stat(it.path); err == nil {
+				kind = "file"
+				if fi.IsDir() {
+					kind = "dir"
+				}
+			}
+			op(launcher.OpHide, it.path, kind)
+		}
+	}
+	if pins {
+		for i, pin := range p.Pin {
+			op(launcher.OpAttach, "p"+strconv.Itoa(i), pin)
+			if fi, err := os.Lstat(pin); err == nil && !fi.IsDir() {
+				op(launcher.OpRO, pin) // a .git file (gitdir: …) is config
+			}
+		}
+		for _, c := range p.Create {
+			op(launcher.OpMkdir, c)
+		}
+	}
+	for _, pr := range p.Protect {
+		op(launcher.OpRO, pr)
+	}
+	// Trees below /tmp hang in the private /tmp on directories made for
+	// them: those are read-only (a write beside the project fails).
+	if p.Tmp != "" {
+		var tops []string
+		for _, t := range append(append(slices.Clone(writes), p.HomeRead...), p.Home, p.Project) {
+			rest, ok := strings.CutPrefix(t, "/tmp/")
+			first, _, deeper := strings.Cut(rest, "/")
+			if ok && deeper && !slices.Contains(tops, "/tmp/"+first) {
+				tops = append(tops, "/tmp/"+first)
+			}
+		}
+		for _, t := range tops {
+			op(launcher.OpSealScaffold, t)
+		}
+	}
+	if pidNS {
+		op(launcher.OpProc)
+	}
+	for _, s := range seal {
+		op(launcher.OpSeal, s)
+	}
+	return b.String()
+}
+
+// writable are the trees a command may write, shallowest first: the
+// granted trees (none in plan mode) and the sandbox's cache.
+func (p Policy) writable() []string {
+	var out []string
+	if !p.ReadOnly {
+		out = append(out, p.Write...)
+	}
+	if p.Cache != "" && !slices.Contains(out, p.Cache) {
+		out = append(out, p.Cache)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
+	return out
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

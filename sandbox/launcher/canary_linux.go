@@ -1,0 +1,95 @@
+//go:build linux
+
+package launcher
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+)
+
+// CanaryArg is the hidden subcommand of the canary probes: the sandbox
+// starts `<launcher> __sandbox-canary <probe>…` inside the real sandbox and
+// each probe tries one thing the sandbox must refuse, printing
+// "<name> refused <errno>" or "<name> DONE". A probe is "<name>=<operand>":
+//
+//	write=<path>     create the file
+//	chmod=<path>     chmod 0777
+//	read=<path>      read the file (DONE only when it has content)
+//	tcp=<port>       connect to 127.0.0.1:<port>
+//	udp=<port>       send a datagram to 127.0.0.1:<port>
+//	tiocsti=<tty>    become a session leader, open the terminal, TIOCSTI
+const CanaryArg = "__sandbox-canary"
+
+func init() {
+	if len(os.Args) >= 2 && os.Args[1] == CanaryArg {
+		canary(os.Args[2:])
+		os.Exit(0)
+	}
+}
+
+func canary(probes []string) {
+	for _, pr := range probes {
+		name, arg, _ := strings.Cut(pr, "=")
+		err := probe(name, arg)
+		if err == nil {
+			os.Stdout.WriteString(name + " DONE\n")
+			continue
+		}
+		os.Stdout.WriteString(name + " refused " + err.Error() + "\n")
+	}
+}
+
+func probe(name, arg string) error {
+	switch name {
+	case "write":
+		fd, err := syscall.Open(arg, syscall.O_CREAT|syscall.O_WRONLY|syscall.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = syscall.Write(fd, []byte("canary\n"))
+		syscall.Close(fd)
+		return err
+	case "chmod":
+		return syscall.Chmod(arg, 0o777)
+	case "read":
+		b, err := os.ReadFile(arg)
+		if err == nil && len(b) == 0 {
+			return syscall.ENODATA
+		}
+		return err
+	case "tcp", "udp":
+		port, _ := strconv.Atoi(arg)
+		typ := syscall.SOCK_STREAM
+		if name == "udp" {
+			typ = syscall.SOCK_DGRAM
+		}
+		fd, err := syscall.Socket(syscall.AF_INET, typ|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		to := &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+		if name == "udp" {
+			return syscall.Sendto(fd, []byte("canary"), 0, to)
+		}
+		return syscall.Connect(fd, to)
+	case "tiocsti":
+		if _, err := syscall.Setsid(); err != nil {
+			return err
+		}
+		fd, err := syscall.Open(arg, syscall.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		c := byte('#')
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TIOCSTI, uintptr(unsafe.Pointer(&c))); e != 0 {
+			return e
+		}
+		return nil
+	}
+	return syscall.EINVAL
+}

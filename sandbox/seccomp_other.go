@@ -1,0 +1,9 @@
+//go:build !linux || !(amd64 || arm64)
+
+package sandbox
+
+import "errors"
+
+func seccompFilter() (string, error) {
+	return "", errors.New("no seccomp filter for this architecture")
+}
