@@ -54,8 +54,12 @@ func (a *Analysis) AutoSafe(extra []string) bool {
 // and allowlist modes): on the read-only list, no writes except the output
 // devices, no nesting, no assignments or wrappers, nothing the rule tier
 // objects to.
-func (a *Analysis) ReadOnly() bool {
-	if a.staticSafe(nil, true) != "" || a.RuleTierReason() != "" {
+func (a *Analysis) ReadOnly() bool { return a.readOnlyIn(nil) }
+
+// readOnlyIn is ReadOnly with ama's private places (Policy.Private)
+// counted as secrets.
+func (a *Analysis) readOnlyIn(private []string) bool {
+	if a.staticSafe(nil, true) != "" || a.ruleTier(private) != "" {
 		return false
 	}
 	for _, t := range a.Writes {
