@@ -70,7 +70,7 @@ func TestDependencyDirection(t *testing.T) {
 		// tools resolves a call (cwd, symlinks, the shell analysis) once for
 		// the verdict, the preview, the checkpoint and the execution; the
 		// analyser is approvals' (a pure leaf).
-		"tools":      {"llm", "plan", "approvals"},
+		"tools":      {"llm", "plan", "approvals", "internal/secrets"},
 		"classifier": {"llm"},
 		"skills":     {},
 		// The session file format: a leaf under everything that reads or

@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
+	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
@@ -100,6 +101,11 @@ type Dirs struct {
 	// Home is the user's home directory.
 	Home string
 }
+
+// private are ama's own private places (other projects' sessions and
+// checkpoints, the API key): the rule tier and the file tools' walks treat
+// them like credential stores.
+func (d *Deps) private() []string { return secrets.PrivateDirs(d.Dirs.Data, d.Dirs.Sessions) }
 
 // Settings are behaviour knobs.
 type Settings struct {

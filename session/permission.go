@@ -126,6 +126,7 @@ func (st *state) toolEnv() *toolEnv {
 	}
 	pol := *st.s.deps.Policy
 	pol.Mode = st.mode
+	pol.Private = st.s.deps.private()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
 	if st.mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
