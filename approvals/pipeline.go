@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -416,5 +417,41 @@ func (c *callCtx) walkReason(private []string) string {
 	if why := secrets.ReachesSecret(c.lexPath, c.call.Home, private...); why != "" {
 		return "the " + c.tool + " tool reads everything below " + why
 	}
+	if c.tool == "glob" {
+		// An absolute pattern, or one that climbs with "..", moves the
+		// walk's root to its static part.
+		var in struct {
+			Pattern string `json:"pattern"`
+		}
+		_ = json.Unmarshal(c.call.Input, &in)
+		for _, pat := range strings.Fields(in.Pattern) {
+			pat = strings.TrimPrefix(pat, "!")
+			if !strings.HasPrefix(pat, "/") && !strings.HasPrefix(pat, "..") && !strings.HasPrefix(pat, "~") {
+				continue
+			}
+			base, ok := resolveToolPath(staticBase(pat), c.path, c.call.Home)
+			if !ok {
+				return "the glob pattern " + pat + " walks a directory that cannot be resolved"
+			}
+			if why := secrets.ReachesSecret(base, c.call.Home, private...); why != "" {
+				return "the glob tool reads everything below " + why
+			}
+		}
+	}
 	return ""
+}
+
+// staticBase is the part of a glob pattern in front of its first
+// component with a glob character.
+func staticBase(pat string) string {
+	parts := strings.Split(pat, "/")
+	for i, p := range parts {
+		if strings.ContainsAny(p, "*?[{\\") {
+			if i == 0 {
+				return "."
+			}
+			return strings.Join(parts[:i], "/") + "/"
+		}
+	}
+	return pat
 }

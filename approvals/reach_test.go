@@ -138,6 +138,23 @@ func TestWalkToolReach(t *testing.T) {
 			t.Errorf("%s %q: %s (%s), want ask=%v", tc.tool, tc.path, v.Decision, v.Reason, tc.ask)
 		}
 	}
+	for _, tc := range []struct {
+		pattern string
+		ask     bool
+	}{
+		{"/home/u/**/*", true},
+		{"../../**", true},
+		{"src/*.go /proc/*/environ", true},
+		{"~/**", true},
+		{"**/*.go", false},
+		{"/tmp/build/**", false},
+		{"../proj/src/*.go", false},
+	} {
+		v := approvals.Decide(toolCall("glob", approvals.ClassRead, map[string]any{"pattern": tc.pattern}), p, nil)
+		if asked := v.Decision != approvals.Allow; asked != tc.ask {
+			t.Errorf("glob %q: %s (%s), want ask=%v", tc.pattern, v.Decision, v.Reason, tc.ask)
+		}
+	}
 }
 
 // TestPrivatePlaces: ama's configured data directory (sessions and
