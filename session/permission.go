@@ -54,6 +54,9 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	if v.Auto != nil {
 		auto = v.Auto
 	}
+	if v.Layer == "dangerous" {
+		p.danger = v.Dangerous
+	}
 	switch v.Decision {
 	case approvals.Allow:
 		return true, "", auto
@@ -90,7 +93,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
-		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, HookReason: hookReason,
+		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, Dangerous: p.danger, HookReason: hookReason,
 		TimeoutMs: timeout.Milliseconds(), AutoDecision: auto,
 		Context: &events.PermissionCtx{ToolCallID: tc.ID, ParentToolCallID: p.parent},
 	}

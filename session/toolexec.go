@@ -20,6 +20,7 @@ type preparedCall struct {
 	result *tools.Result   // set when the call ends before execution
 	denied bool
 	auto   any             // autoDecision of the permission step (auto mode)
+	danger []string        // ids of the dangerous-list entries the verdict hit
 	orig   json.RawMessage // the model's arguments when a hook replaced them
 	parent string          // the calling call of a nested call ("": the model's)
 	depth  int             // nesting level (0: the model's call)
@@ -219,7 +220,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText},
-		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied,
+		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger,
 	})
 }
 
