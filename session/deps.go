@@ -144,6 +144,9 @@ type Settings struct {
 	ClassifierMode string
 	// ClassifierTimeout bounds one classification (default 10 s).
 	ClassifierTimeout time.Duration
+	// ClassifierUserTokens and ClassifierToolTokens are the transcript
+	// budgets of the two-stage classifier (0: its defaults).
+	ClassifierUserTokens, ClassifierToolTokens int
 	// ToolEnv filters the environment of the commands tools run (the
 	// model's credentials are removed).
 	ToolEnv tools.EnvPolicy
