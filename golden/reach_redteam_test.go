@@ -280,3 +280,50 @@ func TestHardDenyRedteam(t *testing.T) {
 		}
 	}
 }
+
+// TestGitConfigProgramsRedteam: read-only git is only read-only when the
+// repository's configuration cannot run programs. A repository that sets
+// a textconv driver (chosen by .gitattributes), a clean filter, a gpg
+// program with log.showSignature or diff.external makes git diff, log,
+// show and status leave the read-only list: in plan mode, with nobody to
+// approve, they do not run, and neither do the repository's programs.
+func TestGitConfigProgramsRedteam(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	calls := []map[string]any{bashCall("git diff"), bashCall("git log -p"), bashCall("git show HEAD"), bashCall("git status"),
+		bashCall("git diff --stat"), bashCall("cd sub && git log")}
+	r := runAttack(t, "plan", nil, redteamScript(t, calls...), func(r *golden.Run) {
+		run := func(args ...string) {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = r.Work
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t",
+				"GIT_COMMITTER_EMAIL=t@t", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		run("init", "-q", "-b", "main")
+		writeAt(t, filepath.Join(r.Work, "a.txt"), "one\n")
+		writeAt(t, filepath.Join(r.Work, "sub", "b.txt"), "two\n")
+		run("add", ".")
+		run("commit", "-q", "-m", "one")
+		marker := filepath.Join(r.Root, "git-program-ran")
+		writeAt(t, filepath.Join(r.Work, ".gitattributes"), "*.txt diff=evil filter=evil\n")
+		cfg, err := os.OpenFile(filepath.Join(r.Work, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(cfg, "[diff \"evil\"]\n\ttextconv = sh -c 'touch %[1]s; cat \"$1\"' -\n[filter \"evil\"]\n\tclean = sh -c 'touch %[1]s; cat'\n"+
+			"[gpg]\n\tprogram = sh -c 'touch %[1]s'\n[log]\n\tshowSignature = true\n", marker)
+		_ = cfg.Close()
+		writeAt(t, filepath.Join(r.Work, "a.txt"), "changed\n")
+	})
+	if _, err := os.Stat(filepath.Join(r.Root, "git-program-ran")); err == nil {
+		t.Fatal("a program from the repository's git configuration ran in plan mode")
+	}
+	stdout := everythingSaid(t, r, "")["stdout"]
+	if n := strings.Count(stdout, `"isError":true,"isError":true`) + strings.Count(stdout, `"denied":true`); n == 0 {
+		t.Errorf("no call was refused:\n%s", stdout)
+	}
+}
