@@ -48,7 +48,8 @@ var (
 	reachRoots   = []string{"~", "/", "/proc/1/", "/home/u", "..", "$HOME", "/home", "/sys", "~/.config"}
 	reachWalkers = []string{"grep -r -e %s %s", "grep -R --regexp=%s %s", "rg -e %s %s", "rg --regexp=%s %s",
 		"find %[2]s -name %[1]s", "fd -- %s %s", "ls -R %[2]s", "du -a %[2]s", "tar czf ./%s.tgz %s",
-		"cp -r %[2]s ./%[1]s", "zip -r ./%s.zip %s", "tree %[2]s"}
+		"cp -r %[2]s ./%[1]s", "zip -r ./%s.zip %s", "tree %[2]s",
+		"diff -rN ./%[1]s %[2]s", "git diff --no-index ./%[1]s %[2]s", "7z a ./%[1]s.7z %[2]s"}
 )
 
 // shellQuote single-quotes s for bash.

@@ -88,6 +88,50 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		return ops, true
 	case "tar", "bsdtar", "gtar":
 		return tarReadRoots(s)
+	case "diff", "colordiff":
+		// diff -r reads both trees (with -N the whole content of files
+		// only one side has).
+		opts, ops, _ := parseArgs(args, optSpec{short: "CUFIxXSW", long: []string{"--context", "--unified",
+			"--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--starting-file",
+			"--width", "--label", "--from-file", "--to-file", "--tabsize", "--line-format", "--color", "--palette",
+			"--horizon-lines", "--old-group-format", "--new-group-format", "--changed-group-format", "--unchanged-group-format"}})
+		if !hasOpt(opts, "-r", "--recursive") {
+			return nil, false
+		}
+		for _, o := range opts {
+			if (o.name == "--from-file" || o.name == "--to-file") && o.hasVal {
+				ops = append(ops, o.val)
+			}
+		}
+		return nonEmpty(ops), true
+	case "git":
+		// git diff --no-index and git grep --no-index compare and search
+		// directory trees outside any repository.
+		g := parseGit(args)
+		if g.sub != "diff" && g.sub != "grep" {
+			return nil, false
+		}
+		p := gitSubTable(g.sub).parse(g.rest)
+		if !p.has("--no-index") && !hasWord(argVals(g.rest), "--no-index") {
+			return nil, false
+		}
+		return nonEmpty(p.operands), true
+	case "7z", "7za", "7zz", "7zr":
+		// 7z a/u ARCHIVE FILES...: recursive by default.
+		ws := bareWords(s.Args)
+		if len(ws) < 2 || ws[0] != "a" && ws[0] != "u" {
+			return nil, false
+		}
+		var ops []arg
+		for _, x := range args {
+			if !strings.HasPrefix(x.val, "-") || x.dyn {
+				ops = append(ops, x)
+			}
+		}
+		if len(ops) > 2 {
+			return ops[2:], true
+		}
+		return nil, true
 	case "cp":
 		opts, ops, _ := parseArgs(args, copySpec)
 		if !hasOpt(opts, "-r", "-R", "-a", "--recursive", "--archive") {

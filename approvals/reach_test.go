@@ -62,6 +62,13 @@ func TestRecursiveReadReach(t *testing.T) {
 		"strings /proc/4242/cmdline",
 		"grep -rn MARKER /home/other",
 		"grep -r MARKER /root",
+		"diff -rN /tmp/empty ~",
+		"diff --recursive --new-file /tmp/empty /home/u",
+		"git diff --no-index /tmp/empty ~",
+		"git grep --no-index MARKER ~",
+		"7z a out.7z ~",
+		"cat /proc/4242/fd/5",
+		"cat /proc/4242/mem",
 	}
 	stay := []string{
 		"grep -rn foo .",
@@ -80,6 +87,11 @@ func TestRecursiveReadReach(t *testing.T) {
 		"cp -r src /tmp/x",
 		"tar xzf a.tgz",
 		"tar tf a.tar",
+		"diff -r src dist",
+		"diff -u a b",
+		"git diff --no-index a.txt b.txt",
+		"git diff HEAD~1",
+		"7z x a.7z",
 	}
 	p := policy(t, approvals.ModeAuto, nil, nil)
 	for _, cmd := range reach {

@@ -195,6 +195,9 @@ func Reason(p string) string {
 	if strings.HasPrefix(p, "/proc/") && (base == "environ" || base == "cmdline") {
 		return "process environment " + p + " (holds credentials)"
 	}
+	if strings.HasPrefix(p, "/proc/") && (base == "mem" || hasComponent(p, "fd") || hasComponent(p, "map_files")) {
+		return "another process's memory or open files " + p
+	}
 	if base == "auth.json" {
 		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {
 			return "ama API key file (auth.json)"
