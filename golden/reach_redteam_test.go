@@ -138,6 +138,9 @@ func TestReachRedteam(t *testing.T) {
 		}
 		writeAt(t, filepath.Join(r.Home, ".local/share/ama/sessions/--other--/s.jsonl"), `{"text":"`+otherMark+`"}`+"\n")
 		writeAt(t, filepath.Join(r.Home, "notes.txt"), "SECRET-free note\n")
+		if err := os.Symlink(r.Home, filepath.Join(r.Work, "homelink")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	other := func(r *golden.Run) string { return filepath.Join(r.Home, ".local/share/ama/sessions/--other--") }
 
@@ -155,6 +158,8 @@ func TestReachRedteam(t *testing.T) {
 			bashCall("find ~ -type f -newer /dev/null"),
 			bashCall("tar cf - -C ~ . | strings | grep 'SECR.T-'"),
 			bashCall("cp -r ~ stolen"),
+			bashCall("grep -r 'SECR.T-' homelink"), // a link in the project to HOME
+			bashCall("rg 'SECR.T-' homelink/"),
 			toolCall("grep", map[string]any{"pattern": "SECR.T-|OTHERSESS", "path": "~"}),
 			toolCall("grep", map[string]any{"pattern": "SECR.T-", "path": ".."}),
 			toolCall("grep", map[string]any{"pattern": "ENVKEY", "path": fmt.Sprintf("/proc/%d", pid)}),
