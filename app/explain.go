@@ -13,6 +13,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/tools"
@@ -103,6 +104,11 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
 	}
 	pol.Unattended = *unattended
+	sessions := filepath.Join(paths.Data, "sessions")
+	if user.SessionDir != "" {
+		sessions = user.SessionDir
+	}
+	pol.Private = secrets.PrivateDirs(paths.Data, sessions) // as the server judges (session/deps.go)
 	var hookSet *hooks.Dispatcher
 	if *hooksFile != "" {
 		set, _, err := hooks.Load(hooks.Layers{Profile: *hooksFile})

@@ -140,7 +140,11 @@ func deletionReason(s *Segment) string {
 // (network access, deletion, a protected, outside or run-time write target,
 // a secret path among the arguments), or "" when nothing hits. The project
 // root is the analysis' Cwd.
-func (a *Analysis) RuleTierReason() string {
+func (a *Analysis) RuleTierReason() string { return a.ruleTier(nil) }
+
+// ruleTier is RuleTierReason with ama's private places (Policy.Private)
+// counted as secrets.
+func (a *Analysis) ruleTier(private []string) string {
 	if a.Err != nil {
 		return "the command could not be analysed"
 	}
@@ -179,13 +183,16 @@ func (a *Analysis) RuleTierReason() string {
 		}
 	}
 	for i := range a.Segments {
-		if r := a.secretArgReason(&a.Segments[i]); r != "" {
+		if r := a.secretArgReason(&a.Segments[i], private); r != "" {
+			return r
+		}
+		if r := a.reachReason(&a.Segments[i], private); r != "" {
 			return r
 		}
 	}
 	for _, t := range a.Inputs {
 		if !t.Dynamic {
-			if r := secretReason(t.Path); r != "" {
+			if r := privateSecretReason(t.Path, private); r != "" {
 				return "reads " + r
 			}
 		}
@@ -195,7 +202,7 @@ func (a *Analysis) RuleTierReason() string {
 
 // secretArgReason checks every argument (and --opt=value values) of a
 // command as a path against the secret-path list.
-func (a *Analysis) secretArgReason(s *Segment) string {
+func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 	check := func(v string) string {
 		if v == "" || v == "-" || strings.Contains(v, "://") {
 			return ""
@@ -207,11 +214,11 @@ func (a *Analysis) secretArgReason(s *Segment) string {
 		if !ok {
 			p = v
 		}
-		if r := secretReason(p); r != "" {
+		if r := privateSecretReason(p, private); r != "" {
 			return "touches " + r
 		}
 		if rp := a.realArg(s, v); rp != "" && rp != p {
-			if r := secretReason(rp); r != "" {
+			if r := privateSecretReason(rp, private); r != "" {
 				return "touches " + r + " (" + v + " resolves to " + rp + ")"
 			}
 		}

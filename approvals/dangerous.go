@@ -58,6 +58,8 @@ var DangerIDs = []string{
 	DangerRmSystem, DangerFindDeleteSystem, DangerChmodSystem, DangerShellProfile,
 	DangerAuthorizedKeys, DangerAgentConfig, DangerTLS, DangerPersistence, DangerPlatformSecurity,
 	DangerSystemWrite, DangerRmDynamic, DangerOpaque, DangerUnparsable,
+	DangerGitPushDelete, DangerInfraTeardown, DangerDatabaseDrop, DangerPrivilegedContainer, DangerHistoryDestroy,
+	DangerPathHijack, DangerMining,
 }
 
 // Danger returns the dangerous-list entries the command hits, each id once.
@@ -90,6 +92,7 @@ func (a *Analysis) findDanger() {
 	for i := range a.Segments {
 		a.segmentDanger(i)
 		a.hardDenySegment(i)
+		a.destructiveDanger(i)
 		a.interpreterDanger(i)
 	}
 	a.pipeToShell()

@@ -37,7 +37,23 @@ var fuzzSeeds = []string{
 	"git clean --force -d", "git branch --delete --force x", "rm --recursive --force ~", "rm --recursive --force --one-file-system /",
 	"git push --repo origin --force", "env git --no-pager push --force", "sh -c 'git reset --hard'",
 	"sort --compress-program=sh a", "git difftool --extcmd='rm -rf ~'", "tar --to-command='rm -rf ~' -xf a",
+	// Recursive reads (reach.go).
+	"grep -rn foo .", "rg foo src", "grep -ra --include=environ KEY /proc/1/", "rg -uuu KEY ~", "find ~ -name x",
+	"tar czf o.tgz ~", "cp -r ~ b", "ls -R /", "du -a /home", "grep -r --directories=recurse x ..",
 }
+
+// reachRoots are roots that are ancestors of a secret (seen from cwd and
+// home of the tests), and reachWalkers the tree walkers rooted at them.
+var (
+	reachRoots   = []string{"~", "/", "/proc/1/", "/home/u", "..", "$HOME", "/home", "/sys", "~/.config"}
+	reachWalkers = []string{"grep -r -e %s %s", "grep -R --regexp=%s %s", "rg -e %s %s", "rg --regexp=%s %s",
+		"find %[2]s -name %[1]s", "fd -- %s %s", "ls -R %[2]s", "du -a %[2]s", "tar czf ./%s.tgz %s",
+		"cp -r %[2]s ./%[1]s", "zip -r ./%s.zip %s", "tree %[2]s",
+		"diff -rN ./%[1]s %[2]s", "git diff --no-index ./%[1]s %[2]s", "7z a ./%[1]s.7z %[2]s"}
+)
+
+// shellQuote single-quotes s for bash.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // FuzzAnalyzeShell: the analyser never panics (internal errors would show
 // up as "internal error"), a command that does not parse is never allowed,
@@ -62,6 +78,21 @@ func FuzzAnalyzeShell(f *testing.F) {
 		ro := a.ReadOnly()
 		if ro && a.RuleTierReason() != "" {
 			t.Fatalf("read-only but rule tier hits: %q", cmd)
+		}
+		// A recursive read rooted at an ancestor of a secret is never
+		// read-only-safe, whatever the fuzzed text it searches for or
+		// names its output after.
+		if len(cmd) <= 4<<10 {
+			for _, w := range reachWalkers {
+				for _, root := range reachRoots {
+					for _, probe := range []string{fmt.Sprintf(w, shellQuote(cmd), root), "cd /tmp && " + fmt.Sprintf(w, shellQuote(cmd), root)} {
+						pa := approvals.AnalyzeShell(probe, cwd, home)
+						if pa.ReadOnly() || pa.AutoSafe(nil) {
+							t.Fatalf("recursive read rooted at %s is read-only-safe: %q", root, probe)
+						}
+					}
+				}
+			}
 		}
 		_, perr := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
 		if perr != nil && (a.Err == nil || ro || a.AutoSafe(nil)) {

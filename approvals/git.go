@@ -1,6 +1,9 @@
 package approvals
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // gitCmd is a git command line split the way git parses it: global
 // options, the subcommand and its arguments.
@@ -97,6 +100,9 @@ func gitBranchListing(rest []arg) bool {
 // plain global options (-C only into the project), a read-only
 // subcommand, and none of its options that write or run programs.
 func (a *Analysis) gitReadSafe(s *Segment) bool {
+	if a.gitRisk[s.dir] != "" {
+		return false // the repository's configuration runs programs
+	}
 	g := parseGit(s.args)
 	if g.globals.unsafe(gitGlobal) != "" || !a.gitDirInside(g, s.dir) {
 		return false
@@ -109,4 +115,31 @@ func (a *Analysis) gitReadSafe(s *Segment) bool {
 		return gitBranchListing(g.rest)
 	}
 	return false
+}
+
+// GitDirs are the directories git runs in, for the caller to check the
+// repositories' configuration (WithGitRisk); "" (unknown) is left out.
+func (a *Analysis) GitDirs() []string {
+	var out []string
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		if s.Name == "git" && s.dir != "" && !slices.Contains(out, s.dir) {
+			out = append(out, s.dir)
+		}
+	}
+	return out
+}
+
+// WithGitRisk returns a copy of the analysis that knows which of its git
+// directories (GitDirs) belong to a repository whose configuration makes
+// read-only git run programs (diff.external, diff.*.textconv or .command,
+// filter.*, gpg programs, log.showSignature, includes): git there is not
+// read-only. risk maps a directory to the reason.
+func (a *Analysis) WithGitRisk(risk map[string]string) *Analysis {
+	if a == nil || len(risk) == 0 {
+		return a
+	}
+	b := *a
+	b.gitRisk = risk
+	return &b
 }

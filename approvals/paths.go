@@ -112,6 +112,15 @@ func isDeviceSink(p string) bool {
 // one list is internal/secrets).
 func secretReason(p string) string { return secrets.Reason(p) }
 
+// privateSecretReason is secretReason with ama's private places
+// (Policy.Private) counted as secrets.
+func privateSecretReason(p string, private []string) string {
+	if r := secrets.Reason(p); r != "" {
+		return r
+	}
+	return secrets.PrivateReason(p, private)
+}
+
 // globSecretReason judges an argument that still contains glob characters.
 func globSecretReason(word string) string { return secrets.GlobReason(word) }
 

@@ -1,8 +1,11 @@
 package approvals
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // Policy is the effective permission configuration of a session.
@@ -17,6 +20,10 @@ type Policy struct {
 	// Safety are this process's safety files (safety.go): writes to them
 	// are denied in every mode.
 	Safety Safety
+	// Private are ama's own private places (secrets.PrivateDirs: other
+	// sessions, checkpoints, the API key at a configured data directory),
+	// judged like the credential stores of internal/secrets.
+	Private []string
 }
 
 // AutoDecision records how auto mode decided (for audits and the wire).
@@ -220,7 +227,7 @@ func planStep(c *callCtx, pol *Policy) (Decision, string) {
 	case c.tool == "task":
 		return Allow, "sub-agents run under the same plan-mode rules"
 	case c.isBash:
-		readOnly := c.bash != nil && c.bash.ReadOnly()
+		readOnly := c.bash != nil && c.bash.readOnlyIn(pol.Private)
 		switch pol.PlanBash {
 		case PlanBashDeny:
 			return Deny, planModeText
@@ -314,7 +321,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 		return Verdict{Decision: Allow, Layer: "allowlist", Reason: "read-only tools are allowed"}
 	case c.tool == "task":
 		return Verdict{Decision: Allow, Layer: "allowlist", Reason: "sub-agents share this permission pipeline"}
-	case c.isBash && c.bash != nil && c.bash.ReadOnly():
+	case c.isBash && c.bash != nil && c.bash.readOnlyIn(pol.Private):
 		return Verdict{Decision: Allow, Layer: "allowlist", Reason: "read-only command"}
 	}
 	if r, ok := allowedByRule(c, pol); ok {
@@ -326,7 +333,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 // decideAuto runs auto mode's tiers: rules (no model), allow rules and
 // session memory, static judgement, then the classifier.
 func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
-	if r := autoRuleReason(c); r != "" {
+	if r := autoRuleReason(c, pol.Private); r != "" {
 		return Verdict{
 			Decision: Ask, Layer: "auto-rule", AskReason: "mode",
 			Reason: "Auto mode asks before this: " + r + ".",
@@ -365,25 +372,28 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 
 // autoRuleReason is auto mode's rule tier: secret paths, protected writes,
 // and for bash network, deletion, write targets and secret arguments.
-func autoRuleReason(c *callCtx) string {
+func autoRuleReason(c *callCtx, private []string) string {
 	switch {
 	case c.isBash:
 		if c.bgQuery || c.bash == nil {
 			return ""
 		}
-		return c.bash.RuleTierReason()
+		return c.bash.ruleTier(private)
 	case c.isMemory || !c.hasPath:
 		return ""
 	case !c.pathOK:
 		return "the path cannot be resolved"
 	}
-	if r := secretReason(c.path); r != "" {
+	if r := privateSecretReason(c.path, private); r != "" {
 		return "touches " + r
 	}
 	if c.lexPath != c.path {
-		if r := secretReason(c.lexPath); r != "" {
+		if r := privateSecretReason(c.lexPath, private); r != "" {
 			return "touches " + r
 		}
+	}
+	if r := c.walkReason(private); r != "" {
+		return r
 	}
 	if c.class == ClassWrite {
 		if r := protectedWriteReason(c.path, c.root); r != "" {
@@ -394,4 +404,61 @@ func autoRuleReason(c *callCtx) string {
 		}
 	}
 	return ""
+}
+
+// walkTools are the file tools that read a whole tree below their path.
+var walkTools = map[string]bool{"grep": true, "glob": true, "ls": true}
+
+// walkReason judges the root of a file tool that walks a tree (grep,
+// glob, ls) by everything below it: an ancestor of a secret, /, /proc or
+// /sys asks (the tools skip secret paths too, see tools/walk.go).
+func (c *callCtx) walkReason(private []string) string {
+	if !walkTools[c.tool] || c.class != ClassRead {
+		return ""
+	}
+	for _, sp := range c.spells {
+		if why := secrets.ReachesSecret(sp.path, sp.home, private...); why != "" {
+			return "the " + c.tool + " tool reads everything below " + why
+		}
+	}
+	if why := secrets.ReachesSecret(c.lexPath, c.call.Home, private...); why != "" {
+		return "the " + c.tool + " tool reads everything below " + why
+	}
+	if c.tool == "glob" {
+		// An absolute pattern, or one that climbs with "..", moves the
+		// walk's root to its static part.
+		var in struct {
+			Pattern string `json:"pattern"`
+		}
+		_ = json.Unmarshal(c.call.Input, &in)
+		for _, pat := range strings.Fields(in.Pattern) {
+			pat = strings.TrimPrefix(pat, "!")
+			if !strings.HasPrefix(pat, "/") && !strings.HasPrefix(pat, "..") && !strings.HasPrefix(pat, "~") {
+				continue
+			}
+			base, ok := resolveToolPath(staticBase(pat), c.path, c.call.Home)
+			if !ok {
+				return "the glob pattern " + pat + " walks a directory that cannot be resolved"
+			}
+			if why := secrets.ReachesSecret(base, c.call.Home, private...); why != "" {
+				return "the glob tool reads everything below " + why
+			}
+		}
+	}
+	return ""
+}
+
+// staticBase is the part of a glob pattern in front of its first
+// component with a glob character.
+func staticBase(pat string) string {
+	parts := strings.Split(pat, "/")
+	for i, p := range parts {
+		if strings.ContainsAny(p, "*?[{\\") {
+			if i == 0 {
+				return "."
+			}
+			return strings.Join(parts[:i], "/") + "/"
+		}
+	}
+	return pat
 }

@@ -28,7 +28,7 @@ var (
 		"-S|--no-sandbox -z|--uncompress -Z|--uncompress-noreport -v|--version --help")
 
 	treeTable = newOptTable(styleExact, "-L= -P= -I= -H= -T= --charset= --filelimit= --timefmt= !-o= !-R").other()
-	rgTable   = newOptTable(styleExact, "!--pre= -e|--regexp= -f|--file= -g|--glob= -t|--type= -T|--type-not= "+
+	rgTable   = newOptTable(styleExact, "!--pre= !--hostname-bin= -e|--regexp= -f|--file= -g|--glob= -t|--type= -T|--type-not= "+
 		"-m|--max-count= -A|--after-context= -B|--before-context= -C|--context= -j|--threads= -M|--max-columns= "+
 		"--pre-glob= --pretty -p -E|--encoding= --iglob= --sort= --sortr= --type-add= --max-depth= -d "+
 		"--ignore-file= -r|--replace= --color= --colors= --path-separator= --context-separator= --field-match-separator=").other()

@@ -54,8 +54,12 @@ func (a *Analysis) AutoSafe(extra []string) bool {
 // and allowlist modes): on the read-only list, no writes except the output
 // devices, no nesting, no assignments or wrappers, nothing the rule tier
 // objects to.
-func (a *Analysis) ReadOnly() bool {
-	if a.staticSafe(nil, true) != "" || a.RuleTierReason() != "" {
+func (a *Analysis) ReadOnly() bool { return a.readOnlyIn(nil) }
+
+// readOnlyIn is ReadOnly with ama's private places (Policy.Private)
+// counted as secrets.
+func (a *Analysis) readOnlyIn(private []string) bool {
+	if a.staticSafe(nil, true) != "" || a.ruleTier(private) != "" {
 		return false
 	}
 	for _, t := range a.Writes {
@@ -231,24 +235,29 @@ func (a *Analysis) autoSafeCommand(s *Segment) bool {
 		}
 		return ok
 	case "npm", "pnpm", "yarn":
-		return jsRunnerSafe(s.Name, args)
+		return a.jsRunnerSafe(s, s.Name, args)
 	case "node":
 		p, ok := optsSafe(nodeTestTable, args)
-		return ok && p.has("--test")
+		// A reporter that is not built in is a module node loads; test
+		// files outside the project are code the project does not own.
+		return ok && p.has("--test") && builtinOnly(p.values("--test-reporter"), nodeReporters) &&
+			a.allInside(s, p.operands)
 	case "tsc":
 		p, ok := optsSafe(tscTable, args)
-		return ok && p.has("--noEmit")
+		// tsc prints the lines it cannot parse: a project or file outside
+		// the project is a read outside it.
+		return ok && p.has("--noEmit") && a.allInside(s, p.values("--project")) && a.allInside(s, p.operands)
 	case "vitest":
-		return vitestSafe(args)
+		return a.vitestSafe(s, args)
 	case "pytest":
-		_, ok := optsSafe(pytestTable, args)
-		return ok
+		p, ok := optsSafe(pytestTable, args)
+		return ok && a.pytestInside(s, p)
 	case "python", "python3":
 		if len(args) < 2 || args[0].val != "-m" || args[1].val != "pytest" {
 			return false
 		}
-		_, ok := optsSafe(pytestTable, args[2:])
-		return ok
+		p, ok := optsSafe(pytestTable, args[2:])
+		return ok && a.pytestInside(s, p)
 	case "cargo":
 		if len(args) == 0 || !slices.Contains([]string{"test", "check", "build", "clippy"}, args[0].val) {
 			return false
@@ -268,6 +277,16 @@ func (a *Analysis) autoSafeCommand(s *Segment) bool {
 			return false
 		}
 		p, ok := optsSafe(t, args[1:])
+		// -mod=mod lets go change go.mod and fetch what it wants; package
+		// paths outside the project are code the project does not own.
+		if m, has := p.value("-mod"); has && (m.dyn || m.val != "readonly" && m.val != "vendor") {
+			return false
+		}
+		for _, o := range p.operands {
+			if o.dyn || (strings.HasPrefix(o.val, ".") || strings.HasPrefix(o.val, "/")) && !a.inside(s, o) {
+				return false
+			}
+		}
 		return ok && !p.dashdash
 	case "make":
 		p, ok := optsSafe(makeTable, args)
@@ -292,20 +311,20 @@ var goVetFlags = goFlags.with("").other()
 // jsRunnerSafe is the npm/pnpm/yarn part of the safe list: a test, lint,
 // typecheck or build script with the runner's harmless options; arguments
 // after "--" go to the project's own script.
-func jsRunnerSafe(name string, args []arg) bool {
+func (a *Analysis) jsRunnerSafe(s *Segment, name string, args []arg) bool {
 	if name == "pnpm" && len(args) > 0 {
 		switch args[0].val {
 		case "tsc":
 			p, ok := optsSafe(tscTable, args[1:])
-			return ok && p.has("--noEmit")
+			return ok && p.has("--noEmit") && a.allInside(s, p.values("--project")) && a.allInside(s, p.operands)
 		case "vitest":
-			return vitestSafe(args[1:])
+			return a.vitestSafe(s, args[1:])
 		case "exec":
-			return len(args) > 1 && args[1].val == "vitest" && vitestSafe(args[2:])
+			return len(args) > 1 && args[1].val == "vitest" && a.vitestSafe(s, args[2:])
 		}
 	}
 	if name == "yarn" && len(args) > 0 && args[0].val == "vitest" {
-		return vitestSafe(args[1:])
+		return a.vitestSafe(s, args[1:])
 	}
 	p, ok := optsSafe(npmTable, args)
 	if !ok {
@@ -331,13 +350,74 @@ func jsRunnerSafe(name string, args []arg) bool {
 	return false
 }
 
-// vitestSafe reports `vitest run` with accepted options.
-func vitestSafe(args []arg) bool {
+// vitestSafe reports `vitest run` with accepted options and built-in
+// reporters (any other reporter is a module vitest loads).
+func (a *Analysis) vitestSafe(s *Segment, args []arg) bool {
 	if len(args) == 0 || args[0].val != "run" {
 		return false
 	}
-	_, ok := optsSafe(vitestTable, args[1:])
-	return ok
+	p, ok := optsSafe(vitestTable, args[1:])
+	return ok && builtinOnly(p.values("--reporter"), vitestReporters)
+}
+
+// Built-in reporters (node's test runner, vitest): names, not modules.
+var (
+	nodeReporters   = []string{"spec", "tap", "dot", "junit", "lcov"}
+	vitestReporters = []string{"default", "basic", "verbose", "dot", "json", "junit", "tap", "tap-flat",
+		"hanging-process", "github-actions", "tree"}
+)
+
+// builtinOnly reports option values that are all among the names.
+func builtinOnly(vals []arg, names []string) bool {
+	for _, v := range vals {
+		if v.dyn || !slices.Contains(names, v.val) {
+			return false
+		}
+	}
+	return true
+}
+
+// inside reports a static path operand that lies in the project (also
+// after symlinks, when the caller resolved them).
+func (a *Analysis) inside(s *Segment, v arg) bool {
+	if v.dyn || a.Cwd == "" {
+		return false
+	}
+	p, ok := joinPath(s.dir, globBase(v.val))
+	if !ok || !within(p, a.Cwd) {
+		return false
+	}
+	if rp := a.realArg(s, globBase(v.val)); rp != "" && !within(rp, a.Cwd) {
+		return false
+	}
+	return true
+}
+
+// allInside reports path operands that all lie in the project.
+func (a *Analysis) allInside(s *Segment, vals []arg) bool {
+	for _, v := range vals {
+		if !a.inside(s, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// pytestInside: the test paths (before "::") and report paths of
+// --cov-report=KIND:PATH lie in the project.
+func (a *Analysis) pytestInside(s *Segment, p parsedArgs) bool {
+	for _, o := range p.operands {
+		o.val, _, _ = strings.Cut(o.val, "::")
+		if !a.inside(s, o) {
+			return false
+		}
+	}
+	for _, r := range p.values("--cov-report") {
+		if _, out, ok := strings.Cut(r.val, ":"); r.dyn || ok && !a.inside(s, arg{val: out, raw: r.raw}) {
+			return false
+		}
+	}
+	return true
 }
 
 // readOnlyCommand is the read-only list (section 6), each entry with the

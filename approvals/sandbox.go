@@ -82,7 +82,10 @@ func sandboxLeave(c *callCtx, pol *Policy) (Verdict, bool) {
 // included.
 func (a *Analysis) secretReference() string {
 	for i := range a.Segments {
-		if r := a.secretArgReason(&a.Segments[i]); r != "" {
+		if r := a.secretArgReason(&a.Segments[i], nil); r != "" {
+			return r
+		}
+		if r := a.reachReason(&a.Segments[i], nil); r != "" {
 			return r
 		}
 	}

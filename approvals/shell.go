@@ -81,6 +81,9 @@ type Analysis struct {
 	// real maps joined, uncleaned paths (see PathsToResolve) to what they
 	// resolve to on disk; set by WithRealPaths.
 	real map[string]string
+	// gitRisk maps directories whose repository configuration runs
+	// programs to the reason; set by WithGitRisk.
+	gitRisk map[string]string
 }
 
 // Segment is one simple command.

@@ -3,7 +3,7 @@ package classifier
 import (
 	"container/list"
 	"crypto/sha256"
-	"encoding/json"
+	"encoding/binary"
 )
 
 // DefaultCacheSize is the number of verdicts a Classifier remembers.
@@ -12,12 +12,18 @@ const DefaultCacheSize = 512
 // key identifies a call for the cache and for sharing in-flight requests.
 type key [sha256.Size]byte
 
-// cacheKey is SHA-256 of the tool name, a NUL byte and CanonicalInput.
-func cacheKey(tool string, args json.RawMessage) key {
+// cacheKey identifies the exact call: SHA-256 over the classifier mode,
+// the tool name, CanonicalInput (the full input, nothing normalised that
+// can change meaning), the cwd, the project root and the sandbox note, each
+// length-prefixed so that no two different calls share a key.
+func cacheKey(mode Mode, in Input) key {
 	h := sha256.New()
-	h.Write([]byte(tool))
-	h.Write([]byte{0})
-	h.Write([]byte(CanonicalInput(tool, args)))
+	for _, part := range [...]string{string(mode), in.Tool, CanonicalInput(in.Tool, in.Args), in.Cwd, in.ProjectRoot, in.SandboxNote} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write([]byte(part))
+	}
 	var k key
 	h.Sum(k[:0])
 	return k

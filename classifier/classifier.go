@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -86,6 +87,20 @@ type Options struct {
 	SessionID string
 	// CacheSize bounds the verdict cache; default DefaultCacheSize.
 	CacheSize int
+	// MaxUserTranscriptTokens and MaxToolTranscriptTokens bound the user
+	// messages and the tool-call inputs of the two-stage transcript;
+	// default DefaultMaxUserTranscriptTokens / DefaultMaxToolTranscriptTokens,
+	// at least MinTranscriptTokens.
+	MaxUserTranscriptTokens int
+	MaxToolTranscriptTokens int
+}
+
+// budget turns a token budget option into characters.
+func budget(tokens, def int) int {
+	if tokens == 0 {
+		tokens = def
+	}
+	return max(tokens, MinTranscriptTokens) * charsPerToken
 }
 
 // Input is one undecided tool call.
@@ -100,13 +115,36 @@ type Input struct {
 	// SandboxNote describes an active OS sandbox, e.g. "writes limited to
 	// the project and temp; network blocked" (optional).
 	SandboxNote string
-	// Transcript is optional context for the two-stage variant: one entry
-	// per user message or tool call, oldest first, holding only user texts
-	// and tool-call names with their arguments — never assistant prose or
-	// tool results, which may carry injected text. The single-stage variant
-	// ignores it.
-	Transcript []string
+	// Transcript is the evidence of the two-stage variant: the session's
+	// user messages and the inputs of its earlier tool calls, oldest first
+	// — never assistant prose or tool results, which may carry injected
+	// text. It is cut to the token budgets of Options. The single-stage
+	// variant ignores it.
+	Transcript []TranscriptEntry
+
+	// budgets of the transcript in characters, set by the Classifier.
+	userChars, toolChars int
 }
+
+// TranscriptEntry is one user message or one tool call of the transcript.
+type TranscriptEntry struct {
+	// Tool is the tool name of a tool call; "" marks a user message.
+	Tool string
+	// Text is the user's text, or the tool call's arguments (JSON).
+	Text string
+}
+
+// Transcript budgets (pi-automode's maxUserTranscriptTokens and
+// maxToolTranscriptTokens): approximate tokens per category, counted as
+// four characters each.
+const (
+	DefaultMaxUserTranscriptTokens = 4000
+	DefaultMaxToolTranscriptTokens = 4000
+	// MinTranscriptTokens is the smallest budget accepted; smaller values
+	// are raised to it.
+	MinTranscriptTokens = 32
+	charsPerToken       = 4
+)
 
 // Verdict is the classifier's answer. It is never a denial: the pipeline
 // turns Allow into allow and everything else into ask (deny when nobody can
@@ -190,7 +228,7 @@ func (c *Classifier) Classify(ctx context.Context, in Input) Verdict {
 	if c.o.Mode != ModeSingle && c.o.Mode != ModeTwoStage {
 		return failed(fmt.Sprintf("unknown classifier mode %q", c.o.Mode))
 	}
-	k := cacheKey(in.Tool, in.Args)
+	k := cacheKey(c.o.Mode, in)
 
 	c.mu.Lock()
 	if c.closed {
@@ -302,7 +340,14 @@ func (c *Classifier) Close() {
 // run performs one classification under ctx (which carries the deadline).
 func (c *Classifier) run(ctx context.Context, in Input) Verdict {
 	if c.o.Mode == ModeTwoStage {
+		in.userChars = budget(c.o.MaxUserTranscriptTokens, DefaultMaxUserTranscriptTokens)
+		in.toolChars = budget(c.o.MaxToolTranscriptTokens, DefaultMaxToolTranscriptTokens)
 		return c.runTwoStage(ctx, in)
+	}
+	// The model sees the exact action or nothing: an input that does not
+	// fit the single-stage view whole is never judged on a cut view.
+	if n := utf8.RuneCountInString(sortedJSON(in.Args)); n > MaxInputChars {
+		return failed(fmt.Sprintf("%s: %d characters, at most %d can be shown whole", ErrActionTooLarge, n, MaxInputChars))
 	}
 	system, user := BuildPrompt(in)
 	text, err := c.request(ctx, system, []string{user}, singleMaxTokens)

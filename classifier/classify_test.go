@@ -3,6 +3,7 @@ package classifier_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -145,14 +146,42 @@ func TestClassifyCache(t *testing.T) {
 		wantCalls int
 	}{
 		{
-			name:   "allow cached, whitespace and context ignored",
+			name:   "allow cached for the exact call, the user message ignored",
 			script: []fake.Response{say(allowJSON)},
 			steps: []step{
-				{bash("node  gen.js"), outcome{Allow: true}},
-				{bash("  node gen.js\t"), outcome{Allow: true, Cached: true}},
+				{bash("node gen.js"), outcome{Allow: true}},
+				{bash("node gen.js"), outcome{Allow: true, Cached: true}},
 				{func() classifier.Input { in := bash("node gen.js"); in.LatestUserMessage = "something else"; return in }(), outcome{Allow: true, Cached: true}},
 			},
 			wantCalls: 1,
+		},
+		{
+			// Whitespace can change what runs (python's indentation decides
+			// which code is dead), so no two spellings share a verdict; nor
+			// do calls in another directory or under another sandbox.
+			name:   "every difference is another call",
+			script: []fake.Response{say(allowJSON), say(askJSON), say(askJSON), say(askJSON), say(askJSON), say(askJSON)},
+			steps: []step{
+				{bash("python3 -c 'if False:\n    import os\nprint(1)'"), outcome{Allow: true}},
+				{bash("python3 -c 'if False:\n    import os\n    print(1)'"), outcome{}},
+				{bash("python3 -c 'if False:\n    import os\nprint(1)' "), outcome{}},
+				{func() classifier.Input {
+					in := bash("python3 -c 'if False:\n    import os\nprint(1)'")
+					in.Cwd = "/other"
+					return in
+				}(), outcome{}},
+				{func() classifier.Input {
+					in := bash("python3 -c 'if False:\n    import os\nprint(1)'")
+					in.ProjectRoot = "/other"
+					return in
+				}(), outcome{}},
+				{func() classifier.Input {
+					in := bash("python3 -c 'if False:\n    import os\nprint(1)'")
+					in.SandboxNote = "none"
+					return in
+				}(), outcome{}},
+			},
+			wantCalls: 6,
 		},
 		{
 			name:      "ask cached",
@@ -398,4 +427,50 @@ func TestClassifyClose(t *testing.T) {
 			t.Errorf("call after Close: %+v, want a failure", v)
 		}
 	})
+}
+
+// TestNoVerdictOnAPartialView: an input that cannot be shown whole is
+// never allowed: the single stage fails without a request (the pipeline
+// asks; unattended denies) instead of judging a cut view.
+func TestNoVerdictOnAPartialView(t *testing.T) {
+	r := newRig(t, classifier.Options{}, say(allowJSON))
+	long := "echo harmless " + strings.Repeat("a", classifier.MaxInputChars) + "; touch /tmp/marker"
+	v := r.c.Classify(t.Context(), bash(long))
+	if v.Allow || !v.Failed || r.fake.Calls() != 0 {
+		t.Fatalf("verdict %+v after %d requests, want a failure without a request", v, r.fake.Calls())
+	}
+	short := bash("echo " + strings.Repeat("a", classifier.MaxInputChars-40))
+	if v := r.c.Classify(t.Context(), short); !v.Allow || r.fake.Calls() != 1 {
+		t.Fatalf("an input that fits: %+v after %d requests", v, r.fake.Calls())
+	}
+}
+
+// TestTranscriptBudgets: the options bound each kind of transcript entry.
+func TestTranscriptBudgets(t *testing.T) {
+	r := newRig(t, classifier.Options{Mode: classifier.ModeTwoStage, MaxUserTranscriptTokens: 50, MaxToolTranscriptTokens: 32}, say("0"))
+	in := bash("ls")
+	for i := range 10 {
+		in.Transcript = append(in.Transcript, classifier.TranscriptEntry{Text: fmt.Sprintf("user message %d %s", i, strings.Repeat("u", 30))},
+			classifier.TranscriptEntry{Tool: "read", Text: fmt.Sprintf(`{"path":"f%d%s"}`, i, strings.Repeat("p", 30))})
+	}
+	r.c.Classify(t.Context(), in)
+	reqs := r.rec.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	ctx := reqs[0].Messages[0].(*llm.UserMessage).Content.PlainText()
+	fs := dataLines(t, ctx[:strings.Index(ctx, classifier.DataClose)+len(classifier.DataClose)])
+	users, tools := fs["transcript_user"], fs["transcript_tool_call"]
+	size := func(list []string) (n int) {
+		for _, e := range list {
+			n += len(unquote(t, e))
+		}
+		return n
+	}
+	if size(users) > 200 || size(tools) > 128 || len(users) == 0 || len(tools) == 0 {
+		t.Errorf("user %d chars in %d entries (budget 200), tool %d chars in %d (budget 128)", size(users), len(users), size(tools), len(tools))
+	}
+	if !strings.Contains(ctx, "user message 9") || !strings.Contains(ctx, `f9pp`) || !strings.Contains(ctx, "user message 0") {
+		t.Errorf("the task and the latest entries are not kept:\n%s", ctx)
+	}
 }

@@ -36,12 +36,21 @@
 // classifier.
 //
 // Cache: successful verdicts (allow and ask) are remembered per Classifier,
-// keyed by SHA-256 of the tool name, a NUL byte and CanonicalInput, in an
-// LRU of Options.CacheSize (default 512) entries; failures are never cached.
-// As in the reference, the key does not include the user message: a verdict
-// is reused for the same call later in the session. The bash command is
-// whitespace-collapsed for the key, but a line break is kept distinct from a
-// space, because it separates commands.
+// keyed by the exact call (cacheKey: classifier mode, tool name, the full
+// input with no string content normalised, cwd, project root, sandbox
+// note), in an LRU of Options.CacheSize (default 512) entries; failures are
+// never cached. As in the reference, the key does not include the user
+// message: a verdict is reused for the same call later in the session. A
+// command that differs in one blank is another call (whitespace can decide
+// what runs, e.g. python's indentation).
+//
+// Complete action: the model judges the exact input or nothing. The single
+// stage shows up to MaxInputChars; a larger input fails without a request
+// (the pipeline asks, unattended denies), never a verdict on a cut view. The
+// two-stage variant shows up to MaxActionChars whole, likewise. Its context
+// message carries the transcript: the session's user messages and earlier
+// tool-call inputs (never assistant prose or tool results), each kind within
+// its own budget (Options.MaxUserTranscriptTokens / MaxToolTranscriptTokens).
 //
 // Concurrency: a Classifier is safe for concurrent use; create one per
 // session (it holds that session's cache) and Close it when the session

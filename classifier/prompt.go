@@ -95,12 +95,11 @@ func encodeJSON(v any) string {
 }
 
 // sortedJSON re-encodes args with object keys sorted at every level (numbers
-// keep their exact text). Empty or null arguments are "{}". Arguments that are
-// not valid JSON are returned as a JSON string of their text, which can never
-// equal the encoding of valid arguments. When collapseCommand is set and the
-// arguments are an object with a string "command", that command is
-// whitespace-collapsed first (see CanonicalInput).
-func sortedJSON(args json.RawMessage, collapseCommand bool) string {
+// keep their exact text, strings their exact content). Empty or null
+// arguments are "{}". Arguments that are not valid JSON are returned as a
+// JSON string of their text, which can never equal the encoding of valid
+// arguments.
+func sortedJSON(args json.RawMessage) string {
 	raw := bytes.TrimSpace(args)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return "{}"
@@ -113,61 +112,20 @@ func sortedJSON(args json.RawMessage, collapseCommand bool) string {
 	if err := dec.Decode(&v); err != nil || dec.InputOffset() != int64(len(raw)) {
 		return encodeJSON(string(raw))
 	}
-	if obj, ok := v.(map[string]any); ok && collapseCommand {
-		if cmd, ok := obj["command"].(string); ok {
-			obj["command"] = collapseCommandSpace(cmd)
-		}
-	}
 	// encoding/json writes map keys in sorted order, recursively.
 	return encodeJSON(v)
 }
 
-// collapseCommandSpace normalises the whitespace of a shell command for the
-// cache key: leading and trailing whitespace is removed, a run of blanks
-// becomes one space, and a run that contains a line break becomes one line
-// break. Line breaks are kept apart from spaces on purpose: "echo a\nrm b"
-// runs two commands while "echo a rm b" runs one, so they must not share a
-// cached verdict.
-func collapseCommandSpace(cmd string) string {
-	var b strings.Builder
-	inRun, newline := false, false
-	flush := func() {
-		if b.Len() > 0 {
-			if newline {
-				b.WriteByte('\n')
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		inRun, newline = false, false
-	}
-	for _, r := range cmd {
-		switch r {
-		case ' ', '\t', '\v', '\f':
-			inRun = true
-		case '\n', '\r':
-			inRun, newline = true, true
-		default:
-			if inRun {
-				flush()
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// isBash reports whether tool is the shell tool whose command is collapsed.
-func isBash(tool string) bool { return strings.EqualFold(strings.TrimSpace(tool), "bash") }
-
-// CanonicalInput is the canonical form of a call's arguments used for the
-// cache key: JSON with object keys sorted recursively, numbers verbatim, no
-// insignificant whitespace and no HTML escaping. For the bash tool the
-// "command" string is whitespace-collapsed first (blank runs become one
-// space, runs with a line break one line break). Arguments that are not
-// valid JSON become a JSON string of their text.
+// CanonicalInput is the form of a call's arguments used for the cache key:
+// JSON with object keys sorted recursively, numbers verbatim, no
+// insignificant whitespace between JSON tokens and no HTML escaping. The
+// content of every string is kept exactly: a shell command that differs in
+// one blank (indentation that decides what python -c runs) is another
+// call. Arguments that are not valid JSON become a JSON string of their
+// text. tool is accepted for the callers' sake; every tool is treated alike.
 func CanonicalInput(tool string, args json.RawMessage) string {
-	return sortedJSON(args, isBash(tool))
+	_ = tool
+	return sortedJSON(args)
 }
 
 // field is one "name: value" line of a data block; value is JSON.
@@ -218,7 +176,7 @@ func environmentFields(in Input) []field {
 // JSON string (a cut object is no longer JSON), followed by a separate
 // input_omitted_chars field that the data itself cannot forge.
 func inputFields(in Input, limit int) []field {
-	js := sortedJSON(in.Args, false)
+	js := sortedJSON(in.Args)
 	cut, dropped := cutMarked(js, limit)
 	if dropped == 0 {
 		return []field{{"input", js}}

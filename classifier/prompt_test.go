@@ -56,7 +56,7 @@ func TestBuildPromptFields(t *testing.T) {
 		ProjectRoot:       "/p",
 		LatestUserMessage: "  deploy\n\n the   thing  ",
 		SandboxNote:       "writes limited to the project;\nnetwork blocked",
-		Transcript:        []string{"ignored by the single-stage variant"},
+		Transcript:        []classifier.TranscriptEntry{{Text: "ignored by the single-stage variant"}},
 	}
 	system, user := classifier.BuildPrompt(in)
 	f := dataLines(t, user)
@@ -215,9 +215,8 @@ func TestCanonicalInput(t *testing.T) {
 		{"insignificant whitespace removed", "read", "{ \"path\" :\n \"a.go\" }", `{"path":"a.go"}`},
 		{"numbers verbatim", "x", `{"n":1.50,"m":1e3,"big":12345678901234567890}`, `{"big":12345678901234567890,"m":1e3,"n":1.50}`},
 		{"no HTML escaping", "x", `{"s":"a && b > c"}`, `{"s":"a && b > c"}`},
-		{"bash command collapsed", "bash", `{"command":"  ls   -la\t\tsrc  ","timeoutMs":5}`, `{"command":"ls -la src","timeoutMs":5}`},
-		{"bash name in any case", "Bash", `{"command":"ls  -l"}`, `{"command":"ls -l"}`},
-		{"line breaks kept apart from spaces", "bash", `{"command":"echo a  \n\n  rm b"}`, `{"command":"echo a\nrm b"}`},
+		{"bash command kept exactly", "bash", `{"command":"  ls   -la\t\tsrc  ","timeoutMs":5}`, `{"command":"  ls   -la\t\tsrc  ","timeoutMs":5}`},
+		{"indentation kept", "Bash", `{"command":"python3 -c 'if x:\n    a()\nb()'"}`, `{"command":"python3 -c 'if x:\n    a()\nb()'"}`},
 		{"other tools keep whitespace", "grep", `{"pattern":"a  b"}`, `{"pattern":"a  b"}`},
 		{"empty", "x", ``, `{}`},
 		{"null", "x", `null`, `{}`},

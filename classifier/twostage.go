@@ -23,10 +23,10 @@ const (
 	// The action is never cut there (a reviewer that cannot see the whole
 	// action must not authorise it); a larger input fails without a request.
 	MaxActionChars = 16000
-	// maxTranscriptChars is the budget of the transcript entries (about
-	// 4000 tokens); maxEntryChars bounds one entry.
-	maxTranscriptChars = 16000
-	maxEntryChars      = 2000
+	// maxEntryChars bounds one transcript entry (the budgets of the
+	// whole transcript are Options.MaxUserTranscriptTokens and
+	// MaxToolTranscriptTokens).
+	maxEntryChars = 2000
 )
 
 // ErrActionTooLarge is returned by BuildStagePrompt when the input does not
@@ -76,33 +76,73 @@ const detailedInstruction = `Detailed review: decide whether the action may run 
 {"decision":"allow" or "block","tier":"<tier>","reason":"<one short sentence>"}
 The tier names the part of the policy that decided: hard_deny or soft_deny for a block, allow for an allow exception, explicit_intent for an action the user explicitly asked for, or none when no rule applies. A block goes with hard_deny, soft_deny or none; an allow goes with allow, explicit_intent or none. The reason must not be empty.`
 
-// transcriptFields renders the transcript within its budget: every entry is
-// cut to maxEntryChars, the first entry and the latest entries that fit are
-// kept, and the number of entries left out in between is stated.
-func transcriptFields(entries []string) []field {
+// transcriptFields renders the transcript within its budgets (characters
+// of user messages and of tool-call inputs; 0: the defaults): every entry
+// is cut to maxEntryChars; the first user message (the task) and then the
+// latest entries of each kind that fit its budget are kept, in order; how
+// many of each kind were left out is stated. User messages and tool calls
+// have their own field names, which the data cannot forge.
+func transcriptFields(entries []TranscriptEntry, userChars, toolChars int) []field {
 	if len(entries) == 0 {
 		return nil
 	}
-	cut := make([]string, len(entries))
-	for i, e := range entries {
-		cut[i], _ = cutMarked(strings.TrimSpace(e), maxEntryChars)
+	if userChars <= 0 {
+		userChars = DefaultMaxUserTranscriptTokens * charsPerToken
 	}
-	used := utf8.RuneCountInString(cut[0])
-	from := len(cut) // cut[from:] are the kept latest entries
-	for from > 1 {
-		n := utf8.RuneCountInString(cut[from-1])
-		if used+n > maxTranscriptChars && from < len(cut) {
+	if toolChars <= 0 {
+		toolChars = DefaultMaxToolTranscriptTokens * charsPerToken
+	}
+	type kept struct {
+		name, text string
+	}
+	cut := make([]kept, len(entries))
+	keep := make([]bool, len(entries))
+	for i, e := range entries {
+		if e.Tool == "" {
+			cut[i].name = "transcript_user"
+			cut[i].text, _ = cutMarked(strings.TrimSpace(e.Text), maxEntryChars)
+		} else {
+			cut[i].name = "transcript_tool_call"
+			cut[i].text, _ = cutMarked(e.Tool+" "+strings.TrimSpace(e.Text), maxEntryChars)
+		}
+	}
+	left := map[string]int{"transcript_user": userChars, "transcript_tool_call": toolChars}
+	for i := range cut { // the first user message: the task
+		if cut[i].name == "transcript_user" {
+			if n := utf8.RuneCountInString(cut[i].text); n <= left[cut[i].name] {
+				keep[i] = true
+				left[cut[i].name] -= n
+			}
 			break
 		}
-		used += n
-		from--
 	}
-	fs := []field{{"transcript", encodeJSON(cut[0])}}
-	if omitted := from - 1; omitted > 0 {
-		fs = append(fs, field{"transcript_omitted_entries", fmt.Sprint(omitted)})
+	full := map[string]bool{}
+	for i := len(cut) - 1; i >= 0; i-- {
+		if keep[i] || full[cut[i].name] {
+			continue
+		}
+		n := utf8.RuneCountInString(cut[i].text)
+		if n > left[cut[i].name] {
+			full[cut[i].name] = true // older ones are left out too
+			continue
+		}
+		keep[i] = true
+		left[cut[i].name] -= n
 	}
-	for _, e := range cut[from:] {
-		fs = append(fs, field{"transcript", encodeJSON(e)})
+	var fs []field
+	omitted := map[string]int{}
+	for i, k := range cut {
+		if keep[i] {
+			fs = append(fs, field{k.name, encodeJSON(k.text)})
+		} else {
+			omitted[k.name]++
+		}
+	}
+	if n := omitted["transcript_user"]; n > 0 {
+		fs = append(fs, field{"transcript_omitted_user_messages", fmt.Sprint(n)})
+	}
+	if n := omitted["transcript_tool_call"]; n > 0 {
+		fs = append(fs, field{"transcript_omitted_tool_calls", fmt.Sprint(n)})
 	}
 	return fs
 }
@@ -124,12 +164,12 @@ func BuildStagePrompt(in Input, stage Stage) (system string, messages []string, 
 	default:
 		return "", nil, fmt.Errorf("%w %q", ErrUnknownStage, stage)
 	}
-	input := sortedJSON(in.Args, false)
+	input := sortedJSON(in.Args)
 	if n := utf8.RuneCountInString(input); n > MaxActionChars {
 		return "", nil, fmt.Errorf("%w: %d characters, at most %d", ErrActionTooLarge, n, MaxActionChars)
 	}
 	ctxFields := append(environmentFields(in), userMessageField(in.LatestUserMessage))
-	ctxFields = append(ctxFields, transcriptFields(in.Transcript)...)
+	ctxFields = append(ctxFields, transcriptFields(in.Transcript, in.userChars, in.toolChars)...)
 	contextMsg := "Session context for the review (user messages and the agent's tool calls only):\n\n" +
 		dataBlock(ctxFields)
 	actionMsg := "The action to review:\n\n" +

@@ -63,6 +63,11 @@ type Permission struct {
 	Classifier string `json:"classifier,omitempty"`
 	// ClassifierTimeoutMs bounds one classifier request (default 10000).
 	ClassifierTimeoutMs int `json:"classifierTimeoutMs,omitempty"`
+	// MaxUserTranscriptTokens and MaxToolTranscriptTokens bound the user
+	// messages and tool-call inputs the two-stage classifier sees (default
+	// 4000 each, at least 32).
+	MaxUserTranscriptTokens int `json:"maxUserTranscriptTokens,omitempty"`
+	MaxToolTranscriptTokens int `json:"maxToolTranscriptTokens,omitempty"`
 }
 
 // Plan configures plan mode.

@@ -167,19 +167,25 @@ type ToolExecutionEnd struct {
 	ParentToolCallID string     `json:"parentToolCallId,omitempty"`
 	AutoDecision     any        `json:"autoDecision,omitempty"`
 	Denied           bool       `json:"denied,omitempty"`
+	// Dangerous are the stable ids of the dangerous-list categories that
+	// refused or asked about the call (approvals.DangerIDs).
+	Dangerous []string `json:"dangerous,omitempty"`
 }
 
 // PermissionRequest asks the host to approve a tool call.
 type PermissionRequest struct {
-	RequestID    string          `json:"requestId"`
-	ToolName     string          `json:"toolName"`
-	Input        json.RawMessage `json:"input"`
-	Reason       string          `json:"reason"`
-	HookReason   string          `json:"hookReason,omitempty"`
-	TimeoutMs    int64           `json:"timeoutMs"`
-	Preview      any             `json:"preview,omitempty"`
-	AutoDecision any             `json:"autoDecision,omitempty"`
-	Context      *PermissionCtx  `json:"context,omitempty"`
+	RequestID string          `json:"requestId"`
+	ToolName  string          `json:"toolName"`
+	Input     json.RawMessage `json:"input"`
+	Reason    string          `json:"reason"`
+	// Dangerous are the stable ids of the dangerous-list categories behind
+	// a "dangerous" reason (approvals.DangerIDs).
+	Dangerous    []string       `json:"dangerous,omitempty"`
+	HookReason   string         `json:"hookReason,omitempty"`
+	TimeoutMs    int64          `json:"timeoutMs"`
+	Preview      any            `json:"preview,omitempty"`
+	AutoDecision any            `json:"autoDecision,omitempty"`
+	Context      *PermissionCtx `json:"context,omitempty"`
 }
 
 // PermissionCtx says where an approval request comes from.

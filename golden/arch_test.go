@@ -71,7 +71,7 @@ func TestDependencyDirection(t *testing.T) {
 		// the verdict, the preview, the checkpoint and the execution; the
 		// analyser is approvals' (a pure leaf).
 		// internal/childenv is the environment of every child process.
-		"tools":      {"llm", "plan", "approvals", "internal/childenv"},
+		"tools":      {"llm", "plan", "approvals", "internal/childenv", "internal/secrets"},
 		"classifier": {"llm"},
 		"skills":     {},
 		// The session file format: a leaf under everything that reads or

@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/checkpoint"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
+	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
@@ -101,6 +102,11 @@ type Dirs struct {
 	Home string
 }
 
+// private are ama's own private places (other projects' sessions and
+// checkpoints, the API key): the rule tier and the file tools' walks treat
+// them like credential stores.
+func (d *Deps) private() []string { return secrets.PrivateDirs(d.Dirs.Data, d.Dirs.Sessions) }
+
 // Settings are behaviour knobs.
 type Settings struct {
 	// Persist writes session files; false keeps sessions in memory.
@@ -138,6 +144,9 @@ type Settings struct {
 	ClassifierMode string
 	// ClassifierTimeout bounds one classification (default 10 s).
 	ClassifierTimeout time.Duration
+	// ClassifierUserTokens and ClassifierToolTokens are the transcript
+	// budgets of the two-stage classifier (0: its defaults).
+	ClassifierUserTokens, ClassifierToolTokens int
 	// ToolEnv filters the environment of the commands tools run (the
 	// model's credentials are removed).
 	ToolEnv tools.EnvPolicy

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"go.uber.org/zap"
@@ -21,8 +22,9 @@ type permissionSnapshot struct {
 	memory      *approvals.Memory
 	home        string
 	latestUser  string
-	classifier  *classifier.Classifier // nil unless the mode is auto
-	sandboxDesc string                 // the OS sandbox in words (classifier note)
+	transcript  []classifier.TranscriptEntry // the classifier's evidence (auto mode)
+	classifier  *classifier.Classifier       // nil unless the mode is auto
+	sandboxDesc string                       // the OS sandbox in words (classifier note)
 }
 
 // permit runs the permission pipeline for one call: deny rules, the
@@ -45,7 +47,8 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	if v.Classify {
 		if pol.classifier != nil {
 			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
-				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call)})
+				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
+				Transcript: pol.transcript})
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
 		v = approvals.Finalize(v, &pol.policy)
@@ -53,6 +56,9 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	var auto any
 	if v.Auto != nil {
 		auto = v.Auto
+	}
+	if v.Layer == "dangerous" {
+		p.danger = v.Dangerous
 	}
 	switch v.Decision {
 	case approvals.Allow:
@@ -90,7 +96,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
-		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, HookReason: hookReason,
+		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, Dangerous: p.danger, HookReason: hookReason,
 		TimeoutMs: timeout.Milliseconds(), AutoDecision: auto,
 		Context: &events.PermissionCtx{ToolCallID: tc.ID, ParentToolCallID: p.parent},
 	}
@@ -126,9 +132,11 @@ func (st *state) toolEnv() *toolEnv {
 	}
 	pol := *st.s.deps.Policy
 	pol.Mode = st.gateMode()
+	pol.Private = st.s.deps.private()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
 	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
+		e.policy.transcript = st.classifierTranscript()
 	}
 	st.applySandbox(e, pol.Mode)
 	return e
@@ -215,6 +223,69 @@ func (st *state) latestUserText() string {
 	return ""
 }
 
+// maxTranscriptKindChars bounds what classifierTranscript copies of each
+// kind (the classifier keeps far less: its budgets are in tokens).
+const maxTranscriptKindChars = 256 << 10
+
+// classifierTranscript is the evidence of the two-stage classifier: the
+// user messages and the tool calls (name and arguments) on the branch,
+// oldest first — never assistant prose or tool results. The first user
+// message (the task) and the latest entries up to maxTranscriptKindChars of
+// each kind are taken.
+func (st *state) classifierTranscript() []classifier.TranscriptEntry {
+	branch := st.branch()
+	var rev []classifier.TranscriptEntry
+	userLeft, toolLeft := maxTranscriptKindChars, maxTranscriptKindChars
+	firstUser := -1
+	for i := range branch {
+		if branch[i].Type != store.TypeMessage {
+			continue
+		}
+		if m, err := branch[i].Message(); err == nil {
+			if _, ok := m.(*llm.UserMessage); ok {
+				firstUser = i
+				break
+			}
+		}
+	}
+	for i := len(branch) - 1; i >= 0 && (userLeft > 0 || toolLeft > 0); i-- {
+		if branch[i].Type != store.TypeMessage {
+			continue
+		}
+		m, err := branch[i].Message()
+		if err != nil {
+			continue
+		}
+		switch m := m.(type) {
+		case *llm.UserMessage:
+			if userLeft > 0 || i == firstUser {
+				t := m.Content.PlainText()
+				userLeft -= len(t)
+				rev = append(rev, classifier.TranscriptEntry{Text: t})
+			}
+		case *llm.AssistantMessage:
+			calls := m.ToolCalls()
+			for j := len(calls) - 1; j >= 0 && toolLeft > 0; j-- {
+				toolLeft -= len(calls[j].Arguments)
+				rev = append(rev, classifier.TranscriptEntry{Tool: calls[j].Name, Text: string(calls[j].Arguments)})
+			}
+		}
+		if i == firstUser {
+			break
+		}
+	}
+	if firstUser >= 0 && (userLeft <= 0 || toolLeft <= 0) {
+		// The walk stopped early: make sure the task is there.
+		if m, err := branch[firstUser].Message(); err == nil {
+			if u, ok := m.(*llm.UserMessage); ok && (len(rev) == 0 || rev[len(rev)-1].Text != u.Content.PlainText() || rev[len(rev)-1].Tool != "") {
+				rev = append(rev, classifier.TranscriptEntry{Text: u.Content.PlainText()})
+			}
+		}
+	}
+	slices.Reverse(rev)
+	return rev
+}
+
 // classifier returns the session's auto-mode classifier, built on first
 // use with permission.autoModel (or the session model).
 func (st *state) classifier() *classifier.Classifier {
@@ -238,6 +309,7 @@ func (st *state) classifier() *classifier.Classifier {
 	st.judge = classifier.New(classifier.Options{
 		Provider: provider.Provider, Model: model, Mode: mode, Timeout: d.Settings.ClassifierTimeout,
 		Now: d.Now, SessionID: st.id + ":classify",
+		MaxUserTranscriptTokens: d.Settings.ClassifierUserTokens, MaxToolTranscriptTokens: d.Settings.ClassifierToolTokens,
 		OnUsage: func(kind string, m *llm.Model, u llm.Usage) {
 			_ = s.do(func(st *state) { st.appendEntry(store.UsageEntry(kind, m.Provider, m.ID, u)) })
 		},

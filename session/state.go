@@ -117,7 +117,7 @@ func newState(s *Session, id, cwd string) *state {
 	st.cache.Warm.Decider = s.deps.WarmingDecider
 	d := s.deps
 	out := filepath.Join(d.Dirs.Data, "tool-output", id)
-	st.tenv = &tools.Env{Cwd: cwd, Home: d.Dirs.Home, OutputDir: out, Reads: tools.NewReadTracker(), Todos: s, EnvPolicy: d.Settings.ToolEnv,
+	st.tenv = &tools.Env{Cwd: cwd, Home: d.Dirs.Home, OutputDir: out, Private: d.private(), Reads: tools.NewReadTracker(), Todos: s, EnvPolicy: d.Settings.ToolEnv,
 		Jobs: tools.NewJobs(out, func(ev tools.JobEvent) {
 			s.publish(events.BackgroundJob{JobID: ev.JobID, Phase: ev.Phase, Command: ev.Command, PID: ev.PID,
 				OutputPath: ev.OutputPath, ExitCode: ev.ExitCode})

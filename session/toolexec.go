@@ -21,6 +21,7 @@ type preparedCall struct {
 	result *tools.Result   // set when the call ends before execution
 	denied bool
 	auto   any             // autoDecision of the permission step (auto mode)
+	danger []string        // ids of the dangerous-list entries the verdict hit
 	orig   json.RawMessage // the model's arguments when a hook replaced them
 	hook   hookGate        // the PreToolUse verdict the call was judged with (decision, reason)
 	mode   approvals.Mode  // the mode the call was judged with
@@ -237,7 +238,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText},
-		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied,
+		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger,
 	})
 }
 

@@ -228,7 +228,7 @@ func (g *grepRun) walk(ctx context.Context, env *Env, root, glob, realRoot strin
 				// tree must not be read by a search that was judged by its
 				// root.
 				rp, err := realPath(abs)
-				if err != nil || !(within(rp, realRoot) || within(rp, root)) {
+				if err != nil || !(within(rp, realRoot) || within(rp, root)) || secretPath(env, rp) {
 					return nil
 				}
 				job.open, job.follow = rp, true

@@ -120,6 +120,13 @@ func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 			}
 		}
 		sh = sh.WithRealPaths(real)
+		risk := map[string]string{}
+		for _, d := range sh.GitDirs() {
+			if why := gitConfigRisk(d); why != "" {
+				risk[d] = why
+			}
+		}
+		sh = sh.WithGitRisk(risk)
 	}
 	r.Shell = sh
 	for _, p := range append(sh.WriteTargets(), sh.DeleteTargets()...) {

@@ -138,6 +138,10 @@ type Env struct {
 	Home string
 	// OutputDir is where tools save full outputs that were cut.
 	OutputDir string
+	// Private are ama's own private places (secrets.PrivateDirs: other
+	// sessions, checkpoints); the grep and glob walks skip them like the
+	// credential stores of internal/secrets.
+	Private []string
 	// Reads records files the session has read (write and edit require a
 	// prior read of an existing file).
 	Reads *ReadTracker

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // maxWalkEntries bounds how many directory entries one grep or glob looks
@@ -72,6 +74,7 @@ func ignored(layers []ignoreLayer, abs string, isDir bool) bool {
 
 // walkFiles visits the files below root (a real path) in lexical order, depth first,
 // calling visit with each file's absolute path and entry. It skips .git,
+// secret paths (secretPath; a secret root is not walked at all),
 // files and directories matched by the .gitignore/.ignore files of root,
 // of its subdirectories and of root's ancestors up to the session cwd, and
 // symlinks to directories (symlinked files are visited). A root that the
@@ -85,6 +88,9 @@ func ignored(layers []ignoreLayer, abs string, isDir bool) bool {
 // the walk will enter are listed ahead by a few goroutines (a
 // dirPrefetcher), which end before walkFiles returns.
 func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs string) bool, visit func(abs string, d fs.DirEntry) error) error {
+	if secretPath(env, root) {
+		return nil // a credential store is never walked
+	}
 	layers := ancestorIgnores(realOr(env.cwd()), root)
 	if ignored(layers, root, true) {
 		layers = nil
@@ -127,7 +133,7 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 					continue // broken link or link to a directory
 				}
 			}
-			if ignored(layers, abs, isDir) {
+			if ignored(layers, abs, isDir) || secretPath(env, abs) {
 				continue
 			}
 			if isDir {
@@ -166,6 +172,16 @@ func walkFiles(ctx context.Context, env *Env, root string, skipDir func(abs stri
 		return nil
 	}
 	return walkDir(&listJob{dir: root, done: make(chan struct{})}, layers)
+}
+
+// secretPath reports a path on the one list of credential stores
+// (internal/secrets) or in ama's private places: the walks of grep and
+// glob skip it, whatever their root, so a search of HOME or of a tree with
+// a key in it never reads the secret (the verdict asks about such roots
+// in auto mode; other modes rely on this).
+func secretPath(env *Env, abs string) bool {
+	p := filepath.ToSlash(abs)
+	return secrets.Reason(p) != "" || secrets.PrivateReason(p, env.Private) != ""
 }
 
 // dirListing is one directory as the walk needs it: its entries sorted by

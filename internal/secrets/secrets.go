@@ -18,6 +18,109 @@ var HomePaths = []string{
 	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
 	".sqlite_history", ".lesshst", ".viminfo",
 	".config/ama",
+	// ama's data directory at its default place: other projects' sessions
+	// and checkpoints, the API key (see AmaDataPaths for a configured one).
+	".local/share/ama/sessions", ".local/share/ama/file-history", ".local/share/ama/auth.json",
+}
+
+// AmaDataPaths are the parts of ama's data directory (relative to it) that
+// hold other sessions' conversations and file checkpoints or the API key.
+// Its tool-output directory is not on the list: commands read the cut
+// outputs of their own session there.
+var AmaDataPaths = []string{"sessions", "file-history", "auth.json"}
+
+// PrivateDirs are ama's own private places for a data directory and a
+// sessions directory (either may be "" or relative, which is skipped):
+// absolute and cleaned, for ReachesSecret and PrivateReason.
+func PrivateDirs(data, sessions string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" || p[0] != '/' {
+			return
+		}
+		p = path.Clean(p)
+		for _, q := range out {
+			if q == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	if data != "" {
+		for _, rel := range AmaDataPaths {
+			add(data + "/" + rel)
+		}
+	}
+	add(sessions)
+	return out
+}
+
+// PrivateReason says why p lies in one of ama's private places (absolute,
+// cleaned, from PrivateDirs), or returns "".
+func PrivateReason(p string, private []string) string {
+	for _, d := range private {
+		if within(p, d) {
+			return "ama's private data " + d + " (other sessions, checkpoints or the API key)"
+		}
+	}
+	return ""
+}
+
+// homeParents hold the home directories of every user.
+var homeParents = [...]string{"/home", "/Users"}
+
+// ReachesSecret says why a read that walks the tree below root (grep -r,
+// rg, find, tar, the grep tool, ...) can reach secrets, or returns "": root
+// is /, lies under /proc or /sys (every process's environment and command
+// line), is an ancestor of a credential store under home, is a home
+// directory of another user (or their parent), or is an ancestor of one
+// of ama's private places. A root inside a secret is Reason's case. Lexical
+// like the rest: root must be absolute and cleaned; home may be "".
+func ReachesSecret(root, home string, private ...string) string {
+	switch {
+	case root == "" || root[0] != '/':
+		return ""
+	case root == "/":
+		return "the whole file system (it holds credentials, /proc and /sys)"
+	case within(root, "/proc") || within(root, "/sys"):
+		return root + " (process environments and command lines hold credentials)"
+	}
+	if home != "" {
+		home = path.Clean(home)
+		for _, rel := range HomePaths {
+			if within(home+"/"+rel, root) {
+				if root == home {
+					return "the home directory " + root + " (it holds ~/" + rel + ")"
+				}
+				return root + " (it holds ~/" + rel + ")"
+			}
+		}
+	}
+	if root == "/root" || within(root, "/root") && home != "/root" && !within(root, home) {
+		return "the home directory of root (" + root + ")"
+	}
+	for _, hp := range homeParents {
+		if root == hp || path.Dir(root) == hp && (home == "" || !within(home, root)) {
+			return "home directories of other users (" + root + ")"
+		}
+	}
+	for _, d := range private {
+		if within(d, root) && d != root {
+			return root + " (it holds ama's private data " + d + ")"
+		}
+	}
+	return ""
+}
+
+// within reports whether p is root or lies below it (both cleaned).
+func within(p, root string) bool {
+	if root == "" || p == "" {
+		return false
+	}
+	if root == "/" {
+		return p[0] == '/'
+	}
+	return p == root || (strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == '/')
 }
 
 var privateKeyNames = map[string]bool{
@@ -91,6 +194,9 @@ func Reason(p string) string {
 	}
 	if strings.HasPrefix(p, "/proc/") && (base == "environ" || base == "cmdline") {
 		return "process environment " + p + " (holds credentials)"
+	}
+	if strings.HasPrefix(p, "/proc/") && (base == "mem" || hasComponent(p, "fd") || hasComponent(p, "map_files")) {
+		return "another process's memory or open files " + p
 	}
 	if base == "auth.json" {
 		if parent := strings.ToLower(path.Base(path.Dir(p))); parent == "ama" || parent == ".ama" {

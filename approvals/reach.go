@@ -1,0 +1,266 @@
+package approvals
+
+import (
+	"strings"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
+)
+
+// A read is judged by everything it can reach: a command that walks a tree
+// (grep -r, rg, find, tar c, du, cp -r, rsync, zip -r, ls -R, ...) reads
+// every file below its roots, so a root that is an ancestor of a secret
+// (HOME, /, /proc/<pid>/) reaches the secret although no argument names
+// it. The roots are the program's path operands (with the pattern of a
+// search left out when the program's parser takes one), or its starting
+// directory when it has none; anything the parse cannot place counts as a
+// root too, which only errs on the strict side.
+
+// Option specs of the tree walkers: the options that take a separate value,
+// so that the value is not taken for a root.
+var (
+	grepReachSpec = optSpec{short: "efmABCdDX", long: []string{"--regexp", "--file", "--max-count",
+		"--after-context", "--before-context", "--context", "--directories", "--devices", "--include",
+		"--exclude", "--exclude-dir", "--exclude-from", "--label", "--binary-files", "--group-separator"}}
+	agReachSpec = optSpec{short: "ABCGgm", long: []string{"--after", "--before", "--context", "--file-search-regex",
+		"--ignore", "--ignore-dir", "--max-count", "--depth", "--pager", "--path-to-ignore", "--workers",
+		"--ignore-file", "--type", "--type-set", "--type-add", "--match", "--output"}}
+	duReachSpec = optSpec{short: "dBtX", long: []string{"--max-depth", "--threshold", "--block-size", "--exclude",
+		"--exclude-from", "--files0-from", "--time", "--time-style"}}
+	lsReachSpec = optSpec{short: "IwT", long: []string{"--ignore", "--hide", "--format", "--sort", "--time",
+		"--width", "--tabsize", "--block-size", "--quoting-style", "--indicator-style", "--time-style"}}
+	zipReachSpec = optSpec{short: "bntZPsO", long: []string{"--temp-path", "--suffixes", "--from-date",
+		"--compression-method", "--password", "--split-size", "--output-file"}}
+)
+
+// walkRoots returns the roots a command walks recursively and whether it
+// walks at all. An empty root list with walks set means its directory.
+func walkRoots(s *Segment) (roots []arg, walks bool) {
+	args := s.args
+	switch s.Name {
+	case "grep", "egrep", "fgrep", "zgrep", "ugrep":
+		opts, ops, _ := parseArgs(args, grepReachSpec)
+		rec := hasOpt(opts, "-r", "-R", "--recursive", "--dereference-recursive")
+		if d, ok := optVal(opts, "-d", "--directories"); ok && (d.dyn || strings.HasPrefix("recurse", d.val) && d.val != "") {
+			rec = true
+		}
+		if !rec {
+			return nil, false
+		}
+		if !hasOpt(opts, "-e", "--regexp", "-f", "--file") && len(ops) > 0 {
+			ops = ops[1:]
+		}
+		return ops, true
+	case "rg":
+		p := rgTable.parse(args)
+		ops := p.operands
+		if !p.has("--regexp") && !p.has("--file") && !hasWord(s.Args, "--files", "--type-list") && len(ops) > 0 {
+			ops = ops[1:]
+		}
+		return ops, true
+	case "ag", "ack", "ack-grep", "pt", "sift":
+		_, ops, _ := parseArgs(args, agReachSpec)
+		if len(ops) > 0 {
+			ops = ops[1:]
+		}
+		return ops, true
+	case "find":
+		roots, _ := findRoots(args)
+		return roots, true
+	case "fd", "fdfind":
+		p := fdTable.parse(args)
+		ops := p.operands
+		if len(ops) > 0 {
+			ops = ops[1:] // the pattern
+		}
+		ops = append(ops, p.values("--search-path")...)
+		ops = append(ops, p.values("--base-directory")...)
+		return ops, true
+	case "tree":
+		return treeTable.parse(args).operands, true
+	case "du":
+		_, ops, _ := parseArgs(args, duReachSpec)
+		return ops, true
+	case "ls", "dir", "vdir":
+		opts, ops, _ := parseArgs(args, lsReachSpec)
+		if !hasOpt(opts, "-R", "--recursive") {
+			return nil, false
+		}
+		return ops, true
+	case "tar", "bsdtar", "gtar":
+		return tarReadRoots(s)
+	case "diff", "colordiff":
+		// diff -r reads both trees (with -N the whole content of files
+		// only one side has).
+		opts, ops, _ := parseArgs(args, optSpec{short: "CUFIxXSW", long: []string{"--context", "--unified",
+			"--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--starting-file",
+			"--width", "--label", "--from-file", "--to-file", "--tabsize", "--line-format", "--color", "--palette",
+			"--horizon-lines", "--old-group-format", "--new-group-format", "--changed-group-format", "--unchanged-group-format"}})
+		if !hasOpt(opts, "-r", "--recursive") {
+			return nil, false
+		}
+		for _, o := range opts {
+			if (o.name == "--from-file" || o.name == "--to-file") && o.hasVal {
+				ops = append(ops, o.val)
+			}
+		}
+		return nonEmpty(ops), true
+	case "git":
+		// git diff --no-index and git grep --no-index compare and search
+		// directory trees outside any repository.
+		g := parseGit(args)
+		if g.sub != "diff" && g.sub != "grep" {
+			return nil, false
+		}
+		p := gitSubTable(g.sub).parse(g.rest)
+		if !p.has("--no-index") && !hasWord(argVals(g.rest), "--no-index") {
+			return nil, false
+		}
+		return nonEmpty(p.operands), true
+	case "7z", "7za", "7zz", "7zr":
+		// 7z a/u ARCHIVE FILES...: recursive by default.
+		ws := bareWords(s.Args)
+		if len(ws) < 2 || ws[0] != "a" && ws[0] != "u" {
+			return nil, false
+		}
+		var ops []arg
+		for _, x := range args {
+			if !strings.HasPrefix(x.val, "-") || x.dyn {
+				ops = append(ops, x)
+			}
+		}
+		if len(ops) > 2 {
+			return ops[2:], true
+		}
+		return nil, true
+	case "cp":
+		opts, ops, _ := parseArgs(args, copySpec)
+		if !hasOpt(opts, "-r", "-R", "-a", "--recursive", "--archive") {
+			return nil, false
+		}
+		if _, ok := optVal(opts, "-t", "--target-directory"); !ok && len(ops) > 1 {
+			ops = ops[:len(ops)-1]
+		}
+		return nonEmpty(ops), true
+	case "rsync":
+		opts, ops, _ := parseArgs(args, syncSpec)
+		if !hasOpt(opts, "-r", "-a", "--recursive", "--archive") {
+			return nil, false
+		}
+		if len(ops) > 1 {
+			ops = ops[:len(ops)-1]
+		}
+		var local []arg
+		for _, o := range ops {
+			if o.dyn || !isRemoteSpec(o.val) {
+				local = append(local, o)
+			}
+		}
+		return nonEmpty(local), true
+	case "zip":
+		opts, ops, _ := parseArgs(args, zipReachSpec)
+		if !hasOpt(opts, "-r", "-R", "--recurse-paths", "--recurse-patterns") {
+			return nil, false
+		}
+		if len(ops) > 0 {
+			ops = ops[1:] // the archive
+		}
+		return nonEmpty(ops), true
+	}
+	return nil, false
+}
+
+// nonEmpty keeps a walker whose sources are all missing from falling back
+// to its directory: cp -r with one operand copies nothing.
+func nonEmpty(ops []arg) []arg {
+	if len(ops) == 0 {
+		return []arg{{val: "\x00none"}}
+	}
+	return ops
+}
+
+// tarReadRoots: tar c/r/u (create, append, update) reads its file operands
+// and the directories of -C; extracting and listing read only the archive.
+func tarReadRoots(s *Segment) ([]arg, bool) {
+	args := s.args
+	if len(args) == 0 {
+		return nil, false
+	}
+	creates := false
+	if v := args[0].val; !args[0].dyn && v != "" && v[0] != '-' {
+		// Old style: the first word is a cluster of letters (czf).
+		creates = strings.ContainsAny(v, "cru")
+		if creates {
+			return nonEmpty(args[1:]), true // every later word may be a root
+		}
+	}
+	p := tarTable.parse(args)
+	for _, o := range p.opts {
+		t := o.text
+		if t == "-c" || t == "-r" || t == "-u" || t == "-A" {
+			creates = true
+		}
+		for _, long := range [...]string{"--create", "--append", "--update", "--catenate", "--concatenate"} {
+			if len(t) >= 4 && strings.HasPrefix(long, t) {
+				creates = true // GNU takes any unique prefix
+			}
+		}
+	}
+	for _, x := range args {
+		if !x.dyn && len(x.val) > 1 && x.val[0] == '-' && x.val[1] != '-' && strings.ContainsAny(x.val[1:], "cru") {
+			creates = true // a short cluster such as -czf
+		}
+	}
+	if !creates {
+		return nil, false
+	}
+	roots := append([]arg(nil), p.operands...)
+	roots = append(roots, p.values("--directory")...)
+	return nonEmpty(roots), true
+}
+
+// reachReason says why a segment's recursive read can reach secrets, or
+// returns "".
+func (a *Analysis) reachReason(s *Segment, private []string) string {
+	roots, walks := walkRoots(s)
+	if !walks {
+		return ""
+	}
+	if s.runtimeArgs {
+		return "reads recursively below directories only known at run time (xargs " + s.Name + ")"
+	}
+	if len(roots) == 0 {
+		roots = []arg{{val: ".", raw: "."}}
+	}
+	for _, r := range roots {
+		if r.val == "\x00none" {
+			continue
+		}
+		var p string
+		switch {
+		case r.dyn:
+			if r.prefix == "" || !strings.Contains(r.prefix, "/") {
+				return "reads recursively below a directory only known at run time (" + s.Name + " " + r.raw + ")"
+			}
+			var ok bool
+			if p, ok = joinPath(s.dir, r.prefix[:strings.LastIndexByte(r.prefix, '/')+1]); !ok {
+				return "reads recursively below a directory only known at run time (" + s.Name + " " + r.raw + ")"
+			}
+		default:
+			var ok bool
+			if p, ok = joinPath(s.dir, globBase(r.val)); !ok {
+				return "reads recursively below a directory only known at run time (" + s.Name + " " + r.raw + ")"
+			}
+		}
+		if why := secrets.ReachesSecret(p, a.Home, private...); why != "" {
+			return "reads recursively everything below " + why + " (" + s.Name + ")"
+		}
+		if !r.dyn {
+			if rp := a.realArg(s, globBase(r.val)); rp != "" && rp != p {
+				if why := secrets.ReachesSecret(rp, a.Home, private...); why != "" {
+					return "reads recursively everything below " + why + " (" + r.raw + " resolves to " + rp + ")"
+				}
+			}
+		}
+	}
+	return ""
+}

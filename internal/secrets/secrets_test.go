@@ -1,0 +1,90 @@
+package secrets
+
+import "testing"
+
+func TestReachesSecret(t *testing.T) {
+	const home = "/home/u"
+	private := PrivateDirs("/data/ama", "/srv/sessions")
+	for _, c := range []struct {
+		root string
+		want bool
+	}{
+		{"/", true},
+		{"/proc", true},
+		{"/proc/123", true},
+		{"/proc/self/task", true},
+		{"/sys", true},
+		{"/sys/kernel", true},
+		{"/home", true},
+		{"/home/u", true},
+		{"/home/other", true},
+		{"/Users", true},
+		{"/Users/bob", true},
+		{"/root", true},
+		{"/home/u/.config", true}, // holds .config/gh/hosts.yml, .config/ama
+		{"/home/u/.local", true},  // holds ama's default sessions
+		{"/home/u/.local/share", true},
+		{"/home/u/.cargo", true},
+		{"/home/u/.terraform.d", true},
+		{"/data", true}, // holds the configured data dir's sessions
+		{"/data/ama", true},
+		{"/srv", true},
+		{"/home/u/proj", false},
+		{"/home/u/proj/src", false},
+		{"/home/u/.local/share/ama/tool-output/s1", false},
+		{"/tmp", false},
+		{"/tmp/x", false},
+		{"/usr/share/doc", false},
+		{"/data/ama/tool-output", false},
+		{"", false},
+		{"relative", false},
+	} {
+		got := ReachesSecret(c.root, home, private...)
+		if (got != "") != c.want {
+			t.Errorf("ReachesSecret(%q) = %q, want reach=%v", c.root, got, c.want)
+		}
+	}
+	if r := ReachesSecret("/home/u", ""); r == "" {
+		t.Errorf("without HOME a home directory still reaches other users' secrets")
+	}
+}
+
+func TestPrivateReason(t *testing.T) {
+	private := PrivateDirs("/data/ama", "/srv/sessions")
+	for p, want := range map[string]bool{
+		"/data/ama/sessions/x.jsonl": true,
+		"/data/ama/file-history/a/b": true,
+		"/data/ama/auth.json":        true,
+		"/srv/sessions/p/s.jsonl":    true,
+		"/data/ama/tool-output/s1/x": false,
+		"/data/ama":                  false,
+		"/srv":                       false,
+	} {
+		if got := PrivateReason(p, private); (got != "") != want {
+			t.Errorf("PrivateReason(%q) = %q, want %v", p, got, want)
+		}
+	}
+	if got := PrivateDirs("", "rel"); len(got) != 0 {
+		t.Errorf("relative and empty dirs are skipped, got %v", got)
+	}
+}
+
+func TestReasonKnowsTheStoresOfTheIssue(t *testing.T) {
+	for _, p := range []string{
+		"/home/u/.npmrc", "/home/u/.config/gh/hosts.yml", "/home/u/.pypirc", "/home/u/.cargo/credentials.toml",
+		"/home/u/.vault-token", "/home/u/.terraform.d/credentials.tfrc.json", "/home/u/.azure/accessTokens.json",
+		"/home/u/.bash_history", "/home/u/.zsh_history", "/home/u/.ssh/id_rsa", "/home/u/.aws/credentials",
+		"/home/u/.netrc", "/home/u/.kube/config", "/home/u/.git-credentials", "/home/u/.docker/config.json",
+		"/proc/1/environ", "/proc/1/cmdline", "/home/u/.local/share/ama/sessions/p/s.jsonl",
+		"/home/u/.local/share/ama/file-history/x",
+	} {
+		if Reason(p) == "" {
+			t.Errorf("Reason(%q) is empty", p)
+		}
+	}
+	for _, p := range []string{"/home/u/proj/main.go", "/home/u/.local/share/ama/tool-output/s/x.log", "/proc/1/status"} {
+		if r := Reason(p); r != "" {
+			t.Errorf("Reason(%q) = %q, want none", p, r)
+		}
+	}
+}

@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestScanGitConfig(t *testing.T) {
+	for cfg, risky := range map[string]bool{
+		"[core]\n\tbare = false\n[remote \"origin\"]\n\turl = x\n": false,
+		"[diff]\n\texternal = /tmp/x\n":                            true,
+		"[diff \"png\"]\n\ttextconv = exiftool\n":                  true,
+		"[diff.png]\n\tTextConv = exiftool\n":                      true,
+		"[Diff \"x\"]\n\tcommand = x\n":                            true,
+		"[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n":        true,
+		"[filter \"x\"]\n\tprocess = x\n":                          true,
+		"[gpg]\n\tprogram = x\n":                                   true,
+		"[gpg \"ssh\"]\n\tprogram = x\n":                           true,
+		"[log]\n\tshowSignature = true\n":                          true,
+		"[include]\n\tpath = other\n":                              true,
+		"[includeIf \"gitdir:x\"]\n\tpath = other\n":               true,
+		"[diff]\n\trenames = true\n[log]\n\tdate = iso\n":          false,
+		"[diff] external = x\n":                                    true,
+		"; [diff]\n# external = x\n[core]\n\texternal = x\n":       false,
+		"[broken\n": true,
+	} {
+		if got := scanGitConfig([]byte(cfg)); (got != "") != risky {
+			t.Errorf("scanGitConfig(%q) = %q, want risky=%v", cfg, got, risky)
+		}
+	}
+}
+
+func TestGitConfigRiskFindsTheRepository(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "w", "a", "b")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitConfigRisk(sub); got != "" {
+		t.Fatalf("no repository: %q", got)
+	}
+	// A worktree-style .git file pointing at a git directory whose common
+	// directory holds the configuration.
+	common := filepath.Join(root, "main.git")
+	wt := filepath.Join(common, "worktrees", "w")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.WriteFile(filepath.Join(root, "w", ".git"), []byte("gitdir: "+wt+"\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(wt, "commondir"), []byte("../..\n"), 0o644)
+	_ = os.WriteFile(filepath.Join(common, "config"), []byte("[core]\n\tbare = true\n"), 0o644)
+	if got := gitConfigRisk(sub); got != "" {
+		t.Fatalf("harmless configuration: %q", got)
+	}
+	_ = os.WriteFile(filepath.Join(common, "config"), []byte("[filter \"x\"]\n\tsmudge = evil\n"), 0o644)
+	if got := gitConfigRisk(sub); got == "" {
+		t.Fatal("the common directory's filter was not found")
+	}
+}
