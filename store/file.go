@@ -378,22 +378,18 @@ func (f *File) check() error {
 	if f.osf == nil {
 		return nil
 	}
-	mine, err := f.osf.Stat()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrWrite, pathless(err))
-	}
-	at, err := os.Stat(f.path)
+	same, size, err := identity(f.osf, f.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return &ChangedError{Path: f.path, What: "deleted"}
 	case err != nil:
 		return fmt.Errorf("%w: %w", ErrWrite, pathless(err))
-	case !os.SameFile(mine, at):
+	case !same:
 		return &ChangedError{Path: f.path, What: "replaced"}
-	case mine.Size() < f.size:
-		return &ChangedError{Path: f.path, What: "truncated", Size: mine.Size(), Want: f.size}
-	case mine.Size() > f.size:
-		return &ChangedError{Path: f.path, What: "appended to", Size: mine.Size(), Want: f.size}
+	case size < f.size:
+		return &ChangedError{Path: f.path, What: "truncated", Size: size, Want: f.size}
+	case size > f.size:
+		return &ChangedError{Path: f.path, What: "appended to", Size: size, Want: f.size}
 	}
 	return nil
 }
