@@ -387,12 +387,6 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			defer func() {
 				if err != nil {
 					watch.stop()
-				}
-			}()
-		}
-		if h != nil {
-			defer func() {
-				if err != nil {
 					h.Dispose(context.Background())
 				}
 			}()

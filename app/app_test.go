@@ -63,6 +63,11 @@ func TestExitCodes(t *testing.T) {
 			_ = os.MkdirAll(dir, 0o755)
 			_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"permission": {"mode": 7}}`), 0o644)
 		}, args: []string{"--model", "fake/echo"}, code: app.ExitConfig, err: "config.json"},
+		{name: "negative model stream bound", setup: func(p *proc) {
+			dir := filepath.Join(p.home, ".config", "ama")
+			_ = os.MkdirAll(dir, 0o755)
+			_ = os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"modelStream": {"idleTimeoutMs": -1}}`), 0o644)
+		}, args: []string{"--model", "fake/echo"}, code: app.ExitConfig, err: "modelStream"},
 		{name: "missing cwd", args: []string{"--model", "fake/echo", "--cwd", "/nonexistent/dir"}, code: app.ExitConfig},
 		{name: "no model", args: nil, code: app.ExitNoModel, err: "--model"},
 		{name: "unknown model", args: []string{"--model", "fake/nope"}, code: app.ExitNoModel},

@@ -35,14 +35,21 @@ type stdinWatch struct {
 func watchStdin(ctx context.Context, in io.Reader) *stdinWatch {
 	w := &stdinWatch{done: make(chan struct{}), exited: make(chan struct{})}
 	w.ctx, w.cancel = context.WithCancelCause(ctx)
-	f, ok := in.(*os.File)
+	fd := -1
+	if f, ok := in.(*os.File); ok {
+		// Not f.Fd(): it would put a non-blocking stdin into blocking mode.
+		// stdin stays open for the life of the process, so the number
+		// stays valid after Control returns.
+		if rc, err := f.SyscallConn(); err == nil {
+			_ = rc.Control(func(d uintptr) { fd = int(d) })
+		}
+	}
 	var st unix.Stat_t
-	if !ok || unix.Fstat(int(f.Fd()), &st) != nil ||
+	if fd < 0 || unix.Fstat(fd, &st) != nil ||
 		(st.Mode&unix.S_IFMT != unix.S_IFIFO && st.Mode&unix.S_IFMT != unix.S_IFSOCK) {
 		close(w.exited)
 		return w
 	}
-	fd := int(f.Fd())
 	go func() {
 		defer close(w.exited)
 		for {

@@ -35,7 +35,8 @@
 // Observe does not block the session (except for session_start after a
 // switch, awaited up to 10 s): events are queued and delivered one at a
 // time, in order, by a single goroutine (an event is sent when the
-// previous one has been answered); Emit waits for one delivery. Tool
+// previous one has been answered); Emit waits for one delivery, and
+// StartupSession for the startup session_start at most CreateTimeout. Tool
 // executions and approval asks are calls on the connection; the ask chain
 // is serialised by askMu. Nested requests (tool.executeTool,
 // tool.spawnSubagent, checkpoint.beforeWrite) run on their own goroutines
