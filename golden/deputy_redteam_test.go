@@ -264,16 +264,17 @@ func TestDeputySkillBody(t *testing.T) {
 func TestDeputyTaskReport(t *testing.T) {
 	const parent = "00000000-0000-4000-8000-000000000001" // the harness's first id
 	for _, tc := range []struct {
-		name  string
-		plant func(t *testing.T, tmp, bashrc string)
+		name    string
+		plant   func(t *testing.T, tmp, bashrc string)
+		written bool // the report is written (in $TMPDIR/ama-outputs)
 	}{
 		{"link at the report's name", func(t *testing.T, tmp, bashrc string) {
 			must(t, os.MkdirAll(filepath.Join(tmp, "ama-outputs"), 0o700))
 			must(t, os.Symlink(bashrc, filepath.Join(tmp, "ama-outputs", parent+"-t1.md")))
-		}},
+		}, true},
 		{"directory is a link out", func(t *testing.T, tmp, bashrc string) {
 			must(t, os.Symlink(filepath.Dir(bashrc), filepath.Join(tmp, "ama-outputs")))
-		}},
+		}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -300,8 +301,16 @@ func TestDeputyTaskReport(t *testing.T) {
 			for _, l := range r.Lines() {
 				out += string(l)
 			}
-			if !strings.Contains(out, "full output: "+filepath.Join(tmp, "ama-outputs", parent+"-t1.md")) {
-				t.Errorf("the task's result was not cut to a report")
+			report := filepath.Join(tmp, "ama-outputs", parent+"-t1.md")
+			if tc.written != strings.Contains(out, `"outputFile":"`+report+`"`) {
+				t.Errorf("report written = %v, want %v", !tc.written, tc.written)
+			}
+			if tc.written {
+				if b, err := os.ReadFile(report); err != nil || !strings.HasPrefix(string(b), "report line of the child") {
+					t.Errorf("report: %.80q, %v", b, err)
+				}
+			} else if !strings.Contains(r.Stderr(), "task output file") {
+				t.Errorf("no warning about the refused report:\n%s", r.Stderr())
 			}
 		})
 	}
