@@ -416,3 +416,31 @@ func TestDeputySafetyFiles(t *testing.T) {
 		noSecret(t, r, deputySecret)
 	})
 }
+
+// A job swaps the session's tool-output directory for a link to ~/.ssh:
+// the next job's log (and any cut output) is not created there.
+func TestDeputyJobDirSwap(t *testing.T) {
+	swap := `log=$(readlink /proc/$$/fd/1); d=$(dirname "$log"); KEY="${log%%/.local/share/ama/*}/.ssh"; mv "$d" "$d.old" && ln -s "$KEY" "$d"`
+	args, _ := json.Marshal(map[string]any{"command": swap, "background": true})
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--permission-mode", "full-auto"},
+		Env:  map[string]string{"AMA_SANDBOX": "off"},
+		Script: turns(bashCall(string(args)), bashCall(`{"job":"j1","action":"wait","timeoutMs":30000}`),
+			bashCall(`{"command":"echo second","background":true}`), bashCall(`{"command":"seq 1 40000"}`)),
+	})
+	key := plantKey(t, r.Home)
+	settle(t, r)
+	ents, _ := os.ReadDir(filepath.Dir(key))
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files created in ~/.ssh: %v", names)
+	}
+	texts := toolTexts(t, r)
+	if len(texts) != 4 || !strings.Contains(texts[2], "start job") {
+		t.Errorf("the second job was not refused: %q", texts)
+	}
+	noSecret(t, r, deputySecret)
+}
