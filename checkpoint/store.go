@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // DefaultMaxFileBytes is the size cap used when NewStore gets a cap ≤ 0:
@@ -104,7 +106,10 @@ func (s *Store) Get(hash string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	// Regular files only (a FIFO planted here would block a rewind); the
+	// content is checked against its hash below, so a blob swapped for a
+	// link cannot bring another file's content back.
+	data, err := ownfs.ReadUser(p, 1<<40)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrBlobMissing, hash)
 	}

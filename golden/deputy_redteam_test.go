@@ -257,3 +257,190 @@ func TestDeputySkillBody(t *testing.T) {
 		})
 	}
 }
+
+// A task report written under $TMPDIR/ama-outputs (--no-session) never
+// follows a link planted there by an earlier command: neither at the
+// report's name nor for the directory itself.
+func TestDeputyTaskReport(t *testing.T) {
+	const parent = "00000000-0000-4000-8000-000000000001" // the harness's first id
+	for _, tc := range []struct {
+		name    string
+		plant   func(t *testing.T, tmp, bashrc string)
+		written bool // the report is written (in $TMPDIR/ama-outputs)
+	}{
+		{"link at the report's name", func(t *testing.T, tmp, bashrc string) {
+			must(t, os.MkdirAll(filepath.Join(tmp, "ama-outputs"), 0o700))
+			must(t, os.Symlink(bashrc, filepath.Join(tmp, "ama-outputs", parent+"-t1.md")))
+		}, true},
+		{"directory is a link out", func(t *testing.T, tmp, bashrc string) {
+			must(t, os.Symlink(filepath.Dir(bashrc), filepath.Join(tmp, "ama-outputs")))
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			long, _ := json.Marshal(strings.Repeat("report line of the child\n", 3000)) // over the result limit: a report file
+			r := golden.Start(t, golden.Config{
+				Args:       []string{"--model", "fake/echo", "--permission-mode", "full-auto", "--no-session", "--tools", "read,task"},
+				UserConfig: []byte(`{"subagents":{"background":"never"}}`),
+				Script: []byte(`{"version":1,"responses":[` +
+					`{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"look","description":"child"}}}]},` +
+					`{"text":` + string(long) + `},{"text":"Done."}]}`),
+			})
+			bashrc := filepath.Join(r.Home, ".bashrc")
+			must(t, os.WriteFile(bashrc, []byte("# my bashrc\n"), 0o644))
+			tc.plant(t, tmp, bashrc)
+			settle(t, r)
+			if b, _ := os.ReadFile(bashrc); string(b) != "# my bashrc\n" {
+				t.Errorf("~/.bashrc was replaced: %.80q", b)
+			}
+			if strays, _ := filepath.Glob(filepath.Join(r.Home, "*.md")); len(strays) > 0 {
+				t.Errorf("report written outside $TMPDIR: %v", strays)
+			}
+			var out string
+			for _, l := range r.Lines() {
+				out += string(l)
+			}
+			report := filepath.Join(tmp, "ama-outputs", parent+"-t1.md")
+			if tc.written != strings.Contains(out, `"outputFile":"`+report+`"`) {
+				t.Errorf("report written = %v, want %v", !tc.written, tc.written)
+			}
+			if tc.written {
+				if b, err := os.ReadFile(report); err != nil || !strings.HasPrefix(string(b), "report line of the child") {
+					t.Errorf("report: %.80q, %v", b, err)
+				}
+			} else if !strings.Contains(r.Stderr(), "task output file") {
+				t.Errorf("no warning about the refused report:\n%s", r.Stderr())
+			}
+		})
+	}
+}
+
+// Plan files under a plan.directory inside the project never follow a
+// link planted at the plan's name, nor a plan directory that is a link out
+// of the project. Everyday: the plan file is written.
+func TestDeputyPlanFile(t *testing.T) {
+	const id = "00000000-0000-4000-8000-000000000001"
+	for _, tc := range []struct {
+		name   string
+		plant  func(t *testing.T, r *golden.Run, bashrc string)
+		landed bool // the plan file is written in the project
+	}{
+		{"link at the plan's name", func(t *testing.T, r *golden.Run, bashrc string) {
+			must(t, os.MkdirAll(filepath.Join(r.Work, "plans"), 0o755))
+			must(t, os.Symlink(bashrc, filepath.Join(r.Work, "plans", id+"-v1.md")))
+		}, true},
+		{"plan directory is a link out", func(t *testing.T, r *golden.Run, bashrc string) {
+			must(t, os.Symlink(filepath.Dir(bashrc), filepath.Join(r.Work, "plans")))
+		}, false},
+		{"everyday", func(t *testing.T, r *golden.Run, bashrc string) {}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := golden.Start(t, golden.Config{
+				Args:       []string{"--model", "fake/echo", "--permission-mode", "plan"},
+				UserConfig: []byte(`{"plan":{"directory":"plans"}}`),
+				Script:     []byte(`{"version":1,"responses":[{"text":"<proposed_plan>\n# Plan\n1. Change the thing.\n</proposed_plan>"}]}`),
+			})
+			bashrc := filepath.Join(r.Home, ".bashrc")
+			must(t, os.WriteFile(bashrc, []byte("# my bashrc\n"), 0o644))
+			tc.plant(t, r, bashrc)
+			settle(t, r)
+			if b, _ := os.ReadFile(bashrc); string(b) != "# my bashrc\n" {
+				t.Errorf("~/.bashrc was replaced: %.80q", b)
+			}
+			if strays, _ := filepath.Glob(filepath.Join(r.Home, "*.md")); len(strays) > 0 {
+				t.Errorf("plan written outside the project: %v", strays)
+			}
+			p := filepath.Join(r.Work, "plans", id+"-v1.md")
+			fi, err := os.Lstat(p)
+			if tc.landed && (err != nil || !fi.Mode().IsRegular()) {
+				t.Fatalf("plan file %s: %v %v", p, fi, err)
+			}
+			if tc.landed {
+				if b, _ := os.ReadFile(p); !strings.Contains(string(b), "Change the thing.") {
+					t.Errorf("plan file: %q", b)
+				}
+			}
+		})
+	}
+}
+
+// ama's safety files (seed 003): no tool writes them in any mode, however
+// the path is spelled; reads of ama's config (it can hold apiKey) ask, so
+// unattended they are refused.
+func TestDeputySafetyFiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, call string
+		link             bool // work/cfg.json -> ~/.config/ama/hooks.json
+	}{
+		{"write hooks.json in auto-edit", "auto-edit", `{"name":"write","arguments":{"path":"~/.config/ama/hooks.json","content":"{}"}}`, false},
+		{"write config.json in full-auto", "full-auto", `{"name":"write","arguments":{"path":"~/.config/ama/config.json","content":"{\"permission\":{\"mode\":\"full-auto\"}}"}}`, false},
+		{"edit config.json in full-auto", "full-auto", `{"name":"edit","arguments":{"path":"~/.config/ama/config.json","edits":[{"oldText":"openai","newText":"x"}]}}`, false},
+		{"bash writes hooks.json in full-auto", "full-auto", `{"name":"bash","arguments":{"command":"echo '{}' > ~/.config/ama/hooks.json"}}`, false},
+		{"write project .ama/hooks.json in full-auto", "full-auto", `{"name":"write","arguments":{"path":".ama/hooks.json","content":"{}"}}`, false},
+		{"write through a link in the project", "full-auto", `{"name":"write","arguments":{"path":"cfg.json","content":"{}"}}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := `{"providers":{"openai":{"apiKey":"` + deputySecret + `"}}}`
+			r := golden.Start(t, golden.Config{
+				Args:       []string{"--model", "fake/echo", "--permission-mode", tc.mode},
+				Env:        map[string]string{"AMA_SANDBOX": "off"},
+				UserConfig: []byte(cfg),
+				Script:     turns(tc.call),
+			})
+			dir := filepath.Join(r.Home, ".config", "ama")
+			if tc.link {
+				must(t, os.Symlink(filepath.Join(dir, "hooks.json"), filepath.Join(r.Work, "cfg.json")))
+			}
+			settle(t, r)
+			if b, _ := os.ReadFile(filepath.Join(dir, "config.json")); string(b) != cfg {
+				t.Errorf("config.json changed: %q", b)
+			}
+			for _, p := range []string{filepath.Join(dir, "hooks.json"), filepath.Join(r.Work, ".ama", "hooks.json")} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s was written", p)
+				}
+			}
+			if texts := toolTexts(t, r); len(texts) != 1 || !strings.Contains(texts[0], "safety controls") {
+				t.Errorf("tool results: %q", texts)
+			}
+		})
+	}
+	t.Run("read config.json in auto", func(t *testing.T) {
+		r := golden.Start(t, golden.Config{
+			Args:       []string{"--model", "fake/echo", "--permission-mode", "auto"},
+			UserConfig: []byte(`{"providers":{"openai":{"apiKey":"` + deputySecret + `"}}}`),
+			Script:     turns(`{"name":"read","arguments":{"path":"~/.config/ama/config.json"}}`),
+		})
+		settle(t, r)
+		noSecret(t, r, deputySecret)
+	})
+}
+
+// A job swaps the session's tool-output directory for a link to ~/.ssh:
+// the next job's log (and any cut output) is not created there.
+func TestDeputyJobDirSwap(t *testing.T) {
+	swap := `log=$(readlink /proc/$$/fd/1); d=$(dirname "$log"); KEY="${log%%/.local/share/ama/*}/.ssh"; mv "$d" "$d.old" && ln -s "$KEY" "$d"`
+	args, _ := json.Marshal(map[string]any{"command": swap, "background": true})
+	r := golden.Start(t, golden.Config{
+		Args: []string{"--model", "fake/echo", "--permission-mode", "full-auto"},
+		Env:  map[string]string{"AMA_SANDBOX": "off"},
+		Script: turns(bashCall(string(args)), bashCall(`{"job":"j1","action":"wait","timeoutMs":30000}`),
+			bashCall(`{"command":"echo second","background":true}`), bashCall(`{"command":"seq 1 40000"}`)),
+	})
+	key := plantKey(t, r.Home)
+	settle(t, r)
+	ents, _ := os.ReadDir(filepath.Dir(key))
+	if len(ents) != 1 {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files created in ~/.ssh: %v", names)
+	}
+	texts := toolTexts(t, r)
+	if len(texts) != 4 || !strings.Contains(texts[2], "start job") {
+		t.Errorf("the second job was not refused: %q", texts)
+	}
+	noSecret(t, r, deputySecret)
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
@@ -111,10 +112,10 @@ func (r *Runtime) runCanaries() Verification {
 			return fail(err.Error())
 		}
 	}
-	if err := os.WriteFile(secret, []byte("canary secret\n"), 0o644); err != nil {
+	if err := ownfs.WriteAtomicIn(root, "secret", []byte("canary secret\n")); err != nil {
 		return fail(err.Error())
 	}
-	if err := os.WriteFile(mode, nil, 0o644); err != nil {
+	if err := ownfs.WriteAtomicIn(root, filepath.Join("outside", "mode"), nil); err != nil {
 		return fail(err.Error())
 	}
 	if err := os.Symlink("../outside", filepath.Join(proj, "link")); err != nil {
@@ -184,7 +185,7 @@ func (r *Runtime) runCanaries() Verification {
 		"write": exists(filepath.Join(outside, "w")),
 		"link":  exists(filepath.Join(outside, "l")),
 	}
-	if fi, err := os.Stat(mode); err != nil || fi.Mode().Perm() != 0o644 {
+	if fi, err := os.Stat(mode); err != nil || fi.Mode().Perm() != 0o600 {
 		seen["chmod"] = true
 	}
 	if tcp != nil {
@@ -218,12 +219,15 @@ func exists(p string) bool {
 }
 
 // cacheFile is where the self-test's result is kept for this boot, this
-// launcher binary and this policy.
+// launcher binary and this policy: in ama's data directory, which
+// sandboxed commands cannot see and no tool may write (never the build
+// cache, which sandboxed commands write: a forged result there would make
+// the next session claim a sandbox it has not verified).
 func (r *Runtime) cacheFile() string {
-	if r.base.Cache == "" {
+	if r.base.Data == "" {
 		return ""
 	}
-	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	boot, err := ownfs.ReadUser("/proc/sys/kernel/random/boot_id", 4096)
 	if err != nil {
 		return ""
 	}
@@ -232,7 +236,7 @@ func (r *Runtime) cacheFile() string {
 	if fi, err := os.Stat(r.launcher()); err == nil {
 		fmt.Fprintf(h, "|%d|%d", fi.Size(), fi.ModTime().UnixNano())
 	}
-	return filepath.Join(r.base.Cache, "canary-"+strconv.FormatUint(h.Sum64(), 36)+".json")
+	return filepath.Join(r.base.Data, "sandbox", "canary-"+strconv.FormatUint(h.Sum64(), 36)+".json")
 }
 
 func (r *Runtime) cachedVerification() Verification {
@@ -241,7 +245,7 @@ func (r *Runtime) cachedVerification() Verification {
 	if f == "" {
 		return v
 	}
-	b, err := os.ReadFile(f)
+	b, err := ownfs.ReadUser(f, 1<<20)
 	if err != nil || json.Unmarshal(b, &v) != nil {
 		return Verification{}
 	}
@@ -255,11 +259,5 @@ func (r *Runtime) storeVerification(v Verification) {
 		return // a self-test that could not run is retried next time
 	}
 	b, _ := json.Marshal(v)
-	if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
-		return
-	}
-	tmp := f + ".tmp" + strconv.Itoa(os.Getpid())
-	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, f) != nil {
-		_ = os.Remove(tmp)
-	}
+	_ = ownfs.WriteAtomic(filepath.Dir(f), filepath.Base(f), b)
 }

@@ -34,7 +34,8 @@
 // ReadMaxImageBytes). grep does not follow a symlinked file out of the
 // project and the search root. Text over MaxResultChars is cut (read, grep, glob and ls keep the
 // head, bash keeps the tail) and the full text is saved under
-// Env.OutputDir, created with mode 0700 when first needed.
+// Env.OutputDir, created with mode 0700 when first needed, in a new file
+// created by internal/ownfs (O_EXCL, no link out of its parent).
 //
 // write and edit refuse to change an existing file the session has not
 // read (Env.Reads), call Env.BeforeChange before changing anything and mark
@@ -47,7 +48,10 @@
 // GIT_CONFIG_* so that repository configuration cannot run programs, plus
 // Env.ExtraEnv); a timeout or an ended ctx stops the whole group (SIGTERM, SIGKILL after KillGrace).
 // background:true hands the command to Env.Jobs, which reports lifecycle
-// changes through the callback given to NewJobs. grep and glob honour
+// changes through the callback given to NewJobs. A job's log is created by
+// internal/ownfs and kept open: wait and output read its tail through that
+// descriptor, never by reopening the path, which the job itself could have
+// swapped for a link to a secret (issue 24); StopAll closes the logs. grep and glob honour
 // .gitignore and .ignore files (each applies to its directory's subtree;
 // a pattern that one file ignores cannot be re-included by a deeper file),
 // always skip .git and never follow symlinked directories.

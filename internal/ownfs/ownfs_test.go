@@ -189,3 +189,39 @@ func TestReadTailReadsTheDescriptor(t *testing.T) {
 		t.Fatalf("ReadTail = %q, %d, %v", b, size, err)
 	}
 }
+
+func TestWriteAtomicInStaysInRoot(t *testing.T) {
+	home, project, key := world(t)
+	// .ama is a link out of the project: .ama/worktrees/.gitignore would
+	// land in ~/elsewhere.
+	must(t, os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(project, ".ama")))
+	if err := WriteAtomicIn(project, ".ama/worktrees/.gitignore", []byte("*\n")); err == nil {
+		t.Fatal("wrote through a parent link out of the root")
+	}
+	if _, err := os.Stat(filepath.Join(home, "elsewhere", "worktrees")); err == nil {
+		t.Fatal("created a directory outside the root")
+	}
+	// A link at the name inside the root is replaced.
+	must(t, os.MkdirAll(filepath.Join(project, "plans"), 0o700))
+	must(t, os.Symlink(key, filepath.Join(project, "plans", "p.md")))
+	must(t, WriteAtomicIn(project, "plans/p.md", []byte("plan")))
+	if b, _ := os.ReadFile(key); string(b) != secret {
+		t.Fatalf("key changed: %q", b)
+	}
+	for _, bad := range []string{"../x.md", "/etc/x", "."} {
+		if err := WriteAtomicIn(project, bad, nil); err == nil {
+			t.Errorf("WriteAtomicIn(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestReadShownRefusesSecrets(t *testing.T) {
+	_, project, key := world(t)
+	must(t, os.Symlink(key, filepath.Join(project, "shown.txt")))
+	if b, err := ReadShown(filepath.Join(project, "shown.txt"), 1<<20); !errors.Is(err, ErrSecret) || strings.Contains(string(b), secret) {
+		t.Fatalf("ReadShown(link to key) = %q, %v", b, err)
+	}
+	if b, err := ReadShown(filepath.Join(project, "real.md"), 1<<20); err != nil || string(b) != "hello" {
+		t.Fatalf("ReadShown(real.md) = %q, %v", b, err)
+	}
+}
