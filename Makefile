@@ -59,7 +59,7 @@ bench: build
 	# bare vs through the built binary's launchers (the small
 	# ama-rpc-sandbox next to it, and ama-rpc itself), and the canary
 	# self-test (skips without Landlock).
-	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap' -benchtime 50x ./sandbox
+	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
 	# grep, glob and read side by side with rg, GNU grep, fd and wc -l on Go's src.
 	test/bench/tools-deps.sh
 	$(GO) run ./test/bench/tools

@@ -249,3 +249,42 @@ func TestSandboxAutoModeClassifierNote(t *testing.T) {
 	r.CloseStdin()
 	r.Wait()
 }
+
+// TestSandboxSelfTestReported: with the self-test on, hello announces the
+// sandbox at once (the self-test never delays it) and get_state reports the
+// self-test's verdict once it finished: verified, nothing failed.
+func TestSandboxSelfTestReported(t *testing.T) {
+	if ok, why := golden.SandboxAvailable(); !ok {
+		t.Skipf("needs the Landlock sandbox: %s", why)
+	}
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--mode", "rpc", "--model", "fake/echo", "--no-session"},
+		UserConfig: []byte(`{"sandbox":{"bash":"auto","network":"deny"}}`),
+		Env:        map[string]string{"AMA_NO_SANDBOX_SELFTEST": "0"},
+	})
+	r.WaitFor("hello", 1, isType("hello"))
+	if hello := string(r.Lines()[0]); !strings.Contains(hello, `"sandbox"`) {
+		t.Errorf("hello does not announce the sandbox: %s", hello)
+	}
+	type state struct {
+		Data struct {
+			Sandbox struct {
+				Active, Namespaces, Seccomp bool
+				Network                     string
+				Verified                    *bool
+				Failed                      []string
+			}
+		}
+	}
+	var st state
+	for i := 1; i <= 2000 && st.Data.Sandbox.Verified == nil; i++ {
+		id := "s" + strconv.Itoa(i)
+		r.Send(`{"id":"` + id + `","type":"get_state"}`)
+		n := r.WaitFor("get_state "+id, 1, isResponse(id))
+		_ = json.Unmarshal(r.Lines()[n], &st)
+	}
+	s := st.Data.Sandbox
+	if s.Verified == nil || !*s.Verified || len(s.Failed) != 0 || !s.Active || s.Network != "deny" || !s.Seccomp {
+		t.Errorf("get_state sandbox: %+v (verified %v)", s, s.Verified)
+	}
+}

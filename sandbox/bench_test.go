@@ -122,3 +122,28 @@ func BenchmarkWrap(b *testing.B) {
 		release()
 	}
 }
+
+// BenchmarkSelfTest is the canary self-test (run afresh each time, as on
+// the first start of a boot): ms/median is its wall time.
+func BenchmarkSelfTest(b *testing.B) {
+	self := os.Getenv("AMA_SANDBOX_LAUNCHER")
+	if self == "" {
+		self, _ = os.Executable()
+	}
+	root := b.TempDir()
+	rt := sandbox.New(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self,
+		sandbox.Dirs{Home: filepath.Join(root, "home"), Temp: os.TempDir(), Data: filepath.Join(root, "data")})
+	if !rt.Active() {
+		b.Skip(rt.Status().Detail)
+	}
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		if v := rt.RunCanaries(); !rt.Status().Namespaces && len(v.Failed) > 1 || rt.Status().Namespaces && !v.Verified {
+			b.Fatalf("self-test: %+v", v)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/median")
+}

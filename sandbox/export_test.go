@@ -16,3 +16,6 @@ func (r *Runtime) WithoutSmallLauncher() *Runtime {
 
 // UsesSmallLauncher reports whether r starts ama-rpc-sandbox.
 func (r *Runtime) UsesSmallLauncher() bool { return r.small != "" }
+
+// RunCanaries runs the self-test afresh (no cache, no once).
+func (r *Runtime) RunCanaries() Verification { return r.runCanaries() }

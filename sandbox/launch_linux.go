@@ -43,7 +43,7 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	}
 	st.Mechanism = "landlock"
 	st.Available = true
-	if _, err := seccompFilter(); err == nil {
+	if _, err := seccompFilter(true); err == nil {
 		st.Seccomp = true
 	}
 	why := "not tried"
@@ -54,8 +54,10 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 		st.Namespaces, st.NetworkIsolation = true, true
 		return st
 	}
-	st.NetworkIsolation = abi >= 4
-	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside and UDP are not blocked"
+	// Landlock ABI 4 refuses TCP; the seccomp filter refuses every other
+	// IPv4/IPv6 socket.
+	st.NetworkIsolation = abi >= 4 && st.Seccomp
+	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside are not blocked"
 	return st
 }
 

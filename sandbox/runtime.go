@@ -206,7 +206,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 	}
 	if r.status.Seccomp {
-		f, err := seccompFilter()
+		f, err := seccompFilter(p.DenyNetwork && !p.Namespaces)
 		if err != nil {
 			ruleset.Close()
 			return nil, fmt.Errorf("sandbox: %w", err)

@@ -22,41 +22,98 @@ const (
 // seccompFilter is the classic BPF program of the sandbox's seccomp filter,
 // hex-encoded for the launcher: ioctl(fd, TIOCSTI|TIOCLINUX, …) fails with
 // EPERM, for the native ABI and the 32-bit compat one; on x86-64 the x32
-// ABI (system call numbers with bit 30) is refused altogether; everything
-// else is allowed.
+// ABI (system call numbers with bit 30) is refused altogether. With
+// denyInet (the network denied without a network namespace) IPv4 and IPv6
+// sockets and io_uring (which can open sockets too) are refused as well:
+// Landlock covers TCP only, this covers UDP and the rest. Everything else
+// is allowed.
 //
 // Hand-assembled with x/net/bpf rather than a policy library: the
 // request is an unsigned int in the kernel, so only the low 32 bits of the
 // argument may be compared (go-seccomp-bpf's Equal also compares the high
-// half, and ioctl(fd, 1<<32|TIOCSTI) would pass it), and the filter is
-// sixteen instructions.
-func seccompFilter() (string, error) {
+// half, and ioctl(fd, 1<<32|TIOCSTI) would pass it), and the filter is a
+// few instructions.
+func seccompFilter(denyInet bool) (string, error) {
 	const (
 		errEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 		allow    = unix.SECCOMP_RET_ALLOW
-		argLo    = 16 + 8 // seccomp_data.args[1], low half (little endian)
+		arg0Lo   = 16     // seccomp_data.args[0], low half (little endian)
+		arg1Lo   = 16 + 8 // seccomp_data.args[1], low half
 	)
-	const denyAt, allowAt = 14, 15 // the last two instructions
-	skip := func(from, to int) uint8 { return uint8(to - from - 1) }
-	prog := []bpf.Instruction{
-		/* 0 */ bpf.LoadAbsolute{Off: 4, Size: 4}, // arch
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: nativeArch, SkipFalse: skip(1, 8)},
-		/* 2 */ bpf.LoadAbsolute{Off: 0, Size: 4}, // nr
-		/* 3 */ bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: x32Bit, SkipTrue: skip(3, denyAt)},
-		/* 4 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: nativeIoctl, SkipFalse: skip(4, allowAt)},
-		/* 5 */ bpf.LoadAbsolute{Off: argLo, Size: 4},
-		/* 6 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctlTIOCSTI, SkipTrue: skip(6, denyAt)},
-		/* 7 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctlTIOCLINUX, SkipTrue: skip(7, denyAt), SkipFalse: skip(7, allowAt)},
-		/* 8 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: compatArch, SkipFalse: skip(8, allowAt)}, // A still holds arch
-		/* 9 */ bpf.LoadAbsolute{Off: 0, Size: 4},
-		/* 10 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: compatIoctl, SkipFalse: skip(10, allowAt)},
-		/* 11 */ bpf.LoadAbsolute{Off: argLo, Size: 4},
-		/* 12 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctlTIOCSTI, SkipTrue: skip(12, denyAt)},
-		/* 13 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: ioctlTIOCLINUX, SkipTrue: skip(13, denyAt), SkipFalse: skip(13, allowAt)},
-		/* 14 */ bpf.RetConstant{Val: errEPERM},
-		/* 15 */ bpf.RetConstant{Val: allow},
+	// A tiny assembler: jumps name labels, resolved once the program is
+	// laid out (every jump goes forward).
+	type ins struct {
+		i      bpf.Instruction // nil for a conditional jump
+		label  string          // this instruction's label
+		jt, jf string          // targets of a conditional jump ("" = next)
+		cond   bpf.JumpTest
+		val    uint32
 	}
-	raw, err := bpf.Assemble(prog)
+	var prog []ins
+	at := func(label string, i bpf.Instruction) { prog = append(prog, ins{i: i, label: label}) }
+	jumpAt := func(label string, cond bpf.JumpTest, val uint32, jt, jf string) {
+		prog = append(prog, ins{label: label, cond: cond, val: val, jt: jt, jf: jf})
+	}
+	jump := func(cond bpf.JumpTest, val uint32, jt, jf string) { jumpAt("", cond, val, jt, jf) }
+	at("", bpf.LoadAbsolute{Off: 4, Size: 4}) // arch
+	jump(bpf.JumpEqual, nativeArch, "", "compat")
+	at("", bpf.LoadAbsolute{Off: 0, Size: 4}) // nr
+	jump(bpf.JumpGreaterOrEqual, x32Bit, "deny", "")
+	if denyInet {
+		jump(bpf.JumpEqual, nativeSocket, "domain", "")
+		jump(bpf.JumpEqual, ioUringSetup, "deny", "")
+	}
+	jump(bpf.JumpEqual, nativeIoctl, "ioctl", "allow")
+	jumpAt("compat", bpf.JumpEqual, compatArch, "", "allow") // A still holds arch
+	at("", bpf.LoadAbsolute{Off: 0, Size: 4})
+	if denyInet {
+		jump(bpf.JumpEqual, compatSocketcall, "deny", "")
+		jump(bpf.JumpEqual, compatSocket, "deny", "")
+	}
+	jump(bpf.JumpEqual, compatIoctl, "ioctl", "allow")
+	at("ioctl", bpf.LoadAbsolute{Off: arg1Lo, Size: 4})
+	jump(bpf.JumpEqual, ioctlTIOCSTI, "deny", "")
+	jump(bpf.JumpEqual, ioctlTIOCLINUX, "deny", "allow")
+	if denyInet {
+		at("domain", bpf.LoadAbsolute{Off: arg0Lo, Size: 4})
+		jump(bpf.JumpEqual, unix.AF_INET, "deny", "")
+		jump(bpf.JumpEqual, unix.AF_INET6, "deny", "allow")
+	}
+	at("deny", bpf.RetConstant{Val: errEPERM})
+	at("allow", bpf.RetConstant{Val: allow})
+	labels := map[string]int{}
+	for n, p := range prog {
+		if p.label != "" {
+			labels[p.label] = n
+		}
+	}
+	var insns []bpf.Instruction
+	for n, p := range prog {
+		if p.i != nil {
+			insns = append(insns, p.i)
+			continue
+		}
+		skip := func(label string) (uint8, error) {
+			if label == "" {
+				return 0, nil
+			}
+			to, ok := labels[label]
+			if !ok || to <= n || to-n-1 > 255 {
+				return 0, fmt.Errorf("seccomp filter: bad jump to %q", label)
+			}
+			return uint8(to - n - 1), nil
+		}
+		jt, err := skip(p.jt)
+		if err != nil {
+			return "", err
+		}
+		jf, err := skip(p.jf)
+		if err != nil {
+			return "", err
+		}
+		insns = append(insns, bpf.JumpIf{Cond: p.cond, Val: p.val, SkipTrue: jt, SkipFalse: jf})
+	}
+	raw, err := bpf.Assemble(insns)
 	if err != nil {
 		return "", fmt.Errorf("seccomp filter: %w", err)
 	}

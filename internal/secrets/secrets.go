@@ -17,6 +17,7 @@ var HomePaths = []string{
 	".bash_history", ".zsh_history", ".histfile", ".local/share/fish/fish_history",
 	".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
 	".sqlite_history", ".lesshst", ".viminfo",
+	".gradle/gradle.properties", ".m2/settings.xml", ".m2/settings-security.xml",
 	".config/ama",
 	// ama's data directory at its default place: other projects' sessions
 	// and checkpoints, the API key (see AmaDataPaths for a configured one).
