@@ -21,7 +21,10 @@
 // programs run (git difftool -x, tar --to-command, sed e, strace, tmux,
 // gdb -ex shell, ...; runners.go) are nested layers. Whatever
 // cannot be analysed fails closed: it asks, and it is refused where nobody
-// can be asked; a script a shell reads that is only known at run time (a
+// can be asked; a read is judged by everything it can reach (reach.go: a
+// tree walk rooted at an ancestor of a secret is not read-only); what users
+// cannot undo is on the dangerous list with one id per category
+// (destructive.go); a script a shell reads that is only known at run time (a
 // file, a variable, another program's output) is opaque, which asks too.
 //
 // Not here: the approval broker (pending requests, timeouts), the model

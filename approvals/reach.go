@@ -18,18 +18,51 @@ import (
 // Option specs of the tree walkers: the options that take a separate value,
 // so that the value is not taken for a root.
 var (
-	grepReachSpec = optSpec{short: "efmABCdDX", long: []string{"--regexp", "--file", "--max-count",
-		"--after-context", "--before-context", "--context", "--directories", "--devices", "--include",
-		"--exclude", "--exclude-dir", "--exclude-from", "--label", "--binary-files", "--group-separator"}}
 	agReachSpec = optSpec{short: "ABCGgm", long: []string{"--after", "--before", "--context", "--file-search-regex",
 		"--ignore", "--ignore-dir", "--max-count", "--depth", "--pager", "--path-to-ignore", "--workers",
 		"--ignore-file", "--type", "--type-set", "--type-add", "--match", "--output"}}
 	duReachSpec = optSpec{short: "dBtX", long: []string{"--max-depth", "--threshold", "--block-size", "--exclude",
 		"--exclude-from", "--files0-from", "--time", "--time-style"}}
-	lsReachSpec = optSpec{short: "IwT", long: []string{"--ignore", "--hide", "--format", "--sort", "--time",
-		"--width", "--tabsize", "--block-size", "--quoting-style", "--indicator-style", "--time-style"}}
 	zipReachSpec = optSpec{short: "bntZPsO", long: []string{"--temp-path", "--suffixes", "--from-date",
 		"--compression-method", "--password", "--split-size", "--output-file"}}
+)
+
+// GNU option tables of the walkers whose long options take unique-prefix
+// abbreviations (grep --recur, ls --rec, cp --arch, diff --recu): the
+// recursion switch is found however it is spelt.
+var (
+	grepReachTable = newOptTable(styleGNU, "-E|--extended-regexp -F|--fixed-strings -G|--basic-regexp "+
+		"-P|--perl-regexp -e|--regexp= -f|--file= -i|--ignore-case --no-ignore-case -w|--word-regexp "+
+		"-x|--line-regexp -z|--null-data -s|--no-messages -v|--invert-match -V|--version --help "+
+		"-m|--max-count= -b|--byte-offset --line-buffered -n|--line-number -H|--with-filename "+
+		"-h|--no-filename --label= -o|--only-matching -q|--quiet|--silent --binary-files= -a|--text -I "+
+		"-d|--directories= -D|--devices= -r|--recursive -R|--dereference-recursive --include= --exclude= "+
+		"--exclude-from= --exclude-dir= -L|--files-without-match -l|--files-with-matches -c|--count "+
+		"-T|--initial-tab -Z|--null -B|--before-context= -A|--after-context= -C|--context= --color? "+
+		"--colour? --group-separator= --no-group-separator -U|--binary -u|--unix-byte-offsets -y").other()
+	lsReachTable = newOptTable(styleGNU, "-a|--all -A|--almost-all --author -b|--escape --block-size= "+
+		"-B|--ignore-backups -c -C --color? -d|--directory -D|--dired -f -F|--classify? --file-type --format= "+
+		"--full-time -g --group-directories-first -G|--no-group -h|--human-readable --si "+
+		"-H|--dereference-command-line --dereference-command-line-symlink-to-dir --hide= --hyperlink? "+
+		"--indicator-style= -i|--inode -I|--ignore= -k|--kibibytes -l -L|--dereference -m -n|--numeric-uid-gid "+
+		"-N|--literal -o -p -q|--hide-control-chars --show-control-chars -Q|--quote-name --quoting-style= "+
+		"-r|--reverse -R|--recursive -s|--size -S --sort= --time= --time-style= -t -T|--tabsize= -u -U -v "+
+		"-w|--width= -x -X -Z|--context --zero -1 --help --version").other()
+	cpReachTable = newOptTable(styleGNU, "-a|--archive --attributes-only --backup? -b --copy-contents -d "+
+		"-f|--force -i|--interactive -H -l|--link -L|--dereference -n|--no-clobber -P|--no-dereference -p "+
+		"--preserve? --no-preserve= --parents -R|-r|--recursive --reflink? --remove-destination --sparse= "+
+		"--strip-trailing-slashes -s|--symbolic-link -S|--suffix= -t|--target-directory= "+
+		"-T|--no-target-directory -u|--update? -v|--verbose -x|--one-file-system -Z --context? --help --version").other()
+	diffReachTable = newOptTable(styleGNU, "--normal -q|--brief -s|--report-identical-files -c -C|--context? "+
+		"-u -U|--unified? -e|--ed -n|--rcs -y|--side-by-side -W|--width= --left-column --suppress-common-lines "+
+		"-p|--show-c-function -F|--show-function-line= --label= --expand-tabs -t -T|--initial-tab --tabsize= "+
+		"--suppress-blank-empty -l|--paginate -r|--recursive --no-dereference -N|--new-file "+
+		"--unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x|--exclude= "+
+		"-X|--exclude-from= -S|--starting-file= --from-file= --to-file= -i|--ignore-case "+
+		"-E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space "+
+		"-B|--ignore-blank-lines -I|--ignore-matching-lines= -a|--text --strip-trailing-cr -D|--ifdef= "+
+		"--GTYPE-group-format= --line-format= --LTYPE-line-format= -d|--minimal --horizon-lines= "+
+		"--speed-large-files --color? --palette= --help -v|--version").other()
 )
 
 // walkRoots returns the roots a command walks recursively and whether it
@@ -38,15 +71,18 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 	args := s.args
 	switch s.Name {
 	case "grep", "egrep", "fgrep", "zgrep", "ugrep":
-		opts, ops, _ := parseArgs(args, grepReachSpec)
-		rec := hasOpt(opts, "-r", "-R", "--recursive", "--dereference-recursive")
-		if d, ok := optVal(opts, "-d", "--directories"); ok && (d.dyn || strings.HasPrefix("recurse", d.val) && d.val != "") {
-			rec = true
+		p := grepReachTable.parse(args)
+		rec := p.has("--recursive", "--dereference-recursive")
+		for _, d := range p.values("--directories") {
+			if d.dyn || d.val != "" && strings.HasPrefix("recurse", d.val) {
+				rec = true
+			}
 		}
 		if !rec {
 			return nil, false
 		}
-		if !hasOpt(opts, "-e", "--regexp", "-f", "--file") && len(ops) > 0 {
+		ops := p.operands
+		if !p.has("--regexp", "--file") && len(ops) > 0 {
 			ops = ops[1:]
 		}
 		return ops, true
@@ -81,29 +117,22 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		_, ops, _ := parseArgs(args, duReachSpec)
 		return ops, true
 	case "ls", "dir", "vdir":
-		opts, ops, _ := parseArgs(args, lsReachSpec)
-		if !hasOpt(opts, "-R", "--recursive") {
+		p := lsReachTable.parse(args)
+		if !p.has("--recursive") {
 			return nil, false
 		}
-		return ops, true
+		return p.operands, true
 	case "tar", "bsdtar", "gtar":
 		return tarReadRoots(s)
 	case "diff", "colordiff":
 		// diff -r reads both trees (with -N the whole content of files
 		// only one side has).
-		opts, ops, _ := parseArgs(args, optSpec{short: "CUFIxXSW", long: []string{"--context", "--unified",
-			"--show-function-line", "--ignore-matching-lines", "--exclude", "--exclude-from", "--starting-file",
-			"--width", "--label", "--from-file", "--to-file", "--tabsize", "--line-format", "--color", "--palette",
-			"--horizon-lines", "--old-group-format", "--new-group-format", "--changed-group-format", "--unchanged-group-format"}})
-		if !hasOpt(opts, "-r", "--recursive") {
+		p := diffReachTable.parse(args)
+		if !p.has("--recursive") {
 			return nil, false
 		}
-		for _, o := range opts {
-			if (o.name == "--from-file" || o.name == "--to-file") && o.hasVal {
-				ops = append(ops, o.val)
-			}
-		}
-		return nonEmpty(ops), true
+		ops := append(p.operands, p.values("--from-file")...)
+		return nonEmpty(append(ops, p.values("--to-file")...)), true
 	case "git":
 		// git diff --no-index and git grep --no-index compare and search
 		// directory trees outside any repository.
@@ -133,11 +162,12 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		}
 		return nil, true
 	case "cp":
-		opts, ops, _ := parseArgs(args, copySpec)
-		if !hasOpt(opts, "-r", "-R", "-a", "--recursive", "--archive") {
+		p := cpReachTable.parse(args)
+		if !p.has("--recursive", "--archive") {
 			return nil, false
 		}
-		if _, ok := optVal(opts, "-t", "--target-directory"); !ok && len(ops) > 1 {
+		ops := p.operands
+		if _, ok := p.value("--target-directory"); !ok && len(ops) > 1 {
 			ops = ops[:len(ops)-1]
 		}
 		return nonEmpty(ops), true

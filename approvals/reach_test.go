@@ -69,6 +69,16 @@ func TestRecursiveReadReach(t *testing.T) {
 		"7z a out.7z ~",
 		"cat /proc/4242/fd/5",
 		"cat /proc/4242/mem",
+		// GNU unique-prefix abbreviations of the recursion switches.
+		"grep --recur MARKER ~",
+		"grep --derefer MARKER ~",
+		"grep --dir=recurse MARKER ~",
+		"grep --direc rec MARKER ~",
+		"grep -rne MARKER ~",
+		"ls --rec ~",
+		"cp --arch ~ b",
+		"cp --recu ~ b",
+		"diff --recu -N /tmp/e ~",
 	}
 	stay := []string{
 		"grep -rn foo .",
@@ -92,6 +102,9 @@ func TestRecursiveReadReach(t *testing.T) {
 		"git diff --no-index a.txt b.txt",
 		"git diff HEAD~1",
 		"7z x a.7z",
+		"grep --include='*.go' -n foo ~/notes.txt",
+		"ls --reverse ~",
+		"cp --verbose a b",
 	}
 	p := policy(t, approvals.ModeAuto, nil, nil)
 	for _, cmd := range reach {

@@ -136,7 +136,9 @@ func (st *state) toolEnv() *toolEnv {
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
 	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
-		e.policy.transcript = st.classifierTranscript()
+		if mode, _ := classifier.ParseMode(st.s.deps.Settings.ClassifierMode); mode == classifier.ModeTwoStage {
+			e.policy.transcript = st.classifierTranscript()
+		}
 	}
 	st.applySandbox(e, pol.Mode)
 	return e
@@ -223,19 +225,27 @@ func (st *state) latestUserText() string {
 	return ""
 }
 
-// maxTranscriptKindChars bounds what classifierTranscript copies of each
-// kind (the classifier keeps far less: its budgets are in tokens).
-const maxTranscriptKindChars = 256 << 10
+// transcriptChars bounds what classifierTranscript copies of one kind:
+// twice the classifier's budget (about four characters a token), so the
+// walk back through a long session stops early.
+func transcriptChars(tokens, def int) int {
+	if tokens <= 0 {
+		tokens = def
+	}
+	return 2 * 4 * max(tokens, classifier.MinTranscriptTokens)
+}
 
 // classifierTranscript is the evidence of the two-stage classifier: the
 // user messages and the tool calls (name and arguments) on the branch,
 // oldest first — never assistant prose or tool results. The first user
-// message (the task) and the latest entries up to maxTranscriptKindChars of
-// each kind are taken.
+// message (the task) and the latest entries up to transcriptChars of each
+// kind are taken. Only the two-stage variant reads it.
 func (st *state) classifierTranscript() []classifier.TranscriptEntry {
 	branch := st.branch()
 	var rev []classifier.TranscriptEntry
-	userLeft, toolLeft := maxTranscriptKindChars, maxTranscriptKindChars
+	set := st.s.deps.Settings
+	userLeft := transcriptChars(set.ClassifierUserTokens, classifier.DefaultMaxUserTranscriptTokens)
+	toolLeft := transcriptChars(set.ClassifierToolTokens, classifier.DefaultMaxToolTranscriptTokens)
 	firstUser := -1
 	for i := range branch {
 		if branch[i].Type != store.TypeMessage {

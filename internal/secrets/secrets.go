@@ -88,12 +88,19 @@ func ReachesSecret(root, home string, private ...string) string {
 	}
 	if home != "" {
 		home = path.Clean(home)
-		for _, rel := range HomePaths {
-			if within(home+"/"+rel, root) {
-				if root == home {
-					return "the home directory " + root + " (it holds ~/" + rel + ")"
+		switch {
+		case root == home:
+			return "the home directory " + root + " (it holds ~/" + HomePaths[0] + " and other credential stores)"
+		case within(home, root):
+			return root + " (it holds the home directory " + home + ")"
+		case within(root, home) && home != "/":
+			// root lies in HOME: it reaches a store whose relative path
+			// starts with root's.
+			rest := root[len(home)+1:]
+			for _, rel := range HomePaths {
+				if strings.HasPrefix(rel, rest) && len(rel) > len(rest) && rel[len(rest)] == '/' {
+					return root + " (it holds ~/" + rel + ")"
 				}
-				return root + " (it holds ~/" + rel + ")"
 			}
 		}
 	}
