@@ -51,6 +51,8 @@ func FuzzDifferentialSessions(f *testing.F) {
 	for _, s := range []uint64{1, 2, 3, 41026, 1 << 20} {
 		f.Add(s)
 	}
+	// Lighter cases: an input that runs over 10 s counts as a hang.
+	bigOdds, maxBatches = 40, 4
 	f.Fuzz(func(t *testing.T, seed uint64) { checkGenerated(t, seed) })
 }
 
@@ -61,12 +63,16 @@ var diffSizes = []int{
 	arenaChunk / 8, strChunk / 8, strChunk, 300 << 10,
 }
 
-// bigSizes are drawn rarely (they cost time under -race).
+// bigSizes are drawn rarely, one size in bigOdds (they cost time under
+// -race); a session has up to maxBatches appends.
+var bigOdds, maxBatches = 12, 8
+
+// bigSizes are the sizes past the big buffers.
 var bigSizes = []int{arenaChunk, readChunk, SpillBytes, directBody, 2 << 20}
 
 func genSize(r *rand.Rand) int {
 	var n int
-	if r.IntN(12) == 0 {
+	if r.IntN(bigOdds) == 0 {
 		n = bigSizes[r.IntN(len(bigSizes))]
 	} else {
 		n = diffSizes[r.IntN(len(diffSizes))]
@@ -258,7 +264,7 @@ func checkGenerated(t *testing.T, seed uint64) {
 	if err != nil {
 		t.Fatalf("seed %d: create: %v", seed, err)
 	}
-	for range r.IntN(8) + 2 {
+	for range r.IntN(maxBatches) + 2 {
 		var batch []*Entry
 		for range r.IntN(3) + 1 {
 			batch = append(batch, next())

@@ -14,7 +14,7 @@ import (
 // needs JSON escapes, as any pasted file with newlines does, twice that).
 //
 // When File writes an entry whose body is at least SpillBytes, it copies
-// the body to a blob file and maps that copy read-only; the entry's body
+// the body to a blob (a sealed memfd, below) and maps that copy read-only; the entry's body
 // pointer then points into the mapping (an atomic swap, so readers on
 // other goroutines see one copy or the other, the same bytes). The big
 // strings of its cached message move too (llm.MoveStrings: a prompt's
@@ -22,9 +22,9 @@ import (
 // mapping when the JSON string in the body is the string itself (share.go),
 // else to a mapped copy of their own.
 // The heap copies are garbage once no event still holds them. Mapped pages
-// are page cache the kernel can drop and read back; they count in the
-// process's RSS only while something reads them (a provider encoding a
-// request, get_messages, a fork), and then as file pages, not heap.
+// count in the process's RSS only while something reads them (a provider
+// encoding a request, get_messages, a fork), and then as shared memory,
+// not heap.
 //
 // Why a blob rather than a mapping of the session file: the body is not
 // in the session file as such (its line merges the body's members with
@@ -94,7 +94,7 @@ func (b *blobFile) close() {
 
 var (
 	errNoMap       = fmt.Errorf("file mappings are not available")
-	errClosedBlobs = fmt.Errorf("blob file closed")
+	errClosedBlobs = fmt.Errorf("session file closed: no more blobs")
 	// unsupported marks errors that will not go away (no memfd or seals).
 	unsupported = errors.New("sealed memory files are not available")
 )
