@@ -112,12 +112,12 @@ func Main(ctx context.Context, env Env) int {
 			return ExitOK
 		}
 	}
-	flags, err := parseFlags(env.Args, env.Stderr)
+	flags, err := parseFlags(env.Args, env.Stdout)
 	if errors.Is(err, errHelp) {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ama-rpc: %v (ama-rpc --help lists the flags)\n", err)
 		return ExitUsage
 	}
 	if flags.Version {

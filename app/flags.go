@@ -50,11 +50,14 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // errHelp is returned when -h/--help was asked for.
 var errHelp = flag.ErrHelp
 
-// parseFlags parses the server flags. Both -flag and --flag work.
-func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
+// parseFlags parses the server flags. Both -flag and --flag work. The
+// flag package itself prints nothing: -h/--help writes the usage to
+// usage (stdout, like `ama-rpc help`) and returns errHelp; any other
+// error is returned for the caller to print once.
+func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	f := &Flags{}
 	fs := flag.NewFlagSet("ama-rpc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.Mode, "mode", "rpc", "protocol: rpc (stdio JSONL) or acp (Agent Client Protocol)")
 	fs.StringVar(&f.Model, "model", "", "model as provider/id (e.g. fake/echo, openai/gpt-4.1-mini)")
 	fs.StringVar(&f.Provider, "provider", "", "provider of --model when --model has no provider/ prefix")
@@ -80,8 +83,12 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
 	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json and .ama/agents definitions")
 	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json and .ama/agents are skipped)")
-	fs.Usage = func() { printUsage(fs.Output(), fs) }
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(usage)
+			printUsage(usage, fs)
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
