@@ -179,6 +179,8 @@ type wiring struct {
 	profile *Profile
 	// host is the active host adapter (nil: none).
 	host *host.Host
+	// early holds what was announced before the server serves.
+	early *outbox
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -362,11 +364,12 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		hostSpec = profile.Host
 	}
 	var h *host.Host
+	early := &outbox{}
 	if hostSpec != "" || flags.HostCmd != "" {
 		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
 			flags.SessionID = newUUID(deps)
 		}
-		h, active, err = startHost(ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
+		h, active, err = startHost(ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, early, log)
 		if err != nil {
 			return nil, err
 		}
@@ -422,11 +425,11 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	if err := sessionStart(deps.Hooks, first, reason, log); err != nil {
+	if err := sessionStart(deps.Hooks, first, reason, early, log); err != nil {
 		first.Close()
 		return nil, err
 	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h}, nil
+	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h, early: early}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -588,8 +591,10 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
 	hostStartup(ctx, w)
-	srv := rpc.NewServer(opts)
-	bindNotifier(w, srv)
+	var srv *rpc.Server
+	opts.Serving = func() { w.early.open(srv.Send) }
+	opts.Settle = func() { hostSettle(w) }
+	srv = rpc.NewServer(opts)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {
 		env.Hooks.OnServer(srv)
 	}

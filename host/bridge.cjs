@@ -414,7 +414,7 @@ async function execute(p) {
     if (r === null || typeof r !== "object") return { content: [{ type: "text", text: String(r ?? "") }] };
     let content = r.content;
     if (typeof content === "string") content = [{ type: "text", text: content }];
-    return { content: content || [], isError: !!r.isError, details: r.details };
+    return { content: content || [], isError: !!r.isError, details: r.details, terminate: r.terminate === true };
   } catch (e) {
     return { content: [{ type: "text", text: errText(e) }], isError: true };
   } finally {

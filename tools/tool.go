@@ -100,6 +100,10 @@ type Result struct {
 	// AsText makes hosts receive the content as one string (the task
 	// tool's results).
 	AsText bool
+	// Terminate ends the run after this batch of tool calls, without
+	// another model request, when every result of the batch sets it (ama's
+	// ToolResult.terminate; host tools set it).
+	Terminate bool
 }
 
 // ErrorResult returns an error result with one text block.
