@@ -149,8 +149,8 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(r))
 	}
 	return json.Marshal(struct {
-		Content string          `json:"content"`
-		IsError bool            `json:"isError"`
+		Content   string          `json:"content"`
+		IsError   bool            `json:"isError"`
 		Details   json.RawMessage `json:"details,omitempty"`
 		Terminate bool            `json:"terminate,omitempty"`
 	}{llm.JoinText(r.Content, ""), r.IsError, r.Details, r.Terminate})
