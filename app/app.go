@@ -388,8 +388,15 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			})
 		}
 	}
+	// ama's order: the default list (built-ins plus host tools), then the
+	// config's tools.default, then --tools, both as +name/-name/names.
+	if active, err = applyToolSpec(active, user.Tools.Default); err != nil {
+		return nil, fmt.Errorf("%w: tools.default: %v", config.ErrInvalid, err)
+	}
 	if flags.Tools != "" {
-		active = splitList(flags.Tools)
+		if active, err = applyToolSpec(active, splitList(flags.Tools)); err != nil {
+			return nil, fmt.Errorf("%w: --tools: %v", errUsage, err)
+		}
 	}
 	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, trusted)
 	if skipped != "" {

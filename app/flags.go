@@ -66,7 +66,7 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	fs.StringVar(&f.PermissionMode, "permission-mode", "", "plan, allowlist, default, auto-edit, auto or full-auto")
 	fs.Var(&f.Allow, "allow", "allow rule such as 'bash(npm test*)' (repeatable)")
 	fs.Var(&f.Deny, "deny", "deny rule such as 'bash(terraform *)' (repeatable)")
-	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+"; ls and todo are opt-in)")
+	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+" plus host tools; ls and todo are opt-in): names replace the list, +name adds, -name removes")
 	fs.BoolVar(&f.NoSession, "no-session", false, "keep the session in memory (no session file)")
 	fs.StringVar(&f.Session, "session", "", "open this session file")
 	fs.StringVar(&f.Resume, "resume", "", "resume the session with this id")
