@@ -486,3 +486,43 @@ module.exports = { hostApi: 1, create(api) {
 		t.Fatalf("runner request %s: %v", data, err)
 	}
 }
+
+// The session file exists from the first model request on: a host tool
+// of the first run sees it as api.session.file() and ctx.sessionFile, and
+// the adapter's session_start trace of a later switch is not needed for it
+// (issue 29: a canvas node's first report carried no transcriptPath).
+func TestHostSessionFileInFirstRun(t *testing.T) {
+	adapter := writeAdapter(t, "where.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.tools.register({name: "host_where", description: "where", permission: "read",
+    parameters: {type: "object", properties: {}},
+    async execute(input, ctx) { return {content: "api=" + api.session.file() + " ctx=" + ctx.sessionFile}; }});
+  return {id: "where"};
+}};`)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter},
+		Script: toolScript(`{"name":"host_where","arguments":{}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"where am I"}`)
+	r.WaitFor("agent_settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"s","type":"get_state"}`)
+	i := r.WaitFor("get_state", 1, func(o *golden.Object) bool { return o.String("id") == "s" })
+	st, _ := golden.Parse(r.Lines()[i])
+	file := st.(*golden.Object).Values["data"].(*golden.Object).String("sessionFile")
+	if file == "" {
+		t.Fatalf("no session file after the first run: %s", r.Lines()[i])
+	}
+	want := "api=" + file + " ctx=" + file
+	var got string
+	for _, l := range r.Lines() {
+		if bytes.Contains(l, []byte(`"tool_execution_end"`)) {
+			got = string(l)
+		}
+	}
+	if !strings.Contains(got, want) {
+		t.Errorf("the host tool of the first run sees %s, want %q", got, want)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

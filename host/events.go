@@ -119,6 +119,10 @@ func (h *Host) Observe(s *session.Session, e events.Event) {
 		}
 	case events.SessionChanged:
 		h.mu.Lock()
+		if h.cur != nil && h.cur != s { // not the session the adapter follows
+			h.mu.Unlock()
+			return
+		}
 		h.info.ID, h.info.File = ev.SessionID, ev.SessionFile
 		info := h.info
 		h.mu.Unlock()
