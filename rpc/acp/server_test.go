@@ -392,6 +392,12 @@ func TestPermissionAnswers(t *testing.T) {
 			if tool.String("toolCallId") != "w1" || tool.String("kind") != "edit" || tool.String("status") != "pending" {
 				t.Errorf("toolCall %s", golden.Encode(tool))
 			}
+			// The write's diff comes with the request (issue 29), as the rpc
+			// preview shows it: a new file, so oldText is null.
+			want := `[{"type":"diff","path":"` + filepath.Join(c.r.Work, "out.txt") + `","oldText":null,"newText":"x"}]`
+			if got := string(golden.Encode(tool.Values["content"])); got != want {
+				t.Errorf("toolCall content %s, want %s", got, want)
+			}
 			c.r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, golden.Encode(req.Values["id"]), tc.answer))
 			if got := c.stopReason("p"); got != "end_turn" {
 				t.Fatalf("stop reason %s", got)

@@ -150,7 +150,7 @@ func openExisting(s *Server, c *call, replay bool) {
 			c.fail(err)
 			return
 		}
-		for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
+		for _, u := range replayUpdates(msgs, as.sess.Cwd(), as.tr.ids) {
 			s.notify(as.id, u)
 		}
 	}
