@@ -82,6 +82,9 @@ type Hooks struct {
 	Clock func() time.Time
 	// AfterFunc arms cache-warming timers (session.Deps.AfterFunc).
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// BootRetry shortens the least time between two ACP start-up
+	// attempts without a model (acp.Options.BootRetry).
+	BootRetry time.Duration
 }
 
 // SignalError is the cancellation cause of a signal: Main exits 128+n.
@@ -128,6 +131,9 @@ func Main(ctx context.Context, env Env) int {
 	defer func() { _ = log.Sync() }()
 
 	w, err := wire(ctx, env, flags, log)
+	if err != nil && flags.Mode == "acp" && exitCodeFor(err) == ExitNoModel {
+		return runACPGate(ctx, env, flags, log, err) // ama's auth gate: -32000 until a model is configured
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return exitCodeFor(err)
