@@ -526,3 +526,57 @@ func TestHostSessionFileInFirstRun(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// Over ACP a host adapter's notifications are _ama/notice notifications;
+// the ones sent before any session exists (from create() and the startup
+// session_start handler) are queued and sent once the first session is
+// opened, after its answer (issue 29: nothing announced is lost).
+func TestHostEarlyNoticesOverACP(t *testing.T) {
+	adapter := writeAdapter(t, "early.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.ui.notify("from create", "warn");
+  api.events.on("session_start", (p) => api.ui.notify("session_start " + p.reason));
+  return {id: "early"};
+}};`)
+	r := golden.Start(t, golden.Config{Args: []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter}})
+	sid := acpNewSession(t, r)
+	r.WaitFor("two notices", 2, func(o *golden.Object) bool { return o.String("method") == "_ama/notice" })
+	answered := -1
+	var notices []string
+	for i, l := range r.Lines() {
+		if acpResponse("2")(mustObject(t, l)) {
+			answered = i
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				SessionID, Level, Message string
+			} `json:"params"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.Method == "_ama/notice" {
+			if answered < 0 || m.Params.SessionID != sid {
+				t.Errorf("notice before the session/new answer or for another session: %s", l)
+			}
+			notices = append(notices, m.Params.Level+" "+m.Params.Message)
+		}
+	}
+	if strings.Join(notices, "|") != "warn from create|info session_start startup" {
+		t.Errorf("notices %q", notices)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func mustObject(t *testing.T, line []byte) *golden.Object {
+	t.Helper()
+	v, err := golden.Parse(line)
+	if err != nil {
+		t.Fatalf("not JSON: %s", line)
+	}
+	o, _ := v.(*golden.Object)
+	if o == nil {
+		return &golden.Object{Values: map[string]golden.Value{}}
+	}
+	return o
+}
