@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -22,6 +23,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	defer hostShutdown(w)
 	opts := acpOptions(env, w.log)
 	opts.Deps, opts.Base, opts.StartupID = ready.Deps, ready.Base, ready.StartupID
+	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
 	w.early.open(acpNotice(srv))
 	err = srv.Run(ctx)
@@ -42,10 +44,15 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 	if abs, err := filepath.Abs(cwd); err == nil {
 		cwd = abs
 	}
-	var w *wiring
+	var started atomic.Pointer[wiring] // set by Boot on the read loop
 	opts := acpOptions(env, log)
 	opts.Base = session.Options{Cwd: cwd}
 	var srv *acp.Server
+	opts.Settle = func() {
+		if w := started.Load(); w != nil {
+			hostSettle(w)
+		}
+	}
 	opts.Boot = func() (acp.Ready, error) {
 		nw, err := wire(ctx, env, flags, log)
 		if err != nil {
@@ -59,13 +66,13 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 			hostShutdown(nw)
 			return acp.Ready{}, err
 		}
-		w = nw
-		w.early.open(acpNotice(srv))
+		started.Store(nw)
+		nw.early.open(acpNotice(srv))
 		return ready, nil
 	}
 	srv = acp.NewServer(opts)
 	err := srv.Run(ctx)
-	if w != nil {
+	if w := started.Load(); w != nil {
 		hostShutdown(w)
 	}
 	return runExit(ctx, err, env, log)

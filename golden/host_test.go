@@ -580,3 +580,27 @@ func mustObject(t *testing.T, line []byte) *golden.Object {
 	}
 	return o
 }
+
+// At the end of input over ACP the running turn finishes and the host's
+// notice from its agent_settled handler (sent after a pause) still goes
+// out before the connection closes.
+func TestHostSettledNoticeAfterEOFOverACP(t *testing.T) {
+	adapter := writeAdapter(t, "settled.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.events.on("agent_settled", async () => { await new Promise((r) => setTimeout(r, 150)); api.ui.notify("settled"); });
+  return {id: "settled"};
+}};`)
+	r := golden.Start(t, golden.Config{Args: []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter}})
+	sid := acpNewSession(t, r)
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}}`)
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	found := false
+	for _, l := range r.Lines() {
+		found = found || (strings.Contains(string(l), `"method":"_ama/notice"`) && strings.Contains(string(l), `"message":"settled"`))
+	}
+	if !found {
+		t.Errorf("the notice of the agent_settled handler was lost:\n%s", bytes.Join(r.Lines(), []byte("\n")))
+	}
+}

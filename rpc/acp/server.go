@@ -50,6 +50,11 @@ type Options struct {
 	// BootRetry is the least time between two Boot attempts (zero: one
 	// second, as ama).
 	BootRetry time.Duration
+	// Settle is called at the end of input once the running turns have
+	// finished, before the sessions and the connection close: notices
+	// that follow a run (a host adapter's, from its agent_settled handler)
+	// are sent first. It bounds its own wait.
+	Settle func()
 }
 
 // Server serves ACP v1 on one connection. See doc.go for the concurrency
@@ -172,6 +177,9 @@ func (s *Server) shutdown(interrupted bool) {
 		as.stop(interrupted)
 	}
 	s.work.Wait()
+	if s.opts.Settle != nil && !interrupted {
+		s.opts.Settle()
+	}
 	for _, as := range s.sessionList() {
 		as.close()
 	}
