@@ -167,7 +167,7 @@ Exit codes:
   0        stdin ended and every started run finished (also --help, --version, help)
   2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID)
   3        configuration error (unreadable or invalid config file, missing cwd)
-  4        no usable model (none given, unknown provider or model, missing key)
+  4        no usable model (none given, unknown provider or model, missing key); --mode acp answers -32000 instead
   5        session file missing, corrupt, locked or of another directory
   6        host adapter failed to load or start (missing file, load error, create() failed or timed out, no Node)
   78       host adapter wants another host API version
