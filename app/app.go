@@ -404,6 +404,15 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			return nil, fmt.Errorf("%w: --tools: %v", errUsage, err)
 		}
 	}
+	if h != nil { // a tool the adapter disabled stays off (Armadra's older adapter disables task)
+		off := h.Disabled()
+		active = slices.DeleteFunc(active, func(n string) bool {
+			if off[n] {
+				log.Warn("the host adapter disabled this tool; tools.default and --tools cannot enable it", zap.String("tool", n))
+			}
+			return off[n]
+		})
+	}
 	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, trusted)
 	if skipped != "" {
 		log.Warn(skipped)

@@ -337,3 +337,22 @@ module.exports = {hostApi: 1, create(api) {
 		t.Errorf("trace %q, want dispose only", data)
 	}
 }
+
+// A tool the adapter disabled stays off even when tools.default or
+// --tools name it (task and task_ctl are then not registered at all).
+func TestHostDisabledToolStaysOff(t *testing.T) {
+	requireNode(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.disable("task"); api.tools.disable("bash"); return {id: "d"} }}`}
+	code, _, stderr := runHost(t, files, map[string]string{"AMA_FAKE_RECORD": record}, `{"id":"p","type":"prompt","message":"hi"}`+"\n",
+		"--host", "h.cjs", "--tools", "+task,+bash")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(record)
+	tools := string(data)[strings.Index(string(data), `"tools":[`):]
+	tools = tools[:strings.Index(tools, "]")]
+	if strings.Contains(tools, `"task"`) || strings.Contains(tools, `"bash"`) || !strings.Contains(tools, `"read"`) {
+		t.Errorf("tools %s: want read, no task, no bash", tools)
+	}
+}
