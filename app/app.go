@@ -82,6 +82,9 @@ type Hooks struct {
 	Clock func() time.Time
 	// AfterFunc arms cache-warming timers (session.Deps.AfterFunc).
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// BootRetry shortens the least time between two ACP start-up
+	// attempts without a model (acp.Options.BootRetry).
+	BootRetry time.Duration
 }
 
 // SignalError is the cancellation cause of a signal: Main exits 128+n.
@@ -112,12 +115,12 @@ func Main(ctx context.Context, env Env) int {
 			return ExitOK
 		}
 	}
-	flags, err := parseFlags(env.Args, env.Stderr)
+	flags, err := parseFlags(env.Args, env.Stdout)
 	if errors.Is(err, errHelp) {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ama-rpc: %v (ama-rpc --help lists the flags)\n", err)
 		return ExitUsage
 	}
 	if flags.Version {
@@ -128,6 +131,9 @@ func Main(ctx context.Context, env Env) int {
 	defer func() { _ = log.Sync() }()
 
 	w, err := wire(ctx, env, flags, log)
+	if err != nil && flags.Mode == "acp" && exitCodeFor(err) == ExitNoModel {
+		return runACPGate(ctx, env, flags, log, err) // ama's auth gate: -32000 until a model is configured
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return exitCodeFor(err)
@@ -181,6 +187,8 @@ type wiring struct {
 	host *host.Host
 	// watch ends the host's startup waits when stdin ends (set with host).
 	watch *stdinWatch
+	// early holds what was announced before the server serves.
+	early *outbox
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -368,6 +376,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	}
 	var h *host.Host
 	var watch *stdinWatch
+	early := &outbox{}
 	if hostSpec != "" || flags.HostCmd != "" {
 		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
 			flags.SessionID = newUUID(deps)
@@ -375,7 +384,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		// The startup waits (create(), then session_start in hostStartup)
 		// end when stdin ends: nobody reads it before the server starts.
 		watch = watchStdin(ctx, env.Stdin)
-		h, active, err = startHost(watch.ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, log)
+		h, active, err = startHost(watch.ctx, env, flags, hostSpec, user.Host.Node, deps, ref, cwd, early, log)
 		if err != nil || h == nil {
 			watch.stop()
 			watch = nil
@@ -399,8 +408,24 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			})
 		}
 	}
+	// ama's order: the default list (built-ins plus host tools), then the
+	// config's tools.default, then --tools, both as +name/-name/names.
+	if active, err = applyToolSpec(active, user.Tools.Default); err != nil {
+		return nil, fmt.Errorf("%w: tools.default: %v", config.ErrInvalid, err)
+	}
 	if flags.Tools != "" {
-		active = splitList(flags.Tools)
+		if active, err = applyToolSpec(active, splitList(flags.Tools)); err != nil {
+			return nil, fmt.Errorf("%w: --tools: %v", errUsage, err)
+		}
+	}
+	if h != nil { // a tool the adapter disabled stays off (Armadra's older adapter disables task)
+		off := h.Disabled()
+		active = slices.DeleteFunc(active, func(n string) bool {
+			if off[n] {
+				log.Warn("the host adapter disabled this tool; tools.default and --tools cannot enable it", zap.String("tool", n))
+			}
+			return off[n]
+		})
 	}
 	defDirs, skipped := agents.Dirs(flags.AgentDirs, user.Agents.Dirs, paths.Config, cwd, trusted)
 	if skipped != "" {
@@ -436,11 +461,11 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	if err := sessionStart(deps.Hooks, first, reason, log); err != nil {
+	if err := sessionStart(deps.Hooks, first, reason, early, log); err != nil {
 		first.Close()
 		return nil, err
 	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch}, nil
+	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -609,8 +634,10 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 	if err := hostStartup(w); err != nil {
 		return startupFailed(ctx, env, w, err)
 	}
-	srv := rpc.NewServer(opts)
-	bindNotifier(w, srv)
+	var srv *rpc.Server
+	opts.Serving = func() { w.early.open(srv.Send) }
+	opts.Settle = func() { hostSettle(w) }
+	srv = rpc.NewServer(opts)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {
 		env.Hooks.OnServer(srv)
 	}

@@ -37,9 +37,12 @@ func TestHelp(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := app.Main(t.Context(), app.Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 			Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
-		text := out.String() + errb.String()
+		text := out.String()
 		if code != 0 {
 			t.Errorf("%v: exit %d", args, code)
+		}
+		if errb.Len() != 0 {
+			t.Errorf("%v: help wrote to stderr (want stdout only): %s", args, errb.String())
 		}
 		for _, want := range []string{"sessions list", "explain", "AMA_FAKE_SCRIPT", "AMA_API_KEY_<ID>", "Exit codes", "130/143",
 			"default bash,edit,glob,grep,read,write"} {
@@ -88,5 +91,23 @@ func TestPermissionModeSurvivesResume(t *testing.T) {
 	}
 	if m := mode(); m != "default" {
 		t.Errorf("a new session: mode %v", m)
+	}
+}
+
+// An unknown flag is reported once on stderr (not once by the flag
+// package and again by Main), with nothing on stdout.
+func TestUnknownFlagReportedOnce(t *testing.T) {
+	p := newProc(t)
+	var out, errb bytes.Buffer
+	code := app.Main(t.Context(), app.Env{Args: []string{"--bogus"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+	if code != app.ExitUsage || out.Len() != 0 {
+		t.Fatalf("exit %d (want 2), stdout %q", code, out.String())
+	}
+	if n := strings.Count(errb.String(), "-bogus"); n != 1 {
+		t.Errorf("the error names -bogus %d times (want once):\n%s", n, errb.String())
+	}
+	if strings.Contains(errb.String(), "Usage:") {
+		t.Errorf("a usage error prints the whole usage:\n%s", errb.String())
 	}
 }

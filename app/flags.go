@@ -50,11 +50,14 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // errHelp is returned when -h/--help was asked for.
 var errHelp = flag.ErrHelp
 
-// parseFlags parses the server flags. Both -flag and --flag work.
-func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
+// parseFlags parses the server flags. Both -flag and --flag work. The
+// flag package itself prints nothing: -h/--help writes the usage to
+// usage (stdout, like `ama-rpc help`) and returns errHelp; any other
+// error is returned for the caller to print once.
+func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	f := &Flags{}
 	fs := flag.NewFlagSet("ama-rpc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.Mode, "mode", "rpc", "protocol: rpc (stdio JSONL) or acp (Agent Client Protocol)")
 	fs.StringVar(&f.Model, "model", "", "model as provider/id (e.g. fake/echo, openai/gpt-4.1-mini)")
 	fs.StringVar(&f.Provider, "provider", "", "provider of --model when --model has no provider/ prefix")
@@ -63,7 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.StringVar(&f.PermissionMode, "permission-mode", "", "plan, allowlist, default, auto-edit, auto or full-auto")
 	fs.Var(&f.Allow, "allow", "allow rule such as 'bash(npm test*)' (repeatable)")
 	fs.Var(&f.Deny, "deny", "deny rule such as 'bash(terraform *)' (repeatable)")
-	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+"; ls and todo are opt-in)")
+	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+" plus host tools; ls and todo are opt-in): names replace the list, +name adds, -name removes")
 	fs.BoolVar(&f.NoSession, "no-session", false, "keep the session in memory (no session file)")
 	fs.StringVar(&f.Session, "session", "", "open this session file")
 	fs.StringVar(&f.Resume, "resume", "", "resume the session with this id")
@@ -80,8 +83,12 @@ func parseFlags(args []string, stderr io.Writer) (*Flags, error) {
 	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
 	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json and .ama/agents definitions")
 	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json and .ama/agents are skipped)")
-	fs.Usage = func() { printUsage(fs.Output(), fs) }
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fs.SetOutput(usage)
+			printUsage(usage, fs)
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -160,7 +167,7 @@ Exit codes:
   0        stdin ended and every started run finished (also --help, --version, help)
   2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID)
   3        configuration error (unreadable or invalid config file, missing cwd)
-  4        no usable model (none given, unknown provider or model, missing key)
+  4        no usable model (none given, unknown provider or model, missing key); --mode acp answers -32000 instead
   5        session file missing, corrupt, locked or of another directory
   6        host adapter failed to load or start (missing file, load error, create() failed or timed out, no Node)
   78       host adapter wants another host API version

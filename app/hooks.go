@@ -12,6 +12,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/session"
@@ -67,9 +68,10 @@ func loadHooks(paths config.Paths, cwd string, flags *Flags, profile *Profile, u
 
 // sessionStart runs SessionStart for the startup session: a block fails
 // startup (exit 6), additionalContext becomes the system prompt's hooks
-// section. Like SessionEnd it runs outside the session, so it emits no
-// RPC hook_executed (spec §7.4).
-func sessionStart(d *hooks.Dispatcher, s *session.Session, reason string, log *zap.Logger) error {
+// section. It runs before the server serves, so its hook_executed events
+// wait in early until the server opens it (ama emits none on its RPC
+// stream; issue 29 asks for them: nothing announced is lost).
+func sessionStart(d *hooks.Dispatcher, s *session.Session, reason string, early *outbox, log *zap.Logger) error {
 	if !d.Has(hooks.SessionStart) {
 		return nil
 	}
@@ -84,6 +86,9 @@ func sessionStart(d *hooks.Dispatcher, s *session.Session, reason string, log *z
 		return nil
 	}
 	logHooks(log, hooks.SessionStart, res)
+	for _, o := range res.Outcomes {
+		early.put(events.HookExecuted{Event: string(hooks.SessionStart), Command: o.Command.Command, ExitCode: o.ExitCode, DurationMs: o.Duration.Milliseconds()})
+	}
 	if res.Blocked() {
 		reason := res.Reason
 		if reason == "" {

@@ -15,7 +15,6 @@ import (
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
-	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/tools"
@@ -70,7 +69,7 @@ const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
 // registry and the active set, its disables apply, its broker and
 // instructions reach every session through deps.Host. It returns the
 // active tool names; a nil host means create() returned undefined.
-func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, log *zap.Logger) (*host.Host, []string, error) {
+func startHost(ctx context.Context, env Env, flags *Flags, module, node string, deps *session.Deps, ref llm.ModelRef, cwd string, early *outbox, log *zap.Logger) (*host.Host, []string, error) {
 	active := append([]string(nil), DefaultActiveTools...)
 	// The sidecar (and the adapter's api.env) gets what every child gets:
 	// no model credentials (internal/childenv).
@@ -94,6 +93,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
 		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
 		BuiltinTools: builtin, ReservedTools: reserved, Stderr: env.Stderr, Log: log.Named("host"),
+		Notify: early.notify, // queued until the server serves
 	}
 	if v := env.Getenv(createTimeoutEnv); v != "" {
 		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
@@ -191,9 +191,18 @@ func hostShutdown(w *wiring) {
 	w.host.Shutdown(ctx)
 }
 
-// bindNotifier makes ui.notify a notification event of the rpc server.
-func bindNotifier(w *wiring, srv *rpc.Server) {
-	if w.host != nil {
-		w.host.SetNotifier(srv.Notify)
+// hostSettle waits (at most settleWait) until the host has handled every
+// event of the finished runs, so that the notifications its handlers send
+// (ui.notify on agent_settled) are written before stdout closes.
+func hostSettle(w *wiring) {
+	if w.host == nil {
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), settleWait)
+	defer cancel()
+	w.host.Flush(ctx)
 }
+
+// settleWait bounds hostSettle: a handler that never returns cannot keep
+// the process alive.
+const settleWait = 5 * time.Second

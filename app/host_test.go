@@ -237,7 +237,7 @@ func TestProfileErrors(t *testing.T) {
 
 // The fields Armadra writes: host, instructions (project context after
 // AGENTS.md), skillDirs, config (layered over the user config, ama's
-// version and tools.default accepted) and sessionDir.
+// version accepted, tools.default applied) and sessionDir.
 func TestProfileApplied(t *testing.T) {
 	requireNode(t)
 	record := filepath.Join(t.TempDir(), "record.jsonl")
@@ -268,6 +268,13 @@ func TestProfileApplied(t *testing.T) {
 	if !strings.Contains(req, "canvas-skill") || !strings.Contains(req, "canvas_ping") {
 		t.Errorf("profile skill or host tool missing from the request:\n%s", req)
 	}
+	// tools.default ["+task"] adds task (and task_ctl) to the defaults and
+	// the host tools, as in ama.
+	for _, name := range []string{`"task"`, `"task_ctl"`, `"canvas_ping"`, `"bash"`} {
+		if !strings.Contains(req[strings.Index(req, `"tools":[`):], name) {
+			t.Errorf("the request's tools lack %s:\n%s", name, req)
+		}
+	}
 }
 
 // --host-cmd runs a program that speaks docs/host-protocol.md itself (the
@@ -293,7 +300,9 @@ func TestHostCmd(t *testing.T) {
 	}
 }
 
-// ui.notify during create() has no protocol notifier yet: stderr only.
+// ui.notify during create() comes before the server serves: it is queued
+// and written after hello and session_start (with its stderr copy), not
+// lost.
 func TestHostNotifyDuringCreate(t *testing.T) {
 	requireNode(t)
 	files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { api.ui.notify("early bird", "warn"); api.ui.notify("plain"); return {id: "n"} }}`}
@@ -301,11 +310,12 @@ func TestHostNotifyDuringCreate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr, "ama: [host warn] early bird\n") || !strings.Contains(stderr, "ama: [host] plain\n") {
+	if !strings.Contains(stderr, "ama: [warn] early bird\n") || !strings.Contains(stderr, "ama: [info] plain\n") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	if strings.Contains(out, `"notification"`) {
-		t.Errorf("a notification event before hello:\n%s", out)
+	want := `{"type":"notification","level":"warn","message":"early bird"}` + "\n" + `{"type":"notification","level":"info","message":"plain"}` + "\n"
+	if i, j := strings.Index(out, `"type":"session_start"`), strings.Index(out, want); i < 0 || j < i {
+		t.Errorf("the notifications of create() are not written after hello and session_start:\n%s", out)
 	}
 }
 
@@ -325,5 +335,24 @@ module.exports = {hostApi: 1, create(api) {
 	}
 	if data, _ := os.ReadFile(trace); string(data) != "dispose\n" {
 		t.Errorf("trace %q, want dispose only", data)
+	}
+}
+
+// A tool the adapter disabled stays off even when tools.default or
+// --tools name it (task and task_ctl are then not registered at all).
+func TestHostDisabledToolStaysOff(t *testing.T) {
+	requireNode(t)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	files := map[string]string{"h.cjs": `module.exports = {hostApi: 1, create(api) { api.tools.disable("task"); api.tools.disable("bash"); return {id: "d"} }}`}
+	code, _, stderr := runHost(t, files, map[string]string{"AMA_FAKE_RECORD": record}, `{"id":"p","type":"prompt","message":"hi"}`+"\n",
+		"--host", "h.cjs", "--tools", "+task,+bash")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(record)
+	tools := string(data)[strings.Index(string(data), `"tools":[`):]
+	tools = tools[:strings.Index(tools, "]")]
+	if strings.Contains(tools, `"task"`) || strings.Contains(tools, `"bash"`) || !strings.Contains(tools, `"read"`) {
+		t.Errorf("tools %s: want read, no task, no bash", tools)
 	}
 }

@@ -136,14 +136,6 @@ func rawConfig(path string, optional bool) (map[string]any, error) {
 	}
 	// A profile config may carry "version" like ama's; this config has none.
 	delete(m, "version")
-	if !optional {
-		// tools.default names ama's tool presets ("+task"); ama-rpc's active
-		// tools come from --tools, so a profile config written for ama keeps
-		// loading.
-		if t, ok := m["tools"].(map[string]any); ok {
-			delete(t, "default")
-		}
-	}
 	return m, nil
 }
 

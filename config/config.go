@@ -113,6 +113,11 @@ type Limits struct {
 // Tools configures the built-in tools.
 type Tools struct {
 	Env ToolsEnv `json:"env"`
+	// Default adjusts the default active tools as ama's tools.default:
+	// "+name" adds a tool, "-name" removes one, plain names replace the
+	// default list (host tools included). Read from the user config and a
+	// profile's config, not from the project's.
+	Default []string `json:"default,omitempty"`
 }
 
 // ToolsEnv configures the environment of the commands the bash tool runs.

@@ -143,6 +143,8 @@ type ToolResult struct {
 	// AsText sends Content as one string (the task tool's results, as ama
 	// emits them).
 	AsText bool `json:"-"`
+	// Terminate: the tool asked to end the run after its batch.
+	Terminate bool `json:"terminate,omitempty"`
 }
 
 // MarshalJSON writes content as blocks, or as one string with AsText.
@@ -152,10 +154,11 @@ func (r ToolResult) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(r))
 	}
 	return json.Marshal(struct {
-		Content string          `json:"content"`
-		IsError bool            `json:"isError"`
-		Details json.RawMessage `json:"details,omitempty"`
-	}{llm.JoinText(r.Content, ""), r.IsError, r.Details})
+		Content   string          `json:"content"`
+		IsError   bool            `json:"isError"`
+		Details   json.RawMessage `json:"details,omitempty"`
+		Terminate bool            `json:"terminate,omitempty"`
+	}{llm.JoinText(r.Content, ""), r.IsError, r.Details, r.Terminate})
 }
 
 // ToolExecutionEnd completes a tool call.

@@ -57,6 +57,9 @@ type Config struct {
 	TelemetryStep time.Duration
 	// AfterFunc arms cache-warming timers (nil: real timers).
 	AfterFunc func(d time.Duration, f func()) (stop func() bool)
+	// BootRetry is the least time between two ACP start-up attempts
+	// without a model (zero: the real second).
+	BootRetry time.Duration
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -204,7 +207,7 @@ func Start(t testing.TB, cfg Config) *Run {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	r.cancel = cancel
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
-		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep), AfterFunc: cfg.AfterFunc,
+		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep), AfterFunc: cfg.AfterFunc, BootRetry: cfg.BootRetry,
 		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
 	go r.collect()
 	go func() {

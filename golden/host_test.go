@@ -486,3 +486,121 @@ module.exports = { hostApi: 1, create(api) {
 		t.Fatalf("runner request %s: %v", data, err)
 	}
 }
+
+// The session file exists from the first model request on: a host tool
+// of the first run sees it as api.session.file() and ctx.sessionFile, and
+// the adapter's session_start trace of a later switch is not needed for it
+// (issue 29: a canvas node's first report carried no transcriptPath).
+func TestHostSessionFileInFirstRun(t *testing.T) {
+	adapter := writeAdapter(t, "where.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.tools.register({name: "host_where", description: "where", permission: "read",
+    parameters: {type: "object", properties: {}},
+    async execute(input, ctx) { return {content: "api=" + api.session.file() + " ctx=" + ctx.sessionFile}; }});
+  return {id: "where"};
+}};`)
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--host", adapter},
+		Script: toolScript(`{"name":"host_where","arguments":{}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"where am I"}`)
+	r.WaitFor("agent_settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"s","type":"get_state"}`)
+	i := r.WaitFor("get_state", 1, func(o *golden.Object) bool { return o.String("id") == "s" })
+	st, _ := golden.Parse(r.Lines()[i])
+	file := st.(*golden.Object).Values["data"].(*golden.Object).String("sessionFile")
+	if file == "" {
+		t.Fatalf("no session file after the first run: %s", r.Lines()[i])
+	}
+	want := "api=" + file + " ctx=" + file
+	var got string
+	for _, l := range r.Lines() {
+		if bytes.Contains(l, []byte(`"tool_execution_end"`)) {
+			got = string(l)
+		}
+	}
+	if !strings.Contains(got, want) {
+		t.Errorf("the host tool of the first run sees %s, want %q", got, want)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// Over ACP a host adapter's notifications are _ama/notice notifications;
+// the ones sent before any session exists (from create() and the startup
+// session_start handler) are queued and sent once the first session is
+// opened, after its answer (issue 29: nothing announced is lost).
+func TestHostEarlyNoticesOverACP(t *testing.T) {
+	adapter := writeAdapter(t, "early.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.ui.notify("from create", "warn");
+  api.events.on("session_start", (p) => api.ui.notify("session_start " + p.reason));
+  return {id: "early"};
+}};`)
+	r := golden.Start(t, golden.Config{Args: []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter}})
+	sid := acpNewSession(t, r)
+	r.WaitFor("two notices", 2, func(o *golden.Object) bool { return o.String("method") == "_ama/notice" })
+	answered := -1
+	var notices []string
+	for i, l := range r.Lines() {
+		if acpResponse("2")(mustObject(t, l)) {
+			answered = i
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				SessionID, Level, Message string
+			} `json:"params"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.Method == "_ama/notice" {
+			if answered < 0 || m.Params.SessionID != sid {
+				t.Errorf("notice before the session/new answer or for another session: %s", l)
+			}
+			notices = append(notices, m.Params.Level+" "+m.Params.Message)
+		}
+	}
+	if strings.Join(notices, "|") != "warn from create|info session_start startup" {
+		t.Errorf("notices %q", notices)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+func mustObject(t *testing.T, line []byte) *golden.Object {
+	t.Helper()
+	v, err := golden.Parse(line)
+	if err != nil {
+		t.Fatalf("not JSON: %s", line)
+	}
+	o, _ := v.(*golden.Object)
+	if o == nil {
+		return &golden.Object{Values: map[string]golden.Value{}}
+	}
+	return o
+}
+
+// At the end of input over ACP the running turn finishes and the host's
+// notice from its agent_settled handler (sent after a pause) still goes
+// out before the connection closes.
+func TestHostSettledNoticeAfterEOFOverACP(t *testing.T) {
+	adapter := writeAdapter(t, "settled.cjs", `module.exports = {hostApi: 1, create(api) {
+  api.events.on("agent_settled", async () => { await new Promise((r) => setTimeout(r, 150)); api.ui.notify("settled"); });
+  return {id: "settled"};
+}};`)
+	r := golden.Start(t, golden.Config{Args: []string{"--mode", "acp", "--model", "fake/echo", "--host", adapter}})
+	sid := acpNewSession(t, r)
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}}`)
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	found := false
+	for _, l := range r.Lines() {
+		found = found || (strings.Contains(string(l), `"method":"_ama/notice"`) && strings.Contains(string(l), `"message":"settled"`))
+	}
+	if !found {
+		t.Errorf("the notice of the agent_settled handler was lost:\n%s", bytes.Join(r.Lines(), []byte("\n")))
+	}
+}

@@ -310,6 +310,9 @@ async function execute(p) {
   const key = p.callRef || p.toolCallId;
   running.set(key, ac);
   const c = p.context || {};
+  // The file of the current session may be newer than the last queued
+  // session.update (created by this run's first request).
+  if (!c.depth && c.sessionId === session.id && c.sessionFile && !session.file) session = Object.assign({}, session, { file: c.sessionFile });
   const ctx = {
     toolCallId: p.toolCallId, cwd: c.cwd, sessionId: c.sessionId, sessionFile: c.sessionFile || undefined,
     signal: ac.signal, depth: c.depth || 0, model: c.model, outputDir: c.outputDir || undefined,
@@ -414,7 +417,7 @@ async function execute(p) {
     if (r === null || typeof r !== "object") return { content: [{ type: "text", text: String(r ?? "") }] };
     let content = r.content;
     if (typeof content === "string") content = [{ type: "text", text: content }];
-    return { content: content || [], isError: !!r.isError, details: r.details };
+    return { content: content || [], isError: !!r.isError, details: r.details, terminate: r.terminate === true };
   } catch (e) {
     return { content: [{ type: "text", text: errText(e) }], isError: true };
   } finally {
@@ -567,7 +570,9 @@ const notifications = {
     if (set && Array.isArray(p.tasks)) set(p.tasks);
   },
   "session.update"(p) {
-    session = Object.assign({}, session, p);
+    // A session keeps its file once it exists (an update queued before the
+    // file was created may arrive late); another session starts afresh.
+    session = Object.assign({}, p.id === session.id ? session : {}, p);
   },
   ready() {
     created = true;

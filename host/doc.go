@@ -35,7 +35,9 @@
 // Observe does not block the session (except for session_start after a
 // switch, awaited up to 10 s): events are queued and delivered one at a
 // time, in order, by a single goroutine (an event is sent when the
-// previous one has been answered); Emit waits for one delivery, and
+// previous one has been answered); Emit waits for one delivery, Flush for
+// everything queued so far (the ui.notify calls a handler makes arrive
+// before its answer and are handled in order on the read goroutine), and
 // StartupSession for the startup session_start at most CreateTimeout. Tool
 // executions and approval asks are calls on the connection; the ask chain
 // is serialised by askMu. Nested requests (tool.executeTool,

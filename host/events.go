@@ -78,6 +78,15 @@ func hostEvent(e events.Event) (string, omap, bool) {
 		return "session_compact", omap{{"tokensBefore", ev.Result.TokensBefore}}, true
 	case events.ModelChanged:
 		return "model_select", omap{{"model", ev.Model}}, true
+	case events.CacheMiss:
+		m := omap{{"missedTokens", ev.MissedTokens}, {"reason", ev.Reason}, {"idleMs", ev.IdleMs}}
+		if ev.MissedCost != nil {
+			m = append(m, kv{"missedCost", *ev.MissedCost})
+		}
+		if ev.Detail != "" {
+			m = append(m, kv{"detail", ev.Detail})
+		}
+		return "cache_miss", m, true
 	case events.ContextPressure:
 		m := omap{{"percent", ev.Percent}, {"threshold", ev.Threshold}}
 		if ev.RemainingTokens != nil {
@@ -111,6 +120,10 @@ func (h *Host) Observe(s *session.Session, e events.Event) {
 		}
 	case events.SessionChanged:
 		h.mu.Lock()
+		if h.cur != nil && h.cur != s { // not the session the adapter follows
+			h.mu.Unlock()
+			return
+		}
 		h.info.ID, h.info.File = ev.SessionID, ev.SessionFile
 		info := h.info
 		h.mu.Unlock()
@@ -201,6 +214,10 @@ func (h *Host) deliverEvents() {
 				_ = h.conn.Notify(context.Background(), "session.update", it.update)
 				continue
 			}
+			if it.name == "" { // Flush: everything before it is delivered
+				close(it.done)
+				continue
+			}
 			err := h.conn.Call(context.Background(), "event", map[string]any{"name": it.name, "payload": it.payload}, nil)
 			if err != nil && h.Alive() {
 				h.log.Warn("host event", zap.String("event", it.name), zap.Error(err))
@@ -226,6 +243,29 @@ func (h *Host) deliverEvents() {
 			}
 			return
 		}
+	}
+}
+
+// Flush waits until every host event queued so far has been delivered:
+// its handlers have run, and so have the ui.notify calls they made while
+// running (the bridge sends them before its answer, and the connection
+// handles them in order). Bounded by ctx; at once when the bridge is gone.
+func (h *Host) Flush(ctx context.Context) {
+	if !h.Alive() {
+		return
+	}
+	done := make(chan struct{})
+	h.evMu.Lock()
+	h.evQ = append(h.evQ, evItem{done: done})
+	h.evMu.Unlock()
+	select {
+	case h.evWake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-h.gone:
 	}
 }
 

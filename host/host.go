@@ -88,6 +88,10 @@ type Options struct {
 	// notifications.
 	Stderr io.Writer
 	Log    *zap.Logger
+	// Notify is the first ui.notify binding (see SetNotifier), in force
+	// from create() on: the protocol's queue for what is announced before
+	// it serves. nil: stderr only until SetNotifier.
+	Notify func(level, message string) bool
 }
 
 // ToolDef is a tool the adapter registered.
@@ -160,7 +164,7 @@ type Host struct {
 
 type evItem struct {
 	update  *SessionInfo // a session.update notification instead of an event
-	name    string
+	name    string       // "" with update nil: a Flush marker
 	payload any
 	done    chan struct{}
 }
@@ -257,7 +261,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	h := &Host{
 		opts: opts, log: opts.Log, cmd: cmd, exited: make(chan struct{}),
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
-		info: opts.Session, runEvents: map[string]func(agents.HostRunEvent){},
+		info: opts.Session, runEvents: map[string]func(agents.HostRunEvent){}, notifier: opts.Notify,
 		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}

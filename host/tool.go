@@ -82,6 +82,9 @@ type wireResult struct {
 	Content json.RawMessage `json:"content"` // a string or content blocks
 	IsError bool            `json:"isError"`
 	Details json.RawMessage `json:"details,omitempty"`
+	// Terminate asks to end the run after this batch (only when every
+	// result of the batch asks it).
+	Terminate bool `json:"terminate"`
 }
 
 // Execute calls the adapter's execute. ctx ending sends cancel, which
@@ -150,7 +153,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	case <-h.gone:
 		return notRunning, nil
 	}
-	out := &tools.Result{IsError: res.IsError}
+	out := &tools.Result{IsError: res.IsError, Terminate: res.Terminate}
 	var text string
 	var blocks []json.RawMessage
 	if json.Unmarshal(res.Content, &text) == nil {

@@ -43,4 +43,10 @@
 //     dropped) so an aborted run stuck on output can still end.
 //   - Broker methods are safe for concurrent use; Respond calls its
 //     callback before waking the asking session.
+//   - Send and Notify (events no session publishes: a host adapter's
+//     notifications, the startup hooks' hook_executed) are safe from any
+//     goroutine; they write only while Run serves. Options.Serving runs on
+//     Run's goroutine after hello and session_start, before any command is
+//     read; Options.Settle on the dispatcher at the end of input, after the
+//     last run settled and before the output is flushed (it bounds itself).
 package rpc

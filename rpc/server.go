@@ -46,6 +46,15 @@ type Options struct {
 	// ShutdownGrace bounds the shutdown after a signal (zero:
 	// stdio.DefaultShutdownGrace).
 	ShutdownGrace time.Duration
+	// Serving is called once hello and the startup session's
+	// session_start are written, before any command is read: what was
+	// announced before the server served (Send) goes out now.
+	Serving func()
+	// Settle is called at the end of input once the last run has
+	// settled, before the output is flushed and closed: events that
+	// follow the run's own (a host adapter's notifications from its
+	// agent_settled handler) are written first. It bounds its own wait.
+	Settle func()
 }
 
 // Server speaks ama's stdio JSONL protocol for one host.
@@ -120,6 +129,9 @@ func (s *Server) Run(ctx context.Context) error {
 		s.w.Close()
 		return fmt.Errorf("start session: %w", err)
 	}
+	if s.opts.Serving != nil {
+		s.opts.Serving()
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -183,11 +195,19 @@ func (r *readAhead) close() {
 // reports false when the server is not serving (before hello, after the
 // shutdown), so the caller can fall back to stderr.
 func (s *Server) Notify(level, message string) bool {
+	return s.Send(events.Notification{Level: level, Message: message})
+}
+
+// Send writes an event that no session publishes (a host adapter's
+// notification, the startup SessionStart hooks' hook_executed). It
+// reports false when the server is not serving (before hello, after the
+// shutdown).
+func (s *Server) Send(e events.Event) bool {
 	w := s.live.Load()
 	if w == nil {
 		return false
 	}
-	line, err := encodeEvent(events.Notification{Level: level, Message: message})
+	line, err := encodeEvent(e)
 	if err != nil {
 		return false
 	}
@@ -368,6 +388,9 @@ func (s *Server) shutdown(interrupted bool) {
 	s.deferred, s.switching = nil, false
 	cur := s.current() // a switch may have happened while replies were owed
 	_ = cur.WaitIdle(context.Background())
+	if s.opts.Settle != nil && !interrupted {
+		s.opts.Settle()
+	}
 	s.mu.Lock()
 	unsub := s.unsub
 	s.unsub = nil

@@ -187,6 +187,7 @@ func (st *state) ensureFile() {
 		return
 	}
 	st.disk.file = f
+	st.s.fileCreated(st.disk.path)
 	for _, e := range st.disk.unannounced {
 		st.s.publish(events.EntryAppended{Entry: e})
 	}

@@ -182,7 +182,7 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		// originals for the rest of the run.
 		pending = nil
 		msg := tr.msg
-		results := s.runTools(r, msg)
+		results, terminate := s.runTools(r, msg)
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
 		_ = s.do(func(st *state) { st.afterTurn(tr, len(results)) })
 		if msg.Failed() {
@@ -193,6 +193,9 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		}
 		if r.ctx.Err() != nil { // aborted during the tools: queues stay as they are
 			return llm.StopAborted
+		}
+		if terminate { // every tool of the batch asked to end the run
+			return msg.StopReason
 		}
 		steers, err := call(s, func(st *state) []input {
 			q := takeQueue(&st.steering, st.steeringMode)

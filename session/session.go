@@ -140,6 +140,20 @@ func (s *Session) publish(e events.Event) {
 	}
 }
 
+// fileCreated tells the session's owner that the session file now exists
+// (lazily, at the first request, or at Start for eager sessions): a
+// session_changed fact for whoever follows which session is current and
+// where it lives. Today that is the host adapter (api.session.file(),
+// ctx.sessionFile); issue 28's session manager takes it over. It is not
+// published on the bus: ama's protocol transcripts carry no
+// session_changed, clients read the path from get_state and the switch
+// responses.
+func (s *Session) fileCreated(path string) {
+	if h := s.deps.Host; h != nil && !s.parent {
+		h.Observe(s, events.SessionChanged{SessionID: s.id, SessionFile: path})
+	}
+}
+
 // hostFirst asks the host adapter's broker before the session's approver.
 type hostFirst struct {
 	host Host

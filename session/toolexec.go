@@ -30,11 +30,12 @@ type preparedCall struct {
 }
 
 // runTools executes the tool calls of msg and records their results. Every
-// tool call gets exactly one result.
-func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) []*llm.ToolResultMessage {
+// tool call gets exactly one result. terminate reports a batch whose every
+// result asked to end the run (tools.Result.Terminate).
+func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) (_ []*llm.ToolResultMessage, terminate bool) {
 	calls := msg.ToolCalls()
 	if len(calls) == 0 {
-		return []*llm.ToolResultMessage{}
+		return []*llm.ToolResultMessage{}, false
 	}
 	env, _ := call(s, func(st *state) *toolEnv { return st.toolEnv() })
 	prepared := make([]*preparedCall, len(calls))
@@ -60,7 +61,11 @@ func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) []*llm.ToolRe
 			out[i] = tr
 		}
 	})
-	return out
+	terminate = true
+	for _, res := range results {
+		terminate = terminate && res != nil && res.Terminate
+	}
+	return out, terminate
 }
 
 // prepare runs the serial checks of one call.
@@ -237,7 +242,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 	s.publish(events.ToolExecutionEnd{
 		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
-			AsText: res.AsText},
+			AsText: res.AsText, Terminate: res.Terminate},
 		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger,
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -250,5 +251,8 @@ func (EditTool) Preview(ctx context.Context, call *Call) *Preview {
 		return p
 	}
 	p.Lines = boundLines(diffLines(st.shown, old, new, true), MaxPreviewLines)
+	if len(new) <= maxDiffBytes && utf8.ValidString(old) && utf8.ValidString(new) {
+		p.Diff = &FileDiff{Path: st.abs, OldText: &old, NewText: new}
+	}
 	return p
 }

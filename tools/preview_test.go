@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,6 +110,7 @@ func TestWritePreview(t *testing.T) {
 		Lines:    []string{"--- /dev/null", "+++ new/f.txt", "@@ -0,0 +1,2 @@", "+a", "+b"},
 		Severity: "info",
 		Affected: []tools.Affected{{Path: "new/f.txt", Exists: false}},
+		Diff:     &tools.FileDiff{Path: realPath(t, env.Cwd, "new/f.txt"), NewText: "a\nb\n"},
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("create (-want +got):\n%s", diff)
@@ -122,6 +124,7 @@ func TestWritePreview(t *testing.T) {
 		Lines:    []string{"--- old.txt", "+++ old.txt", "@@ -1,3 +1,3 @@", " one", "-two", "+2", " three"},
 		Severity: "warn",
 		Affected: []tools.Affected{{Path: "old.txt", Exists: true, Bytes: &size}},
+		Diff:     &tools.FileDiff{Path: realPath(t, env.Cwd, "old.txt"), OldText: ptr("one\ntwo\nthree\n"), NewText: "one\n2\nthree\n"},
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("overwrite (-want +got):\n%s", diff)
@@ -151,6 +154,7 @@ func TestEditPreview(t *testing.T) {
 		Lines:    []string{"--- e.txt", "+++ e.txt", "@@ -1,3 +1,3 @@", " alpha", "-beta", "+BETA", " gamma"},
 		Severity: "info",
 		Affected: []tools.Affected{{Path: "e.txt", Exists: true, Bytes: &size}},
+		Diff:     &tools.FileDiff{Path: realPath(t, env.Cwd, "e.txt"), OldText: ptr("alpha\nbeta\ngamma\n"), NewText: "alpha\nBETA\ngamma\n"},
 	}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -163,3 +167,15 @@ func TestEditPreview(t *testing.T) {
 		t.Errorf("missing file: %+v", p)
 	}
 }
+
+// realPath is where a preview's Diff points: the real absolute path.
+func realPath(t *testing.T, dir, rel string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(real, rel)
+}
+
+func ptr(s string) *string { return &s }

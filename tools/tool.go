@@ -100,6 +100,10 @@ type Result struct {
 	// AsText makes hosts receive the content as one string (the task
 	// tool's results).
 	AsText bool
+	// Terminate ends the run after this batch of tool calls, without
+	// another model request, when every result of the batch sets it (ama's
+	// ToolResult.terminate; host tools set it).
+	Terminate bool
 }
 
 // ErrorResult returns an error result with one text block.
@@ -118,6 +122,18 @@ type Preview struct {
 	Lines    []string   `json:"lines"`
 	Severity string     `json:"severity"` // info, warn, danger
 	Affected []Affected `json:"affected,omitempty"`
+	// Diff is the change a write or edit would make, whole texts for
+	// clients that render diffs themselves (ACP's permission request);
+	// nil when a text is too large or not UTF-8. Not on the rpc wire.
+	Diff *FileDiff `json:"-"`
+}
+
+// FileDiff is one file's text before and after a change. Path is the
+// real absolute path; OldText is nil for a file that does not exist yet.
+type FileDiff struct {
+	Path    string
+	OldText *string
+	NewText string
 }
 
 // Affected is a path a call would touch.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -166,5 +167,11 @@ func (WriteTool) Preview(ctx context.Context, call *Call) *Preview {
 		return p
 	}
 	p.Lines = boundLines(diffLines(st.shown, old, a.Content, st.exists), MaxPreviewLines)
+	if utf8.ValidString(old) {
+		p.Diff = &FileDiff{Path: st.abs, NewText: a.Content}
+		if st.exists {
+			p.Diff.OldText = &old
+		}
+	}
 	return p
 }

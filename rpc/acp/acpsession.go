@@ -35,6 +35,8 @@ type acpSession struct {
 	asks    map[*permAsk]struct{}
 	set     settings
 	title   string // last title sent in session_info_update
+
+	ignoredNoted bool // noteIgnored said it for this session
 }
 
 // openSession builds a session with mk (which gets the session's
@@ -183,6 +185,7 @@ func (as *acpSession) announce() {
 	as.srv.notify(as.id, commandsUpdate{SessionUpdate: updCommands, AvailableCommands: cmds})
 	as.notifyConfig()
 	as.notifyUsage()
+	as.srv.noticeSession(as.id)
 }
 
 // notifyUsage sends usage_update: the context tokens, the window and the

@@ -19,7 +19,9 @@
 // config_options.go (modes, config options, set_mode, set_config_option),
 // errors.go (renders the one error → code table, rpc/internal/wirecode,
 // as JSON-RPC errors), plans.go (plan
-// proposals offered as permission requests).
+// proposals offered as permission requests), gate.go (the start-up still
+// to finish without a model: -32000), notices.go (_ama/notice), callids.go
+// (unique tool call ids per session).
 //
 // Byte-exact JSON (encode.go), kept on purpose: jsonrpc2 marshals its
 // envelopes with encoding/json, which orders the keys by struct field and
@@ -36,7 +38,14 @@
 //   - Reading: jsonrpc2.Conn's read goroutine decodes one line at a time
 //     (Stream.ReadObject) and calls Server.Handle inline, in arrival order.
 //     A bad line is answered (-32700 or -32600, id null) by the stream
-//     itself and skipped; the connection lives on.
+//     itself and skipped; the connection lives on. Without a model
+//     (Options.Boot) the gate retries the start-up on this goroutine too,
+//     so attempts never overlap and the Deps, Base and StartupID it sets
+//     are written before any session exists.
+//   - Notice is safe from any goroutine (noticeMu orders the queue before
+//     the first session against later notices). The tool call id map
+//     (callIDs) is shared by the translator and the approver under its own
+//     lock.
 //   - Inline work: a handler validates its params, looks the session up and
 //     either answers at once (initialize, set_mode, set_config_option,
 //     list, new, resume, and load, whose replay updates are written before

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/tools"
 )
 
 // Permission option ids (each also names its kind).
@@ -60,10 +61,17 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) event
 		toolCallID = req.Context.ToolCallID
 		if id := req.Context.TaskID; id != "" { // a sub-agent's ask: the origin goes into the title
 			toolCallID, title = id+":"+toolCallID, "[task "+id+"] "+title
+		} else if tr := a.as.tr; tr != nil {
+			toolCallID = tr.ids.get(toolCallID) // the id of this session's tool_call
 		}
 	}
-	res, err := a.as.requestPermission(ctx, toolRef{ToolCallID: toolCallID, Title: title,
-		Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}, permissionOptions)
+	ref := toolRef{ToolCallID: toolCallID, Title: title, Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}
+	// What a write or edit would change, as the rpc preview shows it, so
+	// the client can show the diff it is asked to approve.
+	if p, ok := req.Preview.(*tools.Preview); ok && p.Diff != nil {
+		ref.Content = []toolCallContent{diffItem(p.Diff.Path, p.Diff.OldText, p.Diff.NewText)}
+	}
+	res, err := a.as.requestPermission(ctx, ref, permissionOptions)
 	if err != nil {
 		return events.ApprovalDeny
 	}

@@ -10,15 +10,12 @@ import (
 // agent_message_chunk for assistant thinking and text, and one tool_call
 // per tool call carrying its final status and result text (no diff: diffs
 // are sent live only). System, custom and summary messages are not
-// replayed.
-func replayUpdates(msgs []llm.Message, cwd string) []any {
-	results := map[string]*llm.ToolResultMessage{}
-	for _, m := range msgs {
-		if r, ok := m.(*llm.ToolResultMessage); ok {
-			results[r.ToolCallID] = r
-		}
-	}
+// replayed. Each tool call gets its own ACP id from ids (a model that
+// reused an id shows as several calls) and the first later result with
+// the model's id.
+func replayUpdates(msgs []llm.Message, cwd string, ids *callIDs) []any {
 	var out []any
+	waiting := map[string][]*toolCallStart{} // model id -> calls without a result, oldest first
 	for _, m := range msgs {
 		switch m := m.(type) {
 		case *llm.UserMessage:
@@ -35,8 +32,16 @@ func replayUpdates(msgs []llm.Message, cwd string) []any {
 						out = append(out, contentChunk{SessionUpdate: updAgentChunk, Content: contentBlock{Type: "text", Text: b.Text}})
 					}
 				case *llm.ToolCall:
-					out = append(out, replayToolCall(b, results[b.ID], cwd))
+					u := replayToolCall(b, ids.open(b.ID), cwd)
+					ids.end(b.ID)
+					waiting[b.ID] = append(waiting[b.ID], u)
+					out = append(out, u)
 				}
+			}
+		case *llm.ToolResultMessage:
+			if q := waiting[m.ToolCallID]; len(q) > 0 {
+				q[0].finish(m)
+				waiting[m.ToolCallID] = q[1:]
 			}
 		}
 	}
@@ -65,21 +70,22 @@ func userChunks(c llm.UserContent) []any {
 	return out
 }
 
-// replayToolCall is a past tool call as one tool_call update: completed or
-// failed with its result, pending when the history has no result.
-func replayToolCall(tc *llm.ToolCall, res *llm.ToolResultMessage, cwd string) toolCallStart {
-	u := toolCallStart{
-		SessionUpdate: updToolCall, ToolCallID: tc.ID, Title: toolTitle(tc.Name, tc.Arguments),
+// replayToolCall is a past tool call as one tool_call update, pending
+// until finish gives it its result.
+func replayToolCall(tc *llm.ToolCall, id, cwd string) *toolCallStart {
+	return &toolCallStart{
+		SessionUpdate: updToolCall, ToolCallID: id, Title: toolTitle(tc.Name, tc.Arguments),
 		Kind: toolKind(tc.Name), Status: statusPending, Locations: toolLocations(tc.Name, tc.Arguments, cwd),
 		RawInput: rawOrNil(tc.Arguments),
 	}
-	if res != nil {
-		u.Status = statusCompleted
-		if res.IsError {
-			u.Status = statusFailed
-		}
-		u.Content = resultItems(res.Content)
-		u.RawOutput = rawOutput(res.IsError, res.Details)
+}
+
+// finish makes a replayed call completed or failed with its result.
+func (u *toolCallStart) finish(res *llm.ToolResultMessage) {
+	u.Status = statusCompleted
+	if res.IsError {
+		u.Status = statusFailed
 	}
-	return u
+	u.Content = resultItems(res.Content)
+	u.RawOutput = rawOutput(res.IsError, res.Details)
 }

@@ -265,11 +265,12 @@ func (c toolCallContent) MarshalJSON() ([]byte, error) {
 
 // toolRef is the toolCall of session/request_permission.
 type toolRef struct {
-	ToolCallID string          `json:"toolCallId"`
-	Title      string          `json:"title"`
-	Kind       string          `json:"kind"`
-	Status     string          `json:"status"`
-	RawInput   json.RawMessage `json:"rawInput,omitempty"`
+	ToolCallID string            `json:"toolCallId"`
+	Title      string            `json:"title"`
+	Kind       string            `json:"kind"`
+	Status     string            `json:"status"`
+	RawInput   json.RawMessage   `json:"rawInput,omitempty"`
+	Content    []toolCallContent `json:"content,omitempty"`
 }
 
 type planUpdate struct {

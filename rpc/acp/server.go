@@ -42,6 +42,20 @@ type Options struct {
 	// ShutdownGrace bounds the shutdown after a signal (zero:
 	// stdio.DefaultShutdownGrace).
 	ShutdownGrace time.Duration
+	// Boot, when set, is a start-up still to finish: the process found no
+	// usable model. initialize is answered as usual (no auth methods);
+	// the session methods retry Boot first (gate.go) and answer -32000
+	// while it fails with ErrNoModel. Its Ready replaces Deps, Base
+	// (Base.Cwd must already be the start directory) and StartupID.
+	Boot func() (Ready, error)
+	// BootRetry is the least time between two Boot attempts (zero: one
+	// second, as ama).
+	BootRetry time.Duration
+	// Settle is called at the end of input once the running turns have
+	// finished, before the sessions and the connection close: notices
+	// that follow a run (a host adapter's, from its agent_settled handler)
+	// are sent first. It bounds its own wait.
+	Settle func()
 }
 
 // Server serves ACP v1 on one connection. See doc.go for the concurrency
@@ -51,7 +65,9 @@ type Server struct {
 	log      *zap.Logger
 	startDir string // Base.Cwd with symlinks resolved
 
-	ignoredOnce sync.Once // the mcpServers notice (logIgnored)
+	noticeMu sync.Mutex
+	noticeTo string         // the session notices go to ("" before the first)
+	notices  []noticeParams // queued until the first session is announced
 
 	w      *stdio.Writer
 	stream *Stream
@@ -65,6 +81,11 @@ type Server struct {
 	detachedOnce sync.Once
 
 	closing atomic.Bool // shutdown has begun: no new sessions or prompts
+
+	// Start-up still to finish (Options.Boot); read-loop only.
+	booted  bool
+	bootErr error
+	bootAt  time.Time
 
 	mu             sync.Mutex
 	sessions       map[string]*acpSession
@@ -157,6 +178,9 @@ func (s *Server) shutdown(interrupted bool) {
 		as.stop(interrupted)
 	}
 	s.work.Wait()
+	if s.opts.Settle != nil && !interrupted {
+		s.opts.Settle()
+	}
 	for _, as := range s.sessionList() {
 		as.close()
 	}
@@ -233,6 +257,9 @@ func (s *Server) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 		}
 	}()
 	h, ok := methods[req.Method]
+	if ok && !s.gate(c) {
+		return
+	}
 	if !ok {
 		if req.Notif {
 			s.log.Debug("ignored notification", zap.String("method", req.Method))

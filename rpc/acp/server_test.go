@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -392,6 +393,12 @@ func TestPermissionAnswers(t *testing.T) {
 			if tool.String("toolCallId") != "w1" || tool.String("kind") != "edit" || tool.String("status") != "pending" {
 				t.Errorf("toolCall %s", golden.Encode(tool))
 			}
+			// The write's diff comes with the request (issue 29), as the rpc
+			// preview shows it: a new file, so oldText is null.
+			want := `[{"type":"diff","path":"` + filepath.Join(c.r.Work, "out.txt") + `","oldText":null,"newText":"x"}]`
+			if got := string(golden.Encode(tool.Values["content"])); got != want {
+				t.Errorf("toolCall content %s, want %s", got, want)
+			}
 			c.r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, golden.Encode(req.Values["id"]), tc.answer))
 			if got := c.stopReason("p"); got != "end_turn" {
 				t.Fatalf("stop reason %s", got)
@@ -626,4 +633,81 @@ func TestIDsRoundTripThroughTheServer(t *testing.T) {
 		}
 	}
 	c.finish(0)
+}
+
+// Without a usable model the process still answers initialize; the session
+// methods answer -32000 (authentication required, data.authMethods) until a
+// model is configured, and then work without a restart, as ama's ACP mode
+// does (issue 29; rpc mode still exits 4).
+func TestNoModelAuthRequired(t *testing.T) {
+	c := &client{t: t, r: golden.Start(t, golden.Config{Args: []string{"--mode", "acp"}, BootRetry: time.Nanosecond})}
+	init := c.call(0, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}})
+	if got := string(golden.Encode(init.Values["authMethods"])); got != "[]" {
+		t.Errorf("authMethods %s", got)
+	}
+	newParams := map[string]any{"cwd": c.r.Work, "mcpServers": []any{}}
+	if code := c.callErr("n1", "session/new", newParams); code != -32000 {
+		t.Fatalf("session/new without a model: %d, want -32000", code)
+	}
+	if data := string(golden.Encode(c.response("n1").Values["error"].(*golden.Object).Values["data"])); data != `{"authMethods":[]}` {
+		t.Errorf("error data %s", data)
+	}
+	if code := c.callErr("p1", "session/prompt", prompt("00000000-0000-4000-8000-000000000001", "hi")); code != -32000 {
+		t.Fatalf("session/prompt without a model: %d, want -32000", code)
+	}
+	if code := c.callErr("x", "session/bogus", map[string]any{}); code != -32601 {
+		t.Errorf("an unknown method: %d", code)
+	}
+	// The user configures a model: the next session method starts up.
+	cfg := filepath.Join(c.r.Home, ".config", "ama", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"model":"fake/echo"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sid := c.call("n2", "session/new", newParams).String("sessionId")
+	c.send("p2", "session/prompt", prompt(sid, "hello"))
+	if got := c.stopReason("p2"); got != "end_turn" {
+		t.Fatalf("stop reason %s", got)
+	}
+	c.finish(0)
+}
+
+// The client's mcpServers are not used yet: each session that gets some
+// says so once, in a notice the client can show (not in the reply text).
+func TestMCPServersNoticeOncePerSession(t *testing.T) {
+	c := startACP(t, "")
+	c.initialize()
+	mcp := []any{map[string]any{"name": "fs", "command": "mcp-fs", "args": []any{}, "env": []any{}}}
+	params := map[string]any{"cwd": c.r.Work, "mcpServers": mcp}
+	s1 := c.call("n1", "session/new", params).String("sessionId")
+	c.call("r1", "session/resume", map[string]any{"sessionId": s1, "cwd": c.r.Work, "mcpServers": mcp})
+	s2 := c.call("n2", "session/new", params).String("sessionId")
+	c.call("n3", "session/new", map[string]any{"cwd": c.r.Work, "mcpServers": []any{}})
+	c.r.CloseStdin()
+	if code := c.r.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	count := map[string]int{}
+	for _, l := range c.r.Lines() {
+		v, _ := golden.Parse(l)
+		o, _ := v.(*golden.Object)
+		if o == nil {
+			continue
+		}
+		if o.String("method") == "_ama/notice" {
+			p := o.Values["params"].(*golden.Object)
+			if p.String("level") != "warn" || !strings.Contains(p.String("message"), "MCP") {
+				t.Errorf("notice %s", l)
+			}
+			count[p.String("sessionId")]++
+		}
+		if strings.Contains(string(l), "MCP") && o.String("method") == "session/update" {
+			t.Errorf("the notice is a session update: %s", l)
+		}
+	}
+	if count[s1] != 1 || count[s2] != 1 || len(count) != 2 {
+		t.Errorf("notices per session %v, want one for %s and %s", count, s1, s2)
+	}
 }

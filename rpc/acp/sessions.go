@@ -28,17 +28,32 @@ func (s *Server) checkCwd(cwd string) error {
 	return nil
 }
 
-// logIgnored says once per process, on stderr at the default log level,
-// that the client's MCP servers and additional directories are not used
-// (ama-rpc has no MCP client yet). Nothing in the answers claims
+// noteIgnored says, once per session, that the client's MCP servers and
+// additional directories are not used (ama-rpc has no MCP client yet; a
+// later issue builds one): a stderr line at the default log level and a
+// notice (NoticeMethod) the client can show. Nothing in the answers claims
 // otherwise: initialize declares mcpCapabilities http and sse false.
-func (s *Server) logIgnored(p sessionParams) {
-	if len(p.McpServers) > 0 || len(p.AdditionalDirectories) > 0 {
-		s.ignoredOnce.Do(func() {
-			s.log.Warn("the client's mcpServers and additionalDirectories are ignored: ama-rpc has no MCP support yet and works only in its start directory",
-				zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
-		})
+func (as *acpSession) noteIgnored(p sessionParams) {
+	if len(p.McpServers) == 0 && len(p.AdditionalDirectories) == 0 {
+		return
 	}
+	as.mu.Lock()
+	done := as.ignoredNoted
+	as.ignoredNoted = true
+	as.mu.Unlock()
+	if done {
+		return
+	}
+	as.log.Warn("the client's mcpServers and additionalDirectories are ignored: ama-rpc has no MCP support yet and works only in its start directory",
+		zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
+	msg := "ama-rpc does not use the MCP servers given for this session (no MCP support yet)"
+	switch {
+	case len(p.McpServers) == 0:
+		msg = "ama-rpc works only in its start directory: the additional directories given for this session are not used"
+	case len(p.AdditionalDirectories) > 0:
+		msg += ", nor the additional directories (it works only in its start directory)"
+	}
+	as.srv.sessionNotice(as.id, "warn", msg)
 }
 
 // handleNew: session/new {cwd, mcpServers} → {sessionId, modes,
@@ -59,7 +74,6 @@ func handleNew(s *Server, c *call) {
 		c.fail(errorf(errInvalidParams, "ama-rpc is shutting down"))
 		return
 	}
-	s.logIgnored(p)
 	opts := s.opts.Base
 	opts.SessionID = ""
 	// The answer promises that the id exists: the file (header, settings,
@@ -84,6 +98,7 @@ func handleNew(s *Server, c *call) {
 	}
 	c.reply(newSessionResult{SessionID: as.id, openSessionResult: as.opened()})
 	as.announce()
+	as.noteIgnored(p)
 }
 
 // openExisting returns the session id for load and resume: the open one,
@@ -98,7 +113,6 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 	if s.stopping() {
 		return nil, errorf(errInvalidParams, "ama-rpc is shutting down")
 	}
-	s.logIgnored(p)
 	if as, err := s.session(p.SessionID); err == nil {
 		return as, nil
 	}
@@ -150,12 +164,13 @@ func openExisting(s *Server, c *call, replay bool) {
 			c.fail(err)
 			return
 		}
-		for _, u := range replayUpdates(msgs, as.sess.Cwd()) {
+		for _, u := range replayUpdates(msgs, as.sess.Cwd(), as.tr.ids) {
 			s.notify(as.id, u)
 		}
 	}
 	c.reply(as.opened())
 	as.announce()
+	as.noteIgnored(p)
 }
 
 // handleList: session/list {cwd?, cursor?} → the sessions of the start

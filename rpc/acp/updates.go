@@ -29,8 +29,9 @@ const (
 // (the session's bus serialises them), so a translator needs no lock.
 type translator struct {
 	cwd   string
-	calls map[string]*toolState
-	asks  map[string]string // permission request id -> tool call id
+	calls map[string]*toolState // by the model's tool call id
+	asks  map[string]string     // permission request id -> model's tool call id
+	ids   *callIDs              // model ids -> the session's unique ACP ids
 }
 
 type toolState struct {
@@ -43,7 +44,7 @@ type toolState struct {
 }
 
 func newTranslator(cwd string) *translator {
-	return &translator{cwd: cwd, calls: map[string]*toolState{}, asks: map[string]string{}}
+	return &translator{cwd: cwd, calls: map[string]*toolState{}, asks: map[string]string{}, ids: newCallIDs()}
 }
 
 // translate returns the updates of e, in order (often none).
@@ -73,10 +74,10 @@ func (t *translator) translate(e events.Event) []any {
 		delete(t.asks, e.RequestID)
 		if st := t.calls[id]; ok && st != nil && !st.running && e.Decision.Allows() {
 			st.running = true
-			return []any{toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: id, Status: statusInProgress}}
+			return []any{toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.get(id), Status: statusInProgress}}
 		}
 	case events.ToolExecutionUpdate:
-		u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: e.ToolCallID,
+		u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.get(e.ToolCallID),
 			Content: []toolCallContent{{Type: "content", Content: &contentBlock{Type: "text", Text: capTail(e.Partial, maxToolText)}}}}
 		if st := t.calls[e.ToolCallID]; st != nil && !st.running {
 			st.running = true
@@ -108,7 +109,7 @@ func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
 		}
 	}
 	return toolCallStart{
-		SessionUpdate: updToolCall, ToolCallID: e.ToolCallID, Title: toolTitle(e.ToolName, e.Args),
+		SessionUpdate: updToolCall, ToolCallID: t.ids.open(e.ToolCallID), Title: toolTitle(e.ToolName, e.Args),
 		Kind: toolKind(e.ToolName), Status: statusPending, Locations: toolLocations(e.ToolName, e.Args, t.cwd),
 		RawInput: rawOrNil(e.Args),
 	}
@@ -119,7 +120,7 @@ func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
 func (t *translator) end(e events.ToolExecutionEnd) toolCallUpdate {
 	st := t.calls[e.ToolCallID]
 	delete(t.calls, e.ToolCallID)
-	u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: e.ToolCallID, Status: statusCompleted}
+	u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.end(e.ToolCallID), Status: statusCompleted}
 	if e.IsError || e.Result.IsError {
 		u.Status = statusFailed
 	}

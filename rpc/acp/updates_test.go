@@ -220,7 +220,7 @@ func TestReplayUpdates(t *testing.T) {
 		&llm.CustomMessage{Role: llm.RoleCustom, CustomType: "x", Content: llm.StringContent("hidden")},
 		&llm.AssistantMessage{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("done")}},
 	}
-	expectUpdates(t, replayUpdates(msgs, "/w"),
+	expectUpdates(t, replayUpdates(msgs, "/w", newCallIDs()),
 		`{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hello"}}`,
 		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"plan"}}`,
 		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"reading"}}`,
@@ -231,4 +231,49 @@ func TestReplayUpdates(t *testing.T) {
 		`{"sessionUpdate":"user_message_chunk","content":{"type":"image","data":"QQ==","mimeType":"image/png"}}`,
 		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"done"}}`,
 	)
+}
+
+// A model that reuses one tool call id (call_0 in every turn) still gives
+// the client one card per call: the session's ACP ids are unique, and
+// every update of a call names its own card (issue 29).
+func TestToolCallIDsUniquePerSession(t *testing.T) {
+	tr := newTranslator("/w")
+	var got []any
+	for i := 0; i < 3; i++ {
+		got = append(got, tr.translate(events.ToolExecutionStart{ToolCallID: "call_0", ToolName: "glob", Args: json.RawMessage(`{"pattern":"*"}`)})...)
+		got = append(got, tr.translate(events.ToolExecutionUpdate{ToolCallID: "call_0", ToolName: "glob", Partial: "a"})...)
+		got = append(got, tr.translate(events.ToolExecutionEnd{ToolCallID: "call_0", ToolName: "glob", Result: events.ToolResult{Content: []llm.Content{llm.Text("a")}}})...)
+	}
+	var ids []string
+	for _, line := range jsAll(t, got) {
+		var u struct {
+			ToolCallID string `json:"toolCallId"`
+		}
+		_ = json.Unmarshal([]byte(line), &u)
+		ids = append(ids, u.ToolCallID)
+	}
+	want := []string{"call_0", "call_0", "call_0", "call_0#2", "call_0#2", "call_0#2", "call_0#3", "call_0#3", "call_0#3"}
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Errorf("toolCallIds %v, want %v", ids, want)
+	}
+}
+
+// Replay pairs each call with the first later result of its id and gives
+// reused ids their own ACP ids; a live call after the replay does not
+// take an id the replay showed.
+func TestReplayReusedToolCallIDs(t *testing.T) {
+	call := func(args string) *llm.AssistantMessage {
+		return &llm.AssistantMessage{Role: llm.RoleAssistant, Content: []llm.Content{llm.NewToolCall("call_0", "bash", json.RawMessage(args))}}
+	}
+	result := func(text string) *llm.ToolResultMessage {
+		return &llm.ToolResultMessage{Role: llm.RoleToolResult, ToolCallID: "call_0", ToolName: "bash", Content: []llm.Content{llm.Text(text)}}
+	}
+	ids := newCallIDs()
+	expectUpdates(t, replayUpdates([]llm.Message{call(`{"command":"a"}`), result("A"), call(`{"command":"b"}`), result("B")}, "/w", ids),
+		`{"sessionUpdate":"tool_call","toolCallId":"call_0","title":"Run a","kind":"execute","status":"completed","rawInput":{"command":"a"},"content":[{"type":"content","content":{"type":"text","text":"A"}}],"rawOutput":{"isError":false}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"call_0#2","title":"Run b","kind":"execute","status":"completed","rawInput":{"command":"b"},"content":[{"type":"content","content":{"type":"text","text":"B"}}],"rawOutput":{"isError":false}}`,
+	)
+	if id := ids.open("call_0"); id != "call_0#3" {
+		t.Errorf("a live call after the replay gets %s, want call_0#3", id)
+	}
 }

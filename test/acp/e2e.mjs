@@ -297,7 +297,10 @@ let sessionId;
   const mine = listed.sessions.find((s) => s.sessionId === sessionId);
   assert.ok(mine, "session/list has the session");
   assert.equal(mine.cwd, WORK);
-  const resumed = await p.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: WORK, mcpServers: [] });
+  // MCP servers are not used yet: ama-rpc says so in an _ama/notice
+  // extension notification, which the SDK must take without complaint.
+  const mcp = [{ name: "fs", command: "mcp-fs", args: [], env: [] }];
+  const resumed = await p.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: WORK, mcpServers: mcp });
   z.zResumeSessionResponse.parse(resumed);
   assert.equal(resumed.configOptions.find((o) => o.id === "model").currentValue, "fake/reasoning", "the model pick is stored with the session");
   assert.ok(!kinds(p.updates, sessionId).includes("user_message_chunk"), "resume does not replay");

@@ -38,3 +38,42 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 	}
 	t.Logf("%s", bytes.TrimSpace(out.Bytes()))
 }
+
+// make test runs this package through make-test.sh, which must say SKIP
+// and why when the test skipped (go test's summary would say ok), the ok
+// line when it ran, and everything when it failed. A stub stands in for
+// the go command.
+func TestMakeTestReportsSkip(t *testing.T) {
+	for _, tc := range []struct {
+		name, out string
+		rc        int
+		want      string
+	}{
+		{"skip", "=== RUN   TestACPWithTypeScriptSDK\n    e2e_test.go:21: node is not installed\n--- SKIP: TestACPWithTypeScriptSDK (0.00s)\nPASS\nok  \tpkg\t0.01s\n", 0,
+			"SKIP\ttest/acp: node is not installed\n"},
+		{"pass", "=== RUN   TestACPWithTypeScriptSDK\n    e2e_test.go:39: acp e2e: ok\n--- PASS: TestACPWithTypeScriptSDK (9.00s)\nPASS\nok  \tpkg\t9.01s\n", 0,
+			"ok  \tpkg\t9.01s\n"},
+		{"fail", "--- FAIL: TestACPWithTypeScriptSDK (1.00s)\nFAIL\n", 1, "--- FAIL: TestACPWithTypeScriptSDK (1.00s)\nFAIL\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "out"), []byte(tc.out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stub := filepath.Join(dir, "go")
+			src := "#!/bin/sh\ncat " + filepath.Join(dir, "out") + "\nexit " + string(rune('0'+tc.rc)) + "\n"
+			if err := os.WriteFile(stub, []byte(src), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("sh", "make-test.sh")
+			cmd.Env = append(os.Environ(), "GO="+stub)
+			out, err := cmd.Output()
+			if (err != nil) != (tc.rc != 0) {
+				t.Fatalf("exit: %v", err)
+			}
+			if string(out) != tc.want {
+				t.Errorf("printed %q, want %q", out, tc.want)
+			}
+		})
+	}
+}
