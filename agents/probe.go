@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // This file finds external agent programs and their versions for

@@ -20,8 +20,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/agents"
-	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
