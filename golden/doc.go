@@ -1,8 +1,10 @@
 // Package golden replays transcripts against an in-process ama-rpc: it
 // drives the server through piped stdio (Run), plays fixture steps
 // (commands and @directives such as @wait, @bind, @stall, @close),
-// normalises output (timestamps, ids, temporary paths), and compares
-// transcripts exactly or by shape (CompareShape).
+// normalises output (timestamps, ids, temporary paths; MergeDeltas joins
+// what only timing splits: writer-merged deltas and a bash call's
+// ticker-paced progress snapshots, of which the last is kept), and
+// compares transcripts exactly or by shape (CompareShape).
 //
 // Fixtures live in test/fixtures/rpc/<name>/ (case.json, in.jsonl,
 // out.jsonl); UPDATE_GOLDEN=1 rewrites out.jsonl. Reference transcripts of

@@ -15,6 +15,10 @@ import (
 // goroutine scheduling, not on behaviour, so transcripts are compared in
 // the merged form on both sides; the merging itself is tested by the
 // writer's own tests and the @waitMerged fixtures.
+//
+// It also collapses a run of one bash call's progress lines to the last
+// (see progressLine): how the bash tool's snapshots are cut depends on a
+// 100 ms ticker, the content of the last one does not.
 func MergeDeltas(lines [][]byte) [][]byte {
 	out := make([][]byte, 0, len(lines))
 	var pend *joinable // the line being extended, not yet encoded
@@ -35,8 +39,13 @@ func MergeDeltas(lines [][]byte) [][]byte {
 		}
 		if pend != nil && j.key == pend.key {
 			// The joined line is the later one (its usage, as the writer
-			// keeps it) with the text of both.
-			pend, text = j, text+j.text
+			// keeps it) with the text of both, or only its own text when
+			// it replaces the earlier one.
+			if j.replace {
+				pend, text = j, j.text
+			} else {
+				pend, text = j, text+j.text
+			}
 			continue
 		}
 		flush()
@@ -48,18 +57,22 @@ func MergeDeltas(lines [][]byte) [][]byte {
 
 // joinable is a line the writer may join with the next one of the same
 // key: its decoded object, its text and where that text lives in it.
+// replace: the line supersedes an earlier one of its key instead of
+// extending it (progress snapshots).
 type joinable struct {
-	o    *Object
-	key  string
-	text string
-	set  func(text string)
+	o       *Object
+	key     string
+	text    string
+	set     func(text string)
+	replace bool
 }
 
 // joinableLine parses l once and returns it as a joinable line, or nil:
 // a message_update carrying only a delta (as the writer renders it; key:
-// event type, content index and whether it has usage), or an ACP
+// event type, content index and whether it has usage), an ACP
 // session/update carrying only a text chunk of the agent's message or
-// thought (key: session and kind).
+// thought (key: session and kind), or a bash call's tool_execution_update
+// (key: the call).
 func joinableLine(l []byte) *joinable {
 	v, err := Parse(l)
 	if err != nil {
@@ -75,7 +88,36 @@ func joinableLine(l []byte) *joinable {
 	if o.String("method") == "session/update" {
 		return chunkLine(o)
 	}
+	if o.String("type") == "tool_execution_update" {
+		return progressLine(o)
+	}
 	return nil
+}
+
+// progressLine returns a bash call's progress line as one that replaces
+// the previous progress line of the same call, or nil. While output
+// arrives the bash tool sends all output so far at most every 100 ms, and
+// once more at the end unless a tick already sent everything
+// (tools/bash.go). So how many snapshots a call sends, and where the
+// earlier ones cut the output, depends on how the command's writes fall
+// against the ticker (`pwd && ls` under load: "<dir>\n", then
+// "<dir>\nfile\n"); the last snapshot always holds all output
+// (tools.TestBashUpdates). Only bash is collapsed: other tools' progress
+// (task, host tools) follows events, not a clock, and is compared line by
+// line. A snapshot is never joined across another line or another call.
+func progressLine(o *Object) *joinable {
+	if o.String("toolName") != "bash" ||
+		(!slices.Equal(o.Keys, []string{"type", "toolCallId", "toolName", "partial"}) &&
+			!slices.Equal(o.Keys, []string{"type", "toolCallId", "toolName", "partial", "parentToolCallId"})) {
+		return nil
+	}
+	partial, ok := o.Values["partial"].(string)
+	if !ok {
+		return nil
+	}
+	key := "progress\x00" + o.String("toolCallId") + "\x00" + o.String("parentToolCallId")
+	return &joinable{o: o, key: key, text: partial, replace: true,
+		set: func(t string) { o.Values["partial"] = t }}
 }
 
 func deltaLine(o *Object) *joinable {

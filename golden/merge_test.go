@@ -19,6 +19,11 @@ func TestMergeDeltas(t *testing.T) {
 		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + sid + `","update":{"sessionUpdate":"` + kind + `","content":{"type":"text","text":"` + text + `"}}}}`
 	}
 	end := `{"type":"message_update","assistantMessageEvent":{"type":"text_end","contentIndex":0}}`
+	up := func(tool, id, partial string) string {
+		return `{"type":"tool_execution_update","toolCallId":"` + id + `","toolName":"` + tool + `","partial":"` + partial + `"}`
+	}
+	nested := `{"type":"tool_execution_update","toolCallId":"c1","toolName":"bash","partial":"x","parentToolCallId":"p1"}`
+	toolEnd := `{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash"}`
 	cases := []struct {
 		name     string
 		in, want []string
@@ -39,6 +44,18 @@ func TestMergeDeltas(t *testing.T) {
 				ch("s2", "agent_thought_chunk", "u"), ch("s2", "agent_thought_chunk", "v"), end, ch("s2", "agent_thought_chunk", "w")},
 			[]string{ch("s1", "agent_message_chunk", "hello"), ch("s1", "agent_thought_chunk", "t"),
 				ch("s2", "agent_thought_chunk", "uv"), end, ch("s2", "agent_thought_chunk", "w")}},
+		{"a bash call's snapshots collapse to the last",
+			[]string{up("bash", "c1", "/w\\n"), up("bash", "c1", "/w\\na\\nb\\n"), up("bash", "c1", "/w\\na\\nb\\n"), toolEnd},
+			[]string{up("bash", "c1", "/w\\na\\nb\\n"), toolEnd}},
+		{"snapshots of different calls stay",
+			[]string{up("bash", "c1", "a"), up("bash", "c2", "b"), nested, up("bash", "c1", "c")},
+			[]string{up("bash", "c1", "a"), up("bash", "c2", "b"), nested, up("bash", "c1", "c")}},
+		{"nested snapshots collapse per parent", []string{nested, nested}, []string{nested}},
+		{"snapshots not across another line", []string{up("bash", "c1", "a"), toolEnd, up("bash", "c1", "b")},
+			[]string{up("bash", "c1", "a"), toolEnd, up("bash", "c1", "b")}},
+		{"other tools' progress is kept line by line (event driven)",
+			[]string{up("task", "c1", "[task] read"), up("task", "c1", "[task] bash"), up("canvas_run", "c2", "a"), up("canvas_run", "c2", "b")},
+			[]string{up("task", "c1", "[task] read"), up("task", "c1", "[task] bash"), up("canvas_run", "c2", "a"), up("canvas_run", "c2", "b")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -351,6 +351,12 @@ func referenceEntries(t *testing.T, path string) []*Entry {
 		}
 		if !leaf {
 			out = append(out, e)
+			// Entry.UnmarshalJSON is the fast path for one line.
+			var u Entry
+			if err := u.UnmarshalJSON(sc.Bytes()); err != nil {
+				t.Fatalf("UnmarshalJSON rejects a written line: %v", err)
+			}
+			sameEntry(t, 0, "UnmarshalJSON", &u, e)
 		}
 	}
 	if err := sc.Err(); err != nil {

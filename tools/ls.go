@@ -49,6 +49,11 @@ func (LsTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if r.Err != nil {
 		return errorf("Cannot list %s: %v", shown, r.Err), nil
 	}
+	if secretPath(env, abs) {
+		// Like the grep and glob walks: a credential store (or ama's
+		// private data) is not listed.
+		return errorf("%s holds credentials or other sessions' data; it is not listed", shown), nil
+	}
 	f, fi, _, err := openReal(r.RealRoot, abs, openAny)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

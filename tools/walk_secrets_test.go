@@ -47,6 +47,15 @@ func TestWalksSkipSecrets(t *testing.T) {
 			}
 		}
 	}
+	for _, dir := range []string{filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), filepath.Join(data, "sessions")} {
+		if out := text(run(t, env, "ls", map[string]any{"path": dir})); !strings.Contains(out, "not listed") ||
+			strings.Contains(out, "id_rsa") || strings.Contains(out, "other/") || strings.Contains(out, "\ncredentials") {
+			t.Errorf("ls %s listed a secret store:\n%s", dir, out)
+		}
+	}
+	if out := text(run(t, env, "ls", map[string]any{"path": home})); !strings.Contains(out, "notes.txt") {
+		t.Errorf("ls of HOME failed:\n%s", out)
+	}
 	if out := text(run(t, env, "grep", map[string]any{"pattern": "visible", "path": home})); !strings.Contains(out, "notes.txt") {
 		t.Errorf("grep of HOME lost the ordinary files:\n%s", out)
 	}
