@@ -103,7 +103,7 @@ func (e *Entry) cached(decode func() (llm.Message, error)) (llm.Message, error) 
 func (e *Entry) setMessage(m llm.Message) { e.dec.Store(&decoded{msg: m}) }
 
 // facts records what was learnt about an entry's body when it was made.
-type facts uint8
+type facts uint16
 
 const (
 	factRole      facts = 1 << iota // a message whose role was read: factSystem tells
@@ -112,6 +112,10 @@ const (
 	factLabel                       // body is {"targetId":"…"} (targetId span long, no escapes)
 	factLabelText                   // with factLabel: …,"label":"…"} follows (no escapes)
 	factName                        // body is {"name":"…"} (no escapes)
+	factUser                        // with factRole: the role is "user"
+	factOrigin                      // with factUser: the origin was read (origin.go); factJoins and factHost tell
+	factJoins                       // with factOrigin: a steering or follow-up message (llm.Origin.JoinsRun)
+	factHost                        // with factOrigin: a host message (llm.OriginHost)
 )
 
 // learn sets e.facts from e.Type and e.Body with the same fast reads that
@@ -123,8 +127,11 @@ func (e *Entry) learn() {
 	case TypeMessage:
 		if role, ok := prefixString(body, rolePrefix); ok {
 			e.facts = factRole
-			if string(role) == llm.RoleSystem {
+			switch string(role) {
+			case llm.RoleSystem:
 				e.facts |= factSystem
+			case llm.RoleUser:
+				e.facts |= factUser | learnOrigin(body)
 			}
 		}
 	case TypeCustom, TypeCustomMessage:

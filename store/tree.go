@@ -228,6 +228,53 @@ func (t *Tree) Path(id string) []*Entry {
 	return out
 }
 
+// Tail returns the active branch from id to the leaf, inclusive (nil when
+// id is not on the active branch). It walks up from the leaf only as far
+// as id, so its cost is the length of what it returns, not the branch's.
+func (t *Tree) Tail(id string) []*Entry {
+	i, ok := t.pos.get(t.entries, id)
+	if !ok || t.leaf == nil {
+		return nil
+	}
+	leaf, ok := t.pos.get(t.entries, *t.leaf)
+	if !ok {
+		return nil
+	}
+	steps := 0
+	cur := leaf
+	for ; cur >= 0 && cur != i; cur = t.parent[cur] {
+		if steps++; steps > len(t.entries) { // a parent cycle
+			return t.tailOf(t.Branch(), id)
+		}
+	}
+	if cur < 0 {
+		// Not an ancestor of the leaf; a repeated id may still be on
+		// the branch under another index.
+		if t.pos.n == len(t.entries) { // ids are unique
+			return nil
+		}
+		return t.tailOf(t.Branch(), id)
+	}
+	out := make([]*Entry, steps+1)
+	for cur := leaf; ; cur = t.parent[cur] {
+		out[steps] = t.entries[cur]
+		if cur == i {
+			return out
+		}
+		steps--
+	}
+}
+
+// tailOf returns branch from the first entry with id on (nil if none).
+func (t *Tree) tailOf(branch []*Entry, id string) []*Entry {
+	for k, e := range branch {
+		if e.ID == id {
+			return branch[k:]
+		}
+	}
+	return nil
+}
+
 func (t *Tree) pathNoCycle(i int32) []*Entry {
 	var out []*Entry
 	seen := map[int32]bool{}

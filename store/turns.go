@@ -32,6 +32,41 @@ func (t *TurnStarts) Starts(id string, u *llm.UserMessage) bool {
 	if u.Origin != llm.OriginHost {
 		return true
 	}
+	return t.namedByRecord(id)
+}
+
+// Entry reports whether e is a user message that starts a turn. The
+// facts read when e was made (its role and origin, Entry.learn) answer
+// without decoding; only a body they could not read is decoded. A user
+// message whose facts say it starts a turn is not decoded here, so one
+// that would fail to decode counts too (the caller decodes the messages
+// it returns). A hand-written body that repeats its role is judged by
+// its first one, as isSystemEntry does.
+func (t *TurnStarts) Entry(e *Entry) bool {
+	if e.Type != TypeMessage {
+		return false
+	}
+	switch f := e.facts; {
+	case f&factRole != 0 && f&factUser == 0:
+		return false // another role
+	case f&factOrigin != 0 && f&factJoins != 0:
+		return false
+	case f&factOrigin != 0 && f&factHost != 0:
+		return t.namedByRecord(e.ID)
+	case f&factOrigin != 0:
+		return true
+	}
+	m, err := e.Message()
+	if err != nil {
+		return false
+	}
+	u, ok := m.(*llm.UserMessage)
+	return ok && t.Starts(e.ID, u)
+}
+
+// namedByRecord reports whether a checkpoint record of the entries names
+// the user message id.
+func (t *TurnStarts) namedByRecord(id string) bool {
 	if t.named == nil {
 		t.named = map[string]bool{}
 		for _, e := range t.entries {
