@@ -21,19 +21,19 @@ func TestLearnOrigin(t *testing.T) {
 		{`{"message":{"role":"user","content":"hi","timestamp":1,"origin":"host"}}`, host},
 		{`{"message":{"role":"user","content":"hi","timestamp":1,"origin":"plan"}}`, known},
 		{`{"message":{"role":"user","origin":"steer","content":"x","timestamp":1}}`, joins},
-		{`{"message":{"role":"user","Origin":"steer","content":"x"}}`, joins},           // encoding/json folds case
-		{`{"message":{"role":"user","origin":"steer","origin":"host"}}`, host},          // the last wins
+		{`{"message":{"role":"user","Origin":"steer","content":"x"}}`, joins},                 // encoding/json folds case
+		{`{"message":{"role":"user","origin":"steer","origin":"host"}}`, host},                // the last wins
 		{`{"message":{"role":"user","content":"\"origin\":\"steer\"","timestamp":1}}`, known}, // inside a string
 		{`{"message":{"role":"user","content":[{"type":"text","text":"a\\\"},\"origin\":\"steer"},{"type":"image","data":"x","mimeType":"image/png"}],"timestamp":1}}`, known},
 		{`{"message":{"role":"user","content":{"origin":"steer"},"timestamp":1}}`, known},
 		{`{"message":{"role":"user" , "content" : "x" , "origin" : "steer" }}`, joins},
 		{`{"message":{"role":"user","content":"x","timestamp":1e3,"n":null,"b":true,"origin":"host"}}`, host},
 		{`{"message":{"role":"user"}}`, known},
-		{`{"message":{"role":"user","origin":null}}`, 0},                        // null keeps an earlier value
-		{`{"message":{"role":"user","origin":"st\u0065er"}}`, 0},                // escaped value
-		{`{"message":{"role":"user","orig\u0069n":"steer"}}`, 0},                // escaped key
-		{`{"message":{"role":"user","role":"assistant"}}`, 0},                   // a second role
-		{`{"message":{"role":"user","content":"x"},"origin":"steer"}`, 0},       // a member after the message
+		{`{"message":{"role":"user","origin":null}}`, 0},                  // null keeps an earlier value
+		{`{"message":{"role":"user","origin":"st\u0065er"}}`, 0},          // escaped value
+		{`{"message":{"role":"user","orig\u0069n":"steer"}}`, 0},          // escaped key
+		{`{"message":{"role":"user","role":"assistant"}}`, 0},             // a second role
+		{`{"message":{"role":"user","content":"x"},"origin":"steer"}`, 0}, // a member after the message
 		{`{"message":{"role":"user","content":"x"},"other":{"origin":"steer"}}`, 0},
 		{`{"message":{"role":"user","origin":7}}`, 0},
 	} {
