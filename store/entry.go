@@ -212,6 +212,16 @@ func (e *Entry) AppendJSON(dst []byte) []byte {
 	return e.appendTail(dst)
 }
 
+// jsonLen returns the length of AppendJSON's output, exact unless the
+// type, id, parent or timestamp needs escaping (then it is short).
+func (e *Entry) jsonLen() int {
+	n := len(`{"type":"",,"id":"","parentId":,"timestamp":""}`) + len(e.Type) + len(e.ID) + len(e.Timestamp) + e.bodyLen
+	if e.ParentID == nil {
+		return n + len("null")
+	}
+	return n + len(*e.ParentID) + 2
+}
+
 // appendHead appends the part of the line before the body members:
 // {"type":…, and the comma when there are members.
 func (e *Entry) appendHead(dst []byte, members bool) []byte {

@@ -369,13 +369,17 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 
 // AppendNodesJSON appends nodes as a JSON array of {"entry", "children",
 // "label"?} objects. It does not recurse, so any depth works.
+// dst grows once, to the size the nodes' encoded lengths add up to.
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
+	size, depth := nodesJSONLen(nodes)
+	dst = slices.Grow(dst, size+nodesSlack)
 	type frame struct {
 		list []*Node
 		next int
 	}
 	dst = append(dst, '[')
-	stack := []frame{{list: nodes}}
+	stack := make([]frame, 1, depth+1)
+	stack[0] = frame{list: nodes}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next == len(top.list) {
@@ -402,4 +406,37 @@ func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 		stack = append(stack, frame{list: n.Children})
 	}
 	return dst
+}
+
+// nodesSlack is room left after AppendNodesJSON's output for the caller's
+// closing bytes (rpc's envelope).
+const nodesSlack = 64
+
+// nodesJSONLen returns the length of AppendNodesJSON's output for nodes
+// (exact unless an id, type, timestamp or label needs escaping) and the
+// depth of the deepest node. It walks the nodes without recursion, like
+// AppendNodesJSON.
+func nodesJSONLen(nodes []*Node) (size, depth int) {
+	const perNode = len(`{"entry":,"children":[]}`) + 1 // and a comma
+	type level struct {
+		list  []*Node
+		depth int
+	}
+	size = 2
+	stack := []level{{nodes, 1}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		depth = max(depth, top.depth)
+		for _, n := range top.list {
+			size += perNode + n.Entry.jsonLen()
+			if n.Label != "" {
+				size += len(`,"label":""`) + len(n.Label)
+			}
+			if len(n.Children) > 0 {
+				stack = append(stack, level{n.Children, top.depth + 1})
+			}
+		}
+	}
+	return size, depth + 1
 }

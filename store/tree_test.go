@@ -286,3 +286,27 @@ func TestTreeTail(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesJSONSize checks that get_tree's output is written into one
+// buffer of the size computed up front: no growth for plain ids, and the
+// exact bytes of encoding each node.
+func TestNodesJSONSize(t *testing.T) {
+	_, tr := treeFixture(t)
+	chain := make([]*store.Entry, 0, 3000)
+	var parent *string
+	for i := range cap(chain) {
+		e := msgEntry(fmt.Sprintf("c%d", i), parent, "x")
+		chain = append(chain, e)
+		parent = &e.ID
+	}
+	for name, nodes := range map[string][]*store.Node{"fixture": tr.Nodes(), "chain": store.NewTree(chain, parent).Nodes()} {
+		out := store.AppendNodesJSON(nil, nodes)
+		again := store.AppendNodesJSON(make([]byte, 0, 8), nodes)
+		if !bytes.Equal(out, again) || !json.Valid(out) {
+			t.Fatalf("%s: outputs differ or are not JSON", name)
+		}
+		if c := cap(again); c < len(again) || c > len(again)+len(again)/50+256 {
+			t.Errorf("%s: %d bytes written into a buffer of %d: sized %s", name, len(again), c, "badly")
+		}
+	}
+}
