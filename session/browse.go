@@ -129,15 +129,15 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 	st.parentSession = o.file
 	leaf := entryID
 	if st.disk.path != "" {
-		f, entries, err := store.Fork(store.NewTree(o.path, &leaf), entryID, st.disk.path, st.header(), nil)
+		// o.path is what store.Fork would write (ForkEntries without a
+		// head): create the file from it, without indexing it twice.
+		f, err := store.Create(st.disk.path, st.header(), o.path)
 		if err != nil {
 			return nil, err
 		}
 		st.disk.file = f
-		st.tree = store.NewTree(entries, &leaf)
-	} else {
-		st.tree = store.NewTree(o.path, &leaf)
 	}
+	st.tree = store.NewTree(o.path, &leaf)
 	if err := st.restore(opts); err != nil {
 		st.shutdown()
 		return nil, err

@@ -116,6 +116,7 @@ const (
 	factOrigin                      // with factUser: the origin was read (origin.go); factJoins and factHost tell
 	factJoins                       // with factOrigin: a steering or follow-up message (llm.Origin.JoinsRun)
 	factHost                        // with factOrigin: a host message (llm.OriginHost)
+	factChecked                     // the body was built from a scanned line (builder.fill): an object without reserved keys
 )
 
 // learn sets e.facts from e.Type and e.Body with the same fast reads that
@@ -504,6 +505,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 		e.setBody(body)
 	}
 	e.learn()
+	e.facts |= factChecked
 }
 
 var emptyBody = []byte("{}")
@@ -571,7 +573,7 @@ func (e *Entry) validate(s *scanner) error {
 	if e.ID == "" {
 		return fmt.Errorf("%w: %s entry without id", ErrMalformedEntry, e.Type)
 	}
-	if e.Body() == nil {
+	if e.Body() == nil || e.facts&factChecked != 0 { // read from a file: no need to scan it again (a fork)
 		return nil
 	}
 	if s.scan(e.Body()) != kindObject {

@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -93,4 +95,24 @@ func FuzzLearnOrigin(f *testing.F) {
 		}
 		checkOrigin(t, body, learnOrigin(body))
 	})
+}
+
+// TestCheckedBodies: a body read from a line is not scanned again when it
+// is written (a fork), and one handed in raw still is.
+func TestCheckedBodies(t *testing.T) {
+	var e Entry
+	if err := json.Unmarshal([]byte(`{"type":"custom","customType":"x","data":{"a":1},"id":"a","parentId":null,"timestamp":"t"}`), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.facts&factChecked == 0 || e.WithParent(nil).facts&factChecked == 0 {
+		t.Errorf("a parsed entry is not marked checked: %b", e.facts)
+	}
+	raw := RawEntry(TypeCustom, json.RawMessage(`{"id":"b"}`))
+	raw.ID = "b"
+	if raw.facts&factChecked != 0 {
+		t.Fatal("a raw body is marked checked")
+	}
+	if _, err := Create(t.TempDir()+"/s.jsonl", NewHeader("s", time.Unix(0, 0), "/", "v"), []*Entry{&e, raw}); !errors.Is(err, ErrMalformedEntry) {
+		t.Errorf("Create with a reserved key in a raw body: %v", err)
+	}
 }
