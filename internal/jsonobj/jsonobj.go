@@ -1,6 +1,7 @@
 package jsonobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -118,15 +119,24 @@ func skipValue(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
+		// The closing quote is the first one not escaped: found with
+		// IndexByte (a long string costs a memchr), then the backslashes
+		// before it are counted.
+		for j := i + 1; ; {
+			q := bytes.IndexByte(b[j:], '"')
+			if q < 0 {
+				return -1
 			}
+			q += j
+			n := 0
+			for k := q - 1; k > i && b[k] == '\\'; k-- {
+				n++
+			}
+			if n%2 == 0 {
+				return q + 1
+			}
+			j = q + 1
 		}
-		return -1
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
