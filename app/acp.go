@@ -46,6 +46,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 			opts.Now = h.Now
 		}
 	}
+	releaseStartup()
 	err = acp.NewServer(opts).Run(ctx)
 	return runExit(ctx, err, env, w.log)
 }
