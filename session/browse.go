@@ -59,7 +59,7 @@ const FirstPromptBytes = 64 << 10
 func (s *Session) FirstPrompt() (string, error) {
 	return call(s, func(st *state) string {
 		for _, e := range st.branch() {
-			if e.Type != store.TypeMessage {
+			if e.NotUser() { // known from the role read with the entry: not decoded
 				continue
 			}
 			m, err := e.Message()
@@ -90,7 +90,7 @@ func (s *Session) ForkMessages() ([]ForkMessage, error) {
 	return call(s, func(st *state) []ForkMessage {
 		out := []ForkMessage{}
 		for _, e := range st.branch() {
-			if e.Type != store.TypeMessage {
+			if e.NotUser() { // only the user messages are decoded
 				continue
 			}
 			if m, err := e.Message(); err == nil {

@@ -43,12 +43,9 @@ func (t *TurnStarts) Starts(id string, u *llm.UserMessage) bool {
 // it returns). A hand-written body that repeats its role is judged by
 // its first one, as isSystemEntry does.
 func (t *TurnStarts) Entry(e *Entry) bool {
-	if e.Type != TypeMessage {
-		return false
-	}
 	switch f := e.facts; {
-	case f&factRole != 0 && f&factUser == 0:
-		return false // another role
+	case e.NotUser():
+		return false
 	case f&factOrigin != 0 && f&factJoins != 0:
 		return false
 	case f&factOrigin != 0 && f&factHost != 0:
@@ -62,6 +59,14 @@ func (t *TurnStarts) Entry(e *Entry) bool {
 	}
 	u, ok := m.(*llm.UserMessage)
 	return ok && t.Starts(e.ID, u)
+}
+
+// NotUser reports whether e is known, from the role read when it was
+// made, not to be a user message (a message of another role, or not a
+// message): a caller looking for user messages skips it without
+// decoding it.
+func (e *Entry) NotUser() bool {
+	return e.Type != TypeMessage || e.facts&factRole != 0 && e.facts&factUser == 0
 }
 
 // namedByRecord reports whether a checkpoint record of the entries names
