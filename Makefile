@@ -35,6 +35,7 @@ fuzz:
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzLearnOrigin$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadLite$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadStep$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzParseFast$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME)

@@ -158,8 +158,14 @@ func (b *builder) fill() {
 		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
 			continue
 		}
-		d, err := store.CustomData[stepData](e)
-		if err != nil || d.Kind != "step" || d.AssistantEntryID == "" {
+		var d stepData
+		if !readStep(e, &d) {
+			var err error
+			if d, err = store.CustomData[stepData](e); err != nil {
+				continue
+			}
+		}
+		if d.Kind != "step" || d.AssistantEntryID == "" {
 			continue
 		}
 		if _, seen := traces[d.AssistantEntryID]; !seen {

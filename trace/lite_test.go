@@ -68,3 +68,42 @@ func FuzzReadLite(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadStep checks that whenever readStep answers, it answers what
+// store.CustomData reads from the same ama.trace entry.
+func FuzzReadStep(f *testing.F) {
+	for _, s := range []string{
+		`{"customType":"ama.trace","data":{"kind":"step","attempt":1,"assistantEntryId":"a1","requestAt":100,"firstTokenAt":150.5,"doneAt":2e3,"outputTokens":60,"tps":null,"status":"ok"}}`,
+		`{"customType":"ama.trace","data":{"kind":"step","TPS":12.5,"attempt":1.5}}`,
+		`{"customType":"ama.trace","data":{"Kind":"retry_wait","kind":"st\u0065p","doneAt":"x"}}`,
+		`{"customType":"ama.trace","data":null}`,
+		`{"customType":"ama.trace"}`,
+		`{"customType":"ama.trace","data":{"tps":-0.0,"outputTokens":-0}}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		if !json.Valid([]byte(body)) || len(body) < 2 || body[0] != '{' {
+			return
+		}
+		var e store.Entry
+		if json.Unmarshal([]byte(`{"type":"custom","id":"x","parentId":null,"timestamp":"t",`+body[1:]), &e) != nil {
+			return
+		}
+		var got stepData
+		if !readStep(&e, &got) {
+			return
+		}
+		want, err := store.CustomData[stepData](&e)
+		if err != nil {
+			t.Fatalf("readStep read %s, the decoder fails: %v", e.Body(), err)
+		}
+		if (got.TPS == nil) != (want.TPS == nil) || got.TPS != nil && *got.TPS != *want.TPS {
+			t.Fatalf("%s: tps %v, decoder %v", e.Body(), got.TPS, want.TPS)
+		}
+		got.TPS, want.TPS = nil, nil
+		if got != want {
+			t.Fatalf("%s: readStep %+v, decoder %+v", e.Body(), got, want)
+		}
+	})
+}

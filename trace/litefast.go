@@ -182,3 +182,65 @@ func isNumber(v []byte) bool {
 	}
 	return len(v) > 0 && v[0] != '+'
 }
+
+// readStep reads the data of an ama.trace entry into d without
+// encoding/json, on the same terms as readLite: it answers only when
+// every member stepData has is in a plain form the decoder reads the
+// same way (numbers: any JSON number for the float64 members, integers
+// for attempt and outputTokens; tps a number or null), else false and
+// the caller decodes.
+func readStep(e *store.Entry, d *stepData) bool {
+	var data []byte
+	good := true
+	ok := jsonobj.Members(e.Body(), func(key string, val []byte) {
+		if strings.EqualFold(key, "data") {
+			data = val
+		}
+	})
+	if !ok || data == nil || data[0] != '{' {
+		return ok && data == nil // no data: the zero stepData, as the decoder gives
+	}
+	num := func(v []byte, f *float64) {
+		x, err := strconv.ParseFloat(string(v), 64)
+		if good = err == nil && isNumber(v); good {
+			*f = x
+		}
+	}
+	integer := func(v []byte, n *int) {
+		x, ok := plainInt(v)
+		if good = ok; good {
+			*n = int(x)
+		}
+	}
+	ok = jsonobj.Members(data, func(key string, v []byte) {
+		switch {
+		case !good:
+		case strings.EqualFold(key, "kind"):
+			d.Kind, good = plainString(v)
+		case strings.EqualFold(key, "attempt"):
+			integer(v, &d.Attempt)
+		case strings.EqualFold(key, "assistantEntryId"):
+			d.AssistantEntryID, good = plainString(v)
+		case strings.EqualFold(key, "requestAt"):
+			num(v, &d.RequestAt)
+		case strings.EqualFold(key, "firstTokenAt"):
+			num(v, &d.FirstTokenAt)
+		case strings.EqualFold(key, "doneAt"):
+			num(v, &d.DoneAt)
+		case strings.EqualFold(key, "outputTokens"):
+			integer(v, &d.OutputTokens)
+		case strings.EqualFold(key, "tps"):
+			if string(v) == "null" {
+				d.TPS = nil
+				return
+			}
+			var f float64
+			if num(v, &f); good {
+				d.TPS = &f
+			}
+		case strings.EqualFold(key, "status"):
+			d.Status, good = plainString(v)
+		}
+	})
+	return ok && good
+}
