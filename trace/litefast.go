@@ -3,7 +3,6 @@ package trace
 import (
 	"bytes"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
@@ -20,30 +19,35 @@ import (
 // the content blocks' type and id for an assistant message.
 func readLite(e *store.Entry, m *liteMessage, blocks *[]liteBlock) bool {
 	var msg []byte
-	ok := jsonobj.Members(e.Body(), func(key string, val []byte) {
-		if strings.EqualFold(key, "message") {
+	good := true
+	ok := jsonobj.RawMembers(e.Body(), func(key, val []byte) {
+		switch {
+		case unreadable(key):
+			good = false
+		case keyIs(key, "message"):
 			msg = val
 		}
 	})
-	if !ok || msg == nil || msg[0] != '{' {
+	if !ok || !good || msg == nil || msg[0] != '{' {
 		return false
 	}
-	good := true
 	var content []byte
-	ok = jsonobj.Members(msg, func(key string, val []byte) {
+	ok = jsonobj.RawMembers(msg, func(key, val []byte) {
 		if !good {
 			return
 		}
 		switch {
-		case strings.EqualFold(key, "role"):
+		case unreadable(key):
+			good = false
+		case keyIs(key, "role"):
 			m.Role, good = plainString(val)
-		case strings.EqualFold(key, "timestamp"):
+		case keyIs(key, "timestamp"):
 			m.Timestamp, good = plainInt(val)
-		case strings.EqualFold(key, "toolCallId"):
+		case keyIs(key, "toolCallId"):
 			m.ToolCallID, good = plainString(val)
-		case strings.EqualFold(key, "content"):
+		case keyIs(key, "content"):
 			content = val
-		case strings.EqualFold(key, "usage"):
+		case keyIs(key, "usage"):
 			good = readUsage(val, m)
 		}
 	})
@@ -67,12 +71,14 @@ func readLite(e *store.Entry, m *liteMessage, blocks *[]liteBlock) bool {
 			return
 		}
 		var b liteBlock
-		jsonobj.Members(val, func(key string, v []byte) {
+		jsonobj.RawMembers(val, func(key, v []byte) {
 			switch {
 			case !good:
-			case strings.EqualFold(key, "type"):
+			case unreadable(key):
+				good = false
+			case keyIs(key, "type"):
 				b.Type, good = plainString(v)
-			case strings.EqualFold(key, "id"):
+			case keyIs(key, "id"):
 				b.ID, good = plainString(v)
 			}
 		})
@@ -91,26 +97,28 @@ func readUsage(val []byte, m *liteMessage) bool {
 	}
 	good := true
 	u := &m.Usage
-	ok := jsonobj.Members(val, func(key string, v []byte) {
+	ok := jsonobj.RawMembers(val, func(key, v []byte) {
 		var n int64
 		switch {
 		case !good:
 			return
-		case strings.EqualFold(key, "input"):
+		case unreadable(key):
+			good = false
+		case keyIs(key, "input"):
 			n, good = plainInt(v)
 			u.Input = int(n)
-		case strings.EqualFold(key, "output"):
+		case keyIs(key, "output"):
 			n, good = plainInt(v)
 			u.Output = int(n)
-		case strings.EqualFold(key, "cacheRead"):
+		case keyIs(key, "cacheRead"):
 			n, good = plainInt(v)
 			u.CacheRead = int(n)
-		case strings.EqualFold(key, "cacheWrite"):
+		case keyIs(key, "cacheWrite"):
 			n, good = plainInt(v)
 			u.CacheWrite = int(n)
-		case strings.EqualFold(key, "totalTokens"):
+		case keyIs(key, "totalTokens"):
 			_, good = plainInt(v)
-		case strings.EqualFold(key, "cost"):
+		case keyIs(key, "cost"):
 			good = readCost(v, m)
 		}
 	})
@@ -128,12 +136,16 @@ func readCost(v []byte, m *liteMessage) bool {
 	}
 	good, hasTotal := true, false
 	var total float64
-	ok := jsonobj.Members(v, func(key string, n []byte) {
+	ok := jsonobj.RawMembers(v, func(key, n []byte) {
 		if !good {
 			return
 		}
+		if unreadable(key) {
+			good = false
+			return
+		}
 		for _, k := range [...]string{"input", "output", "cacheRead", "cacheWrite", "total"} {
-			if strings.EqualFold(key, k) {
+			if keyIs(key, k) {
 				f, err := strconv.ParseFloat(string(n), 64)
 				if good = err == nil && isNumber(n); good && k == "total" {
 					total, hasTotal = f, true
@@ -150,6 +162,26 @@ func readCost(v []byte, m *liteMessage) bool {
 	}
 	m.Usage.Cost = &m.cost
 	return true
+}
+
+// keyIs reports whether the raw JSON key names name as encoding/json
+// matches a field (case-insensitively). An escaped key is not read:
+// it marks the object unreadable (see unreadable).
+func keyIs(key []byte, name string) bool {
+	k := key[1 : len(key)-1]
+	return len(k) == len(name) && bytes.EqualFold(k, []byte(name))
+}
+
+// unreadable reports a key with an escape (or a byte outside ASCII, which
+// encoding/json may fold to an ASCII name: the Kelvin sign is a k): the
+// readers leave such an object to the decoder.
+func unreadable(key []byte) bool {
+	for _, c := range key {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // plainString returns the text of a JSON string without escapes.
@@ -192,13 +224,16 @@ func isNumber(v []byte) bool {
 func readStep(e *store.Entry, d *stepData) bool {
 	var data []byte
 	good := true
-	ok := jsonobj.Members(e.Body(), func(key string, val []byte) {
-		if strings.EqualFold(key, "data") {
+	ok := jsonobj.RawMembers(e.Body(), func(key, val []byte) {
+		switch {
+		case unreadable(key):
+			good = false
+		case keyIs(key, "data"):
 			data = val
 		}
 	})
-	if !ok || data == nil || data[0] != '{' {
-		return ok && data == nil // no data: the zero stepData, as the decoder gives
+	if !ok || !good || data == nil || data[0] != '{' {
+		return ok && good && data == nil // no data: the zero stepData, as the decoder gives
 	}
 	num := func(v []byte, f *float64) {
 		x, err := strconv.ParseFloat(string(v), 64)
@@ -212,24 +247,26 @@ func readStep(e *store.Entry, d *stepData) bool {
 			*n = int(x)
 		}
 	}
-	ok = jsonobj.Members(data, func(key string, v []byte) {
+	ok = jsonobj.RawMembers(data, func(key, v []byte) {
 		switch {
 		case !good:
-		case strings.EqualFold(key, "kind"):
+		case unreadable(key):
+			good = false
+		case keyIs(key, "kind"):
 			d.Kind, good = plainString(v)
-		case strings.EqualFold(key, "attempt"):
+		case keyIs(key, "attempt"):
 			integer(v, &d.Attempt)
-		case strings.EqualFold(key, "assistantEntryId"):
+		case keyIs(key, "assistantEntryId"):
 			d.AssistantEntryID, good = plainString(v)
-		case strings.EqualFold(key, "requestAt"):
+		case keyIs(key, "requestAt"):
 			num(v, &d.RequestAt)
-		case strings.EqualFold(key, "firstTokenAt"):
+		case keyIs(key, "firstTokenAt"):
 			num(v, &d.FirstTokenAt)
-		case strings.EqualFold(key, "doneAt"):
+		case keyIs(key, "doneAt"):
 			num(v, &d.DoneAt)
-		case strings.EqualFold(key, "outputTokens"):
+		case keyIs(key, "outputTokens"):
 			integer(v, &d.OutputTokens)
-		case strings.EqualFold(key, "tps"):
+		case keyIs(key, "tps"):
 			if string(v) == "null" {
 				d.TPS = nil
 				return
@@ -238,7 +275,7 @@ func readStep(e *store.Entry, d *stepData) bool {
 			if num(v, &f); good {
 				d.TPS = &f
 			}
-		case strings.EqualFold(key, "status"):
+		case keyIs(key, "status"):
 			d.Status, good = plainString(v)
 		}
 	})

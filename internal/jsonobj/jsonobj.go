@@ -16,6 +16,14 @@ import (
 // Written by hand: encoding/json has no way to visit an object's members
 // without decoding (and copying) their values.
 func Members(b []byte, fn func(key string, val []byte)) bool {
+	return RawMembers(b, func(key, val []byte) { fn(decodeKey(key), val) })
+}
+
+// RawMembers is Members with the key as it is written: its raw JSON
+// string, quotes and escapes included, a sub-slice of b like the value.
+// For callers that compare many keys against a few names and would
+// rather not make a string of each.
+func RawMembers(b []byte, fn func(key, val []byte)) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -32,7 +40,7 @@ func Members(b []byte, fn func(key string, val []byte)) bool {
 		if end < 0 {
 			return false
 		}
-		key := decodeKey(b[i:end])
+		key := b[i:end]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return false
