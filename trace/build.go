@@ -41,6 +41,7 @@ type builder struct {
 	from, to int
 	lite     map[int]*liteTurn // turn index outside the window → its tally
 	blocks   []liteBlock       // scratch of tally
+	liteBody liteBody          // scratch of tally
 	// Content kept for previews.
 	prompts map[*Turn]*llm.UserMessage
 	replies map[*Step]*llm.AssistantMessage

@@ -25,6 +25,11 @@ type liteMessage struct {
 	cost       llm.Cost        // Usage.Cost points here when readLite reads one
 }
 
+// liteBody is an entry body as tally reads it.
+type liteBody struct {
+	Message liteMessage `json:"message"`
+}
+
 // liteBlock is what the totals read of an assistant content block.
 type liteBlock struct {
 	Type string `json:"type"`
@@ -56,14 +61,13 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, traces map[string]st
 		l = &liteTurn{}
 		b.lite[ti] = l
 	}
-	var body struct {
-		Message liteMessage `json:"message"`
-	}
+	body := &b.liteBody // scratch: nothing of it is kept
+	*body = liteBody{}
 	m := &body.Message
 	blocks := b.blocks[:0]
 	if !readLite(e, m, &blocks) {
-		body.Message = liteMessage{}
-		if e.Decode(&body) != nil {
+		*body = liteBody{}
+		if e.Decode(body) != nil {
 			return
 		}
 		blocks = blocks[:0]

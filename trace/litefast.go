@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
+	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -40,7 +41,7 @@ func readLite(e *store.Entry, m *liteMessage, blocks *[]liteBlock) bool {
 		case unreadable(key):
 			good = false
 		case keyIs(key, "role"):
-			m.Role, good = plainString(val)
+			m.Role, good = plainRole(val)
 		case keyIs(key, "timestamp"):
 			m.Timestamp, good = plainInt(val)
 		case keyIs(key, "toolCallId"):
@@ -182,6 +183,22 @@ func unreadable(key []byte) bool {
 		}
 	}
 	return false
+}
+
+// plainRole is plainString for a role, without a copy for the roles the
+// tally looks at.
+func plainRole(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case llm.RoleUser:
+			return llm.RoleUser, true
+		case llm.RoleAssistant:
+			return llm.RoleAssistant, true
+		case llm.RoleToolResult:
+			return llm.RoleToolResult, true
+		}
+	}
+	return plainString(v)
 }
 
 // plainString returns the text of a JSON string without escapes.
