@@ -39,6 +39,9 @@ fuzz:
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzDifferentialSessions$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./store -run '^$$' -fuzz '^FuzzLearnOrigin$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadLite$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadStep$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzParseFast$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME)
@@ -49,6 +52,9 @@ acp-deps:
 	npm ci --prefix test/acp --no-audit --no-fund
 
 # Micro benchmarks, then end-to-end numbers against the built binary.
+# The session package's command benchmarks (Rewind, GetTrace, GetTree,
+# Fork) run at 1k and 100k entries; AMA_BENCH_1M=1 adds 1M (minutes:
+# every iteration resumes a 400 MB session first).
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session ./agents ./tools
 	$(GO) run ./test/bench -bin $(BIN)

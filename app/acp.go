@@ -30,6 +30,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
 	w.early.open(acpNotice(srv))
+	releaseStartup()
 	err = srv.Run(ctx)
 	return runExit(ctx, err, env, w.log)
 }

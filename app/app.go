@@ -641,6 +641,7 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 	if env.Hooks != nil && env.Hooks.OnServer != nil {
 		env.Hooks.OnServer(srv)
 	}
+	releaseStartup()
 	err := srv.Run(ctx)
 	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
 	hostShutdown(w)

@@ -26,7 +26,14 @@ func encodeOK(id *string, command string, data any) ([]byte, error) {
 	if !ok {
 		return stdio.Marshal(Response{ID: id, Type: "response", Command: command, Success: true, Data: data})
 	}
-	out := make([]byte, 0, len(raw)+len(command)+80)
+	out := appendOKHead(make([]byte, 0, len(raw)+len(command)+80), id, command)
+	out = append(out, raw...)
+	return append(out, "}\n"...), nil
+}
+
+// appendOKHead appends a success response line up to its data; the
+// caller appends the data and "}\n".
+func appendOKHead(out []byte, id *string, command string) []byte {
 	out = append(out, '{')
 	if id != nil {
 		out = append(out, `"id":`...)
@@ -35,9 +42,7 @@ func encodeOK(id *string, command string, data any) ([]byte, error) {
 	}
 	out = append(out, `"type":"response","command":`...)
 	out = jsonstr.Append(out, command, jsonstr.Wire)
-	out = append(out, `,"success":true,"data":`...)
-	out = append(out, raw...)
-	return append(out, "}\n"...), nil
+	return append(out, `,"success":true,"data":`...)
 }
 
 // encodeEvent writes {"type":<t>, <fields of e>} as one line.

@@ -150,9 +150,11 @@ func handleGetTree(s *Server, c *command) {
 		return
 	}
 	// Deep trees exceed encoding/json's nesting limit; the store writes
-	// them itself.
-	raw := store.AppendNodesJSON([]byte(`{"tree":`), nodes)
-	s.ok(c, rawJSON(append(raw, '}')))
+	// them itself, straight into the line (sized once: a long session's
+	// tree is as large as its file).
+	line := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
+	line = store.AppendNodesJSON(line, nodes)
+	s.w.SendLine(append(line, "}}\n"...))
 }
 
 func handleSetSessionName(s *Server, c *command) {

@@ -59,7 +59,7 @@ const FirstPromptBytes = 64 << 10
 func (s *Session) FirstPrompt() (string, error) {
 	return call(s, func(st *state) string {
 		for _, e := range st.branch() {
-			if e.Type != store.TypeMessage {
+			if e.NotUser() { // known from the role read with the entry: not decoded
 				continue
 			}
 			m, err := e.Message()
@@ -90,7 +90,7 @@ func (s *Session) ForkMessages() ([]ForkMessage, error) {
 	return call(s, func(st *state) []ForkMessage {
 		out := []ForkMessage{}
 		for _, e := range st.branch() {
-			if e.Type != store.TypeMessage {
+			if e.NotUser() { // only the user messages are decoded
 				continue
 			}
 			if m, err := e.Message(); err == nil {
@@ -132,15 +132,15 @@ func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
 		if err := d.writeFault(); err != nil {
 			return nil, fmt.Errorf("fork to %s: %w", st.disk.path, err)
 		}
-		f, entries, err := store.Fork(store.NewTree(o.path, &leaf), entryID, st.disk.path, st.header(), nil)
+		// o.path is what store.Fork would write (ForkEntries without a
+		// head): create the file from it, without indexing it twice.
+		f, err := store.Create(st.disk.path, st.header(), o.path)
 		if err != nil {
 			return nil, err
 		}
 		st.disk.file = f
-		st.tree = store.NewTree(entries, &leaf)
-	} else {
-		st.tree = store.NewTree(o.path, &leaf)
 	}
+	st.tree = store.NewTree(o.path, &leaf)
 	if err := st.restore(opts); err != nil {
 		st.shutdown()
 		return nil, err

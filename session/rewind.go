@@ -50,70 +50,92 @@ type ConversationRewind struct {
 	Draft  Draft
 }
 
-// point is a rewind point with its position on the branch.
+// point is a rewind point with the part of the branch it starts.
 type point struct {
 	RewindPoint
-	index int // index of the user entry in the branch
+	tail  []*store.Entry // the branch from the user entry to the leaf
 	entry *store.Entry
 	msg   *llm.UserMessage
 }
 
-// points lists the rewind points of the active branch, oldest first: user
-// messages that started a turn (store.TurnStarts: steering and follow-up
-// messages, and a host message queued as one, belong to the turn they
-// joined).
-func (st *state) points() []point {
-	branch := st.branch()
-	checkpoints := map[string]bool{}
-	// A turn with a file whose backup could not be saved (a full disk)
-	// has no usable checkpoint: rewinding it would restore nothing for
-	// that file (issue 36).
-	failed := map[string]bool{}
-	if st.s.deps.Checkpoints != nil {
-		for _, e := range branch {
-			switch e.CustomType() {
-			case customCheckpoint:
-				if d, err := store.CustomData[checkpointData](e); err == nil {
-					checkpoints[d.UserEntryID] = true
-					for _, r := range d.Files {
-						failed[d.UserEntryID] = failed[d.UserEntryID] || r.Skipped == checkpoint.SkipBackupMissing
-					}
-				}
-			case customCheckpointTrack:
-				if d, err := store.CustomData[trackData](e); err == nil && d.Record.Skipped == checkpoint.SkipBackupMissing {
-					failed[d.UserEntryID] = true
-				}
-			}
-		}
-	}
-	for id := range failed {
-		if failed[id] {
-			checkpoints[id] = false
-		}
-	}
+// pointsIn lists the rewind points of a part of the active branch that
+// ends at the leaf, oldest first: user messages that started a turn
+// (store.TurnStarts: steering and follow-up messages, and a host message
+// queued as one, belong to the turn they joined). The turn starts come
+// from the facts the store read with each entry; only the messages
+// returned are decoded.
+func (st *state) pointsIn(entries []*store.Entry) []point {
+	checkpoints := st.checkpointed(entries)
+	starts := store.NewTurnStarts(entries)
 	var out []point
-	starts := store.NewTurnStarts(branch)
-	for i, e := range branch {
-		if e.Type != store.TypeMessage {
-			continue
+	for i := range entries {
+		if p, ok := pointAt(starts, entries[i:], checkpoints); ok {
+			out = append(out, p)
 		}
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
-		u, ok := m.(*llm.UserMessage)
-		if !ok || !starts.Starts(e.ID, u) {
-			continue
-		}
-		out = append(out, point{RewindPoint: RewindPoint{EntryID: e.ID, Text: u.Content.PlainText(), Timestamp: u.Timestamp,
-			HasCheckpoint: checkpoints[e.ID]}, index: i, entry: e, msg: u})
 	}
 	return out
 }
 
+// pointAt returns the rewind point tail[0] is, if it is one.
+func pointAt(starts *store.TurnStarts, tail []*store.Entry, checkpoints map[string]bool) (point, bool) {
+	e := tail[0]
+	if !starts.Entry(e) {
+		return point{}, false
+	}
+	m, err := e.Message()
+	if err != nil {
+		return point{}, false
+	}
+	u, ok := m.(*llm.UserMessage)
+	if !ok {
+		return point{}, false
+	}
+	return point{RewindPoint: RewindPoint{EntryID: e.ID, Text: u.Content.PlainText(), Timestamp: u.Timestamp,
+		HasCheckpoint: checkpoints[e.ID]}, tail: tail, entry: e, msg: u}, true
+}
+
+// checkpointed returns the user messages that the checkpoint records among
+// entries name (nil without file checkpoints). A record follows the
+// message it names, so the part of the branch from a message on holds
+// the message's records.
+func (st *state) checkpointed(entries []*store.Entry) map[string]bool {
+	if st.s.deps.Checkpoints == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	// A turn with a file whose backup could not be saved (a full disk)
+	// has no usable checkpoint: rewinding it would restore nothing for
+	// that file (issue 36).
+	failed := map[string]bool{}
+	for _, e := range entries {
+		switch e.CustomType() {
+		case customCheckpoint:
+			if d, err := store.CustomData[checkpointData](e); err == nil {
+				out[d.UserEntryID] = true
+				for _, r := range d.Files {
+					failed[d.UserEntryID] = failed[d.UserEntryID] || r.Skipped == checkpoint.SkipBackupMissing
+				}
+			}
+		case customCheckpointTrack:
+			if d, err := store.CustomData[trackData](e); err == nil && d.Record.Skipped == checkpoint.SkipBackupMissing {
+				failed[d.UserEntryID] = true
+			}
+		}
+	}
+	for id, f := range failed {
+		if f {
+			out[id] = false
+		}
+	}
+	return out
+}
+
+// findPoint returns the rewind point id. It looks at the branch from id
+// to the leaf only (the turns a rewind to it would undo), and decodes only
+// that message.
 func (st *state) findPoint(id string) (point, error) {
-	for _, p := range st.points() {
-		if p.EntryID == id {
+	if tail := st.tree.Tail(id); tail != nil {
+		if p, ok := pointAt(store.NewTurnStarts(tail), tail, st.checkpointed(tail)); ok {
 			return p, nil
 		}
 	}
@@ -124,7 +146,7 @@ func (st *state) findPoint(id string) (point, error) {
 func (s *Session) RewindPoints() ([]RewindPoint, error) {
 	return call(s, func(st *state) []RewindPoint {
 		out := []RewindPoint{}
-		for _, p := range st.points() {
+		for _, p := range st.pointsIn(st.branch()) {
 			out = append(out, p.RewindPoint)
 		}
 		return out
@@ -211,14 +233,17 @@ func (st *state) rewind(req RewindRequest) (RewindResult, error) {
 // restoreFiles restores (or, dry, previews) the files changed by the turns
 // from p to the end of the branch.
 func (st *state) restoreFiles(p point, opt checkpoint.RestoreOptions) checkpoint.Result {
-	turns := map[string]bool{}
-	for _, q := range st.points() {
-		if q.index >= p.index {
-			turns[q.EntryID] = true
-		}
-	}
-	files := checkpoint.Union(checkpointRecords(st.branch(), turns)...)
+	files := checkpoint.Union(checkpointRecords(p.tail, st.turnsIn(p))...)
 	return st.s.deps.Checkpoints.Restore(st.cwd, files, opt)
+}
+
+// turnsIn returns the turns from p to the leaf, p's included.
+func (st *state) turnsIn(p point) map[string]bool {
+	turns := map[string]bool{}
+	for _, q := range st.pointsIn(p.tail) {
+		turns[q.EntryID] = true
+	}
+	return turns
 }
 
 // changedSince lists the files the turns from p on changed.
@@ -226,13 +251,7 @@ func (st *state) changedSince(p point) []string {
 	if st.s.deps.Checkpoints == nil {
 		return nil
 	}
-	turns := map[string]bool{}
-	for _, q := range st.points() {
-		if q.index >= p.index {
-			turns[q.EntryID] = true
-		}
-	}
-	files := checkpoint.Union(checkpointRecords(st.branch(), turns)...)
+	files := checkpoint.Union(checkpointRecords(p.tail, st.turnsIn(p))...)
 	out := make([]string, 0, len(files))
 	for k := range files {
 		out = append(out, k)
@@ -325,15 +344,14 @@ func (s *Session) SummarizeFrom(entryID, instructions string, reply func(Summari
 			reply(SummarizeFromResult{}, fmt.Errorf("%w: summarizing needs a model", ErrNoModel))
 			return
 		}
-		branch := st.branch()
-		pos := make(map[*store.Entry]int, len(branch))
-		for i, e := range branch {
-			pos[e] = i
+		abandon := make(map[*store.Entry]bool, len(p.tail))
+		for _, e := range p.tail {
+			abandon[e] = true
 		}
-		msgs, info, _ := store.Project(branch)
+		msgs, info, _ := store.Project(st.branch())
 		var abandoned []llm.Message
 		for i, e := range info.Entries {
-			if at, ok := pos[e]; ok && at >= p.index {
+			if abandon[e] {
 				if _, sys := msgs[i].(*llm.SystemMessage); !sys {
 					abandoned = append(abandoned, msgs[i])
 				}

@@ -268,3 +268,26 @@ func benchAppend(b *testing.B, opts store.OpenOptions) {
 
 func BenchmarkAppend(b *testing.B)     { benchAppend(b, store.OpenOptions{}) }
 func BenchmarkAppendSync(b *testing.B) { benchAppend(b, store.OpenOptions{SyncOnAppend: true}) }
+
+// BenchmarkCreate creates a new session file with the entries a new
+// session starts with (ACP session/new writes it at once) and closes it.
+func BenchmarkCreate(b *testing.B) {
+	dir := b.TempDir()
+	entries := []*store.Entry{
+		withIDs(store.ModelChangeEntry("fake", "echo", ""), "e1", nil),
+		withIDs(store.ThinkingLevelEntry("medium"), "e2", ptr("e1")),
+		withIDs(store.MessageEntry(&llm.SystemMessage{Role: llm.RoleSystem}), "e3", ptr("e2")),
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		f, err := store.Create(filepath.Join(dir, "s", fmt.Sprintf("%d.jsonl", i)), testHeader("create"), entries)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -12,7 +12,9 @@
 //     without final LF is a half-written tail (ignored; Open truncates it),
 //     an unparsable line anywhere else is corrupt. A corrupt file is never
 //     modified.
-//   - Writing: Create (temp file + rename, mode 0600, dirs 0700), then
+//   - Writing: Create (mode 0600, dirs 0700; a new session's small file
+//     in place with O_EXCL, a large one such as a fork through a temp
+//     file + rename; fsynced either way), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
@@ -43,11 +45,19 @@
 // the top-level members, so the reserved keys (type, id, parentId,
 // timestamp) are split off without decoding the body; bodies are copied
 // into large shared chunks and message bodies are decoded only on demand
-// (Entry.Message, Project), then cached. The role of a message, the
-// customType of a custom entry, a label's target and text and the session
-// name are read once when the entry is made (Entry.learn), while its body
-// is in the cache, when the body has the shape this package writes; later
-// questions do not touch the body. A file of at least 4 MiB is parsed in
+// (Entry.Message, Project), then cached. The role of a message (and, for
+// a user message, its origin: origin.go), the customType of a custom
+// entry, a label's target and text and the session name are read once
+// when the entry is made (Entry.learn), while its body is in the cache,
+// when the body has the shape this package writes; later questions do not
+// touch the body. So the commands that look for a few messages on a long
+// branch decode only those: rewind finds its point on the tail of the
+// branch (Tree.Tail, TurnStarts.Entry), get_trace, get_fork_messages and
+// the rewind points skip every message that cannot be what they want
+// (Entry.NotUser). get_tree's JSON (AppendNodesJSON) and a created file
+// are sized from the entries' encoded lengths (or written through one
+// reused buffer), and a body read from a line is not scanned again when
+// a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a
 // flat table of 8-byte slots (idindex.go). A file of 100,000 entries opens in

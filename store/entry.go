@@ -103,7 +103,7 @@ func (e *Entry) cached(decode func() (llm.Message, error)) (llm.Message, error) 
 func (e *Entry) setMessage(m llm.Message) { e.dec.Store(&decoded{msg: m}) }
 
 // facts records what was learnt about an entry's body when it was made.
-type facts uint8
+type facts uint16
 
 const (
 	factRole      facts = 1 << iota // a message whose role was read: factSystem tells
@@ -112,6 +112,11 @@ const (
 	factLabel                       // body is {"targetId":"…"} (targetId span long, no escapes)
 	factLabelText                   // with factLabel: …,"label":"…"} follows (no escapes)
 	factName                        // body is {"name":"…"} (no escapes)
+	factUser                        // with factRole: the role is "user"
+	factOrigin                      // with factUser: the origin was read (origin.go); factJoins and factHost tell
+	factJoins                       // with factOrigin: a steering or follow-up message (llm.Origin.JoinsRun)
+	factHost                        // with factOrigin: a host message (llm.OriginHost)
+	factChecked                     // the body was built from a scanned line (builder.fill): an object without reserved keys
 )
 
 // learn sets e.facts from e.Type and e.Body with the same fast reads that
@@ -123,8 +128,11 @@ func (e *Entry) learn() {
 	case TypeMessage:
 		if role, ok := prefixString(body, rolePrefix); ok {
 			e.facts = factRole
-			if string(role) == llm.RoleSystem {
+			switch string(role) {
+			case llm.RoleSystem:
 				e.facts |= factSystem
+			case llm.RoleUser:
+				e.facts |= factUser | learnOrigin(body)
 			}
 		}
 	case TypeCustom, TypeCustomMessage:
@@ -203,6 +211,16 @@ func (e *Entry) AppendJSON(dst []byte) []byte {
 	dst = e.appendHead(dst, len(inner) > 0)
 	dst = append(dst, inner...)
 	return e.appendTail(dst)
+}
+
+// jsonLen returns the length of AppendJSON's output, exact unless the
+// type, id, parent or timestamp needs escaping (then it is short).
+func (e *Entry) jsonLen() int {
+	n := len(`{"type":"",,"id":"","parentId":,"timestamp":""}`) + len(e.Type) + len(e.ID) + len(e.Timestamp) + e.bodyLen
+	if e.ParentID == nil {
+		return n + len("null")
+	}
+	return n + len(*e.ParentID) + 2
 }
 
 // appendHead appends the part of the line before the body members:
@@ -510,6 +528,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 		e.setBody(body)
 	}
 	e.learn()
+	e.facts |= factChecked
 }
 
 var emptyBody = []byte("{}")
@@ -577,7 +596,7 @@ func (e *Entry) validate(s *scanner) error {
 	if e.ID == "" {
 		return fmt.Errorf("%w: %s entry without id", ErrMalformedEntry, e.Type)
 	}
-	if e.Body() == nil {
+	if e.Body() == nil || e.facts&factChecked != 0 { // read from a file: no need to scan it again (a fork)
 		return nil
 	}
 	if s.scan(e.Body()) != kindObject {

@@ -71,6 +71,11 @@ func TestEntryFacts(t *testing.T) {
 		if got, want := e.sessionName(), sessionName(e.Body()); e.Type == TypeSessionInfo && got != want {
 			t.Errorf("%s: sessionName %q, from the body %q", e.Body(), got, want)
 		}
+		if m, err := blank.Message(); e.NotUser() && e.Type == TypeMessage && err == nil {
+			if _, user := m.(*llm.UserMessage); user {
+				t.Errorf("%s: NotUser, but the body decodes to a user message", e.Body())
+			}
+		}
 		if got, want := e.WithParent(nil).CustomType(), blank.CustomType(); got != want {
 			t.Errorf("%s %s: WithParent CustomType %q, want %q", e.Type, e.Body(), got, want)
 		}

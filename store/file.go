@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -26,9 +27,9 @@ import (
 // millisecond to tens of milliseconds per call, 100x the append budget, for
 // protection ama itself does not give either; callers that want a
 // power-loss barrier at a chosen point (say, the end of a turn) call Sync.
-// Create is the exception: it fsyncs the new file before renaming it into
-// place, and the directory after, so a crash cannot leave an empty or
-// half-written file under the final name.
+// Create is the exception: it fsyncs the new file and its directory, so
+// a session whose creation returned survives a crash (see
+// directCreateBytes for how a crash during Create ends).
 //
 // A File is safe for concurrent use; its methods are serialised.
 type File struct {
@@ -65,10 +66,10 @@ type OpenOptions struct {
 // Path returns the file's path.
 func (f *File) Path() string { return f.path }
 
-// Create writes a new session file at path: the header and entries go to a
-// temporary file in the same directory (mode 0600), which is fsynced and
-// renamed into place; missing parent directories are created with mode
-// 0700. It fails with ErrExists if path exists and ErrLocked if another
+// Create writes a new session file at path (mode 0600): a small one in
+// place, a large one through a temporary file in the same directory
+// renamed into place, fsynced either way (directCreateBytes); missing
+// parent directories are created with mode 0700. It fails with ErrExists if path exists and ErrLocked if another
 // live writer holds its lock. The returned File holds the lock.
 //
 // Lazy creation (§5.1) is the caller's business: call Create when the first
@@ -113,41 +114,113 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 	if exists(path) { // checked again under the lock
 		return nil, fmt.Errorf("%w: %s", ErrExists, path)
 	}
-	buf := h.appendJSON(nil)
+	size := 1024 // the header
+	for _, e := range entries {
+		size += e.jsonLen() + 1
+	}
+	if size <= directCreateBytes {
+		return createDirect(path, h, entries, size)
+	}
+	fd, n, err := writeTemp(path, func(w io.Writer) (int64, error) { return writeLines(w, h, entries) })
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return created(path, fd, n, entries), nil
+}
+
+// directCreateBytes bounds the files Create writes in place. A new
+// session's file (header, settings, system prompt; ACP session/new
+// writes it at once) is one small write: it is created under its own
+// name with O_EXCL, written, fsynced, and its directory fsynced; two
+// syncs, no temporary file, no rename (a third of the time). A crash
+// before Create returns can then leave an empty or torn header under the
+// name, which every reader rejects as "missing session header" and List
+// skips; the id was never given out. A larger file (a fork of a long
+// session) goes through a temporary file and a rename, so a crash cannot
+// leave the first part of it looking like a whole session.
+const directCreateBytes = 64 << 10
+
+func createDirect(path string, h Header, entries []*Entry, size int) (*File, error) {
+	buf := h.appendJSON(make([]byte, 0, size))
 	buf = append(buf, '\n')
 	for _, e := range entries {
 		buf = e.AppendJSON(buf)
 		buf = append(buf, '\n')
 	}
-	fd, err := writeTemp(path, buf)
+	fd, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s", ErrExists, path)
+		}
+		return nil, fmt.Errorf("create %s: %w: %w", path, ErrWrite, pathless(err))
 	}
-	f := &File{path: path, fd: fd, osf: fd, size: int64(len(buf)), blobs: blobFile{dir: filepath.Dir(path)}}
+	if _, err = fd.Write(buf); err == nil {
+		err = fd.Sync()
+	}
+	if err != nil {
+		fd.Close()
+		os.Remove(path)
+		return nil, fmt.Errorf("create %s: %w: %w", path, ErrWrite, pathless(err))
+	}
+	syncDir(filepath.Dir(path))
+	return created(path, fd, int64(len(buf)), entries), nil
+}
+
+// writeLines writes the header and entries to w through one reused
+// buffer of about a MiB: a fork of a long session is as large as its
+// file, and a buffer that size is fresh memory the kernel must fault in
+// page by page (slower than writing it).
+func writeLines(w io.Writer, h Header, entries []*Entry) (int64, error) {
+	const chunk = 1 << 20
+	buf := h.appendJSON(make([]byte, 0, chunk+chunk/4))
+	buf = append(buf, '\n')
+	var n int64
+	for _, e := range entries {
+		buf = e.AppendJSON(buf)
+		buf = append(buf, '\n')
+		if len(buf) >= chunk {
+			if _, err := w.Write(buf); err != nil {
+				return n, err
+			}
+			n += int64(len(buf))
+			buf = buf[:0]
+		}
+	}
+	if _, err := w.Write(buf); err != nil {
+		return n, err
+	}
+	return n + int64(len(buf)), nil
+}
+
+// created returns the File of a file just created with entries.
+func created(path string, fd *os.File, size int64, entries []*Entry) *File {
+	f := &File{path: path, fd: fd, osf: fd, size: size, blobs: blobFile{dir: filepath.Dir(path)}}
 	for _, e := range entries {
 		e.spill(&f.blobs)
 	}
-	return f, nil
+	return f
 }
 
-// writeTemp writes buf to a new temporary file next to path (mode
-// 0600), fsyncs it, renames it to path and returns it open for appending. Errors wrap ErrWrite and name the
-// operation, not the temporary file (issue 36: a full disk was reported
-// as a failure to write "….jsonl.<pid>.<rand>.tmp").
-func writeTemp(path string, buf []byte) (*os.File, error) {
+// writeTemp writes a new temporary file next to path (mode 0600) with
+// write, fsyncs it, renames it to path and returns it open for appending
+// with the bytes written. Errors wrap ErrWrite and name the operation, not
+// the temporary file (issue 36: a full disk was reported as a failure to
+// write "….jsonl.<pid>.<rand>.tmp").
+func writeTemp(path string, write func(io.Writer) (int64, error)) (*os.File, int64, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	tmp := path + "." + strconv.Itoa(os.Getpid()) + "." + hex.EncodeToString(rnd[:]) + ".tmp"
 	fd, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
+		return nil, 0, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
 	}
-	fail := func(err error) (*os.File, error) {
+	fail := func(err error) (*os.File, int64, error) {
 		fd.Close()
 		os.Remove(tmp)
-		return nil, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
+		return nil, 0, fmt.Errorf("%w: %w", ErrWrite, pathless(err))
 	}
-	if _, err := fd.Write(buf); err != nil {
+	n, err := write(fd)
+	if err != nil {
 		return fail(err)
 	}
 	if err := fd.Sync(); err != nil {
@@ -157,7 +230,7 @@ func writeTemp(path string, buf []byte) (*os.File, error) {
 		return fail(err)
 	}
 	syncDir(filepath.Dir(path))
-	return fd, nil
+	return fd, n, nil
 }
 
 // pathless drops the file name from an *fs.PathError ("write: no space
@@ -436,7 +509,7 @@ func (f *File) Rewrite(h Header, entries []*Entry, leaf *string) error {
 			}
 		}
 	}
-	fd, err := writeTemp(f.path, buf)
+	fd, _, err := writeTemp(f.path, func(w io.Writer) (int64, error) { n, err := w.Write(buf); return int64(n), err })
 	if err != nil {
 		return fmt.Errorf("rewrite %s: %w", f.path, err)
 	}

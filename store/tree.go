@@ -228,6 +228,53 @@ func (t *Tree) Path(id string) []*Entry {
 	return out
 }
 
+// Tail returns the active branch from id to the leaf, inclusive (nil when
+// id is not on the active branch). It walks up from the leaf only as far
+// as id, so its cost is the length of what it returns, not the branch's.
+func (t *Tree) Tail(id string) []*Entry {
+	i, ok := t.pos.get(t.entries, id)
+	if !ok || t.leaf == nil {
+		return nil
+	}
+	leaf, ok := t.pos.get(t.entries, *t.leaf)
+	if !ok {
+		return nil
+	}
+	steps := 0
+	cur := leaf
+	for ; cur >= 0 && cur != i; cur = t.parent[cur] {
+		if steps++; steps > len(t.entries) { // a parent cycle
+			return t.tailOf(t.Branch(), id)
+		}
+	}
+	if cur < 0 {
+		// Not an ancestor of the leaf; a repeated id may still be on
+		// the branch under another index.
+		if t.pos.n == len(t.entries) { // ids are unique
+			return nil
+		}
+		return t.tailOf(t.Branch(), id)
+	}
+	out := make([]*Entry, steps+1)
+	for cur := leaf; ; cur = t.parent[cur] {
+		out[steps] = t.entries[cur]
+		if cur == i {
+			return out
+		}
+		steps--
+	}
+}
+
+// tailOf returns branch from the first entry with id on (nil if none).
+func (t *Tree) tailOf(branch []*Entry, id string) []*Entry {
+	for k, e := range branch {
+		if e.ID == id {
+			return branch[k:]
+		}
+	}
+	return nil
+}
+
 func (t *Tree) pathNoCycle(i int32) []*Entry {
 	var out []*Entry
 	seen := map[int32]bool{}
@@ -322,13 +369,17 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 
 // AppendNodesJSON appends nodes as a JSON array of {"entry", "children",
 // "label"?} objects. It does not recurse, so any depth works.
+// dst grows once, to the size the nodes' encoded lengths add up to.
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
+	size, depth := nodesJSONLen(nodes)
+	dst = slices.Grow(dst, size+nodesSlack)
 	type frame struct {
 		list []*Node
 		next int
 	}
 	dst = append(dst, '[')
-	stack := []frame{{list: nodes}}
+	stack := make([]frame, 1, depth+1)
+	stack[0] = frame{list: nodes}
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
 		if top.next == len(top.list) {
@@ -355,4 +406,37 @@ func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 		stack = append(stack, frame{list: n.Children})
 	}
 	return dst
+}
+
+// nodesSlack is room left after AppendNodesJSON's output for the caller's
+// closing bytes (rpc's envelope).
+const nodesSlack = 64
+
+// nodesJSONLen returns the length of AppendNodesJSON's output for nodes
+// (exact unless an id, type, timestamp or label needs escaping) and the
+// depth of the deepest node. It walks the nodes without recursion, like
+// AppendNodesJSON.
+func nodesJSONLen(nodes []*Node) (size, depth int) {
+	const perNode = len(`{"entry":,"children":[]}`) + 1 // and a comma
+	type level struct {
+		list  []*Node
+		depth int
+	}
+	size = 2
+	stack := []level{{nodes, 1}}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		depth = max(depth, top.depth)
+		for _, n := range top.list {
+			size += perNode + n.Entry.jsonLen()
+			if n.Label != "" {
+				size += len(`,"label":""`) + len(n.Label)
+			}
+			if len(n.Children) > 0 {
+				stack = append(stack, level{n.Children, top.depth + 1})
+			}
+		}
+	}
+	return size, depth + 1
 }

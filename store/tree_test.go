@@ -248,3 +248,65 @@ func TestFork(t *testing.T) {
 		}
 	})
 }
+
+// TestTreeTail checks Tail against the branch it is a suffix of, for every
+// entry of the fixture at several leaves, in a tree with a parent cycle
+// and after a repeated id.
+func TestTreeTail(t *testing.T) {
+	_, tr := treeFixture(t)
+	cyc := store.NewTree([]*store.Entry{msgEntry("a", ptr("b"), "a"), msgEntry("b", ptr("a"), "b")}, ptr("a"))
+	dup := store.NewTree([]*store.Entry{msgEntry("r", nil, "r"), msgEntry("x", ptr("r"), "x"), msgEntry("x", ptr("x"), "x again")}, ptr("x"))
+	for _, c := range []struct {
+		name   string
+		tr     *store.Tree
+		leaves []*string
+	}{
+		{"fixture", tr, []*string{ptr("i"), ptr("c"), ptr("r"), nil}},
+		{"cycle", cyc, []*string{ptr("a"), ptr("b")}},
+		{"repeated id", dup, []*string{ptr("x"), ptr("r")}},
+	} {
+		for _, leaf := range c.leaves {
+			if err := c.tr.SetLeaf(leaf); err != nil {
+				t.Fatal(err)
+			}
+			branch := c.tr.Branch()
+			for _, e := range append(c.tr.Entries(), msgEntry("zz", nil, "unknown")) {
+				var want []string
+				for k, b := range branch {
+					if b.ID == e.ID {
+						want = ids(branch[k:])
+						break
+					}
+				}
+				got := c.tr.Tail(e.ID)
+				if want == nil && got != nil || want != nil && !cmp.Equal(want, ids(got)) {
+					t.Errorf("%s, leaf %v: Tail(%s) = %v, want %v", c.name, leaf, e.ID, ids(got), want)
+				}
+			}
+		}
+	}
+}
+
+// TestNodesJSONSize checks that get_tree's output is written into one
+// buffer of the size computed up front: no growth for plain ids, and the
+// exact bytes of encoding each node.
+func TestNodesJSONSize(t *testing.T) {
+	_, tr := treeFixture(t)
+	chain := make([]*store.Entry, 0, 3000)
+	var parent *string
+	for i := range cap(chain) {
+		e := msgEntry(fmt.Sprintf("c%d", i), parent, "x")
+		chain = append(chain, e)
+		parent = &e.ID
+	}
+	for name, nodes := range map[string][]*store.Node{"fixture": tr.Nodes(), "chain": store.NewTree(chain, parent).Nodes()} {
+		out := store.AppendNodesJSON(nil, nodes)
+		again := store.AppendNodesJSON(make([]byte, 0, 8), nodes)
+		if !bytes.Equal(out, again) || !json.Valid(out) {
+			t.Fatalf("%s: outputs differ or are not JSON", name)
+		}
+		if c := cap(again); c < len(again) || c > len(again)+len(again)/50+256 {
+			t.Errorf("%s: %d bytes written into a buffer of %d: sized %s", name, len(again), c, "badly")
+		}
+	}
+}

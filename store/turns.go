@@ -32,6 +32,46 @@ func (t *TurnStarts) Starts(id string, u *llm.UserMessage) bool {
 	if u.Origin != llm.OriginHost {
 		return true
 	}
+	return t.namedByRecord(id)
+}
+
+// Entry reports whether e is a user message that starts a turn. The
+// facts read when e was made (its role and origin, Entry.learn) answer
+// without decoding; only a body they could not read is decoded. A user
+// message whose facts say it starts a turn is not decoded here, so one
+// that would fail to decode counts too (the caller decodes the messages
+// it returns). A hand-written body that repeats its role is judged by
+// its first one, as isSystemEntry does.
+func (t *TurnStarts) Entry(e *Entry) bool {
+	switch f := e.facts; {
+	case e.NotUser():
+		return false
+	case f&factOrigin != 0 && f&factJoins != 0:
+		return false
+	case f&factOrigin != 0 && f&factHost != 0:
+		return t.namedByRecord(e.ID)
+	case f&factOrigin != 0:
+		return true
+	}
+	m, err := e.Message()
+	if err != nil {
+		return false
+	}
+	u, ok := m.(*llm.UserMessage)
+	return ok && t.Starts(e.ID, u)
+}
+
+// NotUser reports whether e is known, from the role read when it was
+// made, not to be a user message (a message of another role, or not a
+// message): a caller looking for user messages skips it without
+// decoding it.
+func (e *Entry) NotUser() bool {
+	return e.Type != TypeMessage || e.facts&factRole != 0 && e.facts&factUser == 0
+}
+
+// namedByRecord reports whether a checkpoint record of the entries names
+// the user message id.
+func (t *TurnStarts) namedByRecord(id string) bool {
 	if t.named == nil {
 		t.named = map[string]bool{}
 		for _, e := range t.entries {

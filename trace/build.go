@@ -32,10 +32,16 @@ type stepRecord struct {
 // builder holds the state of one Build.
 type builder struct {
 	in     Input
-	pos    map[string]int // entry id → index in in.Entries
+	pos    map[string]int // entry id → index in in.Entries (built on first use, index)
 	turnOf []int          // entry index → turn index (-1: none)
 	turns  []*Turn
 	aux    []*Aux
+	// from and to bound the window of turns the result returns: only
+	// their messages are decoded; the others feed the totals (lite.go).
+	from, to int
+	lite     map[int]*liteTurn // turn index outside the window → its tally
+	blocks   []liteBlock       // scratch of tally
+	liteBody liteBody          // scratch of tally
 	// Content kept for previews.
 	prompts map[*Turn]*llm.UserMessage
 	replies map[*Step]*llm.AssistantMessage
@@ -50,22 +56,17 @@ func Build(in Input, q Query) (*Result, error) {
 		return nil, err
 	}
 	limit, _ := q.limit()
-	b := &builder{in: in, pos: make(map[string]int, len(in.Entries)),
+	b := &builder{in: in,
 		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
 		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
-	for i, e := range in.Entries {
-		if _, dup := b.pos[e.ID]; !dup {
-			b.pos[e.ID] = i
-		}
-	}
 	b.assignTurns()
-	b.fill()
-	b.finish()
-
 	from, to, err := b.window(q, limit)
 	if err != nil {
 		return nil, err
 	}
+	b.from, b.to = from, to
+	b.fill()
+	b.finish()
 	res := &Result{
 		Trace: Trace{Version: Version, SessionID: in.SessionID, Cwd: in.Cwd, Totals: b.totals(),
 			Turns: append([]*Turn{}, b.turns[from:to]...), Aux: b.aux, Partial: in.Running, SessionFile: in.SessionFile},
@@ -88,30 +89,24 @@ func Build(in Input, q Query) (*Result, error) {
 	return res, nil
 }
 
-// startsTurn reports whether e is a user message that starts a turn
-// (store.TurnStarts), and returns the message.
-func startsTurn(starts *store.TurnStarts, e *store.Entry) (*llm.UserMessage, bool) {
-	u, ok := userMessage(e)
-	if !ok || !starts.Starts(e.ID, u) {
-		return u, false
+// index returns the index of the first entry with id in the selection.
+func (b *builder) index(id string) (int, bool) {
+	if b.pos == nil {
+		b.pos = make(map[string]int, len(b.in.Entries))
+		for i, e := range b.in.Entries {
+			if _, dup := b.pos[e.ID]; !dup {
+				b.pos[e.ID] = i
+			}
+		}
 	}
-	return u, true
-}
-
-func userMessage(e *store.Entry) (*llm.UserMessage, bool) {
-	if e.Type != store.TypeMessage {
-		return nil, false
-	}
-	m, err := e.Message()
-	if err != nil {
-		return nil, false
-	}
-	u, ok := m.(*llm.UserMessage)
-	return u, ok
+	i, ok := b.pos[id]
+	return i, ok
 }
 
 // assignTurns creates the turns (in selection order) and maps every entry
 // to the turn of its nearest ancestor (itself included) that starts one.
+// Turn starts come from the facts the store read with each entry
+// (store.TurnStarts.Entry); no message is decoded here.
 func (b *builder) assignTurns() {
 	const unknown = -2
 	b.turnOf = make([]int, len(b.in.Entries))
@@ -120,9 +115,8 @@ func (b *builder) assignTurns() {
 	}
 	starts := store.NewTurnStarts(b.in.Entries)
 	for i, e := range b.in.Entries {
-		if u, ok := startsTurn(starts, e); ok {
-			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}, StartedAt: u.Timestamp}
-			b.prompts[t] = u
+		if starts.Entry(e) {
+			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}}
 			b.turnOf[i] = len(b.turns)
 			b.turns = append(b.turns, t)
 		}
@@ -141,7 +135,12 @@ func (b *builder) assignTurns() {
 			if p == nil {
 				break
 			}
-			next, ok := b.pos[*p]
+			// On a branch the parent is the entry before; look it up
+			// only when it is not.
+			next, ok := cur-1, cur > 0 && b.in.Entries[cur-1].ID == *p
+			if !ok {
+				next, ok = b.index(*p)
+			}
 			if !ok || len(chain) > len(b.in.Entries) { // outside the selection, or a cycle
 				break
 			}
@@ -160,8 +159,14 @@ func (b *builder) fill() {
 		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
 			continue
 		}
-		d, err := store.CustomData[stepData](e)
-		if err != nil || d.Kind != "step" || d.AssistantEntryID == "" {
+		var d stepData
+		if !readStep(e, &d) {
+			var err error
+			if d, err = store.CustomData[stepData](e); err != nil {
+				continue
+			}
+		}
+		if d.Kind != "step" || d.AssistantEntryID == "" {
 			continue
 		}
 		if _, seen := traces[d.AssistantEntryID]; !seen {
@@ -176,8 +181,12 @@ func (b *builder) fill() {
 		}
 		switch e.Type {
 		case store.TypeMessage:
-			if turn != nil {
+			switch {
+			case turn == nil:
+			case ti >= b.from && ti < b.to:
 				b.message(turn, e, traces)
+			default:
+				b.tally(ti, turn, e, traces)
 			}
 		case store.TypeUsage:
 			var u struct {
@@ -222,6 +231,9 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 	case *llm.UserMessage:
 		if e.ID != turn.ID {
 			turn.EntryIDs = append(turn.EntryIDs, e.ID)
+		} else {
+			b.prompts[turn] = m
+			turn.StartedAt = m.Timestamp
 		}
 	case *llm.AssistantMessage:
 		b.step(turn, e, m, traces)
@@ -315,11 +327,18 @@ func hitRatio(input, cacheRead, cacheWrite int) float64 {
 func (b *builder) finish() {
 	running := -1
 	if b.in.Running && b.in.Leaf != nil {
-		if i, ok := b.pos[*b.in.Leaf]; ok {
+		n := len(b.in.Entries)
+		if n > 0 && b.in.Entries[n-1].ID == *b.in.Leaf { // the usual case: the branch ends at the leaf
+			running = b.turnOf[n-1]
+		} else if i, ok := b.index(*b.in.Leaf); ok {
 			running = b.turnOf[i]
 		}
 	}
 	for ti, t := range b.turns {
+		if l := b.lite[ti]; l != nil {
+			l.finish(t)
+			continue
+		}
 		u := &t.Usage
 		for _, s := range t.Steps {
 			u.Requests++
@@ -390,7 +409,13 @@ func (b *builder) window(q Query, limit int) (from, to int, err error) {
 		}
 		return 0, 0, invalid("before %s is not a turn on this branch", q.Before)
 	case q.Since != "":
-		i, ok := b.pos[q.Since]
+		// The last entry with that id, looked for from the end: paging
+		// forward asks for what follows a recent entry.
+		i, ok := len(b.in.Entries)-1, false
+		for ; i >= 0 && !ok; i-- {
+			ok = b.in.Entries[i].ID == q.Since
+		}
+		i++
 		if !ok {
 			return 0, n, nil // not in the selection: start over
 		}

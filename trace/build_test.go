@@ -487,3 +487,56 @@ func TestHostMessageTurns(t *testing.T) {
 		t.Errorf("turn entryIds %v do not hold the queued host message %s", got, h2)
 	}
 }
+
+// TestTotalsIndependentOfWindow: turns outside the window are tallied
+// without decoding their messages (lite.go); the totals, and each turn's
+// usage and times, must be what the full build of the same turn gives.
+func TestTotalsIndependentOfWindow(t *testing.T) {
+	s := newSession()
+	s.add(store.ModelChangeEntry("fake", "echo", ""))
+	s.user("first", "")
+	a := s.reply("", usage(10, 2, 3, 4), call{"c1", "read", `{"path":"a"}`}, call{"c2", "bash", `{}`})
+	s.result("c2", "bash", "out", true)
+	s.result("c1", "read", "text", false)
+	s.result("c1", "read", "unmatched", false)
+	s.reply("done", usage(5, 1, 0, 0))
+	_ = a
+	s.user("steer", llm.OriginSteer)
+	s.user("second", "")
+	e := s.assistant("", llm.StopError, usage(1, 0, 0, 0))
+	s.add(store.ContextEditEntry(e, nil, "retry"))
+	s.reply("", usage(7, 3, 1, 0), call{"call_0", "read", `{}`})
+	s.result("call_0", "read", "x", false)
+	s.reply("", usage(7, 3, 1, 0), call{"call_0", "read", `{}`})
+	s.tick(100)
+	s.result("call_0", "read", "y", false)
+	s.add(store.UsageEntry("cache_warm", "fake", "echo", usage(2, 0, 0, 0)))
+	s.user("third, never answered", "")
+	s.user("fourth", "")
+	s.reply("ok", usage(1, 1, 1, 1))
+
+	for _, in := range []trace.Input{s.input(false), s.all(false)} {
+		full := build(t, in, trace.Query{TurnLimit: limit(500)})
+		if len(full.Trace.Turns) != 4 {
+			t.Fatalf("turns %v", turnIDs(full))
+		}
+		for n := 1; n <= 4; n++ {
+			r := build(t, in, trace.Query{TurnLimit: limit(float64(n))})
+			if r.Trace.Totals != full.Trace.Totals {
+				t.Errorf("window of %d: totals %+v, want %+v", n, r.Trace.Totals, full.Trace.Totals)
+			}
+		}
+		// Each turn, built in a window of its own, matches the full build.
+		for i, want := range full.Trace.Turns {
+			q := trace.Query{TurnLimit: limit(1)}
+			if i+1 < len(full.Trace.Turns) {
+				q.Before = full.Trace.Turns[i+1].ID
+			}
+			got := build(t, in, q).Trace.Turns[0]
+			if got.Usage != want.Usage || got.StartedAt != want.StartedAt || got.EndedAt != want.EndedAt {
+				t.Errorf("turn %d alone: usage %+v %d-%d, in full %+v %d-%d", i, got.Usage, got.StartedAt, got.EndedAt,
+					want.Usage, want.StartedAt, want.EndedAt)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package jsonobj
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf8"
 )
@@ -15,6 +16,14 @@ import (
 // Written by hand: encoding/json has no way to visit an object's members
 // without decoding (and copying) their values.
 func Members(b []byte, fn func(key string, val []byte)) bool {
+	return RawMembers(b, func(key, val []byte) { fn(decodeKey(key), val) })
+}
+
+// RawMembers is Members with the key as it is written: its raw JSON
+// string, quotes and escapes included, a sub-slice of b like the value.
+// For callers that compare many keys against a few names and would
+// rather not make a string of each.
+func RawMembers(b []byte, fn func(key, val []byte)) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -31,7 +40,7 @@ func Members(b []byte, fn func(key string, val []byte)) bool {
 		if end < 0 {
 			return false
 		}
-		key := decodeKey(b[i:end])
+		key := b[i:end]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
 			return false
@@ -118,15 +127,24 @@ func skipValue(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		for j := i + 1; j < len(b); j++ {
-			switch b[j] {
-			case '\\':
-				j++
-			case '"':
-				return j + 1
+		// The closing quote is the first one not escaped: found with
+		// IndexByte (a long string costs a memchr), then the backslashes
+		// before it are counted.
+		for j := i + 1; ; {
+			q := bytes.IndexByte(b[j:], '"')
+			if q < 0 {
+				return -1
 			}
+			q += j
+			n := 0
+			for k := q - 1; k > i && b[k] == '\\'; k-- {
+				n++
+			}
+			if n%2 == 0 {
+				return q + 1
+			}
+			j = q + 1
 		}
-		return -1
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {

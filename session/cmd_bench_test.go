@@ -1,0 +1,276 @@
+package session
+
+// Benchmarks of the commands that read a long branch (issue 37): rewind,
+// get_trace, get_tree and fork, each at 1k, 100k and (with AMA_BENCH_1M=1,
+// so that `make bench` stays minutes, not an hour) 1M entries. Every
+// iteration works on a freshly resumed session (the resume is not timed):
+// a command's first call in a process is the one that counts, since
+// decoded messages are cached afterwards. get_tree and fork run next to
+// their floor, writing the same bytes (fork: with the same fsync).
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/armadra/ama-rpc/store"
+	"github.com/armadra/ama-rpc/trace"
+)
+
+// cmdSizes are the session sizes of the command benchmarks.
+func cmdSizes() []int {
+	sizes := []int{1_000, 100_000}
+	if os.Getenv("AMA_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	return sizes
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
+}
+
+// lastUserID is the id of the last user message of a generated session of
+// n entries (writePerfSession: user messages at i%7 == 0, i > 3).
+func lastUserID(n int) string { return fmt.Sprintf("%08x", n-n%7) }
+
+// meter measures the process CPU time while the benchmark timer runs
+// (cpuMeter counts the untimed resumes too) and reports it as cpu-ms/op.
+type meter struct {
+	b     *testing.B
+	start time.Duration
+	sum   time.Duration
+}
+
+func newMeter(b *testing.B) *meter {
+	m := &meter{b: b}
+	m.start, _ = cpuTime()
+	return m
+}
+
+// stop stops the timer and the CPU clock.
+func (m *meter) stop() {
+	m.b.StopTimer()
+	if now, ok := cpuTime(); ok {
+		m.sum += now - m.start
+	}
+}
+
+// resume starts them again.
+func (m *meter) resume() {
+	m.start, _ = cpuTime()
+	m.b.StartTimer()
+}
+
+// report reports the CPU per iteration.
+func (m *meter) report() {
+	m.stop()
+	if m.b.N > 0 {
+		m.b.ReportMetric(float64(m.sum.Microseconds())/1e3/float64(m.b.N), "cpu-ms/op")
+	}
+}
+
+// coldSession opens a fresh copy of a generated session with the timer
+// and the CPU clock stopped; the caller closes it.
+func coldSession(m *meter, src string, deps *Deps) *Session {
+	b := m.b
+	m.stop()
+	defer m.resume()
+	path := filepath.Join(b.TempDir(), "s.jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	s, err := Open(deps, path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkRewind is a dry-run conversation rewind to the last user
+// message (what a client's "undo the last turn" asks first).
+func BenchmarkRewind(b *testing.B) {
+	for _, n := range cmdSizes() {
+		b.Run(sizeName(n), func(b *testing.B) {
+			src, deps := perfFile(b, n, false), perfDeps(b)
+			id := lastUserID(n)
+			b.ReportAllocs()
+			m := newMeter(b)
+			for b.Loop() {
+				s := coldSession(m, src, deps)
+				res, err := s.Rewind(RewindRequest{EntryID: id, Mode: "conversation", DryRun: true})
+				if err != nil || res.Conversation == nil || res.Conversation.Draft.Text == "" {
+					b.Fatalf("rewind: %+v %v", res, err)
+				}
+				m.stop()
+				s.Close()
+				m.resume()
+			}
+			m.report()
+		})
+	}
+}
+
+// BenchmarkGetTrace is get_trace with its defaults (the active branch,
+// the last 50 turns, no content).
+func BenchmarkGetTrace(b *testing.B) {
+	for _, n := range cmdSizes() {
+		b.Run(sizeName(n), func(b *testing.B) {
+			src, deps := perfFile(b, n, false), perfDeps(b)
+			b.ReportAllocs()
+			m := newMeter(b)
+			for b.Loop() {
+				s := coldSession(m, src, deps)
+				res, err := s.Trace(trace.Query{})
+				if err != nil || len(res.Trace.Turns) != min(trace.DefaultTurnLimit, (n-3)/7) {
+					b.Fatalf("trace: %v turns, %v", len(res.Trace.Turns), err)
+				}
+				m.stop()
+				s.Close()
+				m.resume()
+			}
+			m.report()
+		})
+	}
+}
+
+// writeFloor writes data to a new file in dir (fsync: also syncing it),
+// the floor of a command that returns or writes those bytes.
+func writeFloor(b *testing.B, dir string, data []byte, fsync bool) {
+	f, err := os.CreateTemp(dir, "floor-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		b.Fatal(err)
+	}
+	if fsync {
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// BenchmarkGetTree is get_tree as the rpc server builds it (the session's
+// nodes written as JSON), next to writing the same bytes to a file.
+func BenchmarkGetTree(b *testing.B) {
+	for _, n := range cmdSizes() {
+		b.Run(sizeName(n), func(b *testing.B) {
+			src, deps := perfFile(b, n, false), perfDeps(b)
+			s := coldSession(newMeter(b), src, deps)
+			defer s.Close()
+			tree := func() []byte {
+				nodes, err := s.Tree()
+				if err != nil {
+					b.Fatal(err)
+				}
+				return store.AppendNodesJSON([]byte(`{"tree":`), nodes)
+			}
+			out := tree()
+			dir := b.TempDir()
+			b.Run("floor", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					writeFloor(b, dir, out, false)
+				}
+				cpu()
+			})
+			// The same write from a buffer made for it: on this kind of
+			// machine (a VM) faulting in tens of MB of fresh memory costs
+			// more than writing them; get_tree cannot avoid it (its
+			// response is one line the writer owns).
+			b.Run("floor-fresh", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					writeFloor(b, dir, append(make([]byte, 0, len(out)), out...), false)
+				}
+				cpu()
+			})
+			b.Run("get_tree", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				b.ReportAllocs()
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					writeFloor(b, dir, tree(), false)
+				}
+				cpu()
+			})
+		})
+	}
+}
+
+// BenchmarkFork forks a resumed session at its last entry (the whole
+// branch is written to the new file), next to writing and syncing the same
+// bytes.
+func BenchmarkFork(b *testing.B) {
+	for _, n := range cmdSizes() {
+		b.Run(sizeName(n), func(b *testing.B) {
+			src, deps := perfFile(b, n, false), perfDeps(b)
+			deps.Dirs.Sessions = b.TempDir() // the fork is written at once
+			deps.Settings.Persist = true
+			last := fmt.Sprintf("%08x", n)
+			fork := func(m *meter, s *Session) int64 {
+				f, err := s.Fork(last, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				path, _ := f.SessionFile()
+				m.stop()
+				f.Close()
+				fi, err := os.Stat(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				os.Remove(path)
+				m.resume()
+				return fi.Size()
+			}
+			m := newMeter(b)
+			s := coldSession(m, src, deps)
+			size := fork(m, s)
+			s.Close()
+			data := make([]byte, size)
+			for i := range data {
+				data[i] = 'x'
+			}
+			dir := b.TempDir()
+			b.Run("floor", func(b *testing.B) {
+				b.SetBytes(size)
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					writeFloor(b, dir, data, true)
+				}
+				cpu()
+			})
+			b.Run("fork", func(b *testing.B) {
+				b.SetBytes(size)
+				b.ReportAllocs()
+				m := newMeter(b)
+				for b.Loop() {
+					s := coldSession(m, src, deps)
+					fork(m, s)
+					m.stop()
+					s.Close()
+					m.resume()
+				}
+				m.report()
+			})
+		})
+	}
+}
