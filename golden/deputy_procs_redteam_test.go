@@ -385,7 +385,13 @@ func TestWorktreeIsolationCreatesNothingOutside(t *testing.T) {
 		links map[string]string
 		setup func(t *testing.T, r *golden.Run)
 	}{
-		{name: "link at .ama", links: map[string]string{".ama": "<root>/outside"}},
+		// Planted after start-up (as a command would): a project .ama that
+		// leads out at start-up is refused as configuration already.
+		{name: "link at .ama", setup: func(t *testing.T, r *golden.Run) {
+			if err := os.Symlink(filepath.Join(r.Root, "outside"), filepath.Join(r.Work, ".ama")); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{name: "core.worktree elsewhere", setup: func(t *testing.T, r *golden.Run) {
 			other := filepath.Join(r.Root, "outside", "other") // another repository
 			if err := os.MkdirAll(other, 0o755); err != nil {
@@ -410,10 +416,10 @@ func TestWorktreeIsolationCreatesNothingOutside(t *testing.T) {
 			gitIn(t, r.Work, "init", "-q", "-b", "main")
 			gitIn(t, r.Work, "add", "a.txt")
 			gitIn(t, r.Work, "commit", "-q", "-m", "base")
+			r.WaitFor("session_start", 1, isType("session_start"))
 			if c.setup != nil {
 				c.setup(t, r)
 			}
-			r.WaitFor("session_start", 1, isType("session_start"))
 			r.Send(`{"id":"p","type":"prompt","message":"isolate"}`)
 			r.WaitFor("agent_settled", 1, isType("agent_settled"))
 			_ = filepath.WalkDir(filepath.Join(r.Root, "outside"), func(p string, d fs.DirEntry, err error) error {
