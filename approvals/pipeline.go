@@ -326,7 +326,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 // decideAuto runs auto mode's tiers: rules (no model), allow rules and
 // session memory, static judgement, then the classifier.
 func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
-	if r := autoRuleReason(c); r != "" {
+	if r := autoRuleReason(c, pol); r != "" {
 		return Verdict{
 			Decision: Ask, Layer: "auto-rule", AskReason: "mode",
 			Reason: "Auto mode asks before this: " + r + ".",
@@ -365,7 +365,7 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 
 // autoRuleReason is auto mode's rule tier: secret paths, protected writes,
 // and for bash network, deletion, write targets and secret arguments.
-func autoRuleReason(c *callCtx) string {
+func autoRuleReason(c *callCtx, pol *Policy) string {
 	switch {
 	case c.isBash:
 		if c.bgQuery || c.bash == nil {
@@ -384,6 +384,9 @@ func autoRuleReason(c *callCtx) string {
 		if r := secretReason(c.lexPath); r != "" {
 			return "touches " + r
 		}
+	}
+	if r := pol.Safety.keyReason(c.path); r != "" {
+		return "touches " + r
 	}
 	if c.class == ClassWrite {
 		if r := protectedWriteReason(c.path, c.root); r != "" {
