@@ -717,10 +717,17 @@ func safetyFiles(paths config.Paths, sessionsDir, profilePath, cwd string, profi
 			s.Dirs = append(s.Dirs, d)
 		}
 	}
+	if d := abs(paths.Config); d != "" {
+		s.Keys = append(s.Keys, d)
+	}
+	if d := abs(paths.Data); d != "" {
+		s.Keys = append(s.Keys, filepath.Join(d, "auth.json"))
+	}
 	if profile != nil {
 		for _, f := range []string{profilePath, profile.HooksFile, profile.Config} {
 			if f = abs(f); f != "" {
 				s.Files = append(s.Files, f)
+				s.Keys = append(s.Keys, f)
 			}
 		}
 	}

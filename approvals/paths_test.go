@@ -147,3 +147,30 @@ func noBuiltins(t *testing.T, mode approvals.Mode, allow ...string) *approvals.P
 	}
 	return p
 }
+
+// ama's files found at startup (a relocated config directory, a profile):
+// no tool writes them in any mode; auto mode asks before reading those
+// that can hold keys, other modes read them as usual.
+func TestSafetyFilesOfTheProcess(t *testing.T) {
+	for _, mode := range approvals.Modes {
+		p := noBuiltins(t, mode)
+		p.Safety = approvals.Safety{Dirs: []string{"/cfg/ama", "/data/ama"}, Files: []string{"/etc/prof.json"},
+			Keys: []string{"/cfg/ama", "/data/ama/auth.json", "/etc/prof.json"}}
+		for _, w := range []string{"/cfg/ama/hooks.json", "/data/ama/sessions/x.jsonl", "/etc/prof.json", "/data/ama"} {
+			if v := approvals.Decide(pathCall("write", approvals.ClassWrite, w), p, nil); v.Decision != approvals.Deny || v.Layer != "safety" {
+				t.Errorf("%s: write %s: %s/%s", mode, w, v.Decision, v.Layer)
+			}
+		}
+		for _, r := range []string{"/cfg/ama/config.json", "/data/ama/auth.json", "/etc/prof.json"} {
+			v := approvals.Decide(pathCall("read", approvals.ClassRead, r), p, nil)
+			if mode == approvals.ModeAuto && (v.Decision != approvals.Ask || !strings.Contains(v.Reason, "ama")) {
+				t.Errorf("auto: read %s: %s (%s)", r, v.Decision, v.Reason)
+			}
+		}
+		if mode == approvals.ModeAuto {
+			if v := approvals.Decide(pathCall("read", approvals.ClassRead, "/data/ama/tool-output/s/bash-1.txt"), p, nil); v.Decision != approvals.Allow {
+				t.Errorf("auto: read of a cut output: %s (%s)", v.Decision, v.Reason)
+			}
+		}
+	}
+}

@@ -333,7 +333,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 // decideAuto runs auto mode's tiers: rules (no model), allow rules and
 // session memory, static judgement, then the classifier.
 func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
-	if r := autoRuleReason(c, pol.Private); r != "" {
+	if r := autoRuleReason(c, pol); r != "" {
 		return Verdict{
 			Decision: Ask, Layer: "auto-rule", AskReason: "mode",
 			Reason: "Auto mode asks before this: " + r + ".",
@@ -372,7 +372,8 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 
 // autoRuleReason is auto mode's rule tier: secret paths, protected writes,
 // and for bash network, deletion, write targets and secret arguments.
-func autoRuleReason(c *callCtx, private []string) string {
+func autoRuleReason(c *callCtx, pol *Policy) string {
+	private := pol.Private
 	switch {
 	case c.isBash:
 		if c.bgQuery || c.bash == nil {
@@ -394,6 +395,9 @@ func autoRuleReason(c *callCtx, private []string) string {
 	}
 	if r := c.walkReason(private); r != "" {
 		return r
+	}
+	if r := pol.Safety.keyReason(c.path); r != "" {
+		return "touches " + r
 	}
 	if c.class == ClassWrite {
 		if r := protectedWriteReason(c.path, c.root); r != "" {

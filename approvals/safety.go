@@ -32,6 +32,25 @@ const SafetyProjectDir = ".ama"
 type Safety struct {
 	Dirs  []string
 	Files []string
+	// Keys are the directories and files among them that can hold API
+	// keys (the resolved config directory, auth.json, profile files): a
+	// read is a secret read, so auto mode asks. The defaults under HOME
+	// are in internal/secrets already.
+	Keys []string
+}
+
+// keyReason says why reading p (absolute, cleaned) is a secret read of
+// ama's own files, or returns "".
+func (s *Safety) keyReason(p string) string {
+	if s == nil || p == "" {
+		return ""
+	}
+	for _, k := range s.Keys {
+		if within(p, k) {
+			return "ama's configuration, which can hold API keys (" + p + ")"
+		}
+	}
+	return ""
 }
 
 // safetyReason says why p (absolute, cleaned) is one of ama's safety files
