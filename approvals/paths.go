@@ -88,16 +88,7 @@ func strictlyWithin(p, root string) bool { return p != root && within(p, root) }
 
 // hasComponent reports whether one of the slash-separated components of p
 // equals name (ignoring case).
-func hasComponent(p, name string) bool {
-	for p != "" {
-		var c string
-		c, p, _ = strings.Cut(p, "/")
-		if strings.EqualFold(c, name) {
-			return true
-		}
-	}
-	return false
-}
+func hasComponent(p, name string) bool { return secrets.HasComponent(p, name) }
 
 // isDeviceSink reports the output devices that are never treated as writes.
 func isDeviceSink(p string) bool {

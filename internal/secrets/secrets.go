@@ -188,7 +188,7 @@ func Reason(p string) string {
 		}
 	}
 	for _, dir := range credentialDirs {
-		if hasComponent(p, dir) {
+		if HasComponent(p, dir) {
 			return "credentials directory " + dir
 		}
 	}
@@ -203,7 +203,7 @@ func Reason(p string) string {
 	if strings.HasPrefix(p, "/proc/") && (base == "environ" || base == "cmdline") {
 		return "process environment " + p + " (holds credentials)"
 	}
-	if strings.HasPrefix(p, "/proc/") && (base == "mem" || hasComponent(p, "fd") || hasComponent(p, "map_files")) {
+	if strings.HasPrefix(p, "/proc/") && (base == "mem" || HasComponent(p, "fd") || HasComponent(p, "map_files")) {
 		return "another process's memory or open files " + p
 	}
 	if base == "auth.json" {
@@ -240,9 +240,9 @@ func GlobReason(word string) string {
 	return ""
 }
 
-// hasComponent reports whether one of the slash-separated components of p
+// HasComponent reports whether one of the slash-separated components of p
 // equals name (ignoring case).
-func hasComponent(p, name string) bool {
+func HasComponent(p, name string) bool {
 	for p != "" {
 		var c string
 		c, p, _ = strings.Cut(p, "/")
