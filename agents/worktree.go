@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
 // worktree is the git worktree of a task with isolation "worktree"
