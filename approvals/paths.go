@@ -73,15 +73,7 @@ func resolveToolPath(p, cwd, home string) (string, bool) {
 }
 
 // within reports whether p is root or lies below it.
-func within(p, root string) bool {
-	if root == "" || p == "" {
-		return false
-	}
-	if root == "/" {
-		return p[0] == '/'
-	}
-	return p == root || (strings.HasPrefix(p, root) && len(p) > len(root) && p[len(root)] == '/')
-}
+func within(p, root string) bool { return secrets.Within(p, root) }
 
 // strictlyWithin reports whether p lies below root (root itself excluded).
 func strictlyWithin(p, root string) bool { return p != root && within(p, root) }

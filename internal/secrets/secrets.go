@@ -60,7 +60,7 @@ func PrivateDirs(data, sessions string) []string {
 // cleaned, from PrivateDirs), or returns "".
 func PrivateReason(p string, private []string) string {
 	for _, d := range private {
-		if within(p, d) {
+		if Within(p, d) {
 			return "ama's private data " + d + " (other sessions, checkpoints or the API key)"
 		}
 	}
@@ -83,7 +83,7 @@ func ReachesSecret(root, home string, private ...string) string {
 		return ""
 	case root == "/":
 		return "the whole file system (it holds credentials, /proc and /sys)"
-	case within(root, "/proc") || within(root, "/sys"):
+	case Within(root, "/proc") || Within(root, "/sys"):
 		return root + " (process environments and command lines hold credentials)"
 	}
 	if home != "" {
@@ -91,9 +91,9 @@ func ReachesSecret(root, home string, private ...string) string {
 		switch {
 		case root == home:
 			return "the home directory " + root + " (it holds ~/" + HomePaths[0] + " and other credential stores)"
-		case within(home, root):
+		case Within(home, root):
 			return root + " (it holds the home directory " + home + ")"
-		case within(root, home) && home != "/":
+		case Within(root, home) && home != "/":
 			// root lies in HOME: it reaches a store whose relative path
 			// starts with root's.
 			rest := root[len(home)+1:]
@@ -104,24 +104,25 @@ func ReachesSecret(root, home string, private ...string) string {
 			}
 		}
 	}
-	if root == "/root" || within(root, "/root") && home != "/root" && !within(root, home) {
+	if root == "/root" || Within(root, "/root") && home != "/root" && !Within(root, home) {
 		return "the home directory of root (" + root + ")"
 	}
 	for _, hp := range homeParents {
-		if root == hp || path.Dir(root) == hp && (home == "" || !within(home, root)) {
+		if root == hp || path.Dir(root) == hp && (home == "" || !Within(home, root)) {
 			return "home directories of other users (" + root + ")"
 		}
 	}
 	for _, d := range private {
-		if within(d, root) && d != root {
+		if Within(d, root) && d != root {
 			return root + " (it holds ama's private data " + d + ")"
 		}
 	}
 	return ""
 }
 
-// within reports whether p is root or lies below it (both cleaned).
-func within(p, root string) bool {
+// Within reports whether p is root or lies below it (both cleaned; an
+// empty path or root is never within).
+func Within(p, root string) bool {
 	if root == "" || p == "" {
 		return false
 	}
