@@ -336,15 +336,7 @@ func step(op string, a []string, js *jailState) error {
 		if _, err := os.Lstat(a[0]); err != nil {
 			return nil
 		}
-		fd, err := openTree(a[0], 0)
-		if err != nil {
-			return err
-		}
-		defer syscall.Close(fd)
-		if err := setattr(fd, "", atEmptyPath|atRecursive, mountAttrRdonly); err != nil {
-			return err
-		}
-		return moveMount(fd, a[0])
+		return readOnlyOver(a[0], a[0], atRecursive)
 	case OpHide:
 		var st syscall.Stat_t
 		if err := syscall.Stat(a[0], &st); err != nil {
@@ -359,31 +351,15 @@ func step(op string, a []string, js *jailState) error {
 			return syscall.Mount("tmpfs", a[0], "tmpfs",
 				syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
 		}
-		fd, err := openTree("/dev/null", 0)
-		if err != nil {
-			return err
-		}
-		defer syscall.Close(fd)
-		if err := setattr(fd, "", atEmptyPath, mountAttrRdonly); err != nil {
-			return err
-		}
-		return moveMount(fd, a[0])
+		return readOnlyOver("/dev/null", a[0], 0)
 	case OpProc:
 		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil
 		}
-		fd, err := openTree(a[0], 0)
-		if err != nil {
-			return err
-		}
-		defer syscall.Close(fd)
 		// The top mount only: the trees mounted in it stay writable.
-		if err := setattr(fd, "", atEmptyPath, mountAttrRdonly); err != nil {
-			return err
-		}
-		return moveMount(fd, a[0])
+		return readOnlyOver(a[0], a[0], 0)
 	case OpSeal:
 		if !js.tmpfs[a[0]] {
 			return nil
@@ -424,6 +400,21 @@ func (js *jailState) mountPoint(p string, dir bool, mode uint32) error {
 		return err
 	}
 	return f.Close()
+}
+
+// readOnlyOver clones the mount tree at src, makes it read-only (the top
+// mount only, or with atRecursive every mount below it too) and moves the
+// clone over dst.
+func readOnlyOver(src, dst string, recursive uintptr) error {
+	fd, err := openTree(src, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	if err := setattr(fd, "", atEmptyPath|recursive, mountAttrRdonly); err != nil {
+		return err
+	}
+	return moveMount(fd, dst)
 }
 
 func openTree(p string, extra uintptr) (int, error) {
