@@ -33,6 +33,20 @@ type member struct {
 	raw json.RawMessage // compact
 }
 
+// appendObject appends the compact object of members to b.
+func appendObject(b []byte, members []member) []byte {
+	b = append(b, '{')
+	for i, m := range members {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, m.key)
+		b = append(b, ':')
+		b = append(b, m.raw...)
+	}
+	return append(b, '}')
+}
+
 // stdMembers decodes the top-level object text into its members, in
 // order, duplicates kept. It fails when text is not one JSON object.
 func stdMembers(text []byte) ([]member, error) {
@@ -133,16 +147,7 @@ func stdLine(text []byte) (e *Entry, leaf bool, leafID *string, err error) {
 			e.Timestamp = string(ts.raw)
 		}
 	}
-	b := []byte{'{'}
-	for i, m := range body {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, m.key)
-		b = append(b, ':')
-		b = append(b, m.raw...)
-	}
-	e.setBody(append(b, '}'))
+	e.setBody(appendObject(nil, body))
 	e.learn()
 	return e, false, nil, nil
 }

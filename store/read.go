@@ -283,16 +283,7 @@ func (p *parser) slowHeader(text []byte) (err error) {
 		}
 		return corrupt(p.path, 1, ReasonInvalidJSON)
 	}
-	canon := []byte{'{'}
-	for i, m := range ms {
-		if i > 0 {
-			canon = append(canon, ',')
-		}
-		canon = appendJSONString(canon, m.key)
-		canon = append(canon, ':')
-		canon = append(canon, m.raw...)
-	}
-	canon = append(canon, '}')
+	canon := appendObject(nil, ms)
 	var sc scanner
 	kind := sc.scan(canon)
 	h, err := parseHeader(p.path, canon, kind, sc.fields)
