@@ -341,15 +341,8 @@ func (b *builder) finish() {
 		}
 		u := &t.Usage
 		for _, s := range t.Steps {
-			u.Requests++
-			u.Input += s.Usage.Input
-			u.Output += s.Usage.Output
-			u.CacheRead += s.Usage.CacheRead
-			u.CacheWrite += s.Usage.CacheWrite
+			u.addRequest(s.Usage)
 			u.ToolCalls += len(s.Tools)
-			if s.Usage.Cost != nil {
-				u.Cost += s.Usage.Cost.Total
-			}
 			t.EndedAt = max(t.EndedAt, s.DoneAt, b.replies[s].Timestamp)
 			for _, tool := range s.Tools {
 				t.EndedAt = max(t.EndedAt, tool.EndedAt)
@@ -384,14 +377,7 @@ func (b *builder) totals() Usage {
 		u.DurationMs += t.Usage.DurationMs
 	}
 	for _, a := range b.aux {
-		u.Requests++
-		u.Input += a.Usage.Input
-		u.Output += a.Usage.Output
-		u.CacheRead += a.Usage.CacheRead
-		u.CacheWrite += a.Usage.CacheWrite
-		if a.Usage.Cost != nil {
-			u.Cost += a.Usage.Cost.Total
-		}
+		u.addRequest(a.Usage)
 	}
 	u.CacheHitRatio = hitRatio(u.Input, u.CacheRead, u.CacheWrite)
 	return u

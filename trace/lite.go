@@ -83,14 +83,7 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, traces map[string]st
 		}
 	case llm.RoleAssistant:
 		u := &l.usage
-		u.Requests++
-		u.Input += m.Usage.Input
-		u.Output += m.Usage.Output
-		u.CacheRead += m.Usage.CacheRead
-		u.CacheWrite += m.Usage.CacheWrite
-		if m.Usage.Cost != nil {
-			u.Cost += m.Usage.Cost.Total
-		}
+		u.addRequest(m.Usage)
 		var calls []liteCall
 		for _, c := range blocks {
 			if c.Type == "toolCall" {

@@ -102,6 +102,18 @@ type Usage struct {
 	CacheHitRatio float64 `json:"cacheHitRatio"`
 }
 
+// addRequest counts one model request and its usage.
+func (u *Usage) addRequest(x llm.Usage) {
+	u.Requests++
+	u.Input += x.Input
+	u.Output += x.Output
+	u.CacheRead += x.CacheRead
+	u.CacheWrite += x.CacheWrite
+	if x.Cost != nil {
+		u.Cost += x.Cost.Total
+	}
+}
+
 // Turn is one turn: the user message that started it (its id), the
 // steering and follow-up messages that joined it, and its model requests.
 type Turn struct {
