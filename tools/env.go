@@ -71,7 +71,3 @@ func (e *Env) CommandEnviron() []string {
 	return childenv.Environ(pol, extra...)
 }
 
-// CommandEnv builds a command environment from base (KEY=VALUE entries).
-func CommandEnv(base []string, pol EnvPolicy, extra []string) []string {
-	return childenv.Scrub(base, pol, extra)
-}

@@ -6,35 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/tools"
 )
-
-func TestCommandEnvRemovesCredentials(t *testing.T) {
-	base := []string{"PATH=/bin", "HOME=/h", "OPENAI_API_KEY=sk-1", "ANTHROPIC_API_KEY=a", "AMA_API_KEY_MINE=m",
-		"OPENROUTER_API_KEY=o", "MY_KEY=x", "OPENAI_BASE_URL=https://h/v1", "VLLM_BASE_URL=https://u:p@h/v1",
-		"X_BASE_URL=https://h/v1?key=secret", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me",
-		"KEEP_API_TOKEN=t", "GROQ_API_KEY=g"}
-	got := tools.CommandEnv(base, tools.EnvPolicy{Hide: []string{"MY_KEY"}, Pass: []string{"GROQ_API_KEY"}}, []string{"EXTRA=1"})
-	for _, gone := range []string{"OPENAI_API_KEY=", "ANTHROPIC_API_KEY=", "AMA_API_KEY_MINE=", "OPENROUTER_API_KEY=",
-		"MY_KEY=", "VLLM_BASE_URL=", "X_BASE_URL="} {
-		for _, kv := range got {
-			if strings.HasPrefix(kv, gone) {
-				t.Errorf("%s still set", kv)
-			}
-		}
-	}
-	for _, kept := range []string{"PATH=/bin", "HOME=/h", "OPENAI_BASE_URL=https://h/v1", "KEEP_API_TOKEN=t", "GROQ_API_KEY=g",
-		"GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me", "GIT_CONFIG_KEY_1=safe.bareRepository",
-		"GIT_CONFIG_VALUE_1=explicit", "GIT_CONFIG_KEY_2=core.fsmonitor", "GIT_CONFIG_VALUE_2=false", "GIT_CONFIG_COUNT=4", "EXTRA=1"} {
-		if !slices.Contains(got, kept) {
-			t.Errorf("%s missing from %v", kept, got)
-		}
-	}
-}
 
 // The provider key of the server never reaches a command, unless the user
 // config passes it through.
