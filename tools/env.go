@@ -70,4 +70,3 @@ func (e *Env) CommandEnviron() []string {
 	}
 	return childenv.Environ(pol, extra...)
 }
-
