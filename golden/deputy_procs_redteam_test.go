@@ -382,7 +382,6 @@ func TestWorktreeIsolationCreatesNothingOutside(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		links map[string]string
 		setup func(t *testing.T, r *golden.Run)
 	}{
 		// Planted after start-up (as a command would): a project .ama that
@@ -411,7 +410,6 @@ func TestWorktreeIsolationCreatesNothingOutside(t *testing.T) {
 					textReply("done")),
 				Files: map[string]string{"a.txt": "a\n"},
 				Dirs:  []string{"outside"},
-				Links: c.links,
 			})
 			gitIn(t, r.Work, "init", "-q", "-b", "main")
 			gitIn(t, r.Work, "add", "a.txt")
