@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -40,6 +42,16 @@ type Flags struct {
 	AgentDirs multiFlag
 	Trust     bool
 	NoTrust   bool
+	// Print mode (-p, see package printmode): the prompt words, the
+	// output format, the run's budgets (MaxCost also applies to rpc and
+	// acp), stdin and image intake.
+	Print        bool
+	Prompt       []string
+	OutputFormat string
+	MaxTurns     int
+	MaxCost      float64
+	NoStdin      bool
+	Images       multiFlag
 }
 
 type multiFlag []string
@@ -83,16 +95,39 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
 	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json and .ama/agents definitions")
 	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json and .ama/agents are skipped)")
+	fs.BoolVar(&f.Print, "p", false, "print mode: run the prompt (arguments and/or piped stdin) unattended, print the result, exit")
+	fs.BoolVar(&f.Print, "print", false, "same as -p")
+	fs.StringVar(&f.OutputFormat, "output-format", "text", "with -p: text (the final answer), json (one result object) or stream-json (the events, one per line)")
+	fs.IntVar(&f.MaxTurns, "max-turns", 0, "with -p: end the run after this many model replies (exit 8)")
+	fs.Float64Var(&f.MaxCost, "max-cost", 0, "end a run once its replies cost this many USD (from the model's prices; -p exits 8)")
+	fs.BoolVar(&f.NoStdin, "no-stdin", false, "with -p: never read stdin")
+	fs.Var(&f.Images, "image", "with -p: attach this image file to the prompt (repeatable)")
 	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fs.SetOutput(usage)
-			printUsage(usage, fs)
+	// Flags and prompt words may interleave (`-p hi --model fake/echo`);
+	// `--` ends the flags.
+	for rest := args; ; {
+		if err := fs.Parse(rest); err != nil {
+			if err == flag.ErrHelp {
+				fs.SetOutput(usage)
+				printUsage(usage, fs)
+			}
+			return nil, err
 		}
-		return nil, err
+		left := fs.Args()
+		if used := len(rest) - len(left); used > 0 && rest[used-1] == "--" {
+			f.Prompt = append(f.Prompt, left...)
+			break
+		}
+		if len(left) == 0 {
+			break
+		}
+		f.Prompt = append(f.Prompt, left[0])
+		rest = left[1:]
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := checkPrintFlags(f, set); err != nil {
+		return nil, err
 	}
 	if f.Mode != "rpc" && f.Mode != "acp" {
 		return nil, fmt.Errorf("--mode must be rpc or acp, not %q", f.Mode)
@@ -121,6 +156,39 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	return f, nil
 }
 
+// checkPrintFlags refuses the print-mode flags outside -p and -p with a
+// protocol mode (usage errors, exit 2).
+func checkPrintFlags(f *Flags, set map[string]bool) error {
+	if !f.Print {
+		if len(f.Prompt) > 0 {
+			return fmt.Errorf("unexpected argument %q (a prompt needs -p)", f.Prompt[0])
+		}
+		for _, n := range []string{"output-format", "max-turns", "no-stdin", "image"} {
+			if set[n] {
+				return fmt.Errorf("--%s needs -p", n)
+			}
+		}
+	}
+	if f.Print && set["mode"] {
+		return fmt.Errorf("-p cannot be combined with --mode %s", f.Mode)
+	}
+	switch f.OutputFormat {
+	case "text", "json", "stream-json":
+	default:
+		return fmt.Errorf("--output-format must be text, json or stream-json, not %q", f.OutputFormat)
+	}
+	if set["max-turns"] && f.MaxTurns < 1 {
+		return fmt.Errorf("--max-turns must be an integer of at least 1, not %d", f.MaxTurns)
+	}
+	if set["max-cost"] && (math.IsNaN(f.MaxCost) || math.IsInf(f.MaxCost, 0) || f.MaxCost <= 0) {
+		return fmt.Errorf("--max-cost must be a finite number of USD above 0, not %v", f.MaxCost)
+	}
+	if f.NoStdin && slices.Contains(f.Prompt, "-") {
+		return fmt.Errorf("a prompt word - (read stdin) cannot be combined with --no-stdin")
+	}
+	return nil
+}
+
 // uuidShape is the form of session ids (ACP session ids are UUIDs, and the
 // id is part of the session file name).
 var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -141,6 +209,7 @@ func printUsage(w io.Writer, fs *flag.FlagSet) {
 
 Usage:
   ama-rpc [flags]                    serve --mode rpc (default) or --mode acp on stdin/stdout
+  ama-rpc -p [flags] [prompt…] [-]   print mode: run one prompt unattended, print the result, exit
   ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]
                                      print the stored sessions, one JSON object per line
   ama-rpc explain [--cwd dir] [--permission-mode m] [--allow r] [--deny r] [--unattended]
@@ -165,11 +234,16 @@ Environment:
 
 Exit codes:
   0        stdin ended and every started run finished (also --help, --version, help)
-  2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID)
+  1        -p: the run failed (model error, blocked prompt) or was aborted
+  2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID,
+           print-mode flags without -p, -p without a prompt, an unusable image)
   3        configuration error (unreadable or invalid config file, missing cwd)
   4        no usable model (none given, unknown provider or model, missing key); --mode acp answers -32000 instead
   5        session file missing, corrupt, locked or of another directory
   6        host adapter failed to load or start (missing file, load error, create() failed or timed out, no Node)
+  7        -p: a tool call was denied (and nothing worse happened)
+  8        -p: a budget (--max-turns, --max-cost, limits.*) ended the run
+  9        -p: a plan awaits approval (plan.unattended: stop)
   78       host adapter wants another host API version
   130/143  SIGINT / SIGTERM
 `)

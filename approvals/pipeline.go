@@ -57,6 +57,8 @@ type Verdict struct {
 	Auto *AutoDecision
 	// Sandboxed is set when the sandbox free pass allowed the call.
 	Sandboxed bool
+	// Unattended is set when Finalize turned an ask into this deny.
+	Unattended bool
 }
 
 // Texts shown to the model or the user.
@@ -104,6 +106,7 @@ func Finalize(v Verdict, pol *Policy) Verdict {
 	if pol != nil && pol.Unattended && v.Decision == Ask {
 		v.Decision = Deny
 		v.Classify = false
+		v.Unattended = true
 		v.Reason = unattendedText + ": " + v.Reason
 	}
 	return v

@@ -173,7 +173,28 @@ type ToolExecutionEnd struct {
 	// Dangerous are the stable ids of the dangerous-list categories that
 	// refused or asked about the call (approvals.DangerIDs).
 	Dangerous []string `json:"dangerous,omitempty"`
+	// Denial says who refused a denied call (nil otherwise). It is not on
+	// the rpc wire (whose shape is ama's); print mode reports it.
+	Denial *Denial `json:"-"`
 }
+
+// Denial is why a tool call was refused: the Layer that refused it (a
+// permission pipeline step such as deny-rule, dangerous, mode, plan,
+// allowlist, safety, classifier; or hook, read-only) and a Code: denied
+// (refused outright), unattended (it needed an approval nobody could give),
+// not_approved (asked and refused or unanswered), aborted (the run ended).
+type Denial struct {
+	Layer string `json:"layer"`
+	Code  string `json:"code"`
+}
+
+// The Denial codes.
+const (
+	DenialDenied      = "denied"
+	DenialUnattended  = "unattended"
+	DenialNotApproved = "not_approved"
+	DenialAborted     = "aborted"
+)
 
 // PermissionRequest asks the host to approve a tool call.
 type PermissionRequest struct {

@@ -64,9 +64,14 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	case approvals.Allow:
 		return true, "", auto
 	case approvals.Deny:
+		p.denial = &events.Denial{Layer: v.Layer, Code: events.DenialDenied}
+		if v.Unattended {
+			p.denial.Code = events.DenialUnattended
+		}
 		return false, v.Reason, auto
 	}
 	if s.readOnly { // read-only sub-agent: nobody is asked
+		p.denial = &events.Denial{Layer: "read-only", Code: events.DenialUnattended}
 		return false, readOnlyDenial, auto
 	}
 	hookReason := ""
@@ -80,6 +85,7 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		pol.memory.Remember(call)
 		return true, "", auto
 	}
+	p.denial = &events.Denial{Layer: v.Layer, Code: events.DenialNotApproved}
 	return false, "Not run: this call needed approval and was not approved (" + v.Reason + ")", auto
 }
 

@@ -20,6 +20,7 @@ type preparedCall struct {
 	res    *tools.Resolved // the one interpretation verdict, preview, checkpoint and execution use
 	result *tools.Result   // set when the call ends before execution
 	denied bool
+	denial *events.Denial  // who refused the call (set with denied)
 	auto   any             // autoDecision of the permission step (auto mode)
 	danger []string        // ids of the dangerous-list entries the verdict hit
 	orig   json.RawMessage // the model's arguments when a hook replaced them
@@ -116,6 +117,9 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 	gate := s.preToolUse(r, env, tc, p.parent)
 	if gate.result != nil {
 		p.result, p.denied = gate.result, gate.denied
+		if gate.denied {
+			p.denial = &events.Denial{Layer: "hook", Code: events.DenialDenied}
+		}
 		return
 	}
 	if gate.args != nil {
@@ -131,6 +135,7 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 		p.denied = true
 		if r.ctx.Err() != nil {
 			denyText = "aborted by user"
+			p.denial = &events.Denial{Layer: "abort", Code: events.DenialAborted}
 		}
 		p.result = tools.ErrorResult(denyText)
 	}
@@ -243,7 +248,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText, Terminate: res.Terminate},
-		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger,
+		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger, Denial: p.denial,
 	})
 }
 
