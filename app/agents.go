@@ -46,7 +46,7 @@ func wireAgents(deps *session.Deps, active []string, cfg config.Subagents, ext c
 		types = append(types, probe.ListedExternals()...)
 	}
 	catalog := agents.NewCatalog(types)
-	const unattended = false // ama-rpc has no print mode: a host is always attached
+	unattended := deps.Policy != nil && deps.Policy.Unattended // -p: auto means foreground
 	bg := cfg.Background == "always" || (cfg.Background != "never" && !unattended)
 	more, err := reg.With(agents.NewTools(catalog, bg)...)
 	if err != nil {

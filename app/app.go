@@ -129,6 +129,9 @@ func Main(ctx context.Context, env Env) int {
 	}
 	log := newLogger(env.Stderr, flags.LogLevel)
 	defer func() { _ = log.Sync() }()
+	if flags.Print {
+		return runPrint(ctx, env, flags, log)
+	}
 
 	w, err := wire(ctx, env, flags, log)
 	if err != nil && flags.Mode == "acp" && exitCodeFor(err) == ExitNoModel {
@@ -287,6 +290,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		log.Warn("permission config: " + w)
 	}
 	policy.Safety = safetyFiles(paths, sessionsDir, flags.Profile, env.Cwd, profile)
+	policy.Unattended = flags.Print // -p: nobody can answer, every final ask is a deny
 
 	sb, err := buildSandbox(getenv, paths, user, project, log)
 	if err != nil {
@@ -335,7 +339,13 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err := cacheSettings(&deps.Settings, user, getenv, deps.Log); err != nil {
 		return nil, err
 	}
-	deps.Settings.MaxTurns, deps.Settings.MaxCost = user.Limits.Turns, user.Limits.Cost
+	deps.Settings.MaxTurns, deps.Settings.MaxCost = user.Limits.TurnLimit(), user.Limits.CostLimit()
+	if flags.MaxTurns > 0 { // --max-turns (-p only), --max-cost (any mode) win over the config
+		deps.Settings.MaxTurns = flags.MaxTurns
+	}
+	if flags.MaxCost > 0 {
+		deps.Settings.MaxCost = flags.MaxCost
+	}
 	deps.Settings.CompactionPercent = user.Compaction.ThresholdPercent
 	deps.Settings.KeepRecentTokens = user.Compaction.KeepRecentTokens
 	if !flags.NoSession && (user.Checkpoints.Enabled == nil || *user.Checkpoints.Enabled) {

@@ -104,10 +104,29 @@ type Checkpoints struct {
 }
 
 // Limits end a run early: after Turns turns or once its replies cost
-// Cost USD (0: no limit).
+// Cost USD (0: no limit). MaxTurns and MaxCostUsd are ama's names for the
+// same limits; they win when both are set.
 type Limits struct {
-	Turns int     `json:"turns,omitempty"`
-	Cost  float64 `json:"cost,omitempty"`
+	Turns      int     `json:"turns,omitempty"`
+	Cost       float64 `json:"cost,omitempty"`
+	MaxTurns   int     `json:"maxTurns,omitempty"`
+	MaxCostUsd float64 `json:"maxCostUsd,omitempty"`
+}
+
+// TurnLimit is the turn limit (0: none).
+func (l Limits) TurnLimit() int {
+	if l.MaxTurns > 0 {
+		return l.MaxTurns
+	}
+	return l.Turns
+}
+
+// CostLimit is the cost limit in USD (0: none).
+func (l Limits) CostLimit() float64 {
+	if l.MaxCostUsd > 0 {
+		return l.MaxCostUsd
+	}
+	return l.Cost
 }
 
 // Tools configures the built-in tools.

@@ -424,27 +424,46 @@ func (s *Server) attach(sess *session.Session) {
 
 // forward writes one session event.
 func (s *Server) forward(e events.Event) {
+	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
+		e = compactEvent(e)
+	}
+	sendEvent(s.w, s.log, e)
+}
+
+// EventSink is a bus subscriber that writes every event to w in this
+// protocol's wire shapes, full (never compact): print mode's stream-json.
+// w must have been made with EventWriter.
+func EventSink(w *stdio.Writer, log *zap.Logger) func(events.Event) {
+	return func(e events.Event) { sendEvent(w, log, e) }
+}
+
+// EventWriter starts a writer for EventSink (opt with this protocol's
+// message_update delta line).
+func EventWriter(out io.Writer, opt stdio.WriterOptions) *stdio.Writer {
+	opt.DeltaLine = appendDeltaLine
+	return stdio.NewWriter(out, opt)
+}
+
+// sendEvent enqueues one event line on w.
+func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
 	if u, ok := e.(events.MessageUpdate); ok {
 		ev := u.AssistantMessageEvent
 		if ev.IsDelta() {
-			s.w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, u.Usage)
+			w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, u.Usage)
 			return
 		}
-		s.w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
+		w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
 		return
 	}
-	if s.compact.Load() {
-		e = compactEvent(e)
-	}
 	if n := hugeEventSize(e); n >= stdio.CollectBytes {
-		s.w.WaitRoom(n) // build it once the previous huge line is out
+		w.WaitRoom(n) // build it once the previous huge line is out
 	}
 	line, err := encodeEvent(e)
 	if err != nil {
-		s.log.Error("encode event", zap.Error(err))
+		log.Error("encode event", zap.Error(err))
 		return
 	}
-	s.w.SendLine(line)
+	w.SendLine(line)
 	if _, ok := e.(events.AgentSettled); ok {
 		memlimit.Done() // a huge prompt's run is over (see ReserveLine)
 	}

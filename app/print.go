@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/printmode"
+)
+
+// runPrint is -p: the prompt is read (stdin included) before anything is
+// built, then the startup session is wired unattended (wire: policy,
+// sub-agents, budgets) and handed to printmode.
+func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
+	prompt, err := printmode.ReadPrompt(printmode.PromptInput{Words: flags.Prompt, Stdin: env.Stdin, NoStdin: flags.NoStdin,
+		Getenv: env.Getenv, Stderr: env.Stderr})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama: %v\n", err)
+		if errors.Is(err, printmode.ErrNoPrompt) {
+			return ExitUsage
+		}
+		return ExitRuntime
+	}
+	wenv := env
+	wenv.Stdin = strings.NewReader("") // read already: a host's startup must not watch it
+	w, err := wire(ctx, wenv, flags, log)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ama: %v\n", err)
+		return exitCodeFor(err)
+	}
+	st, _ := w.first.State()
+	var images []*llm.ImageContent
+	if paths := printmode.ImagePaths(flags.Images, flags.Prompt); len(paths) > 0 {
+		var model *llm.Model
+		if st.Model != nil {
+			model, _, _ = w.deps.Models.Find(st.Model.Provider, st.Model.ID)
+		}
+		if images, err = printmode.LoadImages(paths, st.Cwd, model); err != nil {
+			fmt.Fprintf(env.Stderr, "ama: %v\n", err)
+			closeBounded(ctx, w.first, w.log)
+			return ExitUsage
+		}
+	}
+	if err := hostStartup(w); err != nil {
+		return startupFailed(ctx, env, w, err)
+	}
+	cfg := printmode.Config{Session: w.first, StartReason: w.reason, Format: flags.OutputFormat, Prompt: prompt, Images: images,
+		Stdout: env.Stdout, Stderr: env.Stderr, Log: log, Signal: SignalExit}
+	if env.Hooks != nil {
+		cfg.Writer, cfg.Now = env.Hooks.Writer, env.Hooks.Now
+	}
+	code := printmode.Run(ctx, cfg)
+	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
+	hostShutdown(w)
+	closeBounded(ctx, w.first, w.log)
+	return code
+}
