@@ -108,15 +108,15 @@ func (c *collector) note(e events.Event) {
 
 // snapshot is a copy of what the collector knows.
 type snapshot struct {
-	active   bool
-	settles  int
-	last     *llm.AssistantMessage
-	turns    int
-	denials  []Denial
-	limit    *events.LimitReached
-	plan     *events.PlanProposed
-	running  int
-	owed     int
+	active  bool
+	settles int
+	last    *llm.AssistantMessage
+	turns   int
+	denials []Denial
+	limit   *events.LimitReached
+	plan    *events.PlanProposed
+	running int
+	owed    int
 }
 
 func (c *collector) snap() snapshot {

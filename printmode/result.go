@@ -190,4 +190,3 @@ func usd(v float64) string {
 	}
 	return fmt.Sprintf("$%.2f", v)
 }
-
