@@ -99,6 +99,13 @@ func TestDependencyDirection(t *testing.T) {
 			t.Errorf("internal/stdio (the transport) must not import %s", d)
 		}
 	}
+	for pkg := range imports {
+		for _, d := range ours(pkg) {
+			if d == "printmode" && pkg != "app" && pkg != "golden" {
+				t.Errorf("%s imports printmode (only app runs print mode)", pkg)
+			}
+		}
+	}
 	for _, d := range deps("rpc/acp") {
 		if d == "rpc" {
 			t.Errorf("rpc/acp must not depend on rpc (shared pieces live in internal/stdio and rpc/internal/wirecode)")
@@ -134,7 +141,10 @@ func TestDependencyDirection(t *testing.T) {
 			}
 			if strings.HasPrefix(d, mod) {
 				dep := strings.TrimPrefix(d, mod)
-				if (dep == "app" || dep == "rpc" || strings.HasPrefix(dep, "rpc/")) && !strings.HasPrefix(pkg, "rpc") && pkg != "app" && pkg != "cmd/ama-rpc" && pkg != "golden" && !strings.HasPrefix(pkg, "test/") {
+				// printmode (-p) sits beside the protocol servers: it writes
+				// stream-json with rpc's encoder, and only app imports it.
+				if (dep == "app" || dep == "rpc" || strings.HasPrefix(dep, "rpc/")) && !strings.HasPrefix(pkg, "rpc") && pkg != "app" && pkg != "cmd/ama-rpc" && pkg != "golden" && !strings.HasPrefix(pkg, "test/") &&
+					(pkg != "printmode" || dep != "rpc") {
 					t.Errorf("%s must not import %s (protocol and composition layers are not dependencies)", pkg, dep)
 				}
 				if strings.HasPrefix(pkg, "session") && (dep == "rpc" || strings.HasPrefix(dep, "rpc/") || dep == "app") {

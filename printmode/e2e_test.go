@@ -553,3 +553,40 @@ func TestImages(t *testing.T) {
 		t.Errorf("a non-image: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// Sub-agents: a task runs in the foreground by default in -p; a task that
+// moves to the background is awaited with its notification turn, whose
+// reply is the final text.
+func TestSubagents(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.script(`{"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"child work","agent":"explore","description":"one"}}}]}]}`)
+	r := e.run(nil, "-p", "go", "--model", "fake/echo", "--tools", "+task", "--permission-mode", "full-auto", "--output-format", "stream-json")
+	var start map[string]any
+	for _, o := range jsonLines(t, r.stdout) {
+		if o["type"] == "subagent_start" {
+			start = o
+		}
+	}
+	if r.code != 0 || start == nil || start["background"] != false || strings.Contains(r.stderr, "waiting for") {
+		t.Errorf("foreground: exit %d subagent_start %v stderr %q", r.code, start, r.stderr)
+	}
+
+	e = newEnv(t)
+	e.file("~/.config/ama/config.json", `{"subagents":{"autoBackgroundAfterMs":50}}`)
+	e.script(`{"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"child work","agent":"explore","description":"one"}}}]},
+		{"delayMs":600,"text":"child done"}]}`)
+	r = e.run(nil, "-p", "go", "--model", "fake/echo", "--tools", "+task", "--permission-mode", "full-auto", "--output-format", "json")
+	obj := resultObject(t, r)
+	tasks, _ := obj["tasks"].(map[string]any)
+	by, _ := tasks["byStatus"].(map[string]any)
+	if r.code != 0 || tasks["total"] != 1.0 || tasks["running"] != 0.0 || by["completed"] != 1.0 {
+		t.Errorf("background: exit %d tasks %v stderr %q", r.code, tasks, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "ama: waiting for 1 background task") {
+		t.Errorf("no wait line: %q", r.stderr)
+	}
+	if text := fmt.Sprint(obj["text"]); !strings.Contains(text, "task-notification") || !strings.Contains(text, "child done") {
+		t.Errorf("the final text is not the notification turn's reply: %q", text)
+	}
+}

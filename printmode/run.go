@@ -189,7 +189,11 @@ func waitBackground(ctx context.Context, w *stdio.Writer, col *collector, s *ses
 	quiet := func(sn snapshot) bool { return sn.running == 0 && sn.owed == 0 && !sn.active && runningTasks(s) == 0 }
 	if sn := col.snap(); !quiet(sn) {
 		if n := max(sn.running, runningTasks(s)); n > 0 {
-			fmt.Fprintf(stderr, "ama: waiting for %s and their notification turns (Ctrl+C stops them)\n", plural(n, "background task", "background tasks"))
+			what := "1 background task and its notification turn"
+			if n > 1 {
+				what = fmt.Sprintf("%d background tasks and their notification turns", n)
+			}
+			fmt.Fprintf(stderr, "ama: waiting for %s (Ctrl+C stops them)\n", what)
 		}
 	}
 	return col.wait(ctx, w, quiet)
