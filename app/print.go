@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/printmode"
 )
@@ -45,6 +46,14 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 			return ExitUsage
 		}
 	}
+	// A host's ui.notify is human text: stderr, never stdout. The startup
+	// hook_executed lines belong to rpc's stream, not to -p's.
+	w.early.open(func(e events.Event) bool {
+		if n, ok := e.(events.Notification); ok {
+			fmt.Fprintf(env.Stderr, "ama: [host] %s\n", n.Message)
+		}
+		return true
+	})
 	if err := hostStartup(w); err != nil {
 		return startupFailed(ctx, env, w, err)
 	}
