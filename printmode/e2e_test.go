@@ -590,3 +590,26 @@ func TestSubagents(t *testing.T) {
 		t.Errorf("the final text is not the notification turn's reply: %q", text)
 	}
 }
+
+// A reader that goes away (`| head -1`) aborts the run; that is no
+// failure: exit 0 (no call was denied).
+func TestClosedStdout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.script(`{"responses":[{"steps":[{"text":"first"},{"delayMs":300},{"text":" second"},{"waitFile":"never"}]}]}`)
+	c := e.cmd("-p", "hi", "--model", "fake/echo", "--output-format", "stream-json")
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	_ = stdout.Close()
+	if err := c.Wait(); err != nil {
+		t.Errorf("exit: %v (want 0)", err)
+	}
+}
