@@ -19,7 +19,7 @@ import (
 // has been written.
 type printCase struct {
 	golden.Case
-	Stdin     string `json:"stdin,omitempty"`
+	Stdin string `json:"stdin,omitempty"`
 	// Interrupt sends Signal once a stdout line of type After was written,
 	// or (AfterCalls) once the fake model got that many requests.
 	Interrupt *struct {
