@@ -18,7 +18,10 @@ import (
 // sub-agents, budgets) and handed to printmode.
 func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 	prompt, err := printmode.ReadPrompt(printmode.PromptInput{Words: flags.Prompt, Stdin: env.Stdin, NoStdin: flags.NoStdin,
-		Getenv: env.Getenv, Stderr: env.Stderr})
+		Getenv: env.Getenv, Stderr: env.Stderr, Ctx: ctx})
+	if code, ok := SignalExit(ctx); ok {
+		return code // Ctrl+C while waiting for stdin
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama: %v\n", err)
 		if errors.Is(err, printmode.ErrNoPrompt) {

@@ -613,3 +613,31 @@ func TestClosedStdout(t *testing.T) {
 		t.Errorf("exit: %v (want 0)", err)
 	}
 }
+
+// Ctrl+C while -p waits for a pipe that never ends stops the wait: 130.
+func TestSignalWhileReadingStdin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.cmd("-p", "--model", "fake/echo")
+	pw, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil || !strings.Contains(line, "waiting for stdin") {
+		t.Fatalf("stderr %q %v", line, err)
+	}
+	_ = c.Process.Signal(syscall.SIGINT)
+	err = c.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit: %v (want 130)", err)
+	}
+}

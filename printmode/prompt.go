@@ -2,6 +2,7 @@ package printmode
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,8 @@ type PromptInput struct {
 	Stderr io.Writer
 	// HintAfter is when the "waiting for stdin" line is written (zero: 3 s).
 	HintAfter time.Duration
+	// Ctx ends a wait for stdin (a signal; nil: none).
+	Ctx context.Context
 }
 
 // ReadPrompt assembles the prompt: the words joined by one space, and the
@@ -92,6 +95,10 @@ func readStdin(in PromptInput, toEnd bool) (string, error) {
 		}
 	}
 	p := startPipe(in.Stdin)
+	var stop <-chan struct{}
+	if in.Ctx != nil {
+		stop = in.Ctx.Done()
+	}
 	if !toEnd {
 		wait := stdinWait(in.Getenv)
 		if wait == 0 {
@@ -101,6 +108,8 @@ func readStdin(in PromptInput, toEnd bool) (string, error) {
 		defer t.Stop()
 		select {
 		case <-p.first:
+		case <-stop:
+			return "", context.Cause(in.Ctx)
 		case <-t.C:
 			fmt.Fprintf(in.Stderr, "ama: no piped input within %s, ignored; add a trailing - to wait for stdin\n", waitText(wait))
 			return "", nil
@@ -114,9 +123,15 @@ func readStdin(in PromptInput, toEnd bool) (string, error) {
 	defer t.Stop()
 	select {
 	case <-p.done:
+	case <-stop:
+		return "", context.Cause(in.Ctx)
 	case <-t.C:
 		fmt.Fprintln(in.Stderr, "ama: waiting for stdin (end it with Ctrl+D, or pass --no-stdin)")
-		<-p.done
+		select {
+		case <-p.done:
+		case <-stop:
+			return "", context.Cause(in.Ctx)
+		}
 	}
 	return p.text()
 }
