@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -81,11 +82,17 @@ func Run(ctx context.Context, c Config) int {
 	if c.Format == FormatStreamJSON {
 		// After Start: like ama, the stream begins with the prompt's run.
 		sink := rpc.EventSink(w, c.Log)
+		var ended atomic.Bool // the last run settled: its agent_settled is the last line
 		unsubStream = s.Subscribe(func(e events.Event) {
-			if _, ok := e.(events.Notification); ok {
+			if _, ok := e.(events.Notification); ok || ended.Load() {
 				return // human text: never on stdout in -p
 			}
 			sink(e)
+			if _, ok := e.(events.AgentSettled); ok {
+				if sn := col.snap(); sn.running == 0 && sn.owed == 0 {
+					ended.Store(true) // no task runs, no notification turn is owed
+				}
+			}
 		})
 	}
 
