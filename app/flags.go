@@ -226,6 +226,7 @@ Environment:
   AMA_FAKE_SCRIPT                        JSON script of the fake model (see README "Fake provider scripts")
   AMA_FAKE_RECORD                        file receiving one JSON line per fake model request
   AMA_APPROVAL_TIMEOUT_MS                how long a permission ask waits for the host (default 600000)
+  AMA_STDIN_WAIT_MS                      -p with prompt words: wait this long for piped stdin (default 2000, 0: never)
   AMA_NODE                               JavaScript runtime of host adapters (node, or Electron with ELECTRON_RUN_AS_NODE)
   OPENAI_API_KEY, OPENAI_BASE_URL        key and endpoint of the openai provider
   OPENROUTER_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY
