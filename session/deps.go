@@ -88,6 +88,11 @@ type Host interface {
 	// Instructions is the text of the system prompt's host section ("":
 	// none).
 	Instructions() string
+	// SessionShutdown delivers session_shutdown at exit and waits for its
+	// handlers (bounded by ctx); Dispose then ends the adapter. Only
+	// Manager.Exit calls them, around the SessionEnd hooks.
+	SessionShutdown(ctx context.Context)
+	Dispose(ctx context.Context)
 }
 
 // Dirs are the directories a session uses.

@@ -179,7 +179,7 @@ func handleSetConfigOption(s *Server, p *setConfigParams) (configOptionsResult, 
 		}
 		_, err = as.sess.SetModel(provider, id)
 	case optThinking:
-		if !slices.Contains(thinkingLevels(cur.model, s.opts.Deps.Models), value) {
+		if !slices.Contains(thinkingLevels(cur.model, s.deps().Models), value) {
 			return configOptionsResult{}, errorf(errInvalidParams, "thinking level %q is not offered for %s", value, modelValue(cur.model))
 		}
 		_, err = as.sess.SetThinkingLevel(value)
