@@ -73,7 +73,7 @@ type Deps struct {
 	// Tasks, when set, creates the sub-agent registry of each root session
 	// (tools.Env.Tasks). It is called once per session, before the actor
 	// starts, and must not call into the session.
-	Tasks func(s *Session) any
+	Tasks func(s *Session) Tasks
 }
 
 // Host is a host adapter as sessions see it (package host). Its methods are

@@ -51,7 +51,7 @@ type Session struct {
 	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
 	readOnly bool      // asks become denies (read-only sub-agents)
 	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
-	tasks    any       // the registry of a root session (Deps.Tasks)
+	tasks    Tasks     // the registry of a root session (Deps.Tasks; nil: none)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
 
@@ -275,8 +275,8 @@ func (s *Session) do(f func(*state)) error {
 // Close aborts a running turn, waits for it to settle, releases the session
 // file and stops the actor. It is safe to call more than once.
 func (s *Session) Close() {
-	if c, ok := s.tasks.(interface{ Close() }); ok {
-		c.Close() // children first: a foreground task ends its tool call
+	if s.tasks != nil {
+		s.tasks.Close() // children first: a foreground task ends its tool call
 	}
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {
