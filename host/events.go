@@ -379,11 +379,14 @@ func (h *Host) SessionShutdown(ctx context.Context) {
 func (h *Host) Dispose(ctx context.Context) {
 	h.SetNotifier(nil)
 	h.mu.Lock()
-	done := h.shutdown
+	done, exiting := h.shutdown, h.shutdownSent
 	h.shutdown = true
 	h.mu.Unlock()
 	if done {
 		return
+	}
+	if exiting {
+		h.Flush(ctx) // what followed session_shutdown (SessionEnd's hook_executed) goes first
 	}
 	if h.Alive() {
 		_ = h.conn.Call(ctx, "dispose", struct{}{}, nil)
