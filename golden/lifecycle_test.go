@@ -202,9 +202,10 @@ func TestLifecycleOrderApproveFresh(t *testing.T) {
 	}
 }
 
-// ACP: every session/new gets SessionStart after its session_start;
-// session/close runs SessionEnd while the session is open; at the end of
-// input session_shutdown, SessionEnd{exit} of each open session, dispose.
+// ACP: every session/new (and resume) gets SessionStart after its
+// session_start; session/close runs SessionEnd while the session is open;
+// at the end of input session_shutdown, SessionEnd{exit} of each open
+// session (in opening order), dispose.
 func TestLifecycleOrderACP(t *testing.T) {
 	r := lifecycleRun(t, []string{"--mode", "acp"}, plainScript)
 	first := acpNewSession(t, r)
@@ -212,6 +213,8 @@ func TestLifecycleOrderACP(t *testing.T) {
 	r.WaitFor("session/new", 1, acpResponse("3"))
 	r.Send(`{"jsonrpc":"2.0","id":4,"method":"session/close","params":{"sessionId":"` + first + `"}}`)
 	r.WaitFor("session/close", 1, acpResponse("4"))
+	r.Send(`{"jsonrpc":"2.0","id":5,"method":"session/resume","params":{"sessionId":"` + first + `","cwd":"` + r.Work + `","mcpServers":[]}}`)
+	r.WaitFor("session/resume", 1, acpResponse("5"))
 	r.CloseStdin()
 	if code := r.Wait(); code != 0 {
 		t.Fatalf("exit %d\n%s", code, r.Stderr())
@@ -229,8 +232,11 @@ func TestLifecycleOrderACP(t *testing.T) {
 		"host session_start new "+second,
 		"hook SessionStart new "+second,
 		"hook SessionEnd exit "+first,
+		"host session_start resume "+first,
+		"hook SessionStart resume "+first,
 		"host session_shutdown",
 		"hook SessionEnd exit "+second,
+		"hook SessionEnd exit "+first,
 		"host dispose")
 	checkHookInputs(t, r, steps)
 }

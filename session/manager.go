@@ -1,9 +1,11 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,14 +37,21 @@ type Manager struct {
 	deps *Deps
 
 	mu       sync.Mutex
-	open     map[*Session]bool // the sessions that exist; true once started
-	cur      *Session          // the current one (the last started)
-	shutdown bool              // the host has had session_shutdown
+	open     map[*Session]*opened // the sessions that exist
+	opens    uint64               // sessions opened so far
+	cur      *Session             // the current one (the last started)
+	shutdown bool                 // the host has had session_shutdown
+}
+
+// opened is the manager's record of one session.
+type opened struct {
+	n       uint64 // opening order (Exit ends them in it)
+	started bool
 }
 
 // NewManager returns the manager of the sessions built with deps.
 func NewManager(deps *Deps) *Manager {
-	return &Manager{deps: deps, open: map[*Session]bool{}}
+	return &Manager{deps: deps, open: map[*Session]*opened{}}
 }
 
 // Deps are the dependencies the manager's sessions share.
@@ -115,7 +124,8 @@ func (m *Manager) Open(sp Spec) (*Session, error) {
 		return nil, err
 	}
 	m.mu.Lock()
-	m.open[s] = false
+	m.opens++
+	m.open[s] = &opened{n: m.opens}
 	m.mu.Unlock()
 	return s, nil
 }
@@ -127,14 +137,18 @@ func (m *Manager) Current() *Session {
 	return m.cur
 }
 
-// Open sessions, in no particular order.
-func (m *Manager) Sessions() []*Session {
+// Sessions are the open sessions in opening order; started only: those
+// announced so far.
+func (m *Manager) Sessions(started bool) []*Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]*Session, 0, len(m.open))
-	for s := range m.open {
-		out = append(out, s)
+	for s, o := range m.open {
+		if o.started || !started {
+			out = append(out, s)
+		}
 	}
+	slices.SortFunc(out, func(a, b *Session) int { return cmp.Compare(m.open[a].n, m.open[b].n) })
 	return out
 }
 
@@ -152,10 +166,9 @@ var ErrStartBlocked = errors.New("hook_failed")
 // published on s's bus before anyone subscribes: the caller subscribes
 // first to keep them.
 func (m *Manager) Startup(s *Session, reason string) error {
-	m.mu.Lock()
-	m.cur = s
-	m.open[s] = true
-	m.mu.Unlock()
+	if !m.started(s) {
+		return fmt.Errorf("%w: the session was not opened by this manager", ErrClosed)
+	}
 	res := s.runHooks(context.Background(), hooks.SessionStart, hooks.SessionStartInput{Source: reason}, "", nil)
 	if res == nil {
 		return nil
@@ -177,14 +190,9 @@ func (m *Manager) Startup(s *Session, reason string) error {
 // SessionStart{reason} hooks (a block is ignored: the session exists
 // already), then its first entries. The caller subscribes to s first.
 func (m *Manager) Start(s *Session, reason string) error {
-	m.mu.Lock()
-	if _, ok := m.open[s]; !ok {
-		m.mu.Unlock()
+	if !m.started(s) {
 		return fmt.Errorf("%w: the session was not opened by this manager", ErrClosed)
 	}
-	m.open[s] = true
-	m.cur = s
-	m.mu.Unlock()
 	if err := s.announce(reason); err != nil {
 		return err
 	}
@@ -228,12 +236,25 @@ func (m *Manager) Close(s *Session, reason string) {
 	m.end(s, reason)
 }
 
+// started marks s, an open session, started and current; false: s is
+// not open.
+func (m *Manager) started(s *Session) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o := m.open[s]
+	if o == nil {
+		return false
+	}
+	o.started, m.cur = true, s
+	return true
+}
+
 // end runs SessionEnd for s when it was started, closes it and forgets it.
 func (m *Manager) end(s *Session, reason string) {
 	m.mu.Lock()
-	started, ok := m.open[s]
+	o := m.open[s]
 	m.mu.Unlock()
-	if ok && started {
+	if o != nil && o.started {
 		s.runHooks(context.Background(), hooks.SessionEnd, hooks.SessionEndInput{Reason: reason}, "", nil)
 	}
 	m.forget(s)
@@ -260,13 +281,8 @@ func (m *Manager) Exit() {
 	m.mu.Lock()
 	first := !m.shutdown
 	m.shutdown = true
-	list := make([]*Session, 0, len(m.open))
-	for s, started := range m.open {
-		if started {
-			list = append(list, s)
-		}
-	}
 	m.mu.Unlock()
+	list := m.Sessions(true)
 	h := m.deps.Host
 	if first && h != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), hostExitWait)
@@ -281,7 +297,7 @@ func (m *Manager) Exit() {
 		h.Dispose(ctx)
 		cancel()
 	}
-	for _, s := range m.Sessions() {
+	for _, s := range m.Sessions(false) {
 		m.forget(s)
 		s.Close()
 	}

@@ -155,8 +155,8 @@ func TestManagerOrder(t *testing.T) {
 	if got, want := log.take(), "host session_shutdown open:b\nhook SessionEnd open:b\nhost dispose open:b"; got != want {
 		t.Fatalf("exit:\n%s\nwant:\n%s", got, want)
 	}
-	if !isClosed(b) || len(m.Sessions()) != 0 {
-		t.Fatalf("after Exit: b closed %v, open %d", isClosed(b), len(m.Sessions()))
+	if !isClosed(b) || len(m.Sessions(false)) != 0 {
+		t.Fatalf("after Exit: b closed %v, open %d", isClosed(b), len(m.Sessions(false)))
 	}
 }
 
