@@ -275,27 +275,28 @@ const hostExitWait = 10 * time.Second
 
 // Exit ends the process's sessions in ama's exit order: the host's
 // session_shutdown (awaited, bounded), SessionEnd{exit} on every open
-// session, the host disposed, then the sessions closed. Later calls do
-// nothing more than close what is still open.
+// session, the host disposed, then the sessions closed. Later calls (a
+// signal cut the first short) only close what is still open.
 func (m *Manager) Exit() {
 	m.mu.Lock()
 	first := !m.shutdown
 	m.shutdown = true
 	m.mu.Unlock()
-	list := m.Sessions(true)
-	h := m.deps.Host
-	if first && h != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), hostExitWait)
-		h.SessionShutdown(ctx)
-		cancel()
-	}
-	for _, s := range list {
-		s.runHooks(context.Background(), hooks.SessionEnd, hooks.SessionEndInput{Reason: "exit"}, "", nil)
-	}
-	if first && h != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), hostExitWait)
-		h.Dispose(ctx)
-		cancel()
+	if first {
+		h := m.deps.Host
+		if h != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), hostExitWait)
+			h.SessionShutdown(ctx)
+			cancel()
+		}
+		for _, s := range m.Sessions(true) {
+			s.runHooks(context.Background(), hooks.SessionEnd, hooks.SessionEndInput{Reason: "exit"}, "", nil)
+		}
+		if h != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), hostExitWait)
+			h.Dispose(ctx)
+			cancel()
+		}
 	}
 	for _, s := range m.Sessions(false) {
 		m.forget(s)

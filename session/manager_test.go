@@ -158,6 +158,10 @@ func TestManagerOrder(t *testing.T) {
 	if !isClosed(b) || len(m.Sessions(false)) != 0 {
 		t.Fatalf("after Exit: b closed %v, open %d", isClosed(b), len(m.Sessions(false)))
 	}
+	m.Exit() // a second Exit (after a signal) runs nothing again
+	if got := log.take(); got != "" {
+		t.Fatalf("second Exit: %q", got)
+	}
 }
 
 // A switch to a session that cannot take commands is rolled back before
