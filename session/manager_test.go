@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
@@ -193,4 +194,32 @@ func TestManagerSwitchRollback(t *testing.T) {
 	if got := log.take(); got != "hook SessionEnd open:a" || !isClosed(a) || m.Current() != nil {
 		t.Fatalf("Close: %q", got)
 	}
+}
+
+// Shown follows the session's settings events, and an event subscriber
+// already reads the new value (ACP's config options are built there).
+func TestShownFollowsEvents(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, setup{})
+		defer e.s.Close()
+		if v := e.s.Shown(); v.Mode != "default" || v.Model.ID != "echo" || v.ThinkingLevel != "medium" {
+			t.Fatalf("at launch: %+v", v)
+		}
+		var seen []Shown
+		e.s.Subscribe(func(ev events.Event) {
+			switch ev.(type) {
+			case events.ThinkingLevelChanged, events.PermissionModeChanged:
+				seen = append(seen, e.s.Shown())
+			}
+		})
+		if _, err := e.s.SetThinkingLevel("high"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.s.SetPermissionMode("plan"); err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 2 || seen[0].ThinkingLevel != "high" || seen[1].Mode != "plan" || seen[1].ThinkingLevel != "high" {
+			t.Fatalf("seen by the subscriber: %+v", seen)
+		}
+	})
 }

@@ -54,6 +54,7 @@ type Session struct {
 	tasks    Tasks     // the registry of a root session (Deps.Tasks; nil: none)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
+	shown    shown    // settings as announced (shown.go)
 
 	// modeNow is the actor's mode as approvals.Mode.Strictness
 	// (mirrorMode); bound is a sub-agent's parent's mode now (nil: none).
@@ -111,6 +112,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 // launch starts the actor with st as its state.
 func (s *Session) launch(st *state) *Session {
 	s.st = st
+	s.initShown(st)
 	s.mirrorMode()
 	if !s.parent {
 		st.adoptLateTools()
@@ -131,6 +133,7 @@ func (s *Session) Subscribe(fn func(events.Event)) (unsubscribe func()) {
 }
 
 func (s *Session) publish(e events.Event) {
+	s.shown.note(e)
 	s.bus.Publish(e)
 	// A task child's events reach the host through its parent (the
 	// registry forwards its approvals); its own session_start must not

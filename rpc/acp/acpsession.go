@@ -33,7 +33,6 @@ type acpSession struct {
 	cur     *turn
 	queue   []*turn
 	asks    map[*permAsk]struct{}
-	set     settings
 	title   string // last title sent in session_info_update
 
 	ignoredNoted bool // noteIgnored said it for this session
@@ -70,28 +69,17 @@ func (s *Server) openSession(sp session.Spec, reason string, check func(*session
 		m.Close(sess, "exit")
 		return nil, err
 	}
-	st, err := sess.State()
-	if err != nil {
-		as.unsub()
-		m.Close(sess, "exit")
-		return nil, err
-	}
-	as.mu.Lock()
-	as.set = settings{mode: st.PermissionMode, thinking: st.ThinkingLevel}
-	if st.Model != nil {
-		as.set.model = *st.Model
-	}
-	as.mu.Unlock()
 	s.mu.Lock()
 	s.sessions[as.id] = as
 	s.mu.Unlock()
 	return as, nil
 }
 
+// settings are the session's as its events announced them
+// (session.Shown: the session keeps them, never waiting on its actor).
 func (as *acpSession) settings() settings {
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	return as.set
+	v := as.sess.Shown()
+	return settings{mode: v.Mode, model: v.Model, thinking: v.ThinkingLevel}
 }
 
 func (as *acpSession) isClosing() bool {
@@ -145,25 +133,15 @@ func (as *acpSession) onSettle(o session.Outcome) {
 	}
 }
 
-// track updates the settings and the current turn from e.
+// track marks the current turn as run at its agent_start.
 func (as *acpSession) track(e events.Event) {
+	if _, ok := e.(events.AgentStart); !ok {
+		return
+	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	t := as.cur
-	if t != nil && t.claimed {
-		t = nil
-	}
-	switch e := e.(type) {
-	case events.PermissionModeChanged:
-		as.set.mode = e.Mode
-	case events.ModelChanged:
-		as.set.model = e.Model
-	case events.ThinkingLevelChanged:
-		as.set.thinking = e.Level
-	case events.AgentStart:
-		if t != nil {
-			t.ran = true
-		}
+	if t := as.cur; t != nil && !t.claimed {
+		t.ran = true
 	}
 }
 

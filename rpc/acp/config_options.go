@@ -43,8 +43,8 @@ func validMode(id string) bool {
 	return ok
 }
 
-// settings are the session settings the config options show, tracked from
-// the session's events.
+// settings are the session settings the config options show (from
+// session.Shown).
 type settings struct {
 	mode     string
 	model    llm.ModelRef
