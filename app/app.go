@@ -631,13 +631,12 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		opts.Writer = env.Hooks.Writer
 		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
-	if err := hostStartup(w); err != nil {
-		return startupFailed(ctx, env, w, err)
-	}
-	if err := startupHooks(w); err != nil {
+	if err := startup(w); errors.Is(err, session.ErrStartBlocked) {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
-		bounded(ctx, w.mgr.Exit, w.log)
+		bounded(ctx, w.mgr.Exit, w.log) // the normal exit order, then exit 6
 		return ExitHook
+	} else if err != nil {
+		return startupFailed(ctx, env, w, err)
 	}
 	var srv *rpc.Server
 	opts.Serving = func() { w.early.open(srv.Send) }

@@ -61,19 +61,19 @@ func loadHooks(paths config.Paths, cwd string, flags *Flags, profile *Profile, u
 		Env: childenv.Environ(toolEnvPolicy(user))}), trusted, nil
 }
 
-// startupHooks runs the startup session's SessionStart hooks
-// (session.Manager.Startup) once the host adapter has had its startup
-// session_start. They run before the server serves, so their
-// hook_executed events wait in the early outbox until it opens (after
-// hello and session_start); a block ends the process (exit 6).
-func startupHooks(w *wiring) error {
+// startup runs the startup order (session.Manager.Startup): the host
+// adapter's session_start, then the startup session's SessionStart hooks.
+// Both run before the server serves, so the hooks' hook_executed events
+// wait in the early outbox until it opens (after hello and
+// session_start).
+func startup(w *wiring) error {
 	unsub := w.first.Subscribe(func(e events.Event) {
 		if h, ok := e.(events.HookExecuted); ok {
 			w.early.put(h)
 		}
 	})
 	defer unsub()
-	return w.mgr.Startup(w.first, w.reason)
+	return w.mgr.Startup(w.first, w.reason, func() error { return hostStartup(w) })
 }
 
 // explainHook is the PreToolUse part of an explain verdict.

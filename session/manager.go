@@ -156,16 +156,22 @@ func (m *Manager) Sessions(started bool) []*Session {
 // session (Startup). The text is the hook's reason.
 var ErrStartBlocked = errors.New("hook_failed")
 
-// Startup makes s, the process's first session, current and runs its
-// SessionStart{reason} hooks; a block fails it (ErrStartBlocked) and the
-// caller ends the process. The host adapter has had the session's
-// session_start already (its awaited startup delivery, before the
-// protocol's hello; it does not get the session's own again), so the
-// protocol calls Session.Start once it serves, for the stream's
-// session_start and the first entries. Its hook_executed events are
-// published on s's bus before anyone subscribes: the caller subscribes
-// first to keep them.
-func (m *Manager) Startup(s *Session, reason string) error {
+// Startup makes s, the process's first session, current in ama's startup
+// order: host (nil: none) delivers the host adapter's session_start,
+// awaited before the protocol's hello (its error is returned as it is,
+// before any hook ran), then s's SessionStart{reason} hooks run; a block
+// fails it (ErrStartBlocked) and the caller ends the process. The host
+// does not get the session's own session_start again, so the protocol
+// calls Session.Start once it serves, for the stream's session_start and
+// the first entries. The hooks' hook_executed events are published on
+// s's bus before the protocol subscribes: the caller subscribes first to
+// keep them.
+func (m *Manager) Startup(s *Session, reason string, host func() error) error {
+	if host != nil {
+		if err := host(); err != nil {
+			return err
+		}
+	}
 	if !m.started(s) {
 		return fmt.Errorf("%w: the session was not opened by this manager", ErrClosed)
 	}

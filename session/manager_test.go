@@ -223,3 +223,25 @@ func TestShownFollowsEvents(t *testing.T) {
 		}
 	})
 }
+
+// Startup: the host's startup session_start, then SessionStart; a host
+// that fails stops it before any hook.
+func TestManagerStartup(t *testing.T) {
+	m, log, all := managerEnv(t)
+	cwd := t.TempDir()
+	a := m.mustOpen(t, all, cwd)
+	boom := errors.New("host failed")
+	if err := m.Startup(a, "startup", func() error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("Startup: %v", err)
+	}
+	if got := log.take(); got != "" || m.Current() != nil {
+		t.Fatalf("a failed host startup ran %q", got)
+	}
+	if err := m.Startup(a, "startup", func() error { log.add("host startup"); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := log.take(), "host startup\nhook SessionStart open:a"; got != want || m.Current() != a {
+		t.Fatalf("startup:\n%s\nwant:\n%s", got, want)
+	}
+	m.Exit()
+}
