@@ -240,3 +240,47 @@ func TestLifecycleOrderACP(t *testing.T) {
 		"host dispose")
 	checkHookInputs(t, r, steps)
 }
+
+// rpc switch_session: SessionEnd{switch} of the current session, then the
+// stored one's session_start and SessionStart{resume}; at exit SessionEnd
+// names the session switched to, not the startup one.
+func TestLifecycleOrderSwitchSession(t *testing.T) {
+	r := lifecycleRun(t, []string{"--mode", "rpc"}, plainScript)
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"st","type":"get_state"}`)
+	n := r.WaitFor("get_state", 1, func(o *golden.Object) bool { return o.String("id") == "st" })
+	var st struct{ Data struct{ SessionFile, SessionID string } }
+	_ = json.Unmarshal(r.Lines()[n], &st)
+	if st.Data.SessionFile == "" {
+		t.Fatalf("no session file: %s", r.Lines()[n])
+	}
+	r.Send(`{"id":"new","type":"new_session"}`)
+	r.WaitFor("new_session", 1, func(o *golden.Object) bool { return o.String("id") == "new" })
+	r.Send(`{"id":"sw","type":"switch_session","sessionPath":"` + st.Data.SessionFile + `"}`)
+	r.WaitFor("switch_session", 1, func(o *golden.Object) bool { return o.String("id") == "sw" })
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	steps := readSteps(t, r.Work)
+	a, b := st.Data.SessionID, ""
+	for _, s := range steps {
+		if id, _ := s.data["sessionId"].(string); id != "" && id != a {
+			b = id
+		}
+	}
+	wantOrder(t, steps,
+		"host session_start startup "+a,
+		"hook SessionStart startup "+a,
+		"hook SessionEnd new "+a,
+		"host session_start new "+b,
+		"hook SessionStart new "+b,
+		"hook SessionEnd switch "+b,
+		"host session_start resume "+a,
+		"hook SessionStart resume "+a,
+		"host session_shutdown",
+		"hook SessionEnd exit "+a,
+		"host dispose")
+	checkHookInputs(t, r, steps)
+}
