@@ -309,7 +309,7 @@ func TestNestedTaskRefused(t *testing.T) {
 			t.Fatalf("%s in a child: %v %s", tr.ToolName, tr.IsError, llm.JoinText(tr.Content, ""))
 		}
 	}
-	if got := len(r.reg.Tasks()); got != 1 {
+	if got := len(r.reg.List()); got != 1 {
 		t.Fatalf("tasks = %d, want 1 (the child started none)", got)
 	}
 }
@@ -415,7 +415,7 @@ func TestContinueTaskUsesSameSession(t *testing.T) {
 	if got := llm.JoinText(trs[1].Content, ""); got != "[task t1] two" {
 		t.Fatalf("continuation result %q", got)
 	}
-	if n := len(r.reg.Tasks()); n != 1 {
+	if n := len(r.reg.List()); n != 1 {
 		t.Fatalf("tasks %d", n)
 	}
 	// The child file is linked: header parentSession and ama.task first.
@@ -687,7 +687,7 @@ func TestResumeRebuildsTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := p2.Tasks().(*Registry)
-	infos := reg.Tasks()
+	infos := reg.List()
 	if len(infos) != 1 || infos[0].TaskID != "t1" || infos[0].Status != StatusCompleted || infos[0].SessionRef == nil {
 		t.Fatalf("rebuilt tasks %+v", infos)
 	}

@@ -32,7 +32,7 @@ func TestForkCopiesParentContext(t *testing.T) {
 	if d.Context != "fork" || !strings.Contains(llm.JoinText(trs[0].Content, ""), "forked child report") {
 		t.Fatalf("details %s content %s", trs[0].Details, llm.JoinText(trs[0].Content, ""))
 	}
-	if info := r.reg.Tasks()[0]; info.Context != "fork" {
+	if info := r.reg.List()[0]; info.Context != "fork" {
 		t.Fatalf("TaskInfo.context = %q", info.Context)
 	}
 	if _, err := os.Stat(filepath.Join(r.dir, "work", "marker.txt")); err == nil {

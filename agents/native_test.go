@@ -63,7 +63,7 @@ func TestClaudeDriverApprovedStep(t *testing.T) {
 	if input.Kind != "execute" || !strings.Contains(input.InputSummary, `"command":"touch `) {
 		t.Fatalf("input %s", asks[0].Input)
 	}
-	info := r.reg.Tasks()[0]
+	info := r.reg.List()[0]
 	if info.Usage == nil || info.Usage.Input != 100 || info.Usage.Output != 20 || info.Usage.CacheRead != 30 || info.Usage.TotalTokens != 150 {
 		t.Fatalf("usage %+v", info.Usage)
 	}
@@ -138,7 +138,7 @@ func TestCodexDriverApprovedStep(t *testing.T) {
 	if argv := recLines(rec, "argv"); len(argv) != 1 || argv[0] != "app-server" {
 		t.Fatalf("argv %q", argv)
 	}
-	info := r.reg.Tasks()[0]
+	info := r.reg.List()[0]
 	if info.Usage == nil || info.Usage.Input != 100 || info.Usage.CacheRead != 40 || info.Usage.Output != 10 || info.Usage.TotalTokens != 150 || info.CostUSD != nil {
 		t.Fatalf("usage %+v cost %v", info.Usage, info.CostUSD)
 	}

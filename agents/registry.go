@@ -129,9 +129,9 @@ func (c Config) withDefaults() Config {
 
 // Factory returns the session.Deps.Tasks hook: one Registry per root
 // session.
-func Factory(cfg Config) func(*session.Session) any {
+func Factory(cfg Config) func(*session.Session) session.Tasks {
 	cfg = cfg.withDefaults()
-	return func(s *session.Session) any { return newRegistry(cfg, s) }
+	return func(s *session.Session) session.Tasks { return newRegistry(cfg, s) }
 }
 
 // Registry is the task registry of one root session.
@@ -207,33 +207,12 @@ type Request struct {
 	Progress func(partial string)
 }
 
-// SessionRef names a task's child session.
-type SessionRef struct {
-	Runner      string `json:"runner"`
-	SessionID   string `json:"sessionId"`
-	SessionFile string `json:"sessionFile,omitempty"`
-}
-
-// TaskInfo is one entry of get_tasks (key order as ama emits it).
-type TaskInfo struct {
-	TaskID      string      `json:"taskId"`
-	Agent       string      `json:"agent"`
-	Runner      string      `json:"runner"`
-	Description string      `json:"description"`
-	Background  bool        `json:"background"`
-	Status      string      `json:"status"`
-	StartedAt   int64       `json:"startedAt"`
-	SessionRef  *SessionRef `json:"sessionRef,omitempty"`
-	Usage       *llm.Usage  `json:"usage,omitempty"`
-	CostUSD     *float64    `json:"costUsd,omitempty"`
-	// ContextTokens and ContextWindow are a runner's context numbers.
-	ContextTokens *int   `json:"contextTokens,omitempty"`
-	ContextWindow *int   `json:"contextWindow,omitempty"`
-	Turns         *int   `json:"turns,omitempty"`
-	EndedAt       *int64 `json:"endedAt,omitempty"`
-	OutputFile    string `json:"outputFile,omitempty"`
-	Context       string `json:"context,omitempty"`
-}
+// SessionRef and TaskInfo are the registry's get_tasks values, declared
+// by the seam the session and the protocols see (session.Tasks).
+type (
+	SessionRef = session.SessionRef
+	TaskInfo   = session.TaskInfo
+)
 
 // Result is the outcome of one task run.
 type Result struct {
@@ -458,7 +437,7 @@ func (r *Registry) Get(id string) *Task {
 }
 
 // Tasks returns snapshots of every task, in launch order.
-func (r *Registry) Tasks() []TaskInfo {
+func (r *Registry) List() []TaskInfo {
 	r.restore()
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -307,7 +307,7 @@ func (TaskCtlTool) Execute(ctx context.Context, call *tools.Call) (*tools.Result
 
 // listText is task_ctl list.
 func listText(reg *Registry) string {
-	infos := reg.Tasks()
+	infos := reg.List()
 	if len(infos) == 0 {
 		return "No tasks in this session."
 	}

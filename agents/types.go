@@ -1,6 +1,10 @@
 package agents
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/armadra/ama-rpc/session"
+)
 
 // Sources of agent types (AgentInfo.source).
 const (
@@ -117,16 +121,8 @@ func (c *Catalog) Names() []string {
 	return out
 }
 
-// AgentInfo is one entry of get_agents.
-type AgentInfo struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Runner      string `json:"runner"`
-	Source      string `json:"source"`
-	FilePath    string `json:"filePath,omitempty"`
-	Installed   *bool  `json:"installed,omitempty"`
-	Version     string `json:"version,omitempty"`
-}
+// AgentInfo is one entry of get_agents (declared by session.Tasks).
+type AgentInfo = session.AgentInfo
 
 // Infos returns the get_agents list.
 func (c *Catalog) Infos() []AgentInfo {

@@ -26,7 +26,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	}
 	defer hostShutdown(w)
 	opts := acpOptions(env, w.log)
-	opts.Deps, opts.Base, opts.StartupID = ready.Deps, ready.Base, ready.StartupID
+	opts.Sessions, opts.Base, opts.StartupID = ready.Sessions, ready.Base, ready.StartupID
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
 	w.early.open(acpNotice(srv))
@@ -112,13 +112,13 @@ func acpReady(ctx context.Context, w *wiring) (acp.Ready, error) {
 	if w.reason == "startup" {
 		startupID = w.first.ID()
 	}
-	closeBounded(ctx, w.first, w.log)
+	bounded(ctx, func() { w.mgr.Close(w.first, "exit") }, w.log) // never started: no SessionEnd
 	base.Approver = nil
 	// --model is the model of new sessions; a loaded or resumed session
 	// keeps the model it was using (a pick made over ACP survives a
 	// respawn).
 	base.ForceModel = false
-	return acp.Ready{Deps: w.deps, Base: base, StartupID: startupID}, nil
+	return acp.Ready{Sessions: w.mgr, Base: base, StartupID: startupID}, nil
 }
 
 // acpOptions are the server options every ACP start shares.

@@ -162,7 +162,7 @@ func exitCodeFor(err error) int {
 		return ExitHostAPI
 	case errors.Is(err, host.ErrLoad):
 		return ExitHost
-	case errors.Is(err, errHookFailed):
+	case errors.Is(err, session.ErrStartBlocked):
 		return ExitHook
 	}
 	return ExitRuntime
@@ -180,6 +180,9 @@ type wiring struct {
 	log    *zap.Logger
 	deps   *session.Deps
 	broker *rpc.Broker
+	// mgr owns which sessions exist; first is the startup session it
+	// opened (announced by the protocol).
+	mgr    *session.Manager
 	first  *session.Session
 	reason string
 	flags  *Flags
@@ -467,15 +470,12 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		// sessions and the recorded one to resumed sessions.
 		PermissionMode: flags.PermissionMode,
 	}
-	first, reason, err := firstSession(deps, flags, opts)
+	mgr := session.NewManager(deps)
+	first, reason, err := firstSession(mgr, flags, opts)
 	if err != nil {
 		return nil, err
 	}
-	if err := sessionStart(deps.Hooks, first, reason, early, log); err != nil {
-		first.Close()
-		return nil, err
-	}
-	return &wiring{log: log, deps: deps, broker: broker, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early}, nil
+	return &wiring{log: log, deps: deps, broker: broker, mgr: mgr, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -634,14 +634,18 @@ func keyHint(provider string) string {
 
 func runRPC(ctx context.Context, env Env, w *wiring) int {
 	opts := rpc.Options{
-		In: env.Stdin, Out: env.Stdout, Log: w.log, Version: Version, Session: w.first, StartReason: w.reason,
-		Models: w.deps.Models, Broker: w.broker, Deps: w.deps,
+		In: env.Stdin, Out: env.Stdout, Log: w.log, Version: Version, Sessions: w.mgr, StartReason: w.reason,
+		Models: w.deps.Models, Broker: w.broker,
 	}
 	if env.Hooks != nil {
 		opts.Writer = env.Hooks.Writer
 		opts.ShutdownGrace = env.Hooks.ShutdownGrace
 	}
-	if err := hostStartup(w); err != nil {
+	if err := startup(w); errors.Is(err, session.ErrStartBlocked) {
+		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
+		bounded(ctx, w.mgr.Exit, w.log) // the normal exit order, then exit 6
+		return ExitHook
+	} else if err != nil {
 		return startupFailed(ctx, env, w, err)
 	}
 	var srv *rpc.Server
@@ -653,23 +657,22 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 	}
 	releaseStartup()
 	err := srv.Run(ctx)
-	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
-	hostShutdown(w)
-	closeBounded(ctx, w.first, w.log)
+	bounded(ctx, w.mgr.Exit, w.log) // the server's shutdown ran it already, unless a signal cut it short
 	return runExit(ctx, err, env, w.log)
 }
 
-// closeBounded closes the startup session; after a signal it waits at most
-// a second, so that nothing stuck (a host that stopped reading) outlives the
-// shutdown grace the README promises.
-func closeBounded(ctx context.Context, s interface{ Close() }, log *zap.Logger) {
+// bounded runs end (session.Manager.Exit or Close: what is still open
+// ends); after a signal it waits at most a second, so that nothing stuck
+// (a host that stopped reading) outlives the shutdown grace the README
+// promises.
+func bounded(ctx context.Context, end func(), log *zap.Logger) {
 	if ctx.Err() == nil {
-		s.Close()
+		end()
 		return
 	}
 	done := make(chan struct{})
 	go func() {
-		s.Close()
+		end()
 		close(done)
 	}()
 	select {

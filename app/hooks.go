@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -15,14 +14,10 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
-	"github.com/armadra/ama-rpc/session"
 )
 
 // ExitHook is the exit code of a SessionStart hook that blocked startup.
 const ExitHook = 6
-
-// errHookFailed: a SessionStart hook blocked startup (hook_failed).
-var errHookFailed = errors.New("hook_failed")
 
 // loadHooks reads the hooks layers: <configDir>/hooks.json, the profile's
 // hooksFile (must exist), and <cwd>/.ama/hooks.json when the project is
@@ -66,67 +61,19 @@ func loadHooks(paths config.Paths, cwd string, flags *Flags, profile *Profile, u
 		Env: childenv.Environ(toolEnvPolicy(user))}), trusted, nil
 }
 
-// sessionStart runs SessionStart for the startup session: a block fails
-// startup (exit 6), additionalContext becomes the system prompt's hooks
-// section. It runs before the server serves, so its hook_executed events
-// wait in early until the server opens it (ama emits none on its RPC
-// stream; issue 29 asks for them: nothing announced is lost).
-func sessionStart(d *hooks.Dispatcher, s *session.Session, reason string, early *outbox, log *zap.Logger) error {
-	if !d.Has(hooks.SessionStart) {
-		return nil
-	}
-	source := reason
-	switch reason {
-	case "startup", "resume", "new", "fork":
-	default:
-		source = "startup"
-	}
-	res := d.Run(context.Background(), hooks.Call{Event: hooks.SessionStart, Common: s.HookCommon(), Payload: hooks.SessionStartInput{Source: source}})
-	if res == nil {
-		return nil
-	}
-	logHooks(log, hooks.SessionStart, res)
-	for _, o := range res.Outcomes {
-		early.put(events.HookExecuted{Event: string(hooks.SessionStart), Command: o.Command.Command, ExitCode: o.ExitCode, DurationMs: o.Duration.Milliseconds()})
-	}
-	if res.Blocked() {
-		reason := res.Reason
-		if reason == "" {
-			reason = "a SessionStart hook blocked startup"
+// startup runs the startup order (session.Manager.Startup): the host
+// adapter's session_start, then the startup session's SessionStart hooks.
+// Both run before the server serves, so the hooks' hook_executed events
+// wait in the early outbox until it opens (after hello and
+// session_start).
+func startup(w *wiring) error {
+	unsub := w.first.Subscribe(func(e events.Event) {
+		if h, ok := e.(events.HookExecuted); ok {
+			w.early.put(h)
 		}
-		return fmt.Errorf("%w: %s", errHookFailed, reason)
-	}
-	if res.AdditionalContext != "" {
-		s.SetHookContext(res.AdditionalContext)
-	}
-	return nil
-}
-
-// sessionEnd runs SessionEnd{reason} for s (awaited; nothing it says
-// changes the exit).
-func sessionEnd(d *hooks.Dispatcher, s *session.Session, reason string, log *zap.Logger) {
-	if !d.Has(hooks.SessionEnd) {
-		return
-	}
-	res := d.Run(context.Background(), hooks.Call{Event: hooks.SessionEnd, Common: s.HookCommon(), Payload: hooks.SessionEndInput{Reason: reason}})
-	logHooks(log, hooks.SessionEnd, res)
-}
-
-func logHooks(log *zap.Logger, e hooks.Event, res *hooks.Result) {
-	if res == nil {
-		return
-	}
-	for _, o := range res.Outcomes {
-		code := "null"
-		if o.ExitCode != nil {
-			code = fmt.Sprint(*o.ExitCode)
-		}
-		log.Debug("hook_executed", zap.String("event", string(e)), zap.String("command", o.Command.Command),
-			zap.String("exitCode", code), zap.Int64("durationMs", o.Duration.Milliseconds()))
-	}
-	for _, w := range res.Warnings {
-		log.Warn("hook: "+w, zap.String("event", string(e)))
-	}
+	})
+	defer unsub()
+	return w.mgr.Startup(w.first, w.reason, func() error { return hostStartup(w) })
 }
 
 // explainHook is the PreToolUse part of an explain verdict.

@@ -173,7 +173,7 @@ func startupFailed(ctx context.Context, env Env, w *wiring, err error) int {
 	dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	w.host.Dispose(dctx)
 	cancel()
-	closeBounded(ctx, w.first, w.log)
+	bounded(ctx, func() { w.mgr.Close(w.first, "exit") }, w.log) // never started: no SessionEnd
 	if code, ok := SignalExit(ctx); ok {
 		return code
 	}

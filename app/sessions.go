@@ -13,9 +13,9 @@ import (
 	"github.com/armadra/ama-rpc/store"
 )
 
-// firstSession builds the startup session: a new one, or the one named by
+// firstSession opens the startup session: a new one, or the one named by
 // --session, --resume or --continue.
-func firstSession(deps *session.Deps, flags *Flags, opts session.Options) (*session.Session, string, error) {
+func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*session.Session, string, error) {
 	var path string
 	var err error
 	switch {
@@ -25,11 +25,11 @@ func firstSession(deps *session.Deps, flags *Flags, opts session.Options) (*sess
 			path = filepath.Join(opts.Cwd, path)
 		}
 	case flags.Resume != "":
-		path, err = session.FindSession(deps.Dirs.Sessions, opts.Cwd, flags.Resume)
+		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
 	case flags.Continue:
-		path, err = session.LatestSession(deps.Dirs.Sessions, opts.Cwd)
+		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
 	default:
-		s, err := session.New(deps, opts)
+		s, err := m.Open(session.Spec{Kind: session.OpenNew, Options: opts})
 		if err != nil {
 			return nil, "", fmt.Errorf("%w: %v", errUsage, err)
 		}
@@ -38,12 +38,12 @@ func firstSession(deps *session.Deps, flags *Flags, opts session.Options) (*sess
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", errSession, err)
 	}
-	s, err := session.Open(deps, path, opts)
+	s, err := m.Open(session.Spec{Kind: session.OpenResume, Path: path, Options: opts})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", errSession, err)
 	}
 	if s.Cwd() != opts.Cwd {
-		s.Close()
+		m.Close(s, "exit")
 		return nil, "", fmt.Errorf("%w: session %s belongs to %s, not %s (start ama-rpc there, or pass --cwd)", errSession, path, s.Cwd(), opts.Cwd)
 	}
 	return s, "resume", nil

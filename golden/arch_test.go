@@ -111,6 +111,15 @@ func TestDependencyDirection(t *testing.T) {
 			t.Errorf("rpc/acp must not depend on rpc (shared pieces live in internal/stdio and rpc/internal/wirecode)")
 		}
 	}
+	// The protocols reach a session's sub-agents through session.Tasks,
+	// never package agents (app joins them).
+	for _, w := range []string{"rpc", "rpc/acp"} {
+		for _, d := range ours(w) {
+			if d == "agents" || strings.HasPrefix(d, "agents/") {
+				t.Errorf("%s imports %s: use session.Tasks", w, d)
+			}
+		}
+	}
 	for _, w := range []string{"rpc", "rpc/acp", "rpc/internal/wirecode", "internal/stdio"} {
 		for _, d := range deps(w) {
 			if d == "llm/fake" {

@@ -31,7 +31,7 @@ import (
 // taskLister is the part of the task registry ctx.tasks reads; the
 // session's tools.Env.Tasks is an *agents.Registry.
 type taskLister interface {
-	Tasks() []agents.TaskInfo
+	List() []agents.TaskInfo
 }
 
 // taskSnapshot is ctx.tasks of a call: nil without a registry, never a
@@ -44,7 +44,7 @@ func taskSnapshot(env *tools.Env) *[]agents.TaskInfo {
 	if !ok || tl == nil {
 		return nil
 	}
-	list := tl.Tasks()
+	list := tl.List()
 	if list == nil {
 		list = []agents.TaskInfo{}
 	}

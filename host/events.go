@@ -352,23 +352,42 @@ func (h *Host) Approve(ctx context.Context, req *events.PermissionRequest) (even
 	return "", false
 }
 
-// Shutdown is the exit order's host part: session_shutdown (awaited),
-// then dispose, then the bridge is closed. Bounded by ctx.
+// Shutdown is the exit order's host part without sessions (a start-up
+// that failed after the host started): session_shutdown (awaited), then
+// dispose. Bounded by ctx. session.Manager.Exit calls the two halves
+// itself, with the SessionEnd hooks between them.
 func (h *Host) Shutdown(ctx context.Context) {
-	h.SetNotifier(nil)
-	if h.Alive() {
-		h.Emit(ctx, "session_shutdown", omap{})
-	}
+	h.SessionShutdown(ctx)
 	h.Dispose(ctx)
 }
 
-// Dispose disposes the adapter and closes the bridge without
-// session_shutdown: a startup that failed before the session existed.
+// SessionShutdown delivers session_shutdown once and waits for its
+// handlers (bounded by ctx); later calls do nothing.
+func (h *Host) SessionShutdown(ctx context.Context) {
+	h.mu.Lock()
+	sent := h.shutdownSent
+	h.shutdownSent = true
+	h.mu.Unlock()
+	if !sent && h.Alive() {
+		h.Emit(ctx, "session_shutdown", omap{})
+	}
+}
+
+// Dispose disposes the adapter and closes the bridge (without
+// session_shutdown when none was sent: a startup that failed before the
+// session existed). Later calls do nothing.
 func (h *Host) Dispose(ctx context.Context) {
 	h.SetNotifier(nil)
 	h.mu.Lock()
+	done, exiting := h.shutdown, h.shutdownSent
 	h.shutdown = true
 	h.mu.Unlock()
+	if done {
+		return
+	}
+	if exiting {
+		h.Flush(ctx) // what followed session_shutdown (SessionEnd's hook_executed) goes first
+	}
 	if h.Alive() {
 		_ = h.conn.Call(ctx, "dispose", struct{}{}, nil)
 	}

@@ -146,7 +146,8 @@ type Host struct {
 	info         SessionInfo
 	skipStart    string // the startup session_start already delivered
 	ready        bool
-	shutdown     bool
+	shutdown     bool                                 // Dispose has begun
+	shutdownSent bool                                 // session_shutdown was delivered
 	calls        map[string]liveCall                  // running host tools by callRef (tool.update, ctx.tools, ctx.session, ctx.spawnSubagent)
 	nextRef      int64                                // the last callRef's number
 	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId

@@ -6,7 +6,7 @@ import "slices"
 // the server runs them and emits hook_executed), plus "sandbox"
 // when bash runs in the OS sandbox.
 func (s *Server) capabilities() []string {
-	if s.opts.Deps != nil && s.opts.Deps.Sandbox.Active() {
+	if s.opts.Sessions != nil && s.opts.Sessions.Deps().Sandbox.Active() {
 		return append(slices.Clone(Capabilities), "sandbox")
 	}
 	return Capabilities

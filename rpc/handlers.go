@@ -175,8 +175,8 @@ func handleClearQueue(s *Server, c *command) {
 func handleGetState(s *Server, c *command) {
 	st, err := s.current().State()
 	ws := wireState{State: st}
-	if s.opts.Deps != nil {
-		ws.Sandbox = s.opts.Deps.Sandbox.Report()
+	if s.opts.Sessions != nil {
+		ws.Sandbox = s.opts.Sessions.Deps().Sandbox.Report()
 	}
 	s.answer(c, ws, err)
 }

@@ -55,29 +55,26 @@ func handlePlanResponse(s *Server, c *command) {
 	})
 }
 
-// approveFresh starts a new session (session_start reason new), adopts the
-// approved plan there and answers once its first turn has started
-// (dispatcher only; old is idle: plan responses wait for the run to end).
+// approveFresh switches to a fresh session (session.OpenFreshPlan,
+// session_start reason new, with the old session's SessionEnd and the new
+// one's SessionStart), adopts the approved plan there and answers once its
+// first turn has started (dispatcher only; old is idle: plan responses
+// wait for the run to end).
 func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done func(error)) {
 	opts, err := old.Settings()
 	if err != nil {
 		done(err)
 		return
 	}
-	opts.PermissionMode = fp.Mode
-	next, err := session.New(s.opts.Deps, opts)
+	next, err := s.opts.Sessions.Open(session.Spec{Kind: session.OpenFreshPlan, Options: opts, Plan: fp})
 	if err != nil {
 		done(err)
 		return
 	}
-	s.attach(next)
-	if err := next.Start("new"); err != nil {
-		s.attach(old)
-		next.Close()
+	if err := s.opts.Sessions.Switch(next, session.OpenFreshPlan.Reason(), s.attach); err != nil {
 		done(err)
 		return
 	}
-	old.Close()
 	next.AdoptPlan(*fp, done)
 }
 

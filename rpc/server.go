@@ -34,15 +34,16 @@ type Options struct {
 	Out     io.Writer
 	Log     *zap.Logger
 	Version string
-	// Session is the session to serve first (constructed, not started).
-	Session *session.Session
-	// StartReason is the session_start reason of Session (default startup).
+	// Sessions owns which sessions exist: its current one is served first
+	// (opened and past Manager.Startup, not started yet); new_session,
+	// switch_session, fork and approve_fresh switch through it.
+	Sessions *session.Manager
+	// StartReason is the session_start reason of the first session
+	// (default startup).
 	StartReason string
 	Models      *llm.Registry
 	Broker      *Broker
-	// Deps create the sessions of new_session, switch_session and fork.
-	Deps   *session.Deps
-	Writer stdio.WriterOptions
+	Writer      stdio.WriterOptions
 	// ShutdownGrace bounds the shutdown after a signal (zero:
 	// stdio.DefaultShutdownGrace).
 	ShutdownGrace time.Duration
@@ -124,8 +125,9 @@ func (s *Server) Run(ctx context.Context) error {
 	s.live.Store(s.w)
 	defer s.live.Store(nil)
 	s.w.Send(Hello{Type: "hello", ProtocolVersion: ProtocolVersion, Agent: "ama", Version: s.opts.Version, Capabilities: s.capabilities()})
-	s.attach(s.opts.Session)
-	if err := s.opts.Session.Start(s.opts.StartReason); err != nil {
+	first := s.opts.Sessions.Current()
+	s.attach(first)
+	if err := first.Start(s.opts.StartReason); err != nil {
 		s.w.Close()
 		return fmt.Errorf("start session: %w", err)
 	}
@@ -386,11 +388,13 @@ func (s *Server) shutdown(interrupted bool) {
 		}
 	}
 	s.deferred, s.switching = nil, false
-	cur := s.current() // a switch may have happened while replies were owed
-	_ = cur.WaitIdle(context.Background())
+	_ = s.current().WaitIdle(context.Background()) // a switch may have happened while replies were owed
 	if s.opts.Settle != nil && !interrupted {
 		s.opts.Settle()
 	}
+	// The exit order (session.Manager.Exit) while the stream is still
+	// subscribed: SessionEnd's hook_executed is written too.
+	s.opts.Sessions.Exit()
 	s.mu.Lock()
 	unsub := s.unsub
 	s.unsub = nil
@@ -399,7 +403,6 @@ func (s *Server) shutdown(interrupted bool) {
 		unsub()
 	}
 	s.w.Flush()
-	cur.Close()
 }
 
 func (s *Server) current() *session.Session {

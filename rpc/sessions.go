@@ -27,42 +27,45 @@ func (s *Server) idle(c *command) bool {
 	return true
 }
 
-// switchTo makes next the current session: its session_start (with
-// reason) is written, then the response, then the old session is closed.
+// switchTo makes next (opened by the manager) the current session in
+// the manager's order (session.Manager.Switch: the old session's
+// SessionEnd and close, this stream subscribed to next, its session_start
+// and SessionStart), then answers. A failed switch leaves the old session
+// current.
 func (s *Server) switchTo(c *command, next *session.Session, reason string) {
-	old := s.current()
-	s.switchHooks(old, next, reason)
-	s.attach(next)
-	if err := next.Start(reason); err != nil {
-		if old != next {
-			s.attach(old)
-			next.Close()
-		}
+	if err := s.opts.Sessions.Switch(next, reason, s.attach); err != nil {
 		s.fail(c, err)
 		return
 	}
 	file, _ := next.SessionFile()
 	s.ok(c, sessionRef{SessionID: next.ID(), SessionFile: file})
-	if old != next {
-		old.Close()
+}
+
+// open opens a session of kind with the current session's settings
+// (adjust may change them) and switches to it.
+func (s *Server) open(c *command, sp session.Spec, adjust func(*session.Options)) {
+	opts, err := s.current().Settings()
+	if err != nil {
+		s.fail(c, err)
+		return
 	}
+	if adjust != nil {
+		adjust(&opts)
+	}
+	sp.Options = opts
+	next, err := s.opts.Sessions.Open(sp)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	s.switchTo(c, next, sp.Kind.Reason())
 }
 
 func handleNewSession(s *Server, c *command) {
 	if !s.idle(c) {
 		return
 	}
-	opts, err := s.current().Settings()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	next, err := session.New(s.opts.Deps, opts)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.switchTo(c, next, "new")
+	s.open(c, session.Spec{Kind: session.OpenNew}, nil)
 }
 
 func handleSwitchSession(s *Server, c *command) {
@@ -86,18 +89,7 @@ func handleSwitchSession(s *Server, c *command) {
 		s.switchTo(c, cur, "resume") // already open: announce it again
 		return
 	}
-	opts, err := cur.Settings()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	opts.Cwd, opts.ThinkingLevel = "", ""
-	next, err := session.Open(s.opts.Deps, path, opts)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.switchTo(c, next, "resume")
+	s.open(c, session.Spec{Kind: session.OpenResume, Path: path}, func(o *session.Options) { o.Cwd, o.ThinkingLevel = "", "" })
 }
 
 func handleFork(s *Server, c *command) {
@@ -111,18 +103,7 @@ func handleFork(s *Server, c *command) {
 	if !s.idle(c) {
 		return
 	}
-	cur := s.current()
-	opts, err := cur.Settings()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	next, err := cur.Fork(p.EntryID, opts)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.switchTo(c, next, "fork")
+	s.open(c, session.Spec{Kind: session.OpenFork, From: s.current(), EntryID: p.EntryID}, nil)
 }
 
 func handleGetEntries(s *Server, c *command) {

@@ -4,38 +4,37 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/armadra/ama-rpc/agents"
+	"github.com/armadra/ama-rpc/session"
 )
 
 // get_tasks, get_agents and background_task answer from the current
-// session's task registry (package agents); a session without one (the
+// session's task registry (session.Tasks); a session without one (the
 // task tools are not enabled) has no tasks and no agents.
 
-func (s *Server) registry() *agents.Registry {
+func (s *Server) registry() session.Tasks {
 	if cur := s.current(); cur != nil {
-		r, _ := cur.Tasks().(*agents.Registry)
-		return r
+		return cur.Tasks()
 	}
 	return nil
 }
 
 func handleGetTasks(s *Server, c *command) {
-	tasks := []agents.TaskInfo{}
+	tasks := []session.TaskInfo{}
 	if r := s.registry(); r != nil {
-		tasks = r.Tasks()
+		tasks = r.List()
 	}
 	s.ok(c, struct {
-		Tasks []agents.TaskInfo `json:"tasks"`
+		Tasks []session.TaskInfo `json:"tasks"`
 	}{tasks})
 }
 
 func handleGetAgents(s *Server, c *command) {
-	list := []agents.AgentInfo{}
+	list := []session.AgentInfo{}
 	if r := s.registry(); r != nil {
 		list = r.Agents()
 	}
 	s.ok(c, struct {
-		Agents []agents.AgentInfo `json:"agents"`
+		Agents []session.AgentInfo `json:"agents"`
 	}{list})
 }
 

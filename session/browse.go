@@ -103,11 +103,11 @@ func (s *Session) ForkMessages() ([]ForkMessage, error) {
 	})
 }
 
-// Fork starts a new session holding the path from the root to entryID
+// fork starts a new session holding the path from the root to entryID
 // (inclusive) of this one; its leaf is entryID and its header names this
 // session's file as parentSession. A persisted session's fork is written
 // at once.
-func (s *Session) Fork(entryID string, opts Options) (*Session, error) {
+func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 	type src struct {
 		path []*store.Entry
 		file string

@@ -226,7 +226,7 @@ func BenchmarkFork(b *testing.B) {
 			deps.Settings.Persist = true
 			last := fmt.Sprintf("%08x", n)
 			fork := func(m *meter, s *Session) int64 {
-				f, err := s.Fork(last, Options{})
+				f, err := s.fork(last, Options{})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -39,10 +39,27 @@ type PromptInput struct {
 // Start announces the session: session_start, then (for a fresh session)
 // the initial entries (model, thinking level, system prompt, and the
 // permission mode when it is not default). With Options.EagerFile the
-// session file is created here. Call it once, after subscribing.
+// session file is created here. Call it once, after subscribing. A root
+// session is started by its Manager, which runs the SessionStart hooks
+// between the two steps; a task child calls Start itself.
 func (s *Session) Start(reason string) error {
+	if err := s.announce(reason); err != nil {
+		return err
+	}
+	return s.begin()
+}
+
+// announce publishes session_start (the stream's and the host's).
+func (s *Session) announce(reason string) error {
 	return s.do(func(st *state) {
 		s.publish(events.SessionStart{SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, Reason: reason})
+	})
+}
+
+// begin writes the initial entries of a fresh session (after the
+// SessionStart hooks, whose context is the system prompt's hooks section).
+func (s *Session) begin() error {
+	return s.do(func(st *state) {
 		if st.announceModel {
 			st.announceModel = false
 			st.appendEntry(store.ModelChangeEntry(st.model.Provider, st.model.ID, ""))

@@ -73,7 +73,7 @@ type Deps struct {
 	// Tasks, when set, creates the sub-agent registry of each root session
 	// (tools.Env.Tasks). It is called once per session, before the actor
 	// starts, and must not call into the session.
-	Tasks func(s *Session) any
+	Tasks func(s *Session) Tasks
 }
 
 // Host is a host adapter as sessions see it (package host). Its methods are
@@ -88,6 +88,11 @@ type Host interface {
 	// Instructions is the text of the system prompt's host section ("":
 	// none).
 	Instructions() string
+	// SessionShutdown delivers session_shutdown at exit and waits for its
+	// handlers (bounded by ctx); Dispose then ends the adapter. Only
+	// Manager.Exit calls them, around the SessionEnd hooks.
+	SessionShutdown(ctx context.Context)
+	Dispose(ctx context.Context)
 }
 
 // Dirs are the directories a session uses.

@@ -60,6 +60,11 @@
 //     the two modes judges; toolexec.go, permission.go tightened).
 //   - Close aborts the run, waits for it to settle, stops background jobs
 //     and the warming timer, and releases the session file.
+//   - Manager (manager.go) owns which root sessions exist; it is safe for
+//     concurrent use, and its methods wait for hooks and actors, so they
+//     are never called from an actor. It runs SessionStart/SessionEnd
+//     through the session (runHooks: hook_executed on its bus) and orders
+//     them against the host's session events (start, switch, exit).
 //
 // The package never writes to stdout and knows nothing of wire shapes:
 // results are Go values the rpc packages map.

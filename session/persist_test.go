@@ -290,10 +290,10 @@ func TestFork(t *testing.T) {
 		e.runPrompt(t, "first")
 		e.runPrompt(t, "second")
 		fm, _ := e.s.ForkMessages()
-		if _, err := e.s.Fork("nope", Options{}); !errors.Is(err, ErrEntryNotFound) {
+		if _, err := e.s.fork("nope", Options{}); !errors.Is(err, ErrEntryNotFound) {
 			t.Errorf("Fork(nope) = %v", err)
 		}
-		f, err := e.s.Fork(fm[0].EntryID, Options{})
+		f, err := e.s.fork(fm[0].EntryID, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -244,7 +244,7 @@ func keptContextSession(t *testing.T, seed uint64) {
 			}
 			if len(entries) > 0 {
 				what += " fork"
-				f, err := e.s.Fork(entries[r.IntN(len(entries))].ID, Options{})
+				f, err := e.s.fork(entries[r.IntN(len(entries))].ID, Options{})
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}

@@ -51,9 +51,10 @@ type Session struct {
 	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
 	readOnly bool      // asks become denies (read-only sub-agents)
 	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
-	tasks    any       // the registry of a root session (Deps.Tasks)
+	tasks    Tasks     // the registry of a root session (Deps.Tasks; nil: none)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
+	shown    shown    // settings as announced (shown.go)
 
 	// modeNow is the actor's mode as approvals.Mode.Strictness
 	// (mirrorMode); bound is a sub-agent's parent's mode now (nil: none).
@@ -111,6 +112,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 // launch starts the actor with st as its state.
 func (s *Session) launch(st *state) *Session {
 	s.st = st
+	s.initShown(st)
 	s.mirrorMode()
 	if !s.parent {
 		st.adoptLateTools()
@@ -131,6 +133,7 @@ func (s *Session) Subscribe(fn func(events.Event)) (unsubscribe func()) {
 }
 
 func (s *Session) publish(e events.Event) {
+	s.shown.note(e)
 	s.bus.Publish(e)
 	// A task child's events reach the host through its parent (the
 	// registry forwards its approvals); its own session_start must not
@@ -275,8 +278,8 @@ func (s *Session) do(f func(*state)) error {
 // Close aborts a running turn, waits for it to settle, releases the session
 // file and stops the actor. It is safe to call more than once.
 func (s *Session) Close() {
-	if c, ok := s.tasks.(interface{ Close() }); ok {
-		c.Close() // children first: a foreground task ends its tool call
+	if s.tasks != nil {
+		s.tasks.Close() // children first: a foreground task ends its tool call
 	}
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {

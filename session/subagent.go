@@ -57,7 +57,7 @@ func (s *Session) linkTask(st *state, opts Options) {
 
 // Tasks returns the session's sub-agent registry (nil: none). It never
 // changes after the session is created.
-func (s *Session) Tasks() any { return s.tasks }
+func (s *Session) Tasks() Tasks { return s.tasks }
 
 // limitsNow returns the limits that apply to the next check.
 func (s *Session) limitsNow() Settings {

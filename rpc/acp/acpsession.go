@@ -33,20 +33,29 @@ type acpSession struct {
 	cur     *turn
 	queue   []*turn
 	asks    map[*permAsk]struct{}
-	set     settings
 	title   string // last title sent in session_info_update
 
 	ignoredNoted bool // noteIgnored said it for this session
 }
 
-// openSession builds a session with mk (which gets the session's
-// approver), subscribes to its events, announces it (Start) and registers
-// it. reason is the session_start reason (startup, new, resume).
-func (s *Server) openSession(mk func(session.Approver) (*session.Session, error), reason string) (*acpSession, error) {
+// openSession opens the session of sp through the manager (with the
+// session's approver), checks it (check may be nil), subscribes to its
+// events, starts it (session.Manager.Start: session_start, SessionStart
+// hooks) and registers it. reason is the session_start reason (startup,
+// new, resume).
+func (s *Server) openSession(sp session.Spec, reason string, check func(*session.Session) error) (*acpSession, error) {
 	as := &acpSession{srv: s, asks: map[*permAsk]struct{}{}, closed: make(chan struct{})}
-	sess, err := mk(&approver{as: as})
+	sp.Options.Approver = &approver{as: as}
+	m := s.opts.Sessions
+	sess, err := m.Open(sp)
 	if err != nil {
 		return nil, err
+	}
+	if check != nil {
+		if err := check(sess); err != nil {
+			m.Close(sess, "exit") // never started: no hooks
+			return nil, err
+		}
 	}
 	as.sess, as.id = sess, sess.ID()
 	as.log = s.log.With(zap.String("session", as.id))
@@ -55,33 +64,22 @@ func (s *Server) openSession(mk func(session.Approver) (*session.Session, error)
 	unsubEvents, unsubSettle := sess.Subscribe(as.onEvent), sess.OnSettle(as.onSettle)
 	as.unsub = func() { unsubEvents(); unsubSettle() }
 	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)
-	if err := sess.Start(reason); err != nil {
+	if err := m.Start(sess, reason); err != nil {
 		as.unsub()
-		sess.Close()
+		m.Close(sess, "exit")
 		return nil, err
 	}
-	st, err := sess.State()
-	if err != nil {
-		as.unsub()
-		sess.Close()
-		return nil, err
-	}
-	as.mu.Lock()
-	as.set = settings{mode: st.PermissionMode, thinking: st.ThinkingLevel}
-	if st.Model != nil {
-		as.set.model = *st.Model
-	}
-	as.mu.Unlock()
 	s.mu.Lock()
 	s.sessions[as.id] = as
 	s.mu.Unlock()
 	return as, nil
 }
 
+// settings are the session's as its events announced them
+// (session.Shown: the session keeps them, never waiting on its actor).
 func (as *acpSession) settings() settings {
-	as.mu.Lock()
-	defer as.mu.Unlock()
-	return as.set
+	v := as.sess.Shown()
+	return settings{mode: v.Mode, model: v.Model, thinking: v.ThinkingLevel}
 }
 
 func (as *acpSession) isClosing() bool {
@@ -135,37 +133,27 @@ func (as *acpSession) onSettle(o session.Outcome) {
 	}
 }
 
-// track updates the settings and the current turn from e.
+// track marks the current turn as run at its agent_start.
 func (as *acpSession) track(e events.Event) {
+	if _, ok := e.(events.AgentStart); !ok {
+		return
+	}
 	as.mu.Lock()
 	defer as.mu.Unlock()
-	t := as.cur
-	if t != nil && t.claimed {
-		t = nil
-	}
-	switch e := e.(type) {
-	case events.PermissionModeChanged:
-		as.set.mode = e.Mode
-	case events.ModelChanged:
-		as.set.model = e.Model
-	case events.ThinkingLevelChanged:
-		as.set.thinking = e.Level
-	case events.AgentStart:
-		if t != nil {
-			t.ran = true
-		}
+	if t := as.cur; t != nil && !t.claimed {
+		t.ran = true
 	}
 }
 
 // options returns every config option with its current value.
 func (as *acpSession) options() []configOption {
-	return configOptions(as.settings(), as.srv.opts.Deps.Models)
+	return configOptions(as.settings(), as.srv.deps().Models)
 }
 
 // opened is the result of opening the session (new, load, resume).
 func (as *acpSession) opened() openSessionResult {
 	set := as.settings()
-	return openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, as.srv.opts.Deps.Models)}
+	return openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, as.srv.deps().Models)}
 }
 
 // notifyConfig sends config_option_update with every option.
@@ -298,7 +286,7 @@ func (as *acpSession) close() {
 	}
 	as.sess.Abort(func() {})
 	as.cancelAsks()
-	as.sess.Close()
+	as.srv.opts.Sessions.Close(as.sess, "exit") // SessionEnd while it is open, then closed
 	if cur != nil {
 		// A prompt posted while the session was closing never settles;
 		// answer it here (finish is once-only).

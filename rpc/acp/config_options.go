@@ -43,8 +43,8 @@ func validMode(id string) bool {
 	return ok
 }
 
-// settings are the session settings the config options show, tracked from
-// the session's events.
+// settings are the session settings the config options show (from
+// session.Shown).
 type settings struct {
 	mode     string
 	model    llm.ModelRef
@@ -179,7 +179,7 @@ func handleSetConfigOption(s *Server, p *setConfigParams) (configOptionsResult, 
 		}
 		_, err = as.sess.SetModel(provider, id)
 	case optThinking:
-		if !slices.Contains(thinkingLevels(cur.model, s.opts.Deps.Models), value) {
+		if !slices.Contains(thinkingLevels(cur.model, s.deps().Models), value) {
 			return configOptionsResult{}, errorf(errInvalidParams, "thinking level %q is not offered for %s", value, modelValue(cur.model))
 		}
 		_, err = as.sess.SetThinkingLevel(value)

@@ -40,7 +40,7 @@
 //     A bad line is answered (-32700 or -32600, id null) by the stream
 //     itself and skipped; the connection lives on. Without a model
 //     (Options.Boot) the gate retries the start-up on this goroutine too,
-//     so attempts never overlap and the Deps, Base and StartupID it sets
+//     so attempts never overlap and the Sessions, Base and StartupID it sets
 //     are written before any session exists.
 //   - Notice is safe from any goroutine (noticeMu orders the queue before
 //     the first session against later notices). The tool call id map

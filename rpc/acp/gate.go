@@ -14,7 +14,7 @@ import (
 
 // Ready is what a finished start-up gives the server (Options.Boot).
 type Ready struct {
-	Deps      *session.Deps
+	Sessions  *session.Manager
 	Base      session.Options
 	StartupID string
 }
@@ -52,7 +52,7 @@ func (s *Server) gate(c *call) bool {
 		ready, err := s.opts.Boot()
 		s.bootAt = time.Now()
 		if err == nil {
-			s.opts.Deps, s.opts.Base, s.opts.StartupID = ready.Deps, ready.Base, ready.StartupID
+			s.opts.Sessions, s.opts.Base, s.opts.StartupID = ready.Sessions, ready.Base, ready.StartupID
 			s.booted, s.bootErr = true, nil
 			s.log.Info("start-up finished: a model is available")
 			return true

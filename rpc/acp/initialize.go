@@ -11,7 +11,7 @@ func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) 
 			LoadSession:        true,
 			PromptCapabilities: promptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
 			McpCapabilities:    mcpCapabilities{},
-			Meta:               sandboxMeta(s.opts.Deps),
+			Meta:               sandboxMeta(s.deps()),
 		},
 		// The process only starts with a usable model, so nothing needs
 		// signing in.

@@ -24,8 +24,10 @@ type Options struct {
 	Log *zap.Logger
 	// Version is reported in agentInfo.
 	Version string
-	// Deps create and open sessions.
-	Deps *session.Deps
+	// Sessions owns which sessions exist: session/new, load and resume
+	// open and start them through it, session/close and the shutdown end
+	// them (session.Manager: the hook and host-event order).
+	Sessions *session.Manager
 	// Base are the options of new sessions: Cwd is the start directory
 	// (the only cwd served), plus model, thinking level, permission mode
 	// and active tools. Base.Approver and Base.SessionID are ignored.
@@ -181,12 +183,27 @@ func (s *Server) shutdown(interrupted bool) {
 	if s.opts.Settle != nil && !interrupted {
 		s.opts.Settle()
 	}
+	if s.opts.Sessions != nil {
+		// The exit order (host session_shutdown, SessionEnd{exit} of every
+		// open session, host dispose, sessions closed) before each
+		// session's own bookkeeping ends.
+		s.opts.Sessions.Exit()
+	}
 	for _, as := range s.sessionList() {
 		as.close()
 	}
 	s.work.Wait()
 	_ = s.conn.Close()
 	s.w.Flush()
+}
+
+// deps are the sessions' shared dependencies (nil before a start-up
+// without a model has finished).
+func (s *Server) deps() *session.Deps {
+	if s.opts.Sessions == nil {
+		return nil
+	}
+	return s.opts.Sessions.Deps()
 }
 
 // stopping reports whether shutdown has begun.

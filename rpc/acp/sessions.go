@@ -88,10 +88,7 @@ func handleNew(s *Server, c *call) {
 		opts.SessionID, reason = s.opts.StartupID, "startup"
 	}
 	s.mu.Unlock()
-	as, err := s.openSession(func(a session.Approver) (*session.Session, error) {
-		opts.Approver = a
-		return session.New(s.opts.Deps, opts)
-	}, reason)
+	as, err := s.openSession(session.Spec{Kind: session.OpenNew, Options: opts}, reason, nil)
 	if err != nil {
 		c.fail(err)
 		return
@@ -116,25 +113,19 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 	if as, err := s.session(p.SessionID); err == nil {
 		return as, nil
 	}
-	path, err := session.FindSession(s.opts.Deps.Dirs.Sessions, s.opts.Base.Cwd, p.SessionID)
+	path, err := session.FindSession(s.deps().Dirs.Sessions, s.opts.Base.Cwd, p.SessionID)
 	if err != nil {
 		return nil, errorf(errUnknownSession, "no session %s for %s", p.SessionID, s.opts.Base.Cwd)
 	}
 	opts := s.opts.Base
 	// A stored session keeps its own thinking level and permission mode.
 	opts.Cwd, opts.ThinkingLevel, opts.SessionID, opts.PermissionMode = "", "", "", ""
-	return s.openSession(func(a session.Approver) (*session.Session, error) {
-		opts.Approver = a
-		sess, err := session.Open(s.opts.Deps, path, opts)
-		if err != nil {
-			return nil, err
-		}
+	return s.openSession(session.Spec{Kind: session.OpenResume, Path: path, Options: opts}, "resume", func(sess *session.Session) error {
 		if realDir(sess.Cwd()) != s.startDir {
-			sess.Close()
-			return nil, errorf(errInvalidParams, "session %s belongs to %s, not %s", p.SessionID, sess.Cwd(), s.opts.Base.Cwd)
+			return errorf(errInvalidParams, "session %s belongs to %s, not %s", p.SessionID, sess.Cwd(), s.opts.Base.Cwd)
 		}
-		return sess, nil
-	}, "resume")
+		return nil
+	})
 }
 
 // handleLoad: session/load replays the session's history as updates, then
@@ -192,7 +183,7 @@ func handleList(s *Server, c *call) {
 		c.reply(out)
 		return
 	}
-	infos, err := store.List(store.SessionDir(s.opts.Deps.Dirs.Sessions, s.opts.Base.Cwd))
+	infos, err := store.List(store.SessionDir(s.deps().Dirs.Sessions, s.opts.Base.Cwd))
 	if err != nil {
 		c.fail(err)
 		return
