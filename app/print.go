@@ -11,6 +11,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/printmode"
+	"github.com/armadra/ama-rpc/session"
 )
 
 // runPrint is -p: the prompt is read (stdin included) before anything is
@@ -45,7 +46,7 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 		}
 		if images, err = printmode.LoadImages(paths, st.Cwd, model); err != nil {
 			fmt.Fprintf(env.Stderr, "ama: %v\n", err)
-			closeBounded(ctx, w.first, w.log)
+			bounded(ctx, func() { w.mgr.Close(w.first, "exit") }, w.log) // never started: no SessionEnd
 			return ExitUsage
 		}
 	}
@@ -57,7 +58,11 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 		}
 		return true
 	})
-	if err := hostStartup(w); err != nil {
+	if err := startup(w); errors.Is(err, session.ErrStartBlocked) {
+		fmt.Fprintf(env.Stderr, "ama: %v\n", err)
+		bounded(ctx, w.mgr.Exit, w.log) // the normal exit order, then exit 6
+		return ExitHook
+	} else if err != nil {
 		return startupFailed(ctx, env, w, err)
 	}
 	cfg := printmode.Config{Session: w.first, StartReason: w.reason, Format: flags.OutputFormat, Prompt: prompt, Images: images,
@@ -66,8 +71,6 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 		cfg.Writer, cfg.Now = env.Hooks.Writer, env.Hooks.Now
 	}
 	code := printmode.Run(ctx, cfg)
-	sessionEnd(w.deps.Hooks, w.first, "exit", w.log)
-	hostShutdown(w)
-	closeBounded(ctx, w.first, w.log)
+	bounded(ctx, w.mgr.Exit, w.log)
 	return code
 }

@@ -79,8 +79,8 @@ func buildResult(s *session.Session, sn snapshot, f Facts, outcome Outcome, took
 	if stats, err := s.Stats(); err == nil {
 		r.Usage, r.Cost, r.CacheHitRate, r.Cache = stats.Tokens, stats.Cost, stats.CacheHitRate, stats.Cache
 	}
-	if reg, ok := s.Tasks().(interface{ Tasks() []agents.TaskInfo }); ok {
-		if infos := reg.Tasks(); len(infos) > 0 {
+	if reg := s.Tasks(); reg != nil {
+		if infos := reg.List(); len(infos) > 0 {
 			t := &TaskSummary{Total: len(infos), ByStatus: map[string]int{}}
 			for _, i := range infos {
 				t.ByStatus[i.Status]++

@@ -208,12 +208,12 @@ func waitBackground(ctx context.Context, w *stdio.Writer, col *collector, s *ses
 
 // runningTasks counts the session's running tasks.
 func runningTasks(s *session.Session) int {
-	reg, ok := s.Tasks().(interface{ Tasks() []agents.TaskInfo })
-	if !ok {
+	reg := s.Tasks()
+	if reg == nil {
 		return 0
 	}
 	n := 0
-	for _, t := range reg.Tasks() {
+	for _, t := range reg.List() {
 		if t.Status == agents.StatusRunning {
 			n++
 		}
