@@ -24,11 +24,13 @@ type Policy struct {
 	Protect []string `json:"protect,omitempty"`
 	// Create are protected directories the jail creates (empty) when they
 	// are missing, so they can be made read-only (.git/hooks, .git/info,
-	// .git/modules, .git/worktrees): an empty one changes nothing for git.
+	// .git/modules, .git/worktrees, .ama): an empty one changes nothing
+	// for git or ama-rpc.
 	Create []string `json:"create,omitempty"`
 	// Sweep are protected files that cannot be created empty
-	// (.git/commondir): when the command created one, the jail's init
-	// removes it after the command and everything it started ended.
+	// (.git/commondir, .git/config.worktree, a missing .git/config): the
+	// jail's init watches for them, stops the command the moment one
+	// appears and removes it.
 	Sweep []string `json:"sweep,omitempty"`
 	// Pin are directories that hold protected paths; with namespaces they
 	// become (writable) mount points so they cannot be renamed away and
@@ -99,12 +101,15 @@ var ProtectedProjectPaths = []string{
 	".git/commondir", ".git/config.worktree", ".ama",
 }
 
-// createdGitDirs are the ProtectedProjectPaths the jail creates empty when
-// missing (Policy.Create); sweptGitFiles are removed when a command
-// created them (Policy.Sweep).
+// createdDirs are the ProtectedProjectPaths the jail creates empty when
+// missing (Policy.Create), so that they are read-only mount points: an
+// empty .git/hooks changes nothing for git, an empty .ama nothing for
+// ama-rpc, and neither can be filled from inside. sweptGitFiles cannot be
+// created empty (git dies on an empty commondir): a command that creates
+// one is stopped at once and the file removed (Policy.Sweep).
 var (
-	createdGitDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees"}
-	sweptGitFiles  = []string{".git/commondir", ".git/config.worktree"}
+	createdDirs   = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees", ".ama"}
+	sweptGitFiles = []string{".git/commondir", ".git/config.worktree", ".git/config"}
 )
 
 // DevicePaths may be written by sandboxed commands.
@@ -166,7 +171,7 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 		for _, rel := range ProtectedProjectPaths {
 			add(&p.Protect, filepath.Join(d.Project, rel))
 		}
-		for _, rel := range createdGitDirs {
+		for _, rel := range createdDirs {
 			add(&p.Create, filepath.Join(d.Project, rel))
 		}
 		for _, rel := range sweptGitFiles {

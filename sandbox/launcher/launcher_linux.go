@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -153,6 +154,10 @@ func initProcess(path string, argv, env []string, rulesetFD int, sweep []string)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP)
+	trip, err := tripwire(created, rulesetFD)
+	if err != nil {
+		return err
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: files})
 	if err != nil {
 		return errors.New("exec " + path + ": " + err.Error())
@@ -198,8 +203,74 @@ wait:
 			}
 		}
 	}
+	if p := trip(); p != "" {
+		os.Stderr.WriteString("ama-rpc sandbox: the command was stopped when it created " + p + "\n")
+		os.Exit(126)
+	}
 	os.Exit(code)
 	return nil
+}
+
+// tripwire watches the directories of the sweep entries that do not exist
+// yet (inotify, IN_CREATE and IN_MOVED_TO): the moment one appears, every
+// process of the namespace is killed, so a git outside the sandbox can
+// follow it only for the microseconds between its creation and the kill,
+// and nothing the command would do next happens (the sweep then removes
+// it). After each batch of events, and on a queue overflow, the entries
+// themselves are checked, so a flood of other events hides nothing. The
+// returned function names the entry that tripped it, or "". The inotify
+// descriptor is close-on-exec and numbered at or above minFD (the
+// command inherits the descriptors below it).
+func tripwire(created []string, minFD int) (func() string, error) {
+	var tripped atomic.Value
+	tripped.Store("")
+	get := func() string { return tripped.Load().(string) }
+	if len(created) == 0 {
+		return get, nil
+	}
+	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	if err != nil {
+		return nil, errors.New("inotify: " + err.Error())
+	}
+	if ifd < minFD {
+		nfd, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(ifd), syscall.F_DUPFD_CLOEXEC, uintptr(minFD))
+		_ = syscall.Close(ifd)
+		if e != 0 {
+			return nil, errors.New("inotify: " + e.Error())
+		}
+		ifd = int(nfd)
+	}
+	watched := 0
+	for _, p := range created {
+		dir := p[:strings.LastIndexByte(p, '/')+1]
+		if _, err := syscall.InotifyAddWatch(ifd, dir, syscall.IN_CREATE|syscall.IN_MOVED_TO|syscall.IN_ONLYDIR|syscall.IN_DONT_FOLLOW); err == nil {
+			watched++
+		}
+	}
+	if watched == 0 { // no .git: nothing to redirect
+		_ = syscall.Close(ifd)
+		return get, nil
+	}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := syscall.Read(ifd, buf)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || n <= 0 {
+				return
+			}
+			for _, p := range created {
+				if _, err := os.Lstat(p); err == nil {
+					tripped.Store(p)
+					_ = syscall.Kill(-1, syscall.SIGKILL)
+					return
+				}
+			}
+		}
+	}()
+	return get, nil
 }
 
 // addRules adds EnvRules to the ruleset: for each line, the access mask on
