@@ -91,6 +91,12 @@ const (
 	OpSealScaffold = "seal-scaffold"
 	// OpProc mounts a new procfs at /proc (for the new PID namespace).
 	OpProc = "proc"
+	// OpDevpts mounts a new devpts instance at /dev/pts and its ptmx over
+	// /dev/ptmx: the command can make pseudo terminals of its own but
+	// cannot open the user's (writing to them spoofs the screen and sends
+	// escape sequences). Where devpts cannot be mounted, /dev/pts is
+	// covered by an empty read-only tmpfs instead.
+	OpDevpts = "devpts"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount
 	// points in it were made).
 	OpSeal = "seal"

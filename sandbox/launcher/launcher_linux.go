@@ -348,7 +348,7 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1}
+		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -425,6 +425,26 @@ func step(op string, a []string, js *jailState) error {
 		return readOnlyOver("/dev/null", a[0], 0)
 	case OpProc:
 		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
+	case OpDevpts:
+		if !isDir("/dev/pts") {
+			return nil
+		}
+		if err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC,
+			"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+			// No pseudo terminals then, but not the user's either.
+			return syscall.Mount("tmpfs", "/dev/pts", "tmpfs",
+				syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat("/dev/ptmx", &st); err != nil || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+			return nil // missing, or a link to pts/ptmx (then the new one)
+		}
+		fd, err := openTree("/dev/pts/ptmx", 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		return moveMount(fd, "/dev/ptmx")
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil
