@@ -20,7 +20,11 @@
 //
 // Concurrency: Main runs before any goroutine of the program; it locks its
 // OS thread, because credentials, no_new_privs, the seccomp filter and the
-// Landlock domain are per-thread, and that thread forks or execs.
+// Landlock domain are per-thread, and that thread forks or execs. As init
+// it starts two goroutines: one forwards signals to the command, one reads
+// the tripwire's inotify events and only stats paths, sends SIGKILL and
+// stores the tripped path (an atomic); the sweep itself runs on the locked
+// thread after the command ended.
 package launcher
 
 // Arg is the hidden subcommand.
