@@ -155,3 +155,66 @@ func selfExe(t *testing.T) string {
 	}
 	return self
 }
+
+// TestProjectAmaLinkKept: a project whose .ama is a link inside it (to
+// conf/ama) keeps it: the link cannot be swapped for a directory holding
+// planted hooks (the command is stopped and the link put back).
+func TestProjectAmaLinkKept(t *testing.T) {
+	w := newWorld(t)
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	ama := filepath.Join(w.project, ".ama")
+	if err := os.RemoveAll(ama); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.project, "conf", "ama"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("conf/ama", ama); err != nil {
+		t.Fatal(err)
+	}
+	c := rt.For(w.project, "", false)
+	for _, script := range []string{
+		"rm .ama && mkdir .ama && echo '{}' > .ama/hooks.json",
+		"mkdir x && echo '{}' > x/hooks.json && mv -T x .ama",
+		"ln -sfn x .ama; mkdir -p x; echo '{}' > x/hooks.json",
+		"echo '{}' > .ama/hooks.json",
+	} {
+		out, _ := w.sh(t, c, script)
+		t.Logf("%q: %s", script, out)
+		if target, err := os.Readlink(ama); err != nil || target != "conf/ama" {
+			t.Errorf("%q replaced the .ama link (%q, %v): %s", script, target, err, out)
+			_ = os.RemoveAll(ama)
+			_ = os.Symlink("conf/ama", ama)
+		}
+		if exists(filepath.Join(w.project, "conf", "ama", "hooks.json")) {
+			t.Errorf("%q wrote through the link: %s", script, out)
+		}
+	}
+}
+
+// TestJailGitInitKept: in a project without .git, a repository the command
+// makes with git init is its own: nothing guards or removes its config.
+func TestJailGitInitKept(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	w := newWorld(t)
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	writeFile(t, filepath.Join(w.home, ".gitconfig"), "[user]\n\tname = T\n\temail = t@example.com\n")
+	if err := os.RemoveAll(filepath.Join(w.project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	out, code := w.sh(t, rt.For(w.project, "", false), "git init -q && echo a > a && git add a && git commit -qm one")
+	if code != 0 || !exists(filepath.Join(w.project, ".git", "config")) {
+		t.Errorf("git init in the sandbox lost its config (%d): %s", code, out)
+	}
+	if log := w.git(t, "log", "--oneline"); !strings.Contains(log, "one") {
+		t.Errorf("the commit is not there: %s", log)
+	}
+}
