@@ -2,7 +2,7 @@
 GO  ?= go
 BIN ?= bin/ama-rpc
 
-.PHONY: build test vet fuzz bench bench-peer golden clean acp-deps
+.PHONY: build test vet fuzz bench bench-sandbox bench-peer golden clean acp-deps
 
 build:
 	$(GO) build -o $(BIN) ./cmd/ama-rpc
@@ -72,6 +72,13 @@ bench: build
 	# grep, glob and read side by side with rg, GNU grep, fd and wc -l on Go's src.
 	test/bench/tools-deps.sh
 	$(GO) run ./test/bench/tools
+
+# The sandbox's per-call cost alone (the sandbox lines of make bench):
+# median of 50 starts of `true` bare, Landlock-only, in the jail through
+# ama-rpc-sandbox and through ama-rpc, and in bare namespaces (the kernel's
+# floor); the parent's ruleset build (Wrap) and the canary self-test.
+bench-sandbox: build
+	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
 
 # Rewrite the golden transcripts under test/fixtures (review the diff!).
 golden:

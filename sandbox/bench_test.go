@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +18,9 @@ import (
 // bash call: `true` started bare, through the Landlock launcher without
 // namespaces, and in the jail (user, mount, PID and network namespaces, the
 // default where they work) through the small launcher (ama-rpc-sandbox,
-// when it lies next to the launcher binary) and by re-executing ama-rpc. It reports the median wall time per start (ms/median);
+// when it lies next to the launcher binary) and by re-executing ama-rpc,
+// and, as the kernel's floor, `true` started directly in fresh namespaces
+// (namespaces-only). It reports the median wall time per start (ms/median);
 // `make bench` runs it 50 times each with the built binary as launcher
 // (AMA_SANDBOX_LAUNCHER), otherwise the test binary launches.
 func BenchmarkStartTrue(b *testing.B) {
@@ -61,6 +64,16 @@ func BenchmarkStartTrue(b *testing.B) {
 			sb   *sandbox.Command
 		}{"jail-self-exec", withNS.WithoutSmallLauncher().For(project, "", false)})
 	}
+	// The kernel's share alone: `true` started directly in fresh user,
+	// mount, PID and network namespaces (no launcher, no mounts, no
+	// Landlock): the floor of any design that creates the namespaces per
+	// call.
+	if withNS.Status().Namespaces {
+		variants = append(variants, struct {
+			name string
+			sb   *sandbox.Command
+		}{"namespaces-only", nil})
+	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
 			times := make([]time.Duration, 0, b.N)
@@ -68,6 +81,13 @@ func BenchmarkStartTrue(b *testing.B) {
 			for b.Loop() {
 				cmd := exec.Command(truePath)
 				cmd.Dir = project
+				if v.name == "namespaces-only" {
+					cmd.SysProcAttr = &syscall.SysProcAttr{
+						Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET,
+						UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+						GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
+					}
+				}
 				start := time.Now()
 				release := func() {}
 				if v.sb != nil {

@@ -16,7 +16,8 @@ import (
 //     readable HOME entries (read-only) and the pinned .git are taken;
 //  2. every mount is made read-only (chmod, utime and xattr changes fail
 //     with EROFS outside the writable trees);
-//  3. /dev/shm becomes an empty tmpfs, the session's temp dir is mounted
+//  3. /dev/shm becomes an empty tmpfs, /dev/pts a new devpts instance (the
+//     user's terminals are not in it), the session's temp dir is mounted
 //     on /tmp, and HOME an empty tmpfs holding only the readable entries;
 //  4. hidden paths and writable trees are mounted shallowest first (a
 //     hidden directory that holds a writable tree, like ama's data
@@ -77,6 +78,7 @@ func jailPlan(p Policy, pidNS bool) string {
 	if isDir("/dev/shm") {
 		op(launcher.OpTmpfs, "/dev/shm", "1777")
 	}
+	op(launcher.OpDevpts)
 	if p.Tmp != "" && isDir("/tmp") {
 		op(launcher.OpAttach, "tmp", "/tmp")
 	}

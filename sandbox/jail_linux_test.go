@@ -244,7 +244,13 @@ try:
     open('/dev/tty').close(); print('TTY-OPEN')
 except OSError as e: print('no tty', e.errno)
 os.setsid()
-fd = os.open('` + slave + `', os.O_RDWR)
+try:
+    fd = os.open('` + slave + `', os.O_RDWR)
+except OSError as e:
+    # The jail has its own devpts: the user's terminals are not in it.
+    print('outside terminal unreachable', e.errno)
+    m, s = os.openpty()
+    fd = os.open(os.ttyname(s), os.O_RDWR)
 for req in (termios.TIOCSTI, termios.TIOCSTI | (1 << 32)):
     try:
         fcntl.ioctl(fd, req, b'x'); print('INJECTED')
@@ -260,6 +266,46 @@ for req in (termios.TIOCSTI, termios.TIOCSTI | (1 << 32)):
 		out, _ := w.sh(t, rt.For(w.project, "", false), script)
 		if strings.Contains(out, "INJECTED") || strings.Contains(out, "TTY-OPEN") || strings.Count(out, "refused 1") != 2 {
 			t.Errorf("terminal reachable: %s", out)
+		}
+		if jail && !strings.Contains(out, "outside terminal unreachable") {
+			t.Errorf("the jail reached a terminal of the user's: %s", out)
+		}
+	})
+}
+
+// TestJailUserTerminals: a command in the jail cannot write to the user's
+// terminals (screen spoofing, escape sequences): it sees a devpts of its
+// own, where pseudo terminals still work. Without namespaces this is not
+// covered (README "Sandbox").
+func TestJailUserTerminals(t *testing.T) {
+	// Non-blocking, so the read below honours its deadline.
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Skipf("no pseudo terminals: %v", err)
+	}
+	defer ptmx.Close()
+	slave, err := ptsName(ptmx)
+	if err != nil {
+		t.Skipf("pty: %v", err)
+	}
+	w := newWorld(t)
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		script := "echo SPOOFED > " + slave + "; printf 'SPOOFED\\n' | tee " + slave + " >/dev/null; " +
+			`python3 -c "import os; m, s = os.openpty(); os.write(s, b'own\n'); print(os.read(m, 16))" 2>&1 || echo no python`
+		out, _ := w.sh(t, rt.For(w.project, "", false), script)
+		// What reached the user's terminal: its master has it to read.
+		_ = ptmx.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+		got := make([]byte, 64)
+		n, _ := ptmx.Read(got)
+		if !jail {
+			t.Logf("landlock-only (not covered): the terminal received %q", got[:n])
+			return
+		}
+		if strings.Contains(string(got[:n]), "SPOOFED") {
+			t.Errorf("the command wrote to the user's terminal: %q (%s)", got[:n], out)
+		}
+		if !strings.Contains(out, "own") && !strings.Contains(out, "no python") {
+			t.Errorf("pseudo terminals do not work in the jail: %s", out)
 		}
 	})
 }

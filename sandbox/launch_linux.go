@@ -161,13 +161,15 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 
 // jailRules are the Landlock rules of the file systems the jail mounts
 // itself (launcher.EnvRules): the new /proc readable, the private /dev/shm
-// writable, the HOME tmpfs listable.
+// and the new devpts instance (and its ptmx on /dev/ptmx) writable, the
+// HOME tmpfs listable.
 func jailRules(p Policy) string {
-	all := fsAll
+	all, file := fsAll, fsFile
 	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < 5 {
 		all &^= ll.AccessFSIoctlDev // not handled before ABI 5
+		file &^= ll.AccessFSIoctlDev
 	}
-	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n", uint64(fsRead), uint64(all))
+	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n%d /dev/pts\n%d /dev/ptmx\n", uint64(fsRead), uint64(all), uint64(all), uint64(file))
 	if p.Home != "" {
 		rules += fmt.Sprintf("%d %s\n", uint64(fsRead), p.Home)
 	}

@@ -24,11 +24,14 @@ type Policy struct {
 	Protect []string `json:"protect,omitempty"`
 	// Create are protected directories the jail creates (empty) when they
 	// are missing, so they can be made read-only (.git/hooks, .git/info,
-	// .git/modules, .git/worktrees): an empty one changes nothing for git.
+	// .git/modules, .git/worktrees, .ama): an empty one changes nothing
+	// for git or ama-rpc.
 	Create []string `json:"create,omitempty"`
-	// Sweep are protected files that cannot be created empty
-	// (.git/commondir): when the command created one, the jail's init
-	// removes it after the command and everything it started ended.
+	// Sweep are the protected paths the jail's init guards when they are
+	// missing (.git/commondir, .git/config.worktree, a missing
+	// .git/config) or links (a .ama or .git/hooks link inside the
+	// project): it stops the command the moment one is created or
+	// replaced, and undoes that.
 	Sweep []string `json:"sweep,omitempty"`
 	// Pin are directories that hold protected paths; with namespaces they
 	// become (writable) mount points so they cannot be renamed away and
@@ -99,13 +102,14 @@ var ProtectedProjectPaths = []string{
 	".git/commondir", ".git/config.worktree", ".ama",
 }
 
-// createdGitDirs are the ProtectedProjectPaths the jail creates empty when
-// missing (Policy.Create); sweptGitFiles are removed when a command
-// created them (Policy.Sweep).
-var (
-	createdGitDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees"}
-	sweptGitFiles  = []string{".git/commondir", ".git/config.worktree"}
-)
+// createdDirs are the ProtectedProjectPaths the jail creates empty when
+// missing (Policy.Create), so that they are read-only mount points: an
+// empty .git/hooks changes nothing for git, an empty .ama nothing for
+// ama-rpc, and neither can be filled from inside. The others cannot be
+// created empty (git dies on an empty commondir), and a protected link
+// cannot carry a mount: all of them are in Policy.Sweep, and the jail's
+// init guards those that are missing or links.
+var createdDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees", ".ama"}
 
 // DevicePaths may be written by sandboxed commands.
 var DevicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
@@ -166,10 +170,10 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 		for _, rel := range ProtectedProjectPaths {
 			add(&p.Protect, filepath.Join(d.Project, rel))
 		}
-		for _, rel := range createdGitDirs {
+		for _, rel := range createdDirs {
 			add(&p.Create, filepath.Join(d.Project, rel))
 		}
-		for _, rel := range sweptGitFiles {
+		for _, rel := range ProtectedProjectPaths {
 			add(&p.Sweep, filepath.Join(d.Project, rel))
 		}
 		add(&p.Pin, filepath.Join(d.Project, ".git"))

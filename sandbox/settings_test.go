@@ -58,7 +58,7 @@ func TestForBash(t *testing.T) {
 			t.Errorf("%s not protected: %q", want, p.Protect)
 		}
 	}
-	if !slices.Equal(p.Sweep, []string{"/p/.git/commondir", "/p/.git/config.worktree"}) || !slices.Contains(p.Create, "/p/.git/hooks") {
+	if !slices.Contains(p.Sweep, "/p/.git/commondir") || !slices.Contains(p.Sweep, "/p/.git/config.worktree") || !slices.Contains(p.Sweep, "/p/.ama") || !slices.Contains(p.Create, "/p/.git/hooks") || !slices.Contains(p.Create, "/p/.ama") {
 		t.Errorf("sweep, create: %q %q", p.Sweep, p.Create)
 	}
 	for _, h := range []string{"/h/.ssh", "/h/.gnupg", "/h/.aws", "/h/.config/ama", "/h/.local/share/ama", "/h/.netrc", "/h/.npmrc", "/run/user"} {

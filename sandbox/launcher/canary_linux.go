@@ -20,7 +20,8 @@ import (
 //	read=<path>      read the file (DONE only when it has content)
 //	tcp=<port>       connect to 127.0.0.1:<port>
 //	udp=<port>       send a datagram to 127.0.0.1:<port>
-//	tiocsti=<tty>    become a session leader, open the terminal, TIOCSTI
+//	tiocsti=<tty>    become a session leader, open the terminal (one of
+//	                 its own when that one is out of reach), TIOCSTI
 const CanaryArg = "__sandbox-canary"
 
 func init() {
@@ -82,7 +83,11 @@ func probe(name, arg string) error {
 		}
 		fd, err := syscall.Open(arg, syscall.O_RDWR, 0)
 		if err != nil {
-			return err
+			// The jail's own devpts has no terminal of the outside: the
+			// filter is tried on one made here.
+			if fd, err = ownTerminal(); err != nil {
+				return err
+			}
 		}
 		defer syscall.Close(fd)
 		c := byte('#')
@@ -92,4 +97,24 @@ func probe(name, arg string) error {
 		return nil
 	}
 	return syscall.EINVAL
+}
+
+// ownTerminal opens a new pseudo terminal's terminal end (it becomes the
+// controlling terminal of the session leader that opens it).
+func ownTerminal() (int, error) {
+	m, err := syscall.Open("/dev/ptmx", syscall.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	// The end stays open with the probe's process (a closed master hangs
+	// the terminal up).
+	var n uint32
+	var unlock int32
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(m), syscall.TIOCGPTN, uintptr(unsafe.Pointer(&n))); e != 0 {
+		return -1, e
+	}
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(m), syscall.TIOCSPTLCK, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		return -1, e
+	}
+	return syscall.Open("/dev/pts/"+strconv.FormatUint(uint64(n), 10), syscall.O_RDWR, 0)
 }

@@ -7,10 +7,10 @@
 // filter the parent assembled (EnvSeccomp), enforces the Landlock ruleset
 // the parent built (inherited as a file descriptor) and execs the command.
 // In a PID namespace the launcher stays as the namespace's init: it starts
-// the command, forwards signals to it, and when it ends removes the .git
-// entries the plan marked (EnvSweep) if the command created them, then
-// exits with the command's status, which ends every process left in the
-// namespace.
+// the command, forwards signals to it, stops it the moment it creates one
+// of the .git entries the plan marked (EnvSweep; inotify), and when it
+// ends removes such entries, then exits with the command's status (126
+// when it was stopped), which ends every process left in the namespace.
 //
 // Why init and not main in ama-rpc: the launcher runs on every sandboxed
 // bash call, and the rest of ama-rpc spends milliseconds in package
@@ -20,7 +20,11 @@
 //
 // Concurrency: Main runs before any goroutine of the program; it locks its
 // OS thread, because credentials, no_new_privs, the seccomp filter and the
-// Landlock domain are per-thread, and that thread forks or execs.
+// Landlock domain are per-thread, and that thread forks or execs. As init
+// it starts two goroutines: one forwards signals to the command, one reads
+// the tripwire's inotify events and only stats paths, sends SIGKILL and
+// stores the tripped path (an atomic); the sweep itself runs on the locked
+// thread after the command ended.
 package launcher
 
 // Arg is the hidden subcommand.
@@ -47,8 +51,9 @@ const (
 	// (Landlock judges a mount by where it hangs, not by what it covers):
 	// one "<access mask> <path>" a line.
 	EnvRules = "AMA_SANDBOX_RULES"
-	// EnvSweep lists, one a line, files the command must not leave behind
-	// (.git/commondir): the init removes each that did not exist before.
+	// EnvSweep lists, one a line, files the command must not create
+	// (.git/commondir): the init watches for each that did not exist
+	// before, stops the command the moment one appears, and removes it.
 	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
 
@@ -90,6 +95,12 @@ const (
 	OpSealScaffold = "seal-scaffold"
 	// OpProc mounts a new procfs at /proc (for the new PID namespace).
 	OpProc = "proc"
+	// OpDevpts mounts a new devpts instance at /dev/pts and its ptmx over
+	// /dev/ptmx: the command can make pseudo terminals of its own but
+	// cannot open the user's (writing to them spoofs the screen and sends
+	// escape sequences). Where devpts cannot be mounted, /dev/pts is
+	// covered by an empty read-only tmpfs instead.
+	OpDevpts = "devpts"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount
 	// points in it were made).
 	OpSeal = "seal"

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 )
@@ -140,12 +141,7 @@ func run(args []string) error {
 // the sweep entries the command created, and exits with the command's
 // status (128+n when a signal ended it).
 func initProcess(path string, argv, env []string, rulesetFD int, sweep []string) error {
-	var created []string
-	for _, p := range sweep {
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
-			created = append(created, p)
-		}
-	}
+	guards := guardsOf(sweep)
 	files := make([]uintptr, rulesetFD)
 	for i := range files {
 		files[i] = uintptr(i)
@@ -153,6 +149,10 @@ func initProcess(path string, argv, env []string, rulesetFD int, sweep []string)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
 		syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH, syscall.SIGCONT, syscall.SIGTSTP)
+	guards, trip, err := tripwire(guards, rulesetFD)
+	if err != nil {
+		return err
+	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{Env: env, Files: files})
 	if err != nil {
 		return errors.New("exec " + path + ": " + err.Error())
@@ -191,15 +191,133 @@ wait:
 			break
 		}
 	}
-	for _, p := range created {
-		if _, err := os.Lstat(p); err == nil {
-			if os.RemoveAll(p) == nil {
-				os.Stderr.WriteString("ama-rpc sandbox: removed " + p + ", which the command created (it would redirect git outside the sandbox)\n")
-			}
+	for _, g := range guards {
+		if g.restore() {
+			os.Stderr.WriteString("ama-rpc sandbox: restored " + g.path + ", which the command changed (it would redirect git or ama-rpc outside the sandbox)\n")
 		}
+	}
+	if p := trip(); p != "" {
+		os.Stderr.WriteString("ama-rpc sandbox: the command was stopped when it created or replaced " + p + "\n")
+		os.Exit(126)
 	}
 	os.Exit(code)
 	return nil
+}
+
+// guard is a protected path the mounts cannot pin: one that does not exist
+// (it must stay missing: .git/commondir) or a symbolic link (it must stay
+// the same link: a .ama or .git/hooks link inside the project; its target
+// is bound read-only by OpRO). Existing files and directories need no
+// guard: they are read-only mount points, which cannot be removed or
+// renamed.
+type guard struct {
+	path, link string // link: the target when path is a symbolic link
+}
+
+func guardsOf(paths []string) []guard {
+	var out []guard
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			out = append(out, guard{path: p})
+		case err == nil && fi.Mode()&os.ModeSymlink != 0:
+			if t, err := os.Readlink(p); err == nil {
+				out = append(out, guard{path: p, link: t})
+			}
+		}
+	}
+	return out
+}
+
+// broken reports whether the guarded path changed.
+func (g guard) broken() bool {
+	if g.link == "" {
+		_, err := os.Lstat(g.path)
+		return err == nil
+	}
+	t, err := os.Readlink(g.path)
+	return err != nil || t != g.link
+}
+
+// restore undoes a change: it removes what was created and puts a link
+// back. It reports whether there was anything to undo.
+func (g guard) restore() bool {
+	if !g.broken() {
+		return false
+	}
+	if err := os.RemoveAll(g.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if g.link != "" {
+		return os.Symlink(g.link, g.path) == nil
+	}
+	return true
+}
+
+// tripwire watches the directories of the guards (inotify: entries
+// created, moved in or out, deleted): the moment a guarded path changes,
+// every process of the namespace is killed, so a git or ama-rpc outside
+// the sandbox can follow it only for the microseconds between the change
+// and the kill, and nothing the command would do next happens (restore
+// then undoes it). After each batch of events, and on a queue overflow,
+// the guards themselves are checked, so a flood of other events hides
+// nothing. It returns the guards it could watch (a guard whose directory
+// does not exist is dropped: a .git the command makes with git init is
+// its own), and a function naming the path that tripped it, or "". The
+// inotify descriptor is close-on-exec and numbered at or above minFD (the
+// command inherits the descriptors below it).
+func tripwire(guards []guard, minFD int) ([]guard, func() string, error) {
+	var tripped atomic.Value
+	tripped.Store("")
+	get := func() string { return tripped.Load().(string) }
+	if len(guards) == 0 {
+		return nil, get, nil
+	}
+	ifd, err := syscall.InotifyInit1(syscall.IN_CLOEXEC)
+	if err != nil {
+		return nil, nil, errors.New("inotify: " + err.Error())
+	}
+	if ifd < minFD {
+		nfd, _, e := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(ifd), syscall.F_DUPFD_CLOEXEC, uintptr(minFD))
+		_ = syscall.Close(ifd)
+		if e != 0 {
+			return nil, nil, errors.New("inotify: " + e.Error())
+		}
+		ifd = int(nfd)
+	}
+	var watched []guard
+	for _, g := range guards {
+		dir := g.path[:strings.LastIndexByte(g.path, '/')+1]
+		if _, err := syscall.InotifyAddWatch(ifd, dir, syscall.IN_CREATE|syscall.IN_MOVED_TO|syscall.IN_MOVED_FROM|
+			syscall.IN_DELETE|syscall.IN_ONLYDIR|syscall.IN_DONT_FOLLOW); err == nil {
+			watched = append(watched, g)
+		}
+	}
+	if len(watched) == 0 {
+		_ = syscall.Close(ifd)
+		return nil, get, nil
+	}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := syscall.Read(ifd, buf)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil || n <= 0 {
+				return
+			}
+			for _, g := range watched {
+				if g.broken() {
+					tripped.Store(g.path)
+					_ = syscall.Kill(-1, syscall.SIGKILL)
+					return
+				}
+			}
+		}
+	}()
+	return watched, get, nil
 }
 
 // addRules adds EnvRules to the ruleset: for each line, the access mask on
@@ -277,7 +395,7 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1}
+		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -333,8 +451,32 @@ func step(op string, a []string, js *jailState) error {
 			return err
 		}
 	case OpRO:
-		if _, err := os.Lstat(a[0]); err != nil {
+		fi, err := os.Lstat(a[0])
+		if err != nil {
 			return nil
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			// A mount cannot hang on a link: its target is bound
+			// read-only (made when missing, so nothing can be put
+			// there), and the link itself is guarded (EnvSweep).
+			target := a[0]
+			for i := 0; i < 40; i++ {
+				t, err := os.Readlink(target)
+				if err != nil {
+					break
+				}
+				if !strings.HasPrefix(t, "/") {
+					t = target[:strings.LastIndexByte(target, '/')+1] + t
+				}
+				target = t
+			}
+			if _, err := os.Lstat(target); errors.Is(err, os.ErrNotExist) {
+				_ = os.MkdirAll(target, 0o755)
+			}
+			if _, err := os.Stat(target); err != nil {
+				return nil // out of reach (a loop, or outside the writable trees)
+			}
+			return readOnlyOver(target, target, atRecursive)
 		}
 		return readOnlyOver(a[0], a[0], atRecursive)
 	case OpHide:
@@ -354,6 +496,26 @@ func step(op string, a []string, js *jailState) error {
 		return readOnlyOver("/dev/null", a[0], 0)
 	case OpProc:
 		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
+	case OpDevpts:
+		if !isDir("/dev/pts") {
+			return nil
+		}
+		if err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC,
+			"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+			// No pseudo terminals then, but not the user's either.
+			return syscall.Mount("tmpfs", "/dev/pts", "tmpfs",
+				syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat("/dev/ptmx", &st); err != nil || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+			return nil // missing, or a link to pts/ptmx (then the new one)
+		}
+		fd, err := openTree("/dev/pts/ptmx", 0)
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		return moveMount(fd, "/dev/ptmx")
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil

@@ -1,0 +1,220 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+// TestJailGitRedirectStopsTheCommand: a .git/commondir (or another swept
+// file) created during a command does not wait for the command's end: the
+// command is stopped the moment it appears, so the rest of it (here, a
+// block on a FIFO nobody writes, then a marker) never runs, the file is
+// gone, and git outside runs nothing of the attacker's.
+func TestJailGitRedirectStopsTheCommand(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	for _, tc := range []struct{ name, plant string }{
+		{"commondir", "printf '../evil\\n' > .git/commondir"},
+		{"commondir renamed in", "printf '../evil\\n' > x && mv x .git/commondir"},
+		{"commondir hard link", "printf '../evil\\n' > x && ln x .git/commondir"},
+		{"commondir symlink", "ln -s ../evil/.x .git/commondir"},
+		{"config.worktree", "printf '[core]\\n\\tfsmonitor = \"touch MARK\"\\n' > .git/config.worktree"},
+		{"missing config", "rm -f .git/config 2>/dev/null; printf '[core]\\n\\tfsmonitor = \"touch MARK\"\\n' > .git/config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			rt := runtimeFor(t, bashSettings, w)
+			if !rt.Status().Namespaces {
+				t.Skipf("no user namespaces: %s", rt.Status().Detail)
+			}
+			writeFile(t, filepath.Join(w.home, ".gitconfig"), "[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n")
+			if err := os.RemoveAll(filepath.Join(w.project, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(w.project, "a.txt"), "a\n")
+			w.git(t, "init", "-q")
+			w.git(t, "add", "a.txt")
+			w.git(t, "commit", "-qm", "first")
+			if tc.name == "missing config" {
+				if err := os.Remove(filepath.Join(w.project, ".git", "config")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := syscall.Mkfifo(filepath.Join(w.project, "fifo"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			marker := filepath.Join(w.root, "ran")
+			plant := strings.ReplaceAll(tc.plant, "MARK", marker)
+			script := strings.Join([]string{
+				"mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/",
+				`printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch ` + marker + `; false"\n' > evil/config`,
+				plant + " || exit 3", // refused outright (a hard link into the .git mount: EXDEV)
+				"read x < fifo",      // blocks: only a kill ends it
+				"touch after",
+			}, "\n")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+			cmd.Dir = w.project
+			cmd.Env = append(os.Environ(), "HOME="+w.home)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			release, err := rt.For(w.project, "", false).Wrap(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Start()
+			release()
+			if err == nil {
+				err = cmd.Wait()
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("the command was not stopped when it planted the file: %s", out.String())
+			}
+			var ee *exec.ExitError
+			refused := errors.As(err, &ee) && ee.ExitCode() == 3
+			if !refused && (!errors.As(err, &ee) || ee.ExitCode() != 126 || !strings.Contains(out.String(), "stopped")) {
+				t.Errorf("want exit 126 and a stop message, got %v: %s", err, out.String())
+			}
+			t.Logf("exit %v: %s", err, out.String())
+			for _, p := range []string{".git/commondir", ".git/config.worktree", "after"} {
+				if exists(filepath.Join(w.project, p)) {
+					t.Errorf("%s exists after the command", p)
+				}
+			}
+			if tc.name == "missing config" && exists(filepath.Join(w.project, ".git", "config")) {
+				t.Error(".git/config created")
+			}
+			w.git(t, "status")
+			w.git(t, "commit", "-q", "--allow-empty", "-m", "after")
+			if exists(marker) {
+				t.Error("git outside ran the attacker's program")
+			}
+		})
+	}
+}
+
+// TestProjectAmaUncreatable: a project without .ama cannot get one from a
+// sandboxed command (it would plant project config, hooks, agents or
+// skills that ama-rpc reads at its next start), in the jail (an empty,
+// read-only .ama is made) and without namespaces (the project root takes
+// no new entries).
+func TestProjectAmaUncreatable(t *testing.T) {
+	w0 := newWorld(t)
+	modes(t, w0, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		w := newWorld(t)
+		if err := os.RemoveAll(filepath.Join(w.project, ".ama")); err != nil {
+			t.Fatal(err)
+		}
+		rt = sandbox.New(bashSettings, selfExe(t), w.dirs())
+		if !jail {
+			rt = sandbox.NewWithoutNamespaces(bashSettings, selfExe(t), w.dirs())
+		}
+		c := rt.For(w.project, "", false)
+		for _, script := range []string{
+			"mkdir -p .ama && echo '{}' > .ama/hooks.json",
+			"mkdir -p x/skills && echo '{}' > x/hooks.json && mv x .ama",
+			"rmdir .ama; mkdir .ama; echo '{}' > .ama/config.json",
+			"ln -s x .ama; mkdir -p x; echo '{}' > x/hooks.json",
+			"echo ok > plain.txt",
+		} {
+			out, _ := w.sh(t, c, script)
+			for _, p := range []string{"hooks.json", "config.json", "skills"} {
+				if exists(filepath.Join(w.project, ".ama", p)) {
+					t.Errorf("%q planted .ama/%s: %s", script, p, out)
+				}
+			}
+		}
+		if fi, err := os.Lstat(filepath.Join(w.project, ".ama")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			t.Error(".ama became a link")
+		}
+		if jail && !exists(filepath.Join(w.project, "plain.txt")) {
+			t.Error("an ordinary write in the project failed")
+		}
+	})
+}
+
+func selfExe(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return self
+}
+
+// TestProjectAmaLinkKept: a project whose .ama is a link inside it (to
+// conf/ama) keeps it: the link cannot be swapped for a directory holding
+// planted hooks (the command is stopped and the link put back).
+func TestProjectAmaLinkKept(t *testing.T) {
+	w := newWorld(t)
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	ama := filepath.Join(w.project, ".ama")
+	if err := os.RemoveAll(ama); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(w.project, "conf", "ama"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("conf/ama", ama); err != nil {
+		t.Fatal(err)
+	}
+	c := rt.For(w.project, "", false)
+	for _, script := range []string{
+		"rm .ama && mkdir .ama && echo '{}' > .ama/hooks.json",
+		"mkdir x && echo '{}' > x/hooks.json && mv -T x .ama",
+		"ln -sfn x .ama; mkdir -p x; echo '{}' > x/hooks.json",
+		"echo '{}' > .ama/hooks.json",
+	} {
+		out, _ := w.sh(t, c, script)
+		t.Logf("%q: %s", script, out)
+		if target, err := os.Readlink(ama); err != nil || target != "conf/ama" {
+			t.Errorf("%q replaced the .ama link (%q, %v): %s", script, target, err, out)
+			_ = os.RemoveAll(ama)
+			_ = os.Symlink("conf/ama", ama)
+		}
+		if exists(filepath.Join(w.project, "conf", "ama", "hooks.json")) {
+			t.Errorf("%q wrote through the link: %s", script, out)
+		}
+	}
+}
+
+// TestJailGitInitKept: in a project without .git, a repository the command
+// makes with git init is its own: nothing guards or removes its config.
+func TestJailGitInitKept(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	w := newWorld(t)
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	writeFile(t, filepath.Join(w.home, ".gitconfig"), "[user]\n\tname = T\n\temail = t@example.com\n")
+	if err := os.RemoveAll(filepath.Join(w.project, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	out, code := w.sh(t, rt.For(w.project, "", false), "git init -q && echo a > a && git add a && git commit -qm one")
+	if code != 0 || !exists(filepath.Join(w.project, ".git", "config")) {
+		t.Errorf("git init in the sandbox lost its config (%d): %s", code, out)
+	}
+	if log := w.git(t, "log", "--oneline"); !strings.Contains(log, "one") {
+		t.Errorf("the commit is not there: %s", log)
+	}
+}
