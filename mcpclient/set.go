@@ -32,6 +32,9 @@ type Options struct {
 	Version string
 	// Now is the clock of the restart back-off (nil: time.Now).
 	Now func() time.Time
+	// Changed, when set, is called after the tool table changed (on the
+	// goroutine that changed it; tests wait on it).
+	Changed func()
 }
 
 // Set is one session's MCP servers. Servers start on first use (Ready);
@@ -198,16 +201,18 @@ func (s *Set) rebuild() {
 		}
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Decl().Name < all[j].Decl().Name })
-	if len(all) == 0 {
-		s.reg.Store(nil)
-		return
-	}
-	reg, err := tools.NewRegistry(all...)
-	if err != nil { // each compiled alone and names are unique: a bug
-		s.opts.Log.Error("mcp tool table", zap.Error(err))
-		return
+	var reg *tools.Registry
+	if len(all) > 0 {
+		var err error
+		if reg, err = tools.NewRegistry(all...); err != nil { // each compiled alone and names are unique: a bug
+			s.opts.Log.Error("mcp tool table", zap.Error(err))
+			return
+		}
 	}
 	s.reg.Store(reg)
+	if s.opts.Changed != nil {
+		s.opts.Changed()
+	}
 }
 
 // server is one configured server and its connection.
