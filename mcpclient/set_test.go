@@ -77,8 +77,8 @@ func TestToolsAndResults(t *testing.T) {
 	if echo.Permission() != tools.PermExecute {
 		t.Errorf("untrusted readOnlyHint gave %s, want execute", echo.Permission())
 	}
-	if echo.(*Tool).Server() != "t" {
-		t.Errorf("server = %q", echo.(*Tool).Server())
+	if echo.(*Tool).MCPServer() != "t" {
+		t.Errorf("server = %q", echo.(*Tool).MCPServer())
 	}
 
 	res := run(t, s, "mcp__t__echo", `{"text":"hi"}`)

@@ -42,8 +42,8 @@ func (t *Tool) Decl() llm.ToolDecl { return t.decl }
 // readOnlyHint and the tool claims it.
 func (t *Tool) Permission() string { return t.perm }
 
-// Server is the name of the tool's server.
-func (t *Tool) Server() string { return t.srv.cfg.Name }
+// MCPServer is the name of the tool's server.
+func (t *Tool) MCPServer() string { return t.srv.cfg.Name }
 
 // ServerTool is the server's own name of the tool.
 func (t *Tool) ServerTool() string { return t.orig }
