@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,9 +223,13 @@ type server struct {
 	cfg Server
 	log *zap.Logger
 
-	mu       sync.Mutex
-	cs       *mcp.ClientSession // nil: not running
-	proc     *process           // the stdio child (nil otherwise)
+	mu   sync.Mutex
+	cs   *mcp.ClientSession // nil: not running
+	proc *process           // the stdio child (nil otherwise)
+	// cancelConn ends the context the connection was made with.
+	cancelConn context.CancelFunc
+	// ended is closed when the monitor has handled the connection's end.
+	ended    chan struct{}
 	tools    []*Tool
 	crashes  int       // consecutive failed or crashed starts
 	retryAt  time.Time // no restart before
@@ -283,22 +289,33 @@ func (srv *server) connectLocked(ctx context.Context) error {
 			srv.set.goTrack(srv.relist)
 		},
 	})
-	cs, err := client.Connect(ctx, t, nil)
+	// The connection's context outlives the start (the sse transport
+	// keeps its event stream on it); the timer bounds the start.
+	connCtx, cancelConn := context.WithCancel(context.Background())
+	timer := time.AfterFunc(srv.set.opts.StartTimeout, cancelConn)
+	cs, err := client.Connect(connCtx, t, nil)
+	if !timer.Stop() && err == nil {
+		err = fmt.Errorf("no answer to initialize within %s", srv.set.opts.StartTimeout)
+		_ = cs.Close()
+	}
 	if err != nil {
+		cancelConn()
 		proc.kill()
 		return err
 	}
 	list, err := listTools(ctx, cs)
 	if err != nil {
 		_ = cs.Close()
+		cancelConn()
 		proc.kill()
 		return fmt.Errorf("tools/list: %w", err)
 	}
 	srv.gen++
-	srv.cs, srv.proc = cs, proc
+	srv.cs, srv.proc, srv.cancelConn = cs, proc, cancelConn
+	srv.ended = make(chan struct{})
 	srv.tools = srv.adapt(list)
-	gen := srv.gen
-	srv.set.goTrack(func() { srv.monitor(cs, gen) })
+	gen, ended := srv.gen, srv.ended
+	srv.set.goTrack(func() { defer close(ended); srv.monitor(cs, gen) })
 	srv.log.Info("mcp server started", zap.Int("tools", len(list)), zap.String("transport", srv.cfg.Transport))
 	return nil
 }
@@ -370,6 +387,9 @@ func (srv *server) monitor(cs *mcp.ClientSession, gen int) {
 	srv.cs = nil
 	proc := srv.proc
 	srv.proc = nil
+	if srv.cancelConn != nil {
+		srv.cancelConn()
+	}
 	srv.crashes++
 	srv.retryAt = srv.set.opts.Now().Add(backoff(srv.crashes))
 	srv.mu.Unlock()
@@ -414,6 +434,27 @@ func (srv *server) restartLocked(ctx context.Context) (*mcp.ClientSession, error
 		return nil, fmt.Errorf("%w: restart failed: %v", errNotRunning, err)
 	}
 	return srv.cs, nil
+}
+
+// afterFailure runs after a call on cs failed: when the connection is
+// ending (EOF, closed), it waits (briefly) for the monitor to record the
+// crash, so the next call restarts the server instead of meeting the dead
+// connection.
+func (srv *server) afterFailure(cs *mcp.ClientSession, err error) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, mcp.ErrConnectionClosed) && !strings.Contains(err.Error(), "EOF") && !strings.Contains(err.Error(), "closing") {
+		return
+	}
+	srv.mu.Lock()
+	ended := srv.ended
+	same := srv.cs == cs
+	srv.mu.Unlock()
+	if !same || ended == nil {
+		return
+	}
+	select {
+	case <-ended:
+	case <-time.After(2 * time.Second):
+	}
 }
 
 // relist reads the tool list again after tools/list_changed.
@@ -467,11 +508,14 @@ func (srv *server) reportOnce(key string, err error) {
 func (srv *server) stop() {
 	srv.mu.Lock()
 	srv.stopped = true
-	cs, proc := srv.cs, srv.proc
+	cs, proc, cancel := srv.cs, srv.proc, srv.cancelConn
 	srv.cs, srv.proc = nil, nil
 	srv.mu.Unlock()
 	if cs != nil {
 		_ = cs.Close()
+	}
+	if cancel != nil {
+		cancel()
 	}
 	proc.kill()
 }

@@ -66,6 +66,7 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		t.srv.afterFailure(cs, err)
 		return tools.ErrorResult(fmt.Sprintf("MCP server %s: tool %s failed: %v", t.srv.cfg.Name, t.orig, err)), nil
 	}
 	return toResult(t.srv.cfg.Name, t.orig, res), nil
