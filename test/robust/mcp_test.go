@@ -131,6 +131,13 @@ func TestMCPOverRPC(t *testing.T) {
 	}
 	b, _ := json.Marshal(cfg)
 	writeUserConfig(t, home, string(b))
+	postLog := filepath.Join(home, "post.log")
+	hooks := fmt.Sprintf(`{"version":1,"hooks":{
+		"PreToolUse":[{"matcher":"mcp__t__rich","hooks":[{"type":"command","command":"echo no rich results >&2; exit 2"}]}],
+		"PostToolUse":[{"matcher":"mcp__t__*","hooks":[{"type":"command","command":"echo \"$AMA_TOOL_NAME\" >> %s"}]}]}}`, postLog)
+	if err := os.WriteFile(filepath.Join(home, ".config", "ama", "hooks.json"), []byte(hooks), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	script := toolCalls(
 		call("mcp__t__write_marker", `{"path":"allowed.txt"}`),
 		call("mcp__t__write_marker", `{"path":"denied.txt"}`),
@@ -139,6 +146,7 @@ func TestMCPOverRPC(t *testing.T) {
 		call("mcp__t__getenv", `{"name":"GIVEN"}`),          // asks: allowed (3rd)
 		call("mcp__t__crash", `{}`),
 		call("mcp__t__echo", `{"text":"after the crash"}`),
+		call("mcp__t__rich", `{}`), // a PreToolUse hook denies it
 	)
 	p := start(t, procConfig{home: home, script: script, approve: true, env: []string{"OPENAI_API_KEY=" + providerSecret}})
 	p.send(`{"id":"caps","type":"set_client_capabilities","capabilities":["approvals"]}`)
@@ -159,8 +167,8 @@ func TestMCPOverRPC(t *testing.T) {
 	if strings.Contains(p.stderrText(), providerSecret) {
 		t.Error("the provider key reached the log")
 	}
-	if len(ends) != 7 {
-		t.Fatalf("%d tool ends, want 7; stdout:\n%s", len(ends), strings.Join(p.rawLines(), "\n"))
+	if len(ends) != 8 {
+		t.Fatalf("%d tool ends, want 8; stdout:\n%s", len(ends), strings.Join(p.rawLines(), "\n"))
 	}
 	want := []struct {
 		err, denied bool
@@ -173,6 +181,7 @@ func TestMCPOverRPC(t *testing.T) {
 		{false, false, "GIVEN=by-config"},
 		{true, false, "MCP server t"},
 		{false, false, "echo: after the crash"},
+		{true, true, "no rich results"},
 	}
 	for i, w := range want {
 		e := ends[i]
@@ -188,6 +197,10 @@ func TestMCPOverRPC(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(p.work, f)); err == nil {
 			t.Errorf("%s exists: a refused call reached the server", f)
 		}
+	}
+	post, _ := os.ReadFile(postLog)
+	if !strings.Contains(string(post), "mcp__t__write_marker") || !strings.Contains(string(post), "mcp__t__echo") || strings.Contains(string(post), "mcp__t__rich") {
+		t.Errorf("PostToolUse hooks ran for: %q", post)
 	}
 	p.mu.Lock()
 	asked := p.approvals
