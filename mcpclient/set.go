@@ -44,6 +44,9 @@ type Options struct {
 type Set struct {
 	opts    Options
 	servers []*server
+	// life ends at Close: starts and connections made with it stop.
+	life    context.Context
+	endLife context.CancelFunc
 	reg     atomic.Pointer[tools.Registry]
 
 	startOnce sync.Once
@@ -69,6 +72,7 @@ func NewSet(servers []Server, problems []error, opts Options) *Set {
 		opts.Now = time.Now
 	}
 	s := &Set{opts: opts, problems: append([]error(nil), problems...), started: make(chan struct{})}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, c := range servers {
 		s.servers = append(s.servers, &server{set: s, cfg: c, log: opts.Log.With(zap.String("mcpServer", c.Name))})
 	}
@@ -92,7 +96,7 @@ func (s *Set) Ready(ctx context.Context) []error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				srv.start(context.Background())
+				srv.start(s.life)
 			}()
 		}
 		go func() { wg.Wait(); close(s.started) }()
@@ -145,6 +149,7 @@ func (s *Set) Close() {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	s.endLife() // a start in progress gives up
 	var wg sync.WaitGroup
 	for _, srv := range s.servers {
 		wg.Add(1)
@@ -291,7 +296,7 @@ func (srv *server) connectLocked(ctx context.Context) error {
 	})
 	// The connection's context outlives the start (the sse transport
 	// keeps its event stream on it); the timer bounds the start.
-	connCtx, cancelConn := context.WithCancel(context.Background())
+	connCtx, cancelConn := context.WithCancel(srv.set.life)
 	timer := time.AfterFunc(srv.set.opts.StartTimeout, cancelConn)
 	cs, err := client.Connect(connCtx, t, nil)
 	if !timer.Stop() && err == nil {

@@ -277,3 +277,20 @@ func TestCloseKillsProcess(t *testing.T) {
 		t.Error("a call after Close ran")
 	}
 }
+
+// Close during a start that gets no answer (a program that never speaks
+// MCP) ends it at once instead of waiting for the start timeout.
+func TestCloseDuringHangingStart(t *testing.T) {
+	s := NewSet([]Server{{Name: "mute", Transport: TransportStdio, Command: "sleep", Args: []string{"600"}}}, nil,
+		Options{Cwd: t.TempDir(), StartTimeout: 5 * time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s.Ready(ctx) // starts, does not wait
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close waited for the hanging start")
+	}
+}
