@@ -119,27 +119,33 @@ func TestMCPToolsThroughTheGate(t *testing.T) {
 	})
 }
 
-// In default mode an MCP call asks, and a deny rule on its name refuses
-// it without asking.
+// An MCP call is execute-class: default and auto-edit ask, plan refuses,
+// full-auto runs it; a deny rule on its name refuses it without asking,
+// an allow rule runs it without asking.
 func TestMCPToolRulesAndAsk(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		deny       []string
-		runs, asks int32
+		name, mode  string
+		deny, allow []string
+		runs, asks  int32
 	}{
-		{"ask", nil, 1, 1},
-		{"deny rule", []string{"mcp__srv__*"}, 0, 0},
+		{"default asks", "default", nil, nil, 1, 1},
+		{"auto-edit asks", "auto-edit", nil, nil, 1, 1},
+		{"plan refuses", "plan", nil, nil, 0, 0},
+		{"full-auto runs", "full-auto", nil, nil, 1, 0},
+		{"deny rule", "default", []string{"mcp__srv__*"}, nil, 0, 0},
+		{"deny beats allow", "default", []string{"mcp__srv__probe"}, []string{"mcp__srv__*"}, 0, 0},
+		{"allow rule", "default", nil, []string{"mcp__srv__probe"}, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				p := &mcpProbe{probe{name: "mcp__srv__probe", perm: tools.PermExecute}}
 				reg, _ := tools.NewRegistry(p)
 				a := &answer{decision: "allow"}
-				e := newEnv(t, setup{approver: a, script: &fake.Script{Responses: []fake.Response{
+				e := newEnv(t, setup{mode: tc.mode, approver: a, script: &fake.Script{Responses: []fake.Response{
 					toolCall("mcp__srv__probe", `{"n":1}`), reply("done"),
 				}}, deps: func(d *Deps) {
 					d.MCP = func(string, []json.RawMessage) MCP { return &fakeMCP{reg: reg} }
-					pol, _, err := approvals.BuildPolicy(approvals.Layer{Deny: tc.deny}, approvals.Layer{}, approvals.Layer{})
+					pol, _, err := approvals.BuildPolicy(approvals.Layer{Deny: tc.deny, Allow: tc.allow}, approvals.Layer{}, approvals.Layer{})
 					if err != nil {
 						t.Fatal(err)
 					}
