@@ -462,6 +462,9 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if h != nil {
 		deps.Tools = h.ToolSet(deps.Tools) // tools the adapter registers after create()
 	}
+	if err := wireMCP(deps, cwd, user, project, trusted, log); err != nil {
+		return nil, err
+	}
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
 		ActiveTools: active, ForceModel: flags.Model != "",

@@ -42,6 +42,10 @@ type Config struct {
 	// ModelOverrides amend catalog models (e.g. declare a prompt-cache
 	// TTL, which enables cache warming).
 	ModelOverrides []ModelOverride `json:"modelOverrides,omitempty"`
+	// McpServers are MCP servers (package mcpclient reads them: an object
+	// from name to server, or an array in ACP's shape). The project's
+	// count only when the project is trusted.
+	McpServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // Hooks configures command hooks (the hooks themselves live in hooks.json).

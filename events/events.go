@@ -117,6 +117,10 @@ type Notification struct {
 	Code string `json:"code,omitempty"`
 	// Err is the error the notification reports, if any (not encoded).
 	Err error `json:"-"`
+	// Source names what the notification is about when that is not the
+	// session itself: "mcp" for its MCP servers (ACP forwards those as
+	// notices).
+	Source string `json:"source,omitempty"`
 }
 
 // ToolExecutionStart announces a tool call.
@@ -125,6 +129,8 @@ type ToolExecutionStart struct {
 	ToolName         string          `json:"toolName"`
 	Args             json.RawMessage `json:"args"`
 	ParentToolCallID string          `json:"parentToolCallId,omitempty"`
+	// MCPServer is the MCP server of an mcp__<server>__<tool> call.
+	MCPServer string `json:"mcpServer,omitempty"`
 }
 
 // ToolExecutionUpdate streams a running tool's output (all output so far).
@@ -176,6 +182,8 @@ type ToolExecutionEnd struct {
 	// Denial says who refused a denied call (nil otherwise). It is not on
 	// the rpc wire (whose shape is ama's); print mode reports it.
 	Denial *Denial `json:"-"`
+	// MCPServer is the MCP server of an mcp__<server>__<tool> call.
+	MCPServer string `json:"mcpServer,omitempty"`
 }
 
 // Denial is why a tool call was refused: the Layer that refused it (a

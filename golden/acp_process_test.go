@@ -37,8 +37,8 @@ func currentMode(t *testing.T, res map[string]any) string {
 }
 
 // Issue 13: a session made over ACP and never prompted exists for later
-// processes. Process 1 creates it (with mcpServers, which are ignored with
-// one stderr line per session) and sets its mode; process 2 resumes it, process 3
+// processes. Process 1 creates it (with mcpServers, which start only at a
+// first prompt) and sets its mode; process 2 resumes it, process 3
 // loads it, process 4 opens it over RPC with --resume: each sees the mode.
 func TestACPSessionAcrossProcesses(t *testing.T) {
 	if testing.Short() {
@@ -63,8 +63,8 @@ func TestACPSessionAcrossProcesses(t *testing.T) {
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("process 1: %v", err)
 	}
-	if n := strings.Count(p.stderr.String(), "mcpServers and additionalDirectories are ignored"); n != 2 {
-		t.Errorf("the ignored mcpServers are mentioned %d times on stderr, want once per session (2):\n%s", n, p.stderr)
+	if strings.Contains(p.stderr.String(), "mcp server") {
+		t.Errorf("an MCP server started although no session was prompted:\n%s", p.stderr)
 	}
 
 	for i, method := range []string{"session/resume", "session/load"} {

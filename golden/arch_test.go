@@ -79,6 +79,10 @@ func TestDependencyDirection(t *testing.T) {
 		// The session file format: a leaf under everything that reads or
 		// writes session files (events, trace, both protocols, app).
 		"store": {"llm", "internal/jsonstr"},
+		// The MCP client: its tools are tools.Tool values in the one gate;
+		// its children take their environment from internal/childenv. No
+		// session code: session sees it only through session.MCP.
+		"mcpclient": {"llm", "tools", "internal/childenv", "internal/utf8cut"},
 	}
 	for pkg, ok := range allowed {
 		for _, d := range ours(pkg) {
@@ -134,6 +138,8 @@ func TestDependencyDirection(t *testing.T) {
 		"github.com/sourcegraph/jsonrpc2":   {"rpc/acp", "agents/acpclient", "host"},
 		"github.com/sashabaranov/go-openai": {"llm/openai"},
 		"mvdan.cc/sh/v3/syntax":             {"approvals"},
+		// The official MCP SDK: the client, and the test server.
+		"github.com/modelcontextprotocol/go-sdk/mcp": {"mcpclient", "test/mcpserver"},
 	}
 	owns := func(owners []string, pkg string) bool {
 		for _, o := range owners {

@@ -331,7 +331,7 @@ func handleGetTools(s *Server, c *command) {
 	out := make([]wireTool, 0, len(list))
 	for _, t := range list {
 		out = append(out, wireTool{Name: t.Decl.Name, Description: t.Decl.Description, Parameters: t.Decl.Parameters,
-			Permission: t.Permission, Active: t.Active})
+			Permission: t.Permission, Active: t.Active, MCPServer: t.Server})
 	}
 	s.answer(c, struct {
 		Tools []wireTool `json:"tools"`

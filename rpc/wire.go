@@ -118,6 +118,8 @@ type wireTool struct {
 	Parameters  json.RawMessage `json:"parameters"`
 	Permission  string          `json:"permission"`
 	Active      bool            `json:"active"`
+	// MCPServer is the MCP server of an mcp__<server>__<tool> tool.
+	MCPServer string `json:"mcpServer,omitempty"`
 }
 
 type wireCommand struct {

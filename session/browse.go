@@ -145,6 +145,7 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 		st.shutdown()
 		return nil, err
 	}
+	n.attachMCP(opts)
 	return n.launch(st), nil
 }
 

@@ -171,10 +171,14 @@ func (c *ctxCache) materialise(st *state) {
 
 // allTools returns the registry's tools (nil registry: none).
 func (st *state) allTools() []tools.Tool {
-	if st.s.deps.Tools == nil {
-		return nil
+	var out []tools.Tool
+	if st.s.deps.Tools != nil {
+		out = st.s.deps.Tools.Tools()
 	}
-	return st.s.deps.Tools.Tools()
+	if st.mcpTools != nil {
+		out = append(out, st.mcpTools.Tools()...)
+	}
+	return out
 }
 
 // isActive reports whether the tool is offered to the model.

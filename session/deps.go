@@ -70,6 +70,10 @@ type Deps struct {
 	// WarmingDecider is the host's veto on cache warms
 	// (cache.onWarmingDecision; nil: the built-in decision).
 	WarmingDecider telemetry.WarmingDecider
+	// MCP, when set, opens the MCP servers of each root session: the
+	// configured ones and extra (Options.MCPServers, as the client sent
+	// them). Nothing starts before the session's first model request.
+	MCP func(cwd string, extra []json.RawMessage) MCP
 	// Tasks, when set, creates the sub-agent registry of each root session
 	// (tools.Env.Tasks). It is called once per session, before the actor
 	// starts, and must not call into the session.
@@ -217,6 +221,9 @@ type Options struct {
 	// ReadOnly turns every ask into a deny without asking (read-only
 	// sub-agent types): no approval is ever shown.
 	ReadOnly bool
+	// MCPServers are MCP servers this session adds to the configured ones
+	// (ACP's mcpServers as the client sent them; Deps.MCP reads them).
+	MCPServers []json.RawMessage
 	// Unavailable tools stay in the tool table but are refused when called
 	// (a fork child keeps the parent's table for an identical prefix).
 	Unavailable []string

@@ -37,6 +37,11 @@
 //     (GrowingToolSet, Host.Instructions; late.go) are taken up by a root
 //     session on its actor: tools before each model request, the host
 //     section before each prompt, each recorded as a system patch.
+//   - A root session's MCP servers (Deps.MCP, mcp.go) are started and
+//     waited for by the runner (MCP.Ready, before each model request, never
+//     on the actor); the actor takes the set's current table at the request
+//     snapshot, so the table changes only at that boundary. Session.Close
+//     closes the set after the actor has stopped.
 //   - Cache warming (telemetry.go) arms one timer per session; its
 //     callback posts to the actor, and a warm request streams on one
 //     helper goroutine that posts its result back. Throughput telemetry is

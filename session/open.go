@@ -44,6 +44,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 		return nil, err
 	}
 	s.linkTask(st, opts)
+	s.attachMCP(opts)
 	return s.launch(st), nil
 }
 

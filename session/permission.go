@@ -130,9 +130,9 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 
 // toolEnv snapshots what the runner needs to run this turn's tools.
 func (st *state) toolEnv() *toolEnv {
-	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, env: st.turnTools(), ckpt: st.ckpt, refused: st.unavailable}
+	e := &toolEnv{tools: map[string]tools.Tool{}, set: st.s.deps.Tools, mcp: st.mcpTools, env: st.turnTools(), ckpt: st.ckpt, refused: st.unavailable}
 	for _, t := range st.allTools() {
-		if st.isActive(t.Decl().Name) && !st.unavailable[t.Decl().Name] {
+		if _, taken := e.tools[t.Decl().Name]; !taken && st.isActive(t.Decl().Name) && !st.unavailable[t.Decl().Name] {
 			e.tools[t.Decl().Name] = t
 		}
 	}

@@ -71,6 +71,7 @@ func (s *Session) replyOnce(r *runState, attempt int, use *modelChoice, start *t
 			return snap
 		})
 	}
+	s.readyMCP(r.ctx)
 	snap, err := snapshot(start)
 	if err != nil && start != nil {
 		return turnReply{closed: true}
@@ -178,6 +179,7 @@ func (st *state) requestSnapshot(purpose string) requestSnapshot {
 			Message: fmt.Sprintf("no API key for provider %s (key source: %s)", st.provider.ID, st.provider.KeySource)}}
 	}
 	st.refreshTools() // tools a host adapter registered since the last request
+	st.refreshMCP()   // the MCP servers' table now
 	ctx := st.context()
 	req.System = ctx.system
 	req.Messages = ctx.messages

@@ -52,6 +52,7 @@ type Session struct {
 	readOnly bool      // asks become denies (read-only sub-agents)
 	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
 	tasks    Tasks     // the registry of a root session (Deps.Tasks; nil: none)
+	mcp      MCP       // the MCP servers of a root session (nil: none)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
 	shown    shown    // settings as announced (shown.go)
@@ -82,6 +83,7 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	}
 	st.eagerFile = opts.EagerFile && d.Settings.Persist
 	s.linkTask(st, opts)
+	s.attachMCP(opts)
 	return s.launch(st), nil
 }
 
@@ -278,6 +280,7 @@ func (s *Session) do(f func(*state)) error {
 // Close aborts a running turn, waits for it to settle, releases the session
 // file and stops the actor. It is safe to call more than once.
 func (s *Session) Close() {
+	defer s.closeMCP()
 	if s.tasks != nil {
 		s.tasks.Close() // children first: a foreground task ends its tool call
 	}

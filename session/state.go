@@ -51,6 +51,8 @@ type state struct {
 	activeTools   map[string]bool
 	lateTools     []string        // tools the set gained while this session lived, in that order (late.go)
 	lateSeen      map[string]bool // the set's late tools this session has taken up
+	mcpTools      *tools.Registry // the MCP servers' tools as of the last request (mcp.go)
+	mcpSeen       map[string]bool // MCP tool names this session has taken up
 
 	steering, followUp []queued
 	steeringMode       QueueMode

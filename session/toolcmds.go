@@ -15,6 +15,8 @@ type ToolInfo struct {
 	Decl       llm.ToolDecl
 	Permission string
 	Active     bool
+	// Server is the MCP server of an MCP tool ("": not one).
+	Server string
 }
 
 // Tools lists every registered tool in registry order.
@@ -23,7 +25,11 @@ func (s *Session) Tools() ([]ToolInfo, error) {
 		var out []ToolInfo
 		for _, t := range st.allTools() {
 			d := t.Decl()
-			out = append(out, ToolInfo{Decl: d, Permission: t.Permission(), Active: st.isActive(d.Name)})
+			info := ToolInfo{Decl: d, Permission: t.Permission(), Active: st.isActive(d.Name)}
+			if m, ok := t.(interface{ MCPServer() string }); ok {
+				info.Server = m.MCPServer()
+			}
+			out = append(out, info)
 		}
 		return out
 	})

@@ -41,7 +41,7 @@ func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) (_ []*llm.Too
 	env, _ := call(s, func(st *state) *toolEnv { return st.toolEnv() })
 	prepared := make([]*preparedCall, len(calls))
 	for i, tc := range calls {
-		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments})
+		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, MCPServer: mcpServer(env.lookup(tc.Name))})
 		p := s.prepare(r, env, msg, tc)
 		prepared[i] = p
 		if p.result != nil {
@@ -248,7 +248,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText, Terminate: res.Terminate},
-		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger, Denial: p.denial,
+		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger, Denial: p.denial, MCPServer: mcpServer(p.tool),
 	})
 }
 
@@ -289,6 +289,7 @@ func truncate(s string, n int) string {
 type toolEnv struct {
 	tools  map[string]tools.Tool
 	set    ToolSet
+	mcp    *tools.Registry // the MCP servers' tools of this turn (mcp.go)
 	env    *tools.Env
 	policy permissionSnapshot
 	ckpt   *turnCheckpoint
@@ -300,6 +301,9 @@ type toolEnv struct {
 func (e *toolEnv) lookup(name string) tools.Tool { return e.tools[name] }
 
 func (e *toolEnv) validate(name string, args json.RawMessage) error {
+	if err, ok := e.mcpValidate(name, args); ok {
+		return err
+	}
 	if e.set == nil {
 		return nil
 	}

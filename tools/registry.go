@@ -128,6 +128,7 @@ func compileSchema(d llm.ToolDecl) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
 	}
 	c := jsonschema.NewCompiler()
+	c.UseLoader(noLoader{})
 	url := "tool:///" + d.Name + ".json"
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
@@ -137,6 +138,16 @@ func compileSchema(d llm.ToolDecl) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
 	}
 	return sch, nil
+}
+
+// noLoader refuses every $ref outside the schema itself. The compiler's
+// default would read file: URLs, and schemas come from code outside
+// ama-rpc (host adapters, MCP servers): a $ref to /dev/zero, a FIFO or a
+// credential file must not make ama-rpc open it.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("schema references %s: only references inside the schema are allowed", url)
 }
 
 // Tools returns the tools in registry order.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -221,4 +223,36 @@ func (badSchemaTool) Decl() llm.ToolDecl {
 func (badSchemaTool) Permission() string { return tools.PermRead }
 func (badSchemaTool) Execute(context.Context, *tools.Call) (*tools.Result, error) {
 	return nil, nil
+}
+
+// A schema's $ref to a file is refused, not read (schemas come from host
+// adapters and MCP servers).
+func TestSchemaFileRefRefused(t *testing.T) {
+	dir := t.TempDir()
+	ref := filepath.Join(dir, "s.json")
+	if err := os.WriteFile(ref, []byte(`{"type":"object"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tool := schemaTool{name: "remote", schema: `{"$ref":"file://` + ref + `"}`}
+	if _, err := tools.NewRegistry(tool); err == nil || !strings.Contains(err.Error(), "only references inside the schema") {
+		t.Fatalf("NewRegistry = %v, want the reference refused", err)
+	}
+	local := schemaTool{name: "local", schema: `{"$defs":{"n":{"type":"integer"}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`}
+	r, err := tools.NewRegistry(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Validate("local", json.RawMessage(`{"a":"x"}`)) == nil {
+		t.Error("a local $ref was not applied")
+	}
+}
+
+type schemaTool struct{ name, schema string }
+
+func (s schemaTool) Decl() llm.ToolDecl {
+	return llm.ToolDecl{Name: s.name, Parameters: json.RawMessage(s.schema)}
+}
+func (schemaTool) Permission() string { return tools.PermRead }
+func (schemaTool) Execute(context.Context, *tools.Call) (*tools.Result, error) {
+	return tools.TextResult("ok"), nil
 }

@@ -101,6 +101,10 @@ func (as *acpSession) onEvent(e events.Event) {
 		as.srv.notify(as.id, u)
 	}
 	switch e := e.(type) {
+	case events.Notification:
+		if e.Source == session.NoticeMCP { // an MCP server failed or stopped
+			as.srv.sessionNotice(as.id, e.Level, e.Message)
+		}
 	case events.PermissionModeChanged:
 		as.srv.notify(as.id, modeUpdate{SessionUpdate: updMode, CurrentModeID: e.Mode})
 		as.notifyConfig()

@@ -10,7 +10,7 @@ func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) 
 		AgentCapabilities: agentCapabilities{
 			LoadSession:        true,
 			PromptCapabilities: promptCapabilities{Image: true, Audio: false, EmbeddedContext: true},
-			McpCapabilities:    mcpCapabilities{},
+			McpCapabilities:    mcpCapabilities{HTTP: true, SSE: true}, // stdio always; package mcpclient
 			Meta:               sandboxMeta(s.deps()),
 		},
 		// The process only starts with a usable model, so nothing needs

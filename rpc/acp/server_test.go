@@ -674,8 +674,10 @@ func TestNoModelAuthRequired(t *testing.T) {
 	c.finish(0)
 }
 
-// The client's mcpServers are not used yet: each session that gets some
-// says so once, in a notice the client can show (not in the reply text).
+// The client's mcpServers are used (they start at a session's first
+// prompt, so nothing is said here), except by a resume of a session that
+// is already open: that one says once, in a notice the client can show
+// (not in the reply text), that it keeps the servers it was opened with.
 func TestMCPServersNoticeOncePerSession(t *testing.T) {
 	c := startACP(t, "")
 	c.initialize()
@@ -707,7 +709,8 @@ func TestMCPServersNoticeOncePerSession(t *testing.T) {
 			t.Errorf("the notice is a session update: %s", l)
 		}
 	}
-	if count[s1] != 1 || count[s2] != 1 || len(count) != 2 {
-		t.Errorf("notices per session %v, want one for %s and %s", count, s1, s2)
+	if count[s1] != 1 || len(count) != 1 {
+		t.Errorf("notices per session %v, want one for %s (its resume while open)", count, s1)
 	}
+	_ = s2
 }

@@ -28,13 +28,13 @@ func (s *Server) checkCwd(cwd string) error {
 	return nil
 }
 
-// noteIgnored says, once per session, that the client's MCP servers and
-// additional directories are not used (ama-rpc has no MCP client yet; a
-// later issue builds one): a stderr line at the default log level and a
-// notice (NoticeMethod) the client can show. Nothing in the answers claims
-// otherwise: initialize declares mcpCapabilities http and sse false.
+// noteIgnored says, once per session, that the client's additional
+// directories are not used: a stderr line at the default log level and a
+// notice (NoticeMethod) the client can show. The client's mcpServers are
+// used (session.Options.MCPServers); a server that fails to start is a
+// notice of its own (onEvent), at the session's first prompt.
 func (as *acpSession) noteIgnored(p sessionParams) {
-	if len(p.McpServers) == 0 && len(p.AdditionalDirectories) == 0 {
+	if len(p.AdditionalDirectories) == 0 {
 		return
 	}
 	as.mu.Lock()
@@ -44,16 +44,18 @@ func (as *acpSession) noteIgnored(p sessionParams) {
 	if done {
 		return
 	}
-	as.log.Warn("the client's mcpServers and additionalDirectories are ignored: ama-rpc has no MCP support yet and works only in its start directory",
-		zap.Int("mcpServers", len(p.McpServers)), zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
-	msg := "ama-rpc does not use the MCP servers given for this session (no MCP support yet)"
-	switch {
-	case len(p.McpServers) == 0:
-		msg = "ama-rpc works only in its start directory: the additional directories given for this session are not used"
-	case len(p.AdditionalDirectories) > 0:
-		msg += ", nor the additional directories (it works only in its start directory)"
+	as.log.Warn("the client's additionalDirectories are ignored: ama-rpc works only in its start directory",
+		zap.Int("additionalDirectories", len(p.AdditionalDirectories)))
+	as.srv.sessionNotice(as.id, "warn", "ama-rpc works only in its start directory: the additional directories given for this session are not used")
+}
+
+// noteKeptServers says that a load or resume of a session that is
+// already open keeps the MCP servers it was opened with.
+func (as *acpSession) noteKeptServers(p sessionParams) {
+	if len(p.McpServers) == 0 {
+		return
 	}
-	as.srv.sessionNotice(as.id, "warn", msg)
+	as.srv.sessionNotice(as.id, "warn", "the session is already open: it keeps the MCP servers it was opened with; the mcpServers of this request are not used")
 }
 
 // handleNew: session/new {cwd, mcpServers} → {sessionId, modes,
@@ -76,6 +78,7 @@ func handleNew(s *Server, c *call) {
 	}
 	opts := s.opts.Base
 	opts.SessionID = ""
+	opts.MCPServers = p.McpServers
 	// The answer promises that the id exists: the file (header, settings,
 	// permission mode) is written now, so session/resume, session/load and
 	// --resume work for it from another process even if it is never
@@ -111,6 +114,7 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 		return nil, errorf(errInvalidParams, "ama-rpc is shutting down")
 	}
 	if as, err := s.session(p.SessionID); err == nil {
+		as.noteKeptServers(p)
 		return as, nil
 	}
 	path, err := session.FindSession(s.deps().Dirs.Sessions, s.opts.Base.Cwd, p.SessionID)
@@ -120,6 +124,7 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 	opts := s.opts.Base
 	// A stored session keeps its own thinking level and permission mode.
 	opts.Cwd, opts.ThinkingLevel, opts.SessionID, opts.PermissionMode = "", "", "", ""
+	opts.MCPServers = p.McpServers
 	return s.openSession(session.Spec{Kind: session.OpenResume, Path: path, Options: opts}, "resume", func(sess *session.Session) error {
 		if realDir(sess.Cwd()) != s.startDir {
 			return errorf(errInvalidParams, "session %s belongs to %s, not %s", p.SessionID, sess.Cwd(), s.opts.Base.Cwd)

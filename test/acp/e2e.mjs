@@ -297,8 +297,9 @@ let sessionId;
   const mine = listed.sessions.find((s) => s.sessionId === sessionId);
   assert.ok(mine, "session/list has the session");
   assert.equal(mine.cwd, WORK);
-  // MCP servers are not used yet: ama-rpc says so in an _ama/notice
-  // extension notification, which the SDK must take without complaint.
+  // The client's MCP server "fs" names a program that does not exist: at
+  // the prompt ama-rpc says so in an _ama/notice extension notification,
+  // which the SDK must take without complaint, and the turn goes on.
   const mcp = [{ name: "fs", command: "mcp-fs", args: [], env: [] }];
   const resumed = await p.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: WORK, mcpServers: mcp });
   z.zResumeSessionResponse.parse(resumed);
