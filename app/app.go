@@ -138,6 +138,7 @@ func Main(ctx context.Context, env Env) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return exitCodeFor(err)
 	}
+	defer func() { _ = w.deps.Decisions.Close() }()
 	if flags.Mode == "acp" {
 		return runACP(ctx, env, w)
 	}
@@ -314,6 +315,14 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Version: Version,
 		Sandbox: sb,
 	}
+	if err := permissionGate(deps, user, project, log); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = deps.Decisions.Close()
+		}
+	}()
 	var trusted bool
 	if deps.Hooks, trusted, err = loadHooks(paths, cwd, flags, profile, user, log); err != nil {
 		return nil, err

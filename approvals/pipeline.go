@@ -3,6 +3,7 @@ package approvals
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -57,6 +58,22 @@ type Verdict struct {
 	Auto *AutoDecision
 	// Sandboxed is set when the sandbox free pass allowed the call.
 	Sandboxed bool
+	// Rule names the permission rule that decided: "deny:N", "ask:N" or
+	// "allow:N", N its index in the Policy's list (the decision record
+	// carries the id, never the rule text).
+	Rule string
+	// Unattended is set when Finalize turned an ask into this deny.
+	Unattended bool
+}
+
+// ruleID names rules[i] of the given kind.
+func ruleID(kind string, rules []Rule, r *Rule) string {
+	for i := range rules {
+		if &rules[i] == r {
+			return kind + ":" + strconv.Itoa(i)
+		}
+	}
+	return ""
 }
 
 // Texts shown to the model or the user.
@@ -104,6 +121,7 @@ func Finalize(v Verdict, pol *Policy) Verdict {
 	if pol != nil && pol.Unattended && v.Decision == Ask {
 		v.Decision = Deny
 		v.Classify = false
+		v.Unattended = true
 		v.Reason = unattendedText + ": " + v.Reason
 	}
 	return v
@@ -150,7 +168,7 @@ func decide(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 			} else if c.isBash && c.bash != nil && c.bash.Err != nil {
 				reason += " (the command could not be analysed, so the rule is applied conservatively)"
 			}
-			return Verdict{Decision: Deny, Layer: "deny-rule", Reason: reason + "."}
+			return Verdict{Decision: Deny, Layer: "deny-rule", Reason: reason + ".", Rule: "deny:" + strconv.Itoa(i)}
 		}
 	}
 	// 1b. ama's own safety files: no write, whatever the tool and mode.
@@ -291,7 +309,7 @@ func capitalize(s string) string {
 // lifted applies allow rules and session memory to an ask.
 func lifted(c *callCtx, pol *Policy, mem *Memory) (Verdict, bool) {
 	if r, ok := allowedByRule(c, pol); ok {
-		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + "."}, true
+		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + ".", Rule: ruleID("allow", pol.Allow, r)}, true
 	}
 	if mem.covers(c) {
 		return Verdict{Decision: Allow, Layer: "session", Reason: "Allowed for this session."}, true
@@ -325,7 +343,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 		return Verdict{Decision: Allow, Layer: "allowlist", Reason: "read-only command"}
 	}
 	if r, ok := allowedByRule(c, pol); ok {
-		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + "."}
+		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + ".", Rule: ruleID("allow", pol.Allow, r)}
 	}
 	return Verdict{Decision: Deny, Layer: "allowlist", Reason: allowlistText}
 }

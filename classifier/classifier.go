@@ -162,7 +162,14 @@ type Verdict struct {
 	// error, abort, timeout, truncated or malformed reply); Allow is then
 	// false and Reason says what went wrong.
 	Failed bool
+	// Stage is the stage that decided: StageSingle, or for the two-stage
+	// variant StageFast (a routine action) or StageDetailed; "" when no
+	// stage answered before a failure.
+	Stage Stage
 }
+
+// StageSingle names the one request of the single variant.
+const StageSingle Stage = "single"
 
 // Classifier is the auto-mode classifier of one session: it holds the
 // session's verdict cache and its in-flight requests. It is safe for
@@ -358,7 +365,7 @@ func (c *Classifier) run(ctx context.Context, in Input) Verdict {
 	if err != nil {
 		return failed(err.Error())
 	}
-	return Verdict{Allow: allow, Reason: reason}
+	return Verdict{Allow: allow, Reason: reason, Stage: StageSingle}
 }
 
 // failed is a failure verdict with reason detail.

@@ -196,7 +196,7 @@ func (c *Classifier) runTwoStage(ctx context.Context, in Input) Verdict {
 		return failed(err.Error())
 	}
 	if !review {
-		return Verdict{Allow: true, Reason: "fast check: routine action, nothing to review"}
+		return Verdict{Allow: true, Reason: "fast check: routine action, nothing to review", Stage: StageFast}
 	}
 	system, msgs, err = BuildStagePrompt(in, StageDetailed)
 	if err != nil {
@@ -210,7 +210,7 @@ func (c *Classifier) runTwoStage(ctx context.Context, in Input) Verdict {
 			var tier, reason string
 			allow, tier, reason, err = ParseDetailedReply(text)
 			if err == nil {
-				return Verdict{Allow: allow, Reason: clipReason(tier + ": " + reason)}
+				return Verdict{Allow: allow, Reason: clipReason(tier + ": " + reason), Stage: StageDetailed}
 			}
 		}
 		retry := errors.Is(err, errTruncated) || errors.Is(err, ErrInvalidReply)

@@ -68,6 +68,15 @@ type Permission struct {
 	// 4000 each, at least 32).
 	MaxUserTranscriptTokens int `json:"maxUserTranscriptTokens,omitempty"`
 	MaxToolTranscriptTokens int `json:"maxToolTranscriptTokens,omitempty"`
+	// LogPath is the permission decision log (JSONL, absolute; user
+	// config only; unset: no log).
+	LogPath string `json:"logPath,omitempty"`
+	// Gate is "off", "shadow" or "enforce" (default): how Candidate is
+	// used. A project may only tighten shadow to enforce.
+	Gate string `json:"gate,omitempty"`
+	// MaxRejections is how often one action may be refused in a session
+	// before the model is told to stop retrying it (default 3).
+	MaxRejections int `json:"maxRejections,omitempty"`
 }
 
 // Plan configures plan mode.

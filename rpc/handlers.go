@@ -294,6 +294,7 @@ func handleCapabilities(s *Server, c *command) {
 	s.caps = caps
 	s.mu.Unlock()
 	s.compact.Store(seen["compact_events"])
+	s.decided.Store(seen["permission_decisions"])
 	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])

@@ -74,6 +74,7 @@ type Server struct {
 	caps  []string
 
 	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
+	decided atomic.Bool                  // permission_decision events (capability permission_decisions)
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
 
@@ -432,6 +433,9 @@ func (s *Server) forward(e events.Event) {
 		}
 		s.w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
 		return
+	}
+	if _, ok := e.(events.PermissionDecision); ok && !s.decided.Load() {
+		return // only for clients that declared permission_decisions
 	}
 	if s.compact.Load() {
 		e = compactEvent(e)

@@ -12,6 +12,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -32,13 +33,17 @@ type permissionSnapshot struct {
 // mode, the static judgement and, in auto mode, the model classifier. When
 // the verdict is ask, the host is asked. It returns whether the call may
 // run, the text the model sees when it may not, and the auto-mode audit.
+// Every verdict leaves exactly one decision record (decision.go).
 func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGate) (bool, string, any) {
 	pol := env.policy
 	tool, tc := p.tool, p.call
+	rec := s.newRecord(r, env, p)
 	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
 	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
+	rec.Votes = append(rec.Votes, ruleVote(v))
 	if gate.decision != "" {
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(gate.decision)})
 		v = hooks.ApplyToVerdict(v, gate.decision, gate.reason)
 		if !v.Classify {
 			v = approvals.Finalize(v, &pol.policy)
@@ -46,9 +51,16 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	if v.Classify {
 		if pol.classifier != nil {
+			start := s.deps.Now()
 			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
 				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
 				Transcript: pol.transcript})
+			vote := permlog.Vote{Layer: "classifier", Vote: string(approvals.Ask), Stage: string(cv.Stage),
+				LatencyMs: s.deps.Now().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
+			if cv.Allow {
+				vote.Vote = string(approvals.Allow)
+			}
+			rec.Votes = append(rec.Votes, vote)
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
 		v = approvals.Finalize(v, &pol.policy)
@@ -62,37 +74,91 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	switch v.Decision {
 	case approvals.Allow:
-		return true, "", auto
+		rec.Effect = string(approvals.Allow)
+		if s.record(rec, tc, s.gateName() == GateEnforce) == nil {
+			return true, "", auto
+		}
+		// The log failed under gate enforce: a person decides instead.
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "log", Vote: string(approvals.Ask)})
+		v.Decision, v.AskReason = approvals.Ask, "log"
+		v.Reason = "the permission decision log cannot be written"
+		rec.Asked = permlog.AskLog
 	case approvals.Deny:
-		return false, v.Reason, auto
+		rec.Effect, rec.Code = string(approvals.Deny), permlog.DenyCode(v.Layer)
+		if v.Unattended {
+			rec.Asked, rec.Code = permlog.AskCode(v.Layer), permlog.CodeUnattended
+		}
+		_ = s.record(rec, tc, false)
+		return false, s.rejectText(v.Reason, rec), auto
+	default:
+		rec.Asked = permlog.AskCode(v.Layer)
 	}
 	if s.readOnly { // read-only sub-agent: nobody is asked
-		return false, readOnlyDenial, auto
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "agent", Vote: string(approvals.Deny)})
+		rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeReadOnlyAgent
+		_ = s.record(rec, tc, false)
+		return false, s.rejectText(readOnlyDenial, rec), auto
 	}
 	hookReason := ""
 	if v.AskReason == hooks.AskReasonHook {
 		hookReason = gate.reason
 	}
-	switch s.ask(r, env, p, v.AskReason, hookReason, auto) {
+	start := s.deps.Now()
+	answer, unanswered := s.ask(r, env, p, v.AskReason, hookReason, auto)
+	vote := permlog.Vote{Layer: "person", Vote: string(approvals.Deny), Answer: string(answer), WaitMs: s.deps.Now().Sub(start).Milliseconds()}
+	if unanswered != "" {
+		vote.Answer = "none"
+	}
+	if answer.Allows() {
+		vote.Vote = string(approvals.Allow)
+	}
+	rec.Votes = append(rec.Votes, vote)
+	switch answer {
 	case events.ApprovalAllow:
+		rec.Effect = string(approvals.Allow)
+		_ = s.record(rec, tc, false)
 		return true, "", auto
 	case events.ApprovalAllowSession:
 		pol.memory.Remember(call)
+		rec.Effect = string(approvals.Allow)
+		_ = s.record(rec, tc, false)
 		return true, "", auto
 	}
-	return false, "Not run: this call needed approval and was not approved (" + v.Reason + ")", auto
+	rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeDeclined
+	if unanswered != "" {
+		rec.Code = unanswered
+	}
+	_ = s.record(rec, tc, false)
+	return false, s.rejectText("Not run: this call needed approval and was not approved ("+v.Reason+")", rec), auto
+}
+
+// hookDenied records the verdict of a call a PreToolUse hook denied
+// before the pipeline ran.
+func (s *Session) hookDenied(r *runState, env *toolEnv, p *preparedCall) {
+	rec := s.newRecord(r, env, p)
+	rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(approvals.Deny), Step: "hook"})
+	rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeHookDeny
+	_ = s.record(rec, p.call, false)
+	if rec.Rejections > 0 && p.result != nil && len(p.result.Content) == 1 {
+		if t, ok := p.result.Content[0].(*llm.TextContent); ok {
+			if txt := s.rejectText(t.Text, rec); txt != t.Text {
+				p.result = tools.ErrorResult(txt)
+			}
+		}
+	}
 }
 
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
-// yields deny, even if the host allowed.
-func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) events.Approval {
+// yields deny, even if the host allowed. unanswered is the record code when
+// nobody answered (no_answer, aborted), else "".
+func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) (_ events.Approval, unanswered string) {
 	tool, tc := p.tool, p.call
 	if reason == "" {
 		reason = "mode"
 	}
 	if r.ctx.Err() != nil { // aborted: nothing to ask
-		return events.ApprovalDeny
+		return events.ApprovalDeny, permlog.CodeAborted
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
@@ -110,16 +176,23 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	s.publish(*req)
 	s.notify("approval", "approval requested for "+tc.Name)
 	decision := events.ApprovalDeny
+	unanswered = permlog.CodeNoAnswer
 	if s.approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)
 		decision = s.approver.Ask(ctx, req)
+		if ctx.Err() == nil {
+			unanswered = ""
+		}
 		cancel()
+	}
+	if r.ctx.Err() != nil {
+		unanswered = permlog.CodeAborted
 	}
 	if r.ctx.Err() != nil || !decision.Allows() {
 		decision = events.ApprovalDeny
 	}
 	s.publish(events.PermissionResolved{RequestID: req.RequestID, Decision: decision})
-	return decision
+	return decision, unanswered
 }
 
 // toolEnv snapshots what the runner needs to run this turn's tools.

@@ -59,6 +59,11 @@ type Session struct {
 	// (mirrorMode); bound is a sub-agent's parent's mode now (nil: none).
 	modeNow atomic.Int32
 	bound   func() approvals.Mode
+
+	// perm tallies the session's permission decisions (decision.go);
+	// taskID is a sub-agent's task (decision records).
+	perm   permTally
+	taskID string
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait

@@ -116,6 +116,11 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 	gate := s.preToolUse(r, env, tc, p.parent)
 	if gate.result != nil {
 		p.result, p.denied = gate.result, gate.denied
+		if gate.denied {
+			p.res = nil
+			p.mode = env.policy.policy.Mode
+			s.hookDenied(r, env, p)
+		}
 		return
 	}
 	if gate.args != nil {

@@ -1,0 +1,91 @@
+package golden_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/golden"
+)
+
+// The decision log through the real server (seed 004, issue 27): one
+// record per verdict with its effect and code, the permission_decision
+// event only for a client that declared the capability, and none of the
+// secrets in the calls' arguments in the log (the side effect: grep the
+// file, case-insensitively).
+func TestDecisionLogNoSecrets(t *testing.T) {
+	markers := []string{"MARKER-ALPHA-sk-0a1b2c", "marker-bravo-ghp_9z8y", "MarkerCharlie", "marker-delta-AKIAXYZ", "marker-echo-pw"}
+	calls := []string{
+		bashCall(`{"command":"echo ` + markers[0] + ` > a.txt"}`),
+		bashCall(`{"command":"curl -H 'Authorization: ` + markers[1] + `' https://example.invalid"}`),
+		`{"name":"write","arguments":{"path":"notes-` + markers[2] + `.txt","content":"` + markers[3] + `"}}`,
+		bashCall(`{"command":"sk9f8e7d6c5b4a3210ff --password ` + markers[4] + `"}`),
+	}
+	for _, capable := range []bool{false, true} {
+		name := "no capability"
+		if capable {
+			name = "capability"
+		}
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			logPath := filepath.Join(root, "data", "permission.log")
+			r := golden.Start(t, golden.Config{
+				Args:       []string{"--model", "fake/echo", "--permission-mode", "full-auto"},
+				Env:        map[string]string{"AMA_SANDBOX": "off"},
+				UserConfig: []byte(`{"permission":{"logPath":"` + logPath + `","deny":["bash(curl *)"]}}`),
+				Script:     turns(calls...),
+			})
+			if capable {
+				r.Send(`{"id":"c","type":"set_client_capabilities","capabilities":["permission_decisions"]}`)
+				r.WaitFor("capabilities", 1, func(o *golden.Object) bool { return o.String("type") == "response" && o.String("id") == "c" })
+			}
+			settle(t, r)
+			b, err := os.ReadFile(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lower := strings.ToLower(string(b))
+			for _, m := range markers {
+				if strings.Contains(lower, strings.ToLower(m)) {
+					t.Errorf("marker %q reached the decision log", m)
+				}
+			}
+			if strings.Contains(lower, "sk9f8e7d6c5b4a3210ff") {
+				t.Errorf("a token-like command name reached the log")
+			}
+			var effects, codes []string
+			for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var rec struct {
+					Effect, Code string
+					Shape        struct{ Tool string }
+				}
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatalf("log line %q: %v", line, err)
+				}
+				effects, codes = append(effects, rec.Effect), append(codes, rec.Code)
+			}
+			if got := strings.Join(effects, ","); got != "allow,deny,allow,allow" {
+				t.Errorf("effects %s", got)
+			}
+			if codes[1] != "deny_rule" {
+				t.Errorf("codes %q", codes)
+			}
+			n := 0
+			for _, l := range r.Lines() {
+				if strings.Contains(string(l), `"type":"permission_decision"`) {
+					n++
+					for _, m := range markers {
+						if strings.Contains(strings.ToLower(string(l)), strings.ToLower(m)) {
+							t.Errorf("marker %q in the event: %s", m, l)
+						}
+					}
+				}
+			}
+			if want := map[bool]int{false: 0, true: 4}[capable]; n != want {
+				t.Errorf("%d permission_decision events, want %d", n, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,90 @@
+package permlog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/armadra/ama-rpc/internal/ownfs"
+)
+
+// ErrLogWrite wraps every failure to write the decision log (wire code
+// permission_log_failed).
+var ErrLogWrite = errors.New("permission log write failed")
+
+// Log appends records as JSON lines to one file (permission.logPath).
+// Every record is written with one write call and synced before Append
+// returns: a record that Append reported written survives a crash.
+type Log struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	// fail, when set, makes writes fail (tests of the fail-closed path).
+	fail func() error
+}
+
+// OpenLog opens (creating it) the log at path, which must be absolute.
+func OpenLog(path string) (*Log, error) {
+	f, err := ownfs.OpenAppend(path)
+	if err != nil {
+		return nil, fmt.Errorf("permission log: %w", err)
+	}
+	return &Log{path: path, f: f}, nil
+}
+
+// Path is the file the log writes.
+func (l *Log) Path() string { return l.path }
+
+// Append writes one record. A nil Log writes nothing.
+func (l *Log) Append(r *Record) error {
+	if l == nil {
+		return nil
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrLogWrite, err)
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fail != nil {
+		if err := l.fail(); err != nil {
+			return fmt.Errorf("%w: %w", ErrLogWrite, err)
+		}
+	}
+	if l.f == nil {
+		return fmt.Errorf("%w: %s: %w", ErrLogWrite, l.path, os.ErrClosed)
+	}
+	if _, err := l.f.Write(line); err != nil {
+		return fmt.Errorf("%w: %w", ErrLogWrite, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("%w: %w", ErrLogWrite, err)
+	}
+	return nil
+}
+
+// Close closes the file; later appends fail.
+func (l *Log) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// FailWith makes every later Append fail with what f returns (nil: the
+// write goes on). For tests of the fail-closed path.
+func (l *Log) FailWith(f func() error) {
+	l.mu.Lock()
+	l.fail = f
+	l.mu.Unlock()
+}

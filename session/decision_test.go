@@ -1,0 +1,210 @@
+package session
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/llm/fake"
+	"github.com/armadra/ama-rpc/permlog"
+	"github.com/armadra/ama-rpc/tools"
+)
+
+// records are the permission_decision events' records in order.
+func records(e *env) []*permlog.Record {
+	var out []*permlog.Record
+	for _, d := range eventsOf[events.PermissionDecision](e.rec) {
+		out = append(out, d.Record.(*permlog.Record))
+	}
+	return out
+}
+
+// logRecords reads the decision log.
+func logRecords(t *testing.T, path string) []permlog.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []permlog.Record
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r permlog.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func layers(r *permlog.Record) string {
+	var s []string
+	for _, v := range r.Votes {
+		s = append(s, v.Layer+":"+v.Vote)
+	}
+	return strings.Join(s, " ")
+}
+
+// TestDecisionRecord pins one record per verdict: its effect, code, the
+// layers that voted, in the log and as the event, and the side effect
+// (whether the tool ran).
+func TestDecisionRecord(t *testing.T) {
+	const secret = "MARKER-sk-live-0123456789abcdef"
+	args := `{"token":"` + secret + `"}`
+	for _, tc := range []struct {
+		name     string
+		mode     string
+		deny     string
+		approver Approver
+		runs     int32
+		effect   string
+		code     string
+		votes    string
+	}{
+		{"mode allows", "full-auto", "", nil, 1, "allow", "", "rule:allow"},
+		{"person allows", "default", "", &answer{decision: "allow"}, 1, "allow", "", "rule:ask person:allow"},
+		{"person declines", "default", "", &answer{decision: "deny"}, 0, "deny", permlog.CodeDeclined, "rule:ask person:deny"},
+		{"nobody answers", "default", "", nil, 0, "deny", permlog.CodeNoAnswer, "rule:ask person:deny"},
+		{"deny rule", "full-auto", "probe", nil, 0, "deny", permlog.CodeDenyRule, "rule:deny"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &probe{name: "probe", perm: tools.PermWrite}
+				logPath := filepath.Join(t.TempDir(), "permission.log")
+				l, err := permlog.OpenLog(logPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer l.Close()
+				e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{toolCall("probe", args), reply("done")}},
+					mode: tc.mode, tools: []tools.Tool{p}, approver: tc.approver, deps: func(d *Deps) {
+						d.Decisions = l
+						if tc.deny != "" {
+							r, _ := approvals.ParseRule(tc.deny)
+							d.Policy.Deny = append(d.Policy.Deny, r)
+						}
+					}})
+				defer e.s.Close()
+				e.runPrompt(t, "go")
+				if got := p.runs.Load(); got != tc.runs {
+					t.Errorf("probe ran %d times, want %d", got, tc.runs)
+				}
+				recs := records(e)
+				if len(recs) != 1 {
+					t.Fatalf("%d records, want 1", len(recs))
+				}
+				r := recs[0]
+				if r.Effect != tc.effect || r.Code != tc.code || layers(r) != tc.votes {
+					t.Errorf("record effect %q code %q votes %q, want %q %q %q", r.Effect, r.Code, layers(r), tc.effect, tc.code, tc.votes)
+				}
+				if r.Shape.Tool != "probe" || r.Shape.Class != "write" || r.SessionID == "" || r.ToolCallID == "" || r.Mode != tc.mode || r.Gate != GateEnforce {
+					t.Errorf("record ids/shape: %+v", r)
+				}
+				if tc.effect == "deny" && r.Rejections != 1 {
+					t.Errorf("rejections %d, want 1", r.Rejections)
+				}
+				got := logRecords(t, logPath)
+				if len(got) != 1 || got[0].Effect != tc.effect || got[0].Code != tc.code {
+					t.Errorf("log %+v", got)
+				}
+				if b, _ := os.ReadFile(logPath); strings.Contains(strings.ToLower(string(b)), strings.ToLower(secret)) {
+					t.Errorf("the argument reached the log: %s", b)
+				}
+				c := e.s.PermissionCounts()
+				if c.Allowed+c.Denied != 1 || (tc.effect == "allow") != (c.Allowed == 1) {
+					t.Errorf("counts %+v", c)
+				}
+			})
+		})
+	}
+}
+
+// A log that cannot be written under gate enforce: an allow nobody
+// confirmed is asked instead (declined here: the tool does not run), the
+// failure is announced once, and the record still reaches the event.
+func TestDecisionLogFailureAsks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &probe{name: "probe", perm: tools.PermWrite}
+		l, err := permlog.OpenLog(filepath.Join(t.TempDir(), "permission.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		l.FailWith(func() error { return errors.New("disk full") })
+		ap := &answer{decision: "deny"}
+		e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{toolCall("probe", `{}`), toolCall("probe", `{"a":1}`), reply("done")}},
+			mode: "full-auto", tools: []tools.Tool{p}, approver: ap, deps: func(d *Deps) { d.Decisions = l }})
+		defer e.s.Close()
+		e.runPrompt(t, "go")
+		if p.runs.Load() != 0 || ap.asks.Load() != 2 {
+			t.Errorf("probe ran %d times, %d asks; want 0 and 2", p.runs.Load(), ap.asks.Load())
+		}
+		recs := records(e)
+		if len(recs) != 2 || layers(recs[0]) != "rule:allow log:ask person:deny" || recs[0].Asked != permlog.AskLog {
+			t.Fatalf("records %d, first %q", len(recs), layers(recs[0]))
+		}
+		n := 0
+		for _, ev := range eventsOf[events.Notification](e.rec) {
+			if errors.Is(ev.Err, permlog.ErrLogWrite) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d log-failure notifications, want 1", n)
+		}
+	})
+	t.Run("shadow gate goes on", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := &probe{name: "probe", perm: tools.PermWrite}
+			l, _ := permlog.OpenLog(filepath.Join(t.TempDir(), "permission.log"))
+			defer l.Close()
+			l.FailWith(func() error { return errors.New("disk full") })
+			e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{toolCall("probe", `{}`), reply("done")}},
+				mode: "full-auto", tools: []tools.Tool{p}, settings: Settings{PermissionGate: GateShadow}, deps: func(d *Deps) { d.Decisions = l }})
+			defer e.s.Close()
+			e.runPrompt(t, "go")
+			if p.runs.Load() != 1 {
+				t.Errorf("probe ran %d times, want 1", p.runs.Load())
+			}
+		})
+	})
+}
+
+// The same refused action, again and again: the count grows, and from
+// MaxRejections on the model is told to stop retrying.
+func TestRepeatedRejections(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &probe{name: "probe", perm: tools.PermWrite}
+		call := toolCall("probe", `{"x": 1}`)
+		call2 := toolCall("probe", `{"x":1}`) // the same action, other white space
+		e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{call, call2, call, reply("done")}},
+			mode: "default", tools: []tools.Tool{p}, approver: &answer{decision: "deny"}})
+		defer e.s.Close()
+		e.runPrompt(t, "go")
+		recs := records(e)
+		if len(recs) != 3 {
+			t.Fatalf("%d records", len(recs))
+		}
+		for i, r := range recs {
+			if r.Rejections != i+1 {
+				t.Errorf("record %d: rejections %d", i, r.Rejections)
+			}
+		}
+		ends := eventsOf[events.ToolExecutionEnd](e.rec)
+		for i, end := range ends {
+			stop := strings.Contains(resultText(end), "Do not retry it")
+			if stop != (i == 2) {
+				t.Errorf("result %d: %q", i, resultText(end))
+			}
+		}
+	})
+}
