@@ -3,9 +3,11 @@ package app
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/session"
@@ -28,8 +30,19 @@ func permissionGate(deps *session.Deps, user, project *config.Config, log *zap.L
 		return fmt.Errorf("%w: permission.maxRejections must be a positive integer, not %d", config.ErrInvalid, n)
 	}
 	deps.Settings.MaxRejections = user.Permission.MaxRejections
+	deps.Settings.InspectTool = user.Permission.InspectTool
 	if project.Permission.MaxRejections > 0 && (deps.Settings.MaxRejections == 0 || project.Permission.MaxRejections < deps.Settings.MaxRejections) {
 		deps.Settings.MaxRejections = project.Permission.MaxRejections // fewer retries only tightens
+	}
+	if project.Permission.Candidate != nil {
+		log.Warn("project configuration may not set permission.candidate; ignored")
+	}
+	if c := user.Permission.Candidate; c != nil && deps.Policy != nil {
+		cand, err := candidatePolicy(deps.Policy, c, log)
+		if err != nil {
+			return err
+		}
+		deps.Settings.Candidate = cand
 	}
 	if p := user.Permission.LogPath; p != "" {
 		if !filepath.IsAbs(p) {
@@ -63,4 +76,47 @@ func gateMode(user, project string, log *zap.Logger) (string, error) {
 		log.Warn("project permission.gate may only tighten shadow to enforce; ignored", zap.String("gate", project))
 	}
 	return g, nil
+}
+
+// candidatePolicy is base with the candidate's changes: deny and ask rules
+// added, allow rules replaced when the candidate lists any, its mode
+// (applied per call only when stricter than the session's).
+func candidatePolicy(base *approvals.Policy, c *config.Candidate, log *zap.Logger) (*approvals.Policy, error) {
+	cand := *base
+	cand.Mode = ""
+	if c.Mode != "" {
+		m, err := approvals.ParseMode(c.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("%w: permission.candidate.mode: %w", config.ErrInvalid, err)
+		}
+		cand.Mode = m
+	}
+	cand.Deny = slices.Clone(base.Deny)
+	for _, s := range c.Deny {
+		r, err := approvals.ParseRule(s)
+		if err != nil {
+			log.Warn("candidate deny rule kept although malformed (it matches broadly)", zap.Error(err))
+		}
+		cand.Deny = append(cand.Deny, r)
+	}
+	cand.Ask = slices.Clone(base.Ask)
+	for _, s := range c.Ask {
+		r, err := approvals.ParseRule(s)
+		if err != nil {
+			log.Warn("candidate ask rule kept although malformed (it matches broadly)", zap.Error(err))
+		}
+		cand.Ask = append(cand.Ask, r)
+	}
+	if c.Allow != nil {
+		cand.Allow = nil
+		for _, s := range c.Allow {
+			r, err := approvals.ParseRule(s)
+			if err != nil {
+				log.Warn("candidate allow rule dropped", zap.Error(err))
+				continue
+			}
+			cand.Allow = append(cand.Allow, r)
+		}
+	}
+	return &cand, nil
 }

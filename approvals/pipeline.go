@@ -14,6 +14,7 @@ type Policy struct {
 	Mode       Mode
 	Allow      []Rule   // effective allow rules (user and command-line layers)
 	Deny       []Rule   // effective deny rules, built-ins included unless disabled
+	Ask        []Rule   // effective ask rules (every layer; deny > ask > allow)
 	Unattended bool     // nobody can answer: a final ask becomes deny
 	PlanBash   string   // plan.bash: "readonly" (default), "ask", "deny"
 	AutoSafe   []string // user-level autoSafeCommands additions

@@ -77,6 +77,22 @@ type Permission struct {
 	// MaxRejections is how often one action may be refused in a session
 	// before the model is told to stop retrying it (default 3).
 	MaxRejections int `json:"maxRejections,omitempty"`
+	// InspectTool offers the read-only permission_inspect tool to the
+	// model (user config only).
+	InspectTool bool `json:"inspectTool,omitempty"`
+	// Candidate is a policy to try (user config only): under gate
+	// "shadow" its verdicts are only recorded, under "enforce" it decides.
+	Candidate *Candidate `json:"candidate,omitempty"`
+}
+
+// Candidate is the permission policy the gate tries: the effective policy
+// with Deny and Ask added, Allow replacing the allow rules when present,
+// and Mode applied when it is stricter than the session's mode.
+type Candidate struct {
+	Mode  string   `json:"mode,omitempty"`
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	Ask   []string `json:"ask,omitempty"`
 }
 
 // Plan configures plan mode.

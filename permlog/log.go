@@ -88,3 +88,11 @@ func (l *Log) FailWith(f func() error) {
 	l.fail = f
 	l.mu.Unlock()
 }
+
+// PathOrEmpty is the log's path, "" for a nil Log.
+func (l *Log) PathOrEmpty() string {
+	if l == nil {
+		return ""
+	}
+	return l.path
+}

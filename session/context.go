@@ -171,10 +171,14 @@ func (c *ctxCache) materialise(st *state) {
 
 // allTools returns the registry's tools (nil registry: none).
 func (st *state) allTools() []tools.Tool {
-	if st.s.deps.Tools == nil {
-		return nil
+	var list []tools.Tool
+	if st.s.deps.Tools != nil {
+		list = st.s.deps.Tools.Tools()
 	}
-	return st.s.deps.Tools.Tools()
+	if st.s.deps.Settings.InspectTool {
+		list = append(list[:len(list):len(list)], inspectTool{st.s})
+	}
+	return list
 }
 
 // isActive reports whether the tool is offered to the model.

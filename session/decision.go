@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -38,6 +39,17 @@ const defaultMaxRejections = 3
 // maxShapePrograms bounds the program names of one record.
 const maxShapePrograms = 16
 
+// wallNow is the clock of decision records (their time, the classifier's
+// latency, the person's wait): Deps.Clock, the wall clock telemetry reads,
+// so records never move the session's own clock (Deps.Now, which tests
+// step per reading).
+func (s *Session) wallNow() time.Time {
+	if c := s.deps.Clock; c != nil {
+		return c()
+	}
+	return time.Now()
+}
+
 // gateName is the session's gate mode.
 func (s *Session) gateName() string {
 	switch g := s.deps.Settings.PermissionGate; g {
@@ -50,7 +62,7 @@ func (s *Session) gateName() string {
 // newRecord starts the record of p's verdict: ids, mode and shape.
 func (s *Session) newRecord(r *runState, env *toolEnv, p *preparedCall) *permlog.Record {
 	tc := p.call
-	rec := &permlog.Record{V: permlog.Version, Time: permlog.Stamp(s.deps.Now()), SessionID: s.id,
+	rec := &permlog.Record{V: permlog.Version, Time: permlog.Stamp(s.wallNow()), SessionID: s.id,
 		ToolCallID: tc.ID, ParentToolCallID: p.parent, TaskID: s.taskID,
 		Mode: string(env.policy.policy.Mode), Gate: s.gateName()}
 	if r != nil {

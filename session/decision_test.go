@@ -208,3 +208,45 @@ func TestRepeatedRejections(t *testing.T) {
 		}
 	})
 }
+
+// permission_inspect: the views, as a method and as the model's tool; the
+// denials view carries no argument.
+func TestInspectPermissions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &probe{name: "probe", perm: tools.PermWrite}
+		const secret = "MARKER-inspect-secret"
+		e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{
+			toolCall("probe", `{"s":"`+secret+`"}`), toolCall(InspectToolName, `{"action":"status"}`), reply("done")}},
+			mode: "default", tools: []tools.Tool{p}, settings: Settings{InspectTool: true}, approver: &answer{decision: "deny"},
+			deps: func(d *Deps) {
+				r, _ := approvals.ParseRule("bash(rm *)")
+				d.Policy.Deny = append(d.Policy.Deny, r)
+			}})
+		defer e.s.Close()
+		e.runPrompt(t, "go")
+		ends := eventsOf[events.ToolExecutionEnd](e.rec)
+		if len(ends) != 2 || ends[1].IsError || !strings.Contains(resultText(ends[1]), `"denied": 1`) {
+			t.Fatalf("inspect tool result: %+v", ends)
+		}
+		v, err := e.s.InspectPermissions(InspectConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := v.(InspectConfigView)
+		if len(cfg.Deny) != 1 || cfg.Deny[0].ID != "deny:0" || cfg.Deny[0].Rule != "bash(rm *)" || cfg.Gate != GateEnforce || cfg.MaxRejections != 3 {
+			t.Errorf("config view %+v", cfg)
+		}
+		den, _ := e.s.InspectPermissions(InspectDenials)
+		b, _ := json.Marshal(den)
+		if strings.Contains(string(b), secret) || !strings.Contains(string(b), permlog.CodeDeclined) {
+			t.Errorf("denials view %s", b)
+		}
+		if _, err := e.s.InspectPermissions("reset"); !errors.Is(err, ErrInvalidArguments) {
+			t.Errorf("unknown action: %v", err)
+		}
+		st, _ := e.s.Stats()
+		if st.Permissions == nil || st.Permissions.Denied != 1 || st.Permissions.Allowed != 1 {
+			t.Errorf("stats permissions %+v", st.Permissions)
+		}
+	})
+}

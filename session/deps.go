@@ -119,6 +119,9 @@ type Settings struct {
 	// Candidate is the candidate policy the gate tries (nil: none): under
 	// "shadow" its verdict is only recorded, under "enforce" it decides.
 	Candidate *approvals.Policy
+	// InspectTool offers the read-only permission_inspect tool to the
+	// model (config permission.inspectTool).
+	InspectTool bool
 	// MaxRejections is the rejection count of one action after which the
 	// model is told to stop retrying it (default 3).
 	MaxRejections int

@@ -26,6 +26,11 @@ type permissionSnapshot struct {
 	transcript  []classifier.TranscriptEntry // the classifier's evidence (auto mode)
 	classifier  *classifier.Classifier       // nil unless the mode is auto
 	sandboxDesc string                       // the OS sandbox in words (classifier note)
+	// shadow is the policy whose verdict is only recorded (gate shadow:
+	// the candidate; gate enforce with a candidate: the current policy,
+	// while policy is the candidate); shadowName says which.
+	shadow     *approvals.Policy
+	shadowName string
 }
 
 // permit runs the permission pipeline for one call: deny rules, the
@@ -42,6 +47,7 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
 	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
 	rec.Votes = append(rec.Votes, ruleVote(v))
+	var classified *classifier.Verdict // the classifier's answer, when it ran
 	if gate.decision != "" {
 		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(gate.decision)})
 		v = hooks.ApplyToVerdict(v, gate.decision, gate.reason)
@@ -51,19 +57,23 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	if v.Classify {
 		if pol.classifier != nil {
-			start := s.deps.Now()
+			start := s.wallNow()
 			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
 				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
 				Transcript: pol.transcript})
 			vote := permlog.Vote{Layer: "classifier", Vote: string(approvals.Ask), Stage: string(cv.Stage),
-				LatencyMs: s.deps.Now().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
+				LatencyMs: s.wallNow().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
 			if cv.Allow {
 				vote.Vote = string(approvals.Allow)
 			}
 			rec.Votes = append(rec.Votes, vote)
+			classified = &cv
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
 		v = approvals.Finalize(v, &pol.policy)
+	}
+	if pol.shadow != nil {
+		rec.Shadow = s.shadowVerdict(call, pol, gate, classified, v.Decision)
 	}
 	var auto any
 	if v.Auto != nil {
@@ -103,9 +113,9 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	if v.AskReason == hooks.AskReasonHook {
 		hookReason = gate.reason
 	}
-	start := s.deps.Now()
+	start := s.wallNow()
 	answer, unanswered := s.ask(r, env, p, v.AskReason, hookReason, auto)
-	vote := permlog.Vote{Layer: "person", Vote: string(approvals.Deny), Answer: string(answer), WaitMs: s.deps.Now().Sub(start).Milliseconds()}
+	vote := permlog.Vote{Layer: "person", Vote: string(approvals.Deny), Answer: string(answer), WaitMs: s.wallNow().Sub(start).Milliseconds()}
 	if unanswered != "" {
 		vote.Answer = "none"
 	}
@@ -130,6 +140,32 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	_ = s.record(rec, tc, false)
 	return false, s.rejectText("Not run: this call needed approval and was not approved ("+v.Reason+")", rec), auto
+}
+
+// shadowVerdict is the shadow policy's verdict on call, recorded beside
+// the deciding one: the same deterministic pipeline and hook, and the
+// classifier's answer when the deciding pipeline asked it (the shadow
+// never makes a model request of its own: without an answer its verdict is
+// the ask the classifier would have to lift). Nobody is asked for it.
+func (s *Session) shadowVerdict(call approvals.Call, pol permissionSnapshot, gate hookGate, cv *classifier.Verdict, live approvals.Decision) *permlog.Shadow {
+	sv := approvals.Decide(call, hookPolicy(pol.shadow, gate), pol.memory)
+	if gate.decision != "" {
+		sv = hooks.ApplyToVerdict(sv, gate.decision, gate.reason)
+	}
+	if sv.Classify && cv != nil {
+		sv = sv.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
+	}
+	sv = approvals.Finalize(sv, pol.shadow)
+	out := &permlog.Shadow{Policy: pol.shadowName, Effect: string(sv.Decision), Step: sv.Layer, Rule: sv.Rule, Differs: sv.Decision != live}
+	switch {
+	case sv.Unattended:
+		out.Code = permlog.CodeUnattended
+	case sv.Decision == approvals.Deny:
+		out.Code = permlog.DenyCode(sv.Layer)
+	case sv.Decision == approvals.Ask:
+		out.Code = permlog.AskCode(sv.Layer)
+	}
+	return out
 }
 
 // hookDenied records the verdict of a call a PreToolUse hook denied
@@ -207,6 +243,21 @@ func (st *state) toolEnv() *toolEnv {
 	pol.Mode = st.gateMode()
 	pol.Private = st.s.deps.private()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
+	if cand := st.s.deps.Settings.Candidate; cand != nil && st.s.gateName() != GateOff {
+		cp := *cand
+		cp.Mode = pol.Mode
+		if cand.Mode.Valid() && cand.Mode.Strictness() < pol.Mode.Strictness() {
+			cp.Mode = cand.Mode
+		}
+		cp.Private, cp.Sandbox, cp.Unattended = pol.Private, pol.Sandbox, pol.Unattended
+		if st.s.gateName() == GateEnforce {
+			base := pol
+			e.policy.policy, e.policy.shadow, e.policy.shadowName = cp, &base, "current"
+			pol = cp
+		} else {
+			e.policy.shadow, e.policy.shadowName = &cp, "candidate"
+		}
+	}
 	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
 		if mode, _ := classifier.ParseMode(st.s.deps.Settings.ClassifierMode); mode == classifier.ModeTwoStage {

@@ -109,6 +109,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	s.outcomes.perms = &s.perm.counts
 	s.bus.Subscribe(s.outcomes.note) // first: sees every event
 	return s
 }
