@@ -250,3 +250,59 @@ func TestInspectPermissions(t *testing.T) {
 		}
 	})
 }
+
+// Shadow and enforce (seed 004): the same candidate (a deny rule for the
+// probe) is only recorded under shadow — the probe runs — and decides
+// under enforce — it does not; each record carries the other policy's
+// verdict, so the two differ only in what was enforced.
+func TestGateShadowEnforce(t *testing.T) {
+	for _, tc := range []struct {
+		gate           string
+		runs           int32
+		effect, shadow string
+		shadowPolicy   string
+	}{
+		{GateShadow, 1, "allow", "deny", "candidate"},
+		{GateEnforce, 0, "deny", "allow", "current"},
+		{GateOff, 1, "allow", "", ""},
+	} {
+		t.Run(tc.gate, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &probe{name: "probe", perm: tools.PermWrite}
+				r, _ := approvals.ParseRule("probe")
+				cand := &approvals.Policy{Deny: []approvals.Rule{r}}
+				e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{toolCall("probe", `{}`), reply("done")}},
+					mode: "full-auto", tools: []tools.Tool{p}, settings: Settings{PermissionGate: tc.gate, Candidate: cand}})
+				defer e.s.Close()
+				e.runPrompt(t, "go")
+				if p.runs.Load() != tc.runs {
+					t.Errorf("probe ran %d times, want %d", p.runs.Load(), tc.runs)
+				}
+				recs := records(e)
+				if len(recs) != 1 || recs[0].Effect != tc.effect || recs[0].Gate != tc.gate {
+					t.Fatalf("records %+v", recs)
+				}
+				sh := recs[0].Shadow
+				switch {
+				case tc.shadow == "" && sh != nil:
+					t.Errorf("gate off recorded a shadow %+v", sh)
+				case tc.shadow != "" && (sh == nil || sh.Effect != tc.shadow || sh.Policy != tc.shadowPolicy || !sh.Differs):
+					t.Errorf("shadow %+v, want %s from %s", sh, tc.shadow, tc.shadowPolicy)
+				}
+			})
+		})
+	}
+	t.Run("candidate mode only tightens", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := &probe{name: "probe", perm: tools.PermWrite}
+			cand := &approvals.Policy{Mode: approvals.ModeFullAuto}
+			e := newEnv(t, setup{script: &fake.Script{Responses: []fake.Response{toolCall("probe", `{}`), reply("done")}},
+				mode: "default", tools: []tools.Tool{p}, settings: Settings{PermissionGate: GateEnforce, Candidate: cand}})
+			defer e.s.Close()
+			e.runPrompt(t, "go")
+			if p.runs.Load() != 0 {
+				t.Errorf("a looser candidate mode let the probe run")
+			}
+		})
+	})
+}

@@ -1,0 +1,56 @@
+package app
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/session"
+)
+
+// The gate configuration: a project only tightens shadow to enforce, the
+// log path is the user's and absolute, bad values are config errors.
+func TestPermissionGate(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "permission.log")
+	for _, tc := range []struct {
+		name          string
+		user, project config.Permission
+		gate          string
+		err           bool
+		logging       bool
+	}{
+		{"defaults", config.Permission{}, config.Permission{}, session.GateEnforce, false, false},
+		{"user shadow", config.Permission{Gate: "shadow"}, config.Permission{}, session.GateShadow, false, false},
+		{"project tightens", config.Permission{Gate: "shadow"}, config.Permission{Gate: "enforce"}, session.GateEnforce, false, false},
+		{"project cannot loosen", config.Permission{Gate: "enforce"}, config.Permission{Gate: "off"}, session.GateEnforce, false, false},
+		{"project cannot enable shadow", config.Permission{Gate: "off"}, config.Permission{Gate: "shadow"}, session.GateOff, false, false},
+		{"bad gate", config.Permission{Gate: "warn"}, config.Permission{}, "", true, false},
+		{"relative log", config.Permission{LogPath: "permission.log"}, config.Permission{}, "", true, false},
+		{"user log", config.Permission{LogPath: abs}, config.Permission{}, session.GateEnforce, false, true},
+		{"project log ignored", config.Permission{}, config.Permission{LogPath: abs}, session.GateEnforce, false, false},
+		{"bad candidate mode", config.Permission{Candidate: &config.Candidate{Mode: "yolo"}}, config.Permission{}, "", true, false},
+		{"negative maxRejections", config.Permission{MaxRejections: -1}, config.Permission{}, "", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			deps := &session.Deps{Policy: &approvals.Policy{Mode: approvals.ModeDefault}}
+			err := permissionGate(deps, &config.Config{Permission: tc.user}, &config.Config{Permission: tc.project}, zap.NewNop())
+			defer deps.Decisions.Close()
+			if tc.err {
+				if !errors.Is(err, config.ErrInvalid) {
+					t.Fatalf("err %v, want a config error", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if deps.Settings.PermissionGate != tc.gate || (deps.Decisions != nil) != tc.logging {
+				t.Errorf("gate %q logging %v", deps.Settings.PermissionGate, deps.Decisions != nil)
+			}
+		})
+	}
+}
