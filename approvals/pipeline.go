@@ -65,6 +65,10 @@ type Verdict struct {
 	Rule string
 	// Unattended is set when Finalize turned an ask into this deny.
 	Unattended bool
+	// AskRule is the id ("ask:N") of the permission.ask rule that matched:
+	// the call is asked whatever the allow tiers say; in auto mode the
+	// classifier still reviews it after the person accepts (seed 003).
+	AskRule string
 }
 
 // ruleID names rules[i] of the given kind.
@@ -184,6 +188,52 @@ func decide(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 		}
 		return v
 	}
+	// 1c. Ask rules: a person decides; no allow tier lifts the call, the
+	// deterministic denials below still apply (askRuled).
+	for i := range pol.Ask {
+		if pol.Ask[i].denyMatch(c) {
+			return askRuled(c, pol, mode, mem, &pol.Ask[i], "ask:"+strconv.Itoa(i))
+		}
+	}
+	return decideRest(c, pol, mode, mem)
+}
+
+// askRuled decides a call an ask rule matched: the rest of the pipeline
+// without its allow tiers, then an ask unless that denies (allowlist mode
+// never asks: there the rule denies).
+func askRuled(c *callCtx, pol *Policy, mode Mode, mem *Memory, r *Rule, id string) Verdict {
+	c.noAllow = true
+	v := decideRest(c, pol, mode, mem)
+	v.AskRule = id
+	if v.Decision == Deny {
+		return v
+	}
+	reason := "Asks by permission rule " + r.String()
+	if r.err != nil {
+		reason += " (the rule is malformed, so it is applied to every call it might mean)"
+	}
+	if mode == ModeAllowlist {
+		return Verdict{Decision: Deny, Layer: "ask-rule", Reason: allowlistText + " " + reason + ".", Rule: id, AskRule: id}
+	}
+	if v.Decision == Allow {
+		v = Verdict{Decision: Ask, Layer: "ask-rule", AskReason: "mode", Reason: reason + ".", Rule: id, AskRule: id}
+		if mode == ModeAuto {
+			v.Auto = &AutoDecision{Layer: "rule", Decision: string(Ask), Reason: reason}
+		}
+	}
+	switch v.Layer {
+	case "mode", "plan", "classifier", "sandbox":
+		v.Layer = "ask-rule" // the rule is why a person is asked
+	}
+	if v.Rule == "" {
+		v.Rule = id
+	}
+	return v
+}
+
+// decideRest is the pipeline after the rules: the dangerous list, then the
+// mode's own steps.
+func decideRest(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 	// 2. The dangerous list (bash): ask, deny in allowlist; nothing lifts it.
 	if c.isBash && c.bash != nil {
 		if d := c.bash.Danger(); len(d) > 0 {
@@ -309,6 +359,9 @@ func capitalize(s string) string {
 
 // lifted applies allow rules and session memory to an ask.
 func lifted(c *callCtx, pol *Policy, mem *Memory) (Verdict, bool) {
+	if c.noAllow {
+		return Verdict{}, false
+	}
 	if r, ok := allowedByRule(c, pol); ok {
 		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + ".", Rule: ruleID("allow", pol.Allow, r)}, true
 	}
@@ -371,6 +424,7 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 			Auto: &AutoDecision{Layer: "static", Decision: string(Allow), Reason: reason}}
 	}
 	switch {
+	case c.noAllow: // an ask rule: the classifier reviews after the person
 	case c.class == ClassRead:
 		return static("read-only tool")
 	case c.isBash && c.bash != nil && c.bash.staticSafe(pol.AutoSafe, false) == "":

@@ -55,6 +55,7 @@ type Permission struct {
 	Mode               string   `json:"mode,omitempty"`
 	Allow              []string `json:"allow,omitempty"`
 	Deny               []string `json:"deny,omitempty"`
+	Ask                []string `json:"ask,omitempty"`
 	AutoSafeCommands   []string `json:"autoSafeCommands,omitempty"`
 	DisableBuiltinDeny []string `json:"disableBuiltinDeny,omitempty"`
 	// AutoModel is the classifier model of auto mode (provider/id).

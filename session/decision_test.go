@@ -306,3 +306,48 @@ func TestGateShadowEnforce(t *testing.T) {
 		})
 	})
 }
+
+// An ask rule in auto mode (seed 003): the person is asked first; an
+// accepted call still needs the classifier's allow; a declined one never
+// reaches the classifier.
+func TestAskRuleAutoMode(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		person   events.Approval
+		answer   string // the classifier's reply ("": no request expected)
+		runs     int32
+		requests int
+		votes    string
+		code     string
+	}{
+		{"accepted, classifier allows", "allow", `{"decision":"allow","reason":"fine"}`, 1, 3, "rule:classify person:allow classifier:allow", ""},
+		{"accepted, classifier asks", "allow", `{"decision":"ask","reason":"unsure"}`, 0, 3, "rule:classify person:allow classifier:ask", permlog.CodeClassifierDeny},
+		{"declined", "deny", "", 0, 2, "rule:classify person:deny", permlog.CodeDeclined},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &probe{name: "probe", perm: tools.PermExecute}
+				a := &answer{decision: tc.person}
+				resp := []fake.Response{toolCall("probe", `{"x":1}`)}
+				if tc.answer != "" {
+					resp = append(resp, reply(tc.answer))
+				}
+				resp = append(resp, reply("done"))
+				e := newEnv(t, setup{mode: "auto", tools: []tools.Tool{p}, approver: a, script: &fake.Script{Responses: resp},
+					deps: func(d *Deps) {
+						r, _ := approvals.ParseRule("probe")
+						d.Policy.Ask = []approvals.Rule{r}
+					}})
+				defer e.s.Close()
+				e.runPrompt(t, "go")
+				if p.runs.Load() != tc.runs || a.asks.Load() != 1 || e.fp.Calls() != tc.requests {
+					t.Errorf("runs %d asks %d requests %d", p.runs.Load(), a.asks.Load(), e.fp.Calls())
+				}
+				recs := records(e)
+				if len(recs) != 1 || layers(recs[0]) != tc.votes || recs[0].Code != tc.code || recs[0].Asked != permlog.AskRule {
+					t.Errorf("records %d: votes %q code %q asked %q", len(recs), layers(recs[0]), recs[0].Code, recs[0].Asked)
+				}
+			})
+		})
+	}
+}

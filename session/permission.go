@@ -55,18 +55,16 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 			v = approvals.Finalize(v, &pol.policy)
 		}
 	}
+	// An ask rule's call in auto mode goes to the person first and to the
+	// classifier after an accept (seed 003): it cannot lift the ask.
+	askFirst := v.Classify && v.AskRule != ""
+	if askFirst {
+		v.Classify = false
+		v = approvals.Finalize(v, &pol.policy)
+	}
 	if v.Classify {
 		if pol.classifier != nil {
-			start := s.wallNow()
-			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
-				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
-				Transcript: pol.transcript})
-			vote := permlog.Vote{Layer: "classifier", Vote: string(approvals.Ask), Stage: string(cv.Stage),
-				LatencyMs: s.wallNow().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
-			if cv.Allow {
-				vote.Vote = string(approvals.Allow)
-			}
-			rec.Votes = append(rec.Votes, vote)
+			cv := s.classify(r, env, call, rec)
 			classified = &cv
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
@@ -123,6 +121,19 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		vote.Vote = string(approvals.Allow)
 	}
 	rec.Votes = append(rec.Votes, vote)
+	if answer.Allows() && askFirst {
+		// The person accepted an ask rule's call: the classifier still
+		// reviews it, and only its allow lets it run.
+		allowed := false
+		if pol.classifier != nil {
+			allowed = s.classify(r, env, call, rec).Allow
+		}
+		if !allowed {
+			rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeClassifierDeny
+			_ = s.record(rec, tc, false)
+			return false, s.rejectText("Not run: the call was approved, but the auto-mode classifier did not allow it ("+v.Reason+")", rec), auto
+		}
+	}
 	switch answer {
 	case events.ApprovalAllow:
 		rec.Effect = string(approvals.Allow)
@@ -140,6 +151,23 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	_ = s.record(rec, tc, false)
 	return false, s.rejectText("Not run: this call needed approval and was not approved ("+v.Reason+")", rec), auto
+}
+
+// classify asks the auto-mode classifier about call and adds its vote to
+// rec. pol.classifier must be set.
+func (s *Session) classify(r *runState, env *toolEnv, call approvals.Call, rec *permlog.Record) classifier.Verdict {
+	pol, tc := env.policy, call
+	start := s.wallNow()
+	cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Tool, Args: tc.Input, Cwd: env.env.Cwd,
+		ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
+		Transcript: pol.transcript})
+	vote := permlog.Vote{Layer: "classifier", Vote: string(approvals.Ask), Stage: string(cv.Stage),
+		LatencyMs: s.wallNow().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
+	if cv.Allow {
+		vote.Vote = string(approvals.Allow)
+	}
+	rec.Votes = append(rec.Votes, vote)
+	return cv
 }
 
 // shadowVerdict is the shadow policy's verdict on call, recorded beside
