@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/classifier"
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/session"
@@ -43,6 +44,9 @@ func permissionGate(deps *session.Deps, user, project *config.Config, log *zap.L
 			return err
 		}
 		deps.Settings.Candidate = cand
+	}
+	if err := classifierSettings(deps, user, project, log); err != nil {
+		return err
 	}
 	if p := user.Permission.LogPath; p != "" {
 		if !filepath.IsAbs(p) {
@@ -119,4 +123,43 @@ func candidatePolicy(base *approvals.Policy, c *config.Candidate, log *zap.Logge
 		}
 	}
 	return &cand, nil
+}
+
+// classifierSettings takes the classifier's lists, stage limits and
+// reasoning level from the user config (a project cannot weaken the
+// classifier: its values are ignored with a warning).
+func classifierSettings(deps *session.Deps, user, project *config.Config, log *zap.Logger) error {
+	pp := project.Permission
+	if pp.ClassifierLists != nil || pp.ClassifierReasoningLevel != "" || pp.FastClassifierMaxTokens != 0 || pp.DetailedClassifierMaxTokens != 0 {
+		log.Warn("project configuration may not change the classifier's lists, limits or reasoning level; ignored")
+	}
+	up := user.Permission
+	if l := up.ClassifierLists; l != nil {
+		pol, err := classifier.ExpandPolicy(l.Environment, l.Allow, l.SoftDeny, l.HardDeny)
+		if err != nil {
+			return fmt.Errorf("%w: permission.classifierLists: %w", config.ErrInvalid, err)
+		}
+		if l.HardDeny != nil && !slices.Contains(l.HardDeny, classifier.DefaultsMarker) {
+			log.Warn("permission.classifierLists.hard_deny has no \"$defaults\": the built-in hard-deny rules are off")
+		}
+		deps.Settings.ClassifierPolicy = &pol
+	}
+	if lv := up.ClassifierReasoningLevel; lv != "" && !slices.Contains(classifier.ReasoningLevels, lv) {
+		return fmt.Errorf("%w: permission.classifierReasoningLevel must be one of %v, not %q", config.ErrInvalid, classifier.ReasoningLevels, lv)
+	}
+	deps.Settings.ClassifierReasoning = up.ClassifierReasoningLevel
+	for _, l := range []struct {
+		name     string
+		v, least int
+		dst      *int
+	}{
+		{"fastClassifierMaxTokens", up.FastClassifierMaxTokens, classifier.MinFastMaxTokens, &deps.Settings.ClassifierFastTokens},
+		{"detailedClassifierMaxTokens", up.DetailedClassifierMaxTokens, classifier.MinDetailedMaxTokens, &deps.Settings.ClassifierDetailedTokens},
+	} {
+		if l.v != 0 && l.v < l.least {
+			return fmt.Errorf("%w: permission.%s must be an integer of at least %d, not %d", config.ErrInvalid, l.name, l.least, l.v)
+		}
+		*l.dst = l.v
+	}
+	return nil
 }

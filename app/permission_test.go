@@ -54,3 +54,43 @@ func TestPermissionGate(t *testing.T) {
 		})
 	}
 }
+
+// The classifier's settings: lists with $defaults, a reasoning level, the
+// stage limits; bad values are configuration errors; a project's are
+// ignored.
+func TestClassifierSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		user, project config.Permission
+		err           bool
+		check         func(*session.Settings) bool
+	}{
+		{"defaults", config.Permission{}, config.Permission{}, false, func(s *session.Settings) bool {
+			return s.ClassifierPolicy == nil && s.ClassifierReasoning == "" && s.ClassifierFastTokens == 0
+		}},
+		{"lists", config.Permission{ClassifierLists: &config.ClassifierLists{HardDeny: []string{"$defaults", "no prod"}}}, config.Permission{}, false,
+			func(s *session.Settings) bool {
+				return s.ClassifierPolicy != nil && len(s.ClassifierPolicy.HardDeny) == 5 && len(s.ClassifierPolicy.SoftDeny) == 5
+			}},
+		{"reasoning and limits", config.Permission{ClassifierReasoningLevel: "low", FastClassifierMaxTokens: 2048}, config.Permission{}, false,
+			func(s *session.Settings) bool {
+				return s.ClassifierReasoning == "low" && s.ClassifierFastTokens == 2048
+			}},
+		{"project ignored", config.Permission{}, config.Permission{ClassifierLists: &config.ClassifierLists{HardDeny: []string{}}, ClassifierReasoningLevel: "max"}, false,
+			func(s *session.Settings) bool { return s.ClassifierPolicy == nil && s.ClassifierReasoning == "" }},
+		{"bad level", config.Permission{ClassifierReasoningLevel: "max"}, config.Permission{}, true, nil},
+		{"fast limit too small", config.Permission{FastClassifierMaxTokens: 8}, config.Permission{}, true, nil},
+		{"empty entry", config.Permission{ClassifierLists: &config.ClassifierLists{Allow: []string{""}}}, config.Permission{}, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			deps := &session.Deps{Policy: &approvals.Policy{Mode: approvals.ModeDefault}}
+			err := permissionGate(deps, &config.Config{Permission: tc.user}, &config.Config{Permission: tc.project}, zap.NewNop())
+			if tc.err != (err != nil) || (err != nil && !errors.Is(err, config.ErrInvalid)) {
+				t.Fatalf("err %v, want error %v", err, tc.err)
+			}
+			if tc.check != nil && !tc.check(&deps.Settings) {
+				t.Errorf("settings %+v", deps.Settings)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
+	"github.com/armadra/ama-rpc/classifier"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -119,6 +120,13 @@ type Settings struct {
 	// Candidate is the candidate policy the gate tries (nil: none): under
 	// "shadow" its verdict is only recorded, under "enforce" it decides.
 	Candidate *approvals.Policy
+	// ClassifierPolicy is the two-stage classifier's lists (nil: the
+	// defaults); ClassifierFastTokens / ClassifierDetailedTokens cap its
+	// stages (0: defaults); ClassifierReasoning is its thinking level
+	// ("": off).
+	ClassifierPolicy                               *classifier.Policy
+	ClassifierFastTokens, ClassifierDetailedTokens int
+	ClassifierReasoning                            string
 	// InspectTool offers the read-only permission_inspect tool to the
 	// model (config permission.inspectTool).
 	InspectTool bool

@@ -70,6 +70,23 @@ type ClassifierView struct {
 	TimeoutMs               int64  `json:"timeoutMs"`
 	MaxUserTranscriptTokens int    `json:"maxUserTranscriptTokens"`
 	MaxToolTranscriptTokens int    `json:"maxToolTranscriptTokens"`
+	ReasoningLevel          string `json:"reasoningLevel"`
+	FastMaxTokens           int    `json:"fastMaxTokens"`
+	DetailedMaxTokens       int    `json:"detailedMaxTokens"`
+	// The two-stage variant's lists.
+	Environment []string `json:"environment"`
+	Allow       []string `json:"allow"`
+	SoftDeny    []string `json:"soft_deny"`
+	HardDeny    []string `json:"hard_deny"`
+}
+
+// defaultClassifierView is the classifier's configuration with nothing set.
+func defaultClassifierView() ClassifierView {
+	p := classifier.DefaultPolicy()
+	return ClassifierView{Variant: string(classifier.ModeSingle), Model: "the session model", TimeoutMs: classifier.DefaultTimeout.Milliseconds(),
+		MaxUserTranscriptTokens: classifier.DefaultMaxUserTranscriptTokens, MaxToolTranscriptTokens: classifier.DefaultMaxToolTranscriptTokens,
+		ReasoningLevel: "off", FastMaxTokens: classifier.DefaultFastMaxTokens, DetailedMaxTokens: classifier.DefaultDetailedMaxTokens,
+		Environment: nonNil(p.Environment), Allow: p.Allow, SoftDeny: p.SoftDeny, HardDeny: p.HardDeny}
 }
 
 // InspectDefaultsView lists the built-in defaults.
@@ -117,9 +134,7 @@ func (s *Session) InspectPermissions(action string) (any, error) {
 		return v, nil
 	case InspectDefaults:
 		return InspectDefaultsView{BuiltinDeny: append([]string{}, approvals.BuiltinDeny...), Gate: GateEnforce,
-			MaxRejections: defaultMaxRejections, Classifier: ClassifierView{Variant: string(classifier.ModeSingle), Model: "the session model",
-				TimeoutMs: classifier.DefaultTimeout.Milliseconds(), MaxUserTranscriptTokens: classifier.DefaultMaxUserTranscriptTokens,
-				MaxToolTranscriptTokens: classifier.DefaultMaxToolTranscriptTokens}}, nil
+			MaxRejections: defaultMaxRejections, Classifier: defaultClassifierView()}, nil
 	case InspectDenials:
 		return s.perm.recent.List(), nil
 	}
@@ -135,8 +150,19 @@ func (s *Session) maxRejections() int {
 
 func (s *Session) classifierView() ClassifierView {
 	set := s.deps.Settings
-	v := ClassifierView{Variant: string(classifier.ModeSingle), Model: "the session model", TimeoutMs: classifier.DefaultTimeout.Milliseconds(),
-		MaxUserTranscriptTokens: classifier.DefaultMaxUserTranscriptTokens, MaxToolTranscriptTokens: classifier.DefaultMaxToolTranscriptTokens}
+	v := defaultClassifierView()
+	if p := set.ClassifierPolicy; p != nil {
+		v.Environment, v.Allow, v.SoftDeny, v.HardDeny = nonNil(p.Environment), nonNil(p.Allow), nonNil(p.SoftDeny), nonNil(p.HardDeny)
+	}
+	if set.ClassifierReasoning != "" {
+		v.ReasoningLevel = set.ClassifierReasoning
+	}
+	if set.ClassifierFastTokens > 0 {
+		v.FastMaxTokens = set.ClassifierFastTokens
+	}
+	if set.ClassifierDetailedTokens > 0 {
+		v.DetailedMaxTokens = set.ClassifierDetailedTokens
+	}
 	if m, err := classifier.ParseMode(set.ClassifierMode); err == nil && m != "" {
 		v.Variant = string(m)
 	}

@@ -472,6 +472,8 @@ func (st *state) classifier() *classifier.Classifier {
 		Provider: provider.Provider, Model: model, Mode: mode, Timeout: d.Settings.ClassifierTimeout,
 		Now: d.Now, SessionID: st.id + ":classify",
 		MaxUserTranscriptTokens: d.Settings.ClassifierUserTokens, MaxToolTranscriptTokens: d.Settings.ClassifierToolTokens,
+		Policy: d.Settings.ClassifierPolicy, FastMaxTokens: d.Settings.ClassifierFastTokens, DetailedMaxTokens: d.Settings.ClassifierDetailedTokens,
+		ReasoningLevel: d.Settings.ClassifierReasoning,
 		OnUsage: func(kind string, m *llm.Model, u llm.Usage) {
 			_ = s.do(func(st *state) { st.appendEntry(store.UsageEntry(kind, m.Provider, m.ID, u)) })
 		},
