@@ -89,3 +89,28 @@ func TestDecisionLogNoSecrets(t *testing.T) {
 		})
 	}
 }
+
+// The golden of the records (test/fixtures/rpc/permission-decisions): an
+// allow, a deny, a classifier decision, a cache hit and an ask answered,
+// one record each; no record holds command text or the secret.
+func TestDecisionGoldenHoldsNoText(t *testing.T) {
+	b, err := os.ReadFile("../test/fixtures/rpc/permission-decisions/out.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, `"type":"permission_decision"`) {
+			continue
+		}
+		n++
+		for _, m := range []string{"sk-fixture-secret-42", "Authorization", "example.invalid", "scripts/gen.js", "--force", "-H"} {
+			if strings.Contains(l, m) {
+				t.Errorf("record holds %q: %s", m, l)
+			}
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d records, want 5", n)
+	}
+}

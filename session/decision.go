@@ -60,7 +60,8 @@ func (s *Session) gateName() string {
 }
 
 // newRecord starts the record of p's verdict: ids, mode and shape.
-func (s *Session) newRecord(r *runState, env *toolEnv, p *preparedCall) *permlog.Record {
+// class is the call's permission class ("": derive it from the tool).
+func (s *Session) newRecord(r *runState, env *toolEnv, p *preparedCall, class string) *permlog.Record {
 	tc := p.call
 	rec := &permlog.Record{V: permlog.Version, Time: permlog.Stamp(s.wallNow()), SessionID: s.id,
 		ToolCallID: tc.ID, ParentToolCallID: p.parent, TaskID: s.taskID,
@@ -71,16 +72,16 @@ func (s *Session) newRecord(r *runState, env *toolEnv, p *preparedCall) *permlog
 	if s.parent {
 		rec.Depth = 1
 	}
-	rec.Shape = shapeOf(tc.Name, p.tool, tc.Arguments, p.res, env.policy.policy.Private)
+	if class == "" && p.tool != nil {
+		class = string(tools.PermissionOf(p.tool, tc.Arguments))
+	}
+	rec.Shape = shapeOf(tc.Name, class, p.res, env.policy.policy.Private)
 	return rec
 }
 
 // shapeOf is the shape of a call's interpretation: never its text.
-func shapeOf(name string, tool tools.Tool, args json.RawMessage, res *tools.Resolved, private []string) permlog.Shape {
-	sh := permlog.Shape{Tool: permlog.ToolClass(name)}
-	if tool != nil {
-		sh.Class = string(tools.PermissionOf(tool, args))
-	}
+func shapeOf(name, class string, res *tools.Resolved, private []string) permlog.Shape {
+	sh := permlog.Shape{Tool: permlog.ToolClass(name), Class: class}
 	if res == nil {
 		return sh
 	}

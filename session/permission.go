@@ -42,9 +42,9 @@ type permissionSnapshot struct {
 func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGate) (bool, string, any) {
 	pol := env.policy
 	tool, tc := p.tool, p.call
-	rec := s.newRecord(r, env, p)
 	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
+	rec := s.newRecord(r, env, p, string(call.Class))
 	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
 	rec.Votes = append(rec.Votes, ruleVote(v))
 	var classified *classifier.Verdict // the classifier's answer, when it ran
@@ -199,7 +199,7 @@ func (s *Session) shadowVerdict(call approvals.Call, pol permissionSnapshot, gat
 // hookDenied records the verdict of a call a PreToolUse hook denied
 // before the pipeline ran.
 func (s *Session) hookDenied(r *runState, env *toolEnv, p *preparedCall) {
-	rec := s.newRecord(r, env, p)
+	rec := s.newRecord(r, env, p, "")
 	rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(approvals.Deny), Step: "hook"})
 	rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeHookDeny
 	_ = s.record(rec, p.call, false)
