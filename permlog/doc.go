@@ -20,5 +20,5 @@
 // Concurrency: Log, Counters, Rejections and Recent are safe for
 // concurrent use (each guards its state with a mutex); Record and Shape
 // are plain values. Nothing here starts a goroutine. The package imports
-// only internal/ownfs of this module.
+// only internal/ownfs and internal/secrets of this module.
 package permlog

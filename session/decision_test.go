@@ -351,3 +351,41 @@ func TestAskRuleAutoMode(t *testing.T) {
 		})
 	}
 }
+
+// A nested call (a host tool's ExecuteTool) and a sub-agent's call pass
+// the same gate: each verdict leaves its record, with the calling call and
+// the task named.
+func TestNestedAndChildRecords(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+		task string
+	}{
+		{"nested", Options{PermissionMode: "full-auto"}, ""},
+		{"sub-agent", Options{PermissionMode: "full-auto", Parent: &ParentLink{TaskID: "task-7"}}, "task-7"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &probe{name: "probe", perm: tools.PermWrite}
+				nest := &nester{target: "probe", args: `{}`}
+				s := newNestedEnv(t, tc.opts, nest, p, nil, nil)
+				defer s.Close()
+				rec := &recorder{}
+				s.Subscribe(rec.add)
+				runNested(t, s)
+				var recs []*permlog.Record
+				for _, d := range eventsOf[events.PermissionDecision](rec) {
+					recs = append(recs, d.Record.(*permlog.Record))
+				}
+				if len(recs) != 2 || recs[0].Shape.Tool != "nester" || recs[1].Shape.Tool != "probe" || recs[1].ParentToolCallID != recs[0].ToolCallID {
+					t.Fatalf("records %+v", recs)
+				}
+				for _, r := range recs {
+					if r.TaskID != tc.task || (tc.task != "") != (r.Depth == 1) {
+						t.Errorf("task %q depth %d, want %q", r.TaskID, r.Depth, tc.task)
+					}
+				}
+			})
+		})
+	}
+}
