@@ -412,6 +412,10 @@ func childTools(parent []string, typ *Type, param []string) []string {
 func (t *Task) onChild(e events.Event) {
 	r := t.reg
 	switch e := e.(type) {
+	case events.PermissionDecision:
+		// The child's decision record (its taskId and session id in it)
+		// reaches the client through the parent; the child counts it.
+		r.parent.Emit(e)
 	case events.MessageUpdate:
 		ev := e.AssistantMessageEvent
 		if ev.Type != llm.EvTextDelta {
