@@ -114,3 +114,49 @@ func TestDecisionGoldenHoldsNoText(t *testing.T) {
 		t.Errorf("%d records, want 5", n)
 	}
 }
+
+// Shadow and enforce differ only in enforcement (seed 004): the goldens
+// permission-gate-shadow and -enforce run the same calls under the same
+// candidate; what one enforces the other records as its shadow.
+func TestGateGoldensMirror(t *testing.T) {
+	type rec struct {
+		Effect, Asked string
+		Shadow        *struct{ Policy, Effect string }
+	}
+	read := func(name string) []rec {
+		b, err := os.ReadFile("../test/fixtures/rpc/permission-gate-" + name + "/out.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []rec
+		for _, l := range strings.Split(string(b), "\n") {
+			var m struct {
+				Type   string
+				Record rec
+			}
+			if json.Unmarshal([]byte(l), &m) == nil && m.Type == "permission_decision" {
+				out = append(out, m.Record)
+			}
+		}
+		return out
+	}
+	sh, en := read("shadow"), read("enforce")
+	if len(sh) != 3 || len(en) != 3 {
+		t.Fatalf("%d and %d records", len(sh), len(en))
+	}
+	for i := range sh {
+		if sh[i].Shadow == nil || en[i].Shadow == nil || sh[i].Shadow.Policy != "candidate" || en[i].Shadow.Policy != "current" {
+			t.Fatalf("record %d: shadows %+v %+v", i, sh[i].Shadow, en[i].Shadow)
+		}
+		if sh[i].Effect != en[i].Shadow.Effect {
+			t.Errorf("record %d: shadow run decided %s, enforce run says the current policy would %s", i, sh[i].Effect, en[i].Shadow.Effect)
+		}
+		enforced := en[i].Effect
+		if en[i].Asked != "" {
+			enforced = "ask"
+		}
+		if sh[i].Shadow.Effect != enforced {
+			t.Errorf("record %d: the shadow said %s, enforcement did %s", i, sh[i].Shadow.Effect, enforced)
+		}
+	}
+}
