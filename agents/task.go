@@ -312,7 +312,7 @@ func (t *Task) openChild() error {
 		ActiveTools: childTools(po.ActiveTools, t.typ, t.req.Tools), EagerFile: true,
 		Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly, Role: t.typ.Role(),
 		Parent: &session.ParentLink{ParentFile: pfile, TaskData: childTaskData{TaskID: info.TaskID, Agent: info.Agent,
-			ParentToolCallID: call, Description: info.Description, ParentSession: pfile}, Mode: r.parent.PermissionMode},
+			ParentToolCallID: call, Description: info.Description, ParentSession: pfile}, Mode: r.parent.PermissionMode, TaskID: info.TaskID},
 	}
 	var child *session.Session
 	if t.wantFork {
@@ -345,7 +345,7 @@ func (t *Task) openChild() error {
 func (t *Task) reopenChild() error {
 	r := t.reg
 	r.mu.Lock()
-	closing := t.closing
+	closing, taskID := t.closing, t.info.TaskID
 	r.mu.Unlock()
 	if closing != nil {
 		<-closing // the released session's file lock is gone
@@ -362,7 +362,7 @@ func (t *Task) reopenChild() error {
 		mode = "plan"
 	}
 	child, err := session.Open(r.cfg.Deps, t.resumeFile, session.Options{Approver: r.parent.Approver(), ReadOnly: t.typ.ReadOnly,
-		PermissionMode: mode, ActiveTools: childTools(po.ActiveTools, t.typ, nil), Parent: &session.ParentLink{ParentFile: pfile, Mode: r.parent.PermissionMode}})
+		PermissionMode: mode, ActiveTools: childTools(po.ActiveTools, t.typ, nil), Parent: &session.ParentLink{ParentFile: pfile, Mode: r.parent.PermissionMode, TaskID: taskID}})
 	if err != nil {
 		return err
 	}
@@ -412,6 +412,10 @@ func childTools(parent []string, typ *Type, param []string) []string {
 func (t *Task) onChild(e events.Event) {
 	r := t.reg
 	switch e := e.(type) {
+	case events.PermissionDecision:
+		// The child's decision record (its taskId and session id in it)
+		// reaches the client through the parent; the child counts it.
+		r.parent.Emit(e)
 	case events.MessageUpdate:
 		ev := e.AssistantMessageEvent
 		if ev.Type != llm.EvTextDelta {

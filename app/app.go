@@ -141,6 +141,7 @@ func Main(ctx context.Context, env Env) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc: %v\n", err)
 		return exitCodeFor(err)
 	}
+	defer func() { _ = w.deps.Decisions.Close() }()
 	if flags.Mode == "acp" {
 		return runACP(ctx, env, w)
 	}
@@ -321,6 +322,14 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Version: Version,
 		Sandbox: sb,
 	}
+	if err := permissionGate(deps, user, project, log); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = deps.Decisions.Close()
+		}
+	}()
 	var trusted bool
 	if deps.Hooks, trusted, err = loadHooks(paths, cwd, flags, profile, user, log); err != nil {
 		return nil, err
@@ -483,7 +492,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 
 // permissionLayer is the permission part of a config file.
 func permissionLayer(c *config.Config) approvals.Layer {
-	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny,
+	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny, Ask: c.Permission.Ask,
 		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash}
 }
 

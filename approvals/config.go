@@ -12,6 +12,7 @@ type Layer struct {
 	Mode     string
 	Allow    []string
 	Deny     []string
+	Ask      []string
 	AutoSafe []string
 	// DisableBuiltinDeny drops built-in deny rules by their exact text, or
 	// all of them with "*".
@@ -108,6 +109,20 @@ func BuildPolicy(user, project, cli Layer) (*Policy, []string, error) {
 		if !seen[r.String()] {
 			seen[r.String()] = true
 			pol.Deny = append(pol.Deny, r)
+		}
+	}
+
+	// Ask rules: every layer (a project may make ama ask, never allow).
+	// Malformed ones are kept: like a deny rule they match broadly.
+	seen = map[string]bool{}
+	for _, s := range slices.Concat(user.Ask, project.Ask, cli.Ask) {
+		r, err := ParseRule(s)
+		if err != nil {
+			warn("ask rule kept although malformed (it matches broadly): %v", err)
+		}
+		if !seen[r.String()] {
+			seen[r.String()] = true
+			pol.Ask = append(pol.Ask, r)
 		}
 	}
 

@@ -48,6 +48,7 @@ type spelling struct {
 // resolved, bash command analysed.
 type callCtx struct {
 	call     Call
+	noAllow  bool   // an ask rule matched: no allow tier may lift the call
 	tool     string // lower case
 	class    Class  // effective class (memory and background queries resolved)
 	invalid  string // why the input cannot be judged ("" = fine)

@@ -3,6 +3,7 @@ package approvals
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -13,6 +14,7 @@ type Policy struct {
 	Mode       Mode
 	Allow      []Rule   // effective allow rules (user and command-line layers)
 	Deny       []Rule   // effective deny rules, built-ins included unless disabled
+	Ask        []Rule   // effective ask rules (every layer; deny > ask > allow)
 	Unattended bool     // nobody can answer: a final ask becomes deny
 	PlanBash   string   // plan.bash: "readonly" (default), "ask", "deny"
 	AutoSafe   []string // user-level autoSafeCommands additions
@@ -57,8 +59,26 @@ type Verdict struct {
 	Auto *AutoDecision
 	// Sandboxed is set when the sandbox free pass allowed the call.
 	Sandboxed bool
+	// Rule names the permission rule that decided: "deny:N", "ask:N" or
+	// "allow:N", N its index in the Policy's list (the decision record
+	// carries the id, never the rule text).
+	Rule string
 	// Unattended is set when Finalize turned an ask into this deny.
 	Unattended bool
+	// AskRule is the id ("ask:N") of the permission.ask rule that matched:
+	// the call is asked whatever the allow tiers say; in auto mode the
+	// classifier still reviews it after the person accepts (seed 003).
+	AskRule string
+}
+
+// ruleID names rules[i] of the given kind.
+func ruleID(kind string, rules []Rule, r *Rule) string {
+	for i := range rules {
+		if &rules[i] == r {
+			return kind + ":" + strconv.Itoa(i)
+		}
+	}
+	return ""
 }
 
 // Texts shown to the model or the user.
@@ -153,7 +173,7 @@ func decide(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 			} else if c.isBash && c.bash != nil && c.bash.Err != nil {
 				reason += " (the command could not be analysed, so the rule is applied conservatively)"
 			}
-			return Verdict{Decision: Deny, Layer: "deny-rule", Reason: reason + "."}
+			return Verdict{Decision: Deny, Layer: "deny-rule", Reason: reason + ".", Rule: "deny:" + strconv.Itoa(i)}
 		}
 	}
 	// 1b. ama's own safety files: no write, whatever the tool and mode.
@@ -168,6 +188,52 @@ func decide(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 		}
 		return v
 	}
+	// 1c. Ask rules: a person decides; no allow tier lifts the call, the
+	// deterministic denials below still apply (askRuled).
+	for i := range pol.Ask {
+		if pol.Ask[i].denyMatch(c) {
+			return askRuled(c, pol, mode, mem, &pol.Ask[i], "ask:"+strconv.Itoa(i))
+		}
+	}
+	return decideRest(c, pol, mode, mem)
+}
+
+// askRuled decides a call an ask rule matched: the rest of the pipeline
+// without its allow tiers, then an ask unless that denies (allowlist mode
+// never asks: there the rule denies).
+func askRuled(c *callCtx, pol *Policy, mode Mode, mem *Memory, r *Rule, id string) Verdict {
+	c.noAllow = true
+	v := decideRest(c, pol, mode, mem)
+	v.AskRule = id
+	if v.Decision == Deny {
+		return v
+	}
+	reason := "Asks by permission rule " + r.String()
+	if r.err != nil {
+		reason += " (the rule is malformed, so it is applied to every call it might mean)"
+	}
+	if mode == ModeAllowlist {
+		return Verdict{Decision: Deny, Layer: "ask-rule", Reason: allowlistText + " " + reason + ".", Rule: id, AskRule: id}
+	}
+	if v.Decision == Allow {
+		v = Verdict{Decision: Ask, Layer: "ask-rule", AskReason: "mode", Reason: reason + ".", Rule: id, AskRule: id}
+		if mode == ModeAuto {
+			v.Auto = &AutoDecision{Layer: "rule", Decision: string(Ask), Reason: reason}
+		}
+	}
+	switch v.Layer {
+	case "mode", "plan", "classifier", "sandbox":
+		v.Layer = "ask-rule" // the rule is why a person is asked
+	}
+	if v.Rule == "" {
+		v.Rule = id
+	}
+	return v
+}
+
+// decideRest is the pipeline after the rules: the dangerous list, then the
+// mode's own steps.
+func decideRest(c *callCtx, pol *Policy, mode Mode, mem *Memory) Verdict {
 	// 2. The dangerous list (bash): ask, deny in allowlist; nothing lifts it.
 	if c.isBash && c.bash != nil {
 		if d := c.bash.Danger(); len(d) > 0 {
@@ -293,8 +359,11 @@ func capitalize(s string) string {
 
 // lifted applies allow rules and session memory to an ask.
 func lifted(c *callCtx, pol *Policy, mem *Memory) (Verdict, bool) {
+	if c.noAllow {
+		return Verdict{}, false
+	}
 	if r, ok := allowedByRule(c, pol); ok {
-		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + "."}, true
+		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + ".", Rule: ruleID("allow", pol.Allow, r)}, true
 	}
 	if mem.covers(c) {
 		return Verdict{Decision: Allow, Layer: "session", Reason: "Allowed for this session."}, true
@@ -328,7 +397,7 @@ func decideAllowlist(c *callCtx, pol *Policy) Verdict {
 		return Verdict{Decision: Allow, Layer: "allowlist", Reason: "read-only command"}
 	}
 	if r, ok := allowedByRule(c, pol); ok {
-		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + "."}
+		return Verdict{Decision: Allow, Layer: "allow-rule", Reason: "Allowed by permission rule " + r.String() + ".", Rule: ruleID("allow", pol.Allow, r)}
 	}
 	return Verdict{Decision: Deny, Layer: "allowlist", Reason: allowlistText}
 }
@@ -355,6 +424,7 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 			Auto: &AutoDecision{Layer: "static", Decision: string(Allow), Reason: reason}}
 	}
 	switch {
+	case c.noAllow: // an ask rule: the classifier reviews after the person
 	case c.class == ClassRead:
 		return static("read-only tool")
 	case c.isBash && c.bash != nil && c.bash.staticSafe(pol.AutoSafe, false) == "":

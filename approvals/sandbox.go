@@ -51,7 +51,7 @@ func leavesSandbox(c *callCtx, pol *Policy) bool {
 // not too deep and the command text references no secret path. Deny rules
 // and the dangerous list were applied before.
 func sandboxPass(c *callCtx, pol *Policy, mode Mode) (Verdict, bool) {
-	if (mode != ModeDefault && mode != ModeAutoEdit) || !c.isBash || c.bgQuery || c.bash == nil ||
+	if c.noAllow || (mode != ModeDefault && mode != ModeAutoEdit) || !c.isBash || c.bgQuery || c.bash == nil ||
 		!pol.Sandbox.NetworkDenied || !RunsSandboxed(c.call, pol) {
 		return Verdict{}, false
 	}

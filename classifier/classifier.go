@@ -52,8 +52,8 @@ const DefaultTimeout = 10 * time.Second
 // models that reason before answering.
 const (
 	singleMaxTokens   = 256
-	fastMaxTokens     = 512
-	detailedMaxTokens = 1200
+	fastMaxTokens     = DefaultFastMaxTokens
+	detailedMaxTokens = DefaultDetailedMaxTokens
 )
 
 // Options configure a Classifier.
@@ -93,6 +93,40 @@ type Options struct {
 	// at least MinTranscriptTokens.
 	MaxUserTranscriptTokens int
 	MaxToolTranscriptTokens int
+	// Policy is the two-stage variant's rule lists (nil: DefaultPolicy).
+	Policy *Policy
+	// FastMaxTokens and DetailedMaxTokens cap the two stages' replies
+	// (default 512 and 1200; at least MinFastMaxTokens and
+	// MinDetailedMaxTokens); SingleMaxTokens the single variant's (256).
+	FastMaxTokens, DetailedMaxTokens, SingleMaxTokens int
+	// ReasoningLevel is the thinking level of every classifier request:
+	// off (default), minimal, low, medium, high or xhigh. A reasoning
+	// model may spend the stage's token limit before it answers, which
+	// fails closed: raise the limits with it.
+	ReasoningLevel string
+}
+
+// Default stage limits of the two-stage variant.
+const (
+	DefaultFastMaxTokens     = 512
+	DefaultDetailedMaxTokens = 1200
+)
+
+// Least stage limits (a reply must fit).
+const (
+	MinFastMaxTokens     = 16
+	MinDetailedMaxTokens = 64
+)
+
+// ReasoningLevels are the values of Options.ReasoningLevel.
+var ReasoningLevels = []string{"off", "minimal", "low", "medium", "high", "xhigh"}
+
+// limit is v when set (at least least), else def.
+func limit(v, def, least int) int {
+	if v <= 0 {
+		return def
+	}
+	return max(v, least)
 }
 
 // budget turns a token budget option into characters.
@@ -124,6 +158,7 @@ type Input struct {
 
 	// budgets of the transcript in characters, set by the Classifier.
 	userChars, toolChars int
+	system               string // the two-stage system prompt ("": the default)
 }
 
 // TranscriptEntry is one user message or one tool call of the transcript.
@@ -162,7 +197,14 @@ type Verdict struct {
 	// error, abort, timeout, truncated or malformed reply); Allow is then
 	// false and Reason says what went wrong.
 	Failed bool
+	// Stage is the stage that decided: StageSingle, or for the two-stage
+	// variant StageFast (a routine action) or StageDetailed; "" when no
+	// stage answered before a failure.
+	Stage Stage
 }
+
+// StageSingle names the one request of the single variant.
+const StageSingle Stage = "single"
 
 // Classifier is the auto-mode classifier of one session: it holds the
 // session's verdict cache and its in-flight requests. It is safe for
@@ -170,6 +212,7 @@ type Verdict struct {
 type Classifier struct {
 	o       Options
 	timeout time.Duration
+	system  string // the two-stage system prompt of Options.Policy ("": default)
 
 	mu      sync.Mutex
 	cache   *lru            // successful verdicts
@@ -190,7 +233,11 @@ func New(o Options) *Classifier {
 	if t <= 0 {
 		t = DefaultTimeout
 	}
-	return &Classifier{o: o, timeout: t, cache: newLRU(o.CacheSize), flights: map[key]*flight{}}
+	c := &Classifier{o: o, timeout: t, cache: newLRU(o.CacheSize), flights: map[key]*flight{}}
+	if o.Policy != nil {
+		c.system = o.Policy.systemPrompt()
+	}
+	return c
 }
 
 // A flight is one classification in progress, shared by every caller that
@@ -337,11 +384,20 @@ func (c *Classifier) Close() {
 	c.wg.Wait()
 }
 
+// reasoning is the thinking level of the requests.
+func (c *Classifier) reasoning() string {
+	if c.o.ReasoningLevel == "" {
+		return "off"
+	}
+	return c.o.ReasoningLevel
+}
+
 // run performs one classification under ctx (which carries the deadline).
 func (c *Classifier) run(ctx context.Context, in Input) Verdict {
 	if c.o.Mode == ModeTwoStage {
 		in.userChars = budget(c.o.MaxUserTranscriptTokens, DefaultMaxUserTranscriptTokens)
 		in.toolChars = budget(c.o.MaxToolTranscriptTokens, DefaultMaxToolTranscriptTokens)
+		in.system = c.system
 		return c.runTwoStage(ctx, in)
 	}
 	// The model sees the exact action or nothing: an input that does not
@@ -350,7 +406,7 @@ func (c *Classifier) run(ctx context.Context, in Input) Verdict {
 		return failed(fmt.Sprintf("%s: %d characters, at most %d can be shown whole", ErrActionTooLarge, n, MaxInputChars))
 	}
 	system, user := BuildPrompt(in)
-	text, err := c.request(ctx, system, []string{user}, singleMaxTokens)
+	text, err := c.request(ctx, system, []string{user}, limit(c.o.SingleMaxTokens, singleMaxTokens, MinFastMaxTokens))
 	if err != nil {
 		return failed(err.Error())
 	}
@@ -358,7 +414,7 @@ func (c *Classifier) run(ctx context.Context, in Input) Verdict {
 	if err != nil {
 		return failed(err.Error())
 	}
-	return Verdict{Allow: allow, Reason: reason}
+	return Verdict{Allow: allow, Reason: reason, Stage: StageSingle}
 }
 
 // failed is a failure verdict with reason detail.
@@ -387,7 +443,7 @@ func (c *Classifier) request(ctx context.Context, system string, msgs []string, 
 	}
 	ts := c.o.Now().UnixMilli()
 	req := &llm.Request{
-		Model: c.o.Model, System: system, MaxTokens: maxTokens, ThinkingLevel: "off",
+		Model: c.o.Model, System: system, MaxTokens: maxTokens, ThinkingLevel: c.reasoning(),
 		Purpose: llm.PurposeClassify, SessionID: c.o.SessionID, Timestamp: ts,
 	}
 	for _, m := range msgs {

@@ -59,6 +59,7 @@ type Permission struct {
 	Mode               string   `json:"mode,omitempty"`
 	Allow              []string `json:"allow,omitempty"`
 	Deny               []string `json:"deny,omitempty"`
+	Ask                []string `json:"ask,omitempty"`
 	AutoSafeCommands   []string `json:"autoSafeCommands,omitempty"`
 	DisableBuiltinDeny []string `json:"disableBuiltinDeny,omitempty"`
 	// AutoModel is the classifier model of auto mode (provider/id).
@@ -72,6 +73,80 @@ type Permission struct {
 	// 4000 each, at least 32).
 	MaxUserTranscriptTokens int `json:"maxUserTranscriptTokens,omitempty"`
 	MaxToolTranscriptTokens int `json:"maxToolTranscriptTokens,omitempty"`
+	// LogPath is the permission decision log (JSONL, absolute; user
+	// config only; unset: no log).
+	LogPath string `json:"logPath,omitempty"`
+	// Gate is "off", "shadow" or "enforce" (default): how Candidate is
+	// used. A project may only tighten shadow to enforce.
+	Gate string `json:"gate,omitempty"`
+	// MaxRejections is how often one action may be refused in a session
+	// before the model is told to stop retrying it (default 3).
+	MaxRejections int `json:"maxRejections,omitempty"`
+	// InspectTool offers the read-only permission_inspect tool to the
+	// model (user config only).
+	InspectTool bool `json:"inspectTool,omitempty"`
+	// ClassifierLists edit the two-stage classifier's policy lists (user
+	// config only; "$defaults" stands for the built-in entries).
+	ClassifierLists *ClassifierLists `json:"classifierLists,omitempty"`
+	// ClassifierReasoningLevel is the thinking level of classifier
+	// requests: off (default), minimal, low, medium, high, xhigh.
+	ClassifierReasoningLevel string `json:"classifierReasoningLevel,omitempty"`
+	// FastClassifierMaxTokens and DetailedClassifierMaxTokens cap the two
+	// stages' replies (default 512 and 1200, at least 16 and 64).
+	FastClassifierMaxTokens     int `json:"fastClassifierMaxTokens,omitempty"`
+	DetailedClassifierMaxTokens int `json:"detailedClassifierMaxTokens,omitempty"`
+	// Candidate is a policy to try (user config only): under gate
+	// "shadow" its verdicts are only recorded, under "enforce" it decides.
+	Candidate *Candidate `json:"candidate,omitempty"`
+}
+
+// ClassifierLists are the two-stage classifier's policy lists (seed 003).
+// A missing list keeps the defaults; a present one replaces them, with
+// "$defaults" expanding to them where it stands.
+type ClassifierLists struct {
+	Environment []string `json:"environment,omitempty"`
+	Allow       []string `json:"allow,omitempty"`
+	SoftDeny    []string `json:"soft_deny,omitempty"`
+	HardDeny    []string `json:"hard_deny,omitempty"`
+}
+
+// Limits of the permission section (seed 004): its size and the entries
+// of each list. Larger ones are configuration errors (exit 3).
+const (
+	MaxPermissionBytes = 64 << 10
+	MaxListEntries     = 256
+)
+
+// checkPermission enforces the permission section's limits.
+func checkPermission(name string, p *Permission) error {
+	if b, err := json.Marshal(p); err == nil && len(b) > MaxPermissionBytes {
+		return fmt.Errorf("%w: %s: the permission section has %d bytes, at most %d", ErrInvalid, name, len(b), MaxPermissionBytes)
+	}
+	lists := map[string][]string{"allow": p.Allow, "deny": p.Deny, "ask": p.Ask, "autoSafeCommands": p.AutoSafeCommands,
+		"disableBuiltinDeny": p.DisableBuiltinDeny}
+	if l := p.ClassifierLists; l != nil {
+		lists["classifierLists.environment"], lists["classifierLists.allow"] = l.Environment, l.Allow
+		lists["classifierLists.soft_deny"], lists["classifierLists.hard_deny"] = l.SoftDeny, l.HardDeny
+	}
+	if c := p.Candidate; c != nil {
+		lists["candidate.allow"], lists["candidate.deny"], lists["candidate.ask"] = c.Allow, c.Deny, c.Ask
+	}
+	for k, l := range lists {
+		if len(l) > MaxListEntries {
+			return fmt.Errorf("%w: %s: permission.%s has %d entries, at most %d", ErrInvalid, name, k, len(l), MaxListEntries)
+		}
+	}
+	return nil
+}
+
+// Candidate is the permission policy the gate tries: the effective policy
+// with Deny and Ask added, Allow replacing the allow rules when present,
+// and Mode applied when it is stricter than the session's mode.
+type Candidate struct {
+	Mode  string   `json:"mode,omitempty"`
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+	Ask   []string `json:"ask,omitempty"`
 }
 
 // Plan configures plan mode.
@@ -342,6 +417,9 @@ func Parse(name string, data []byte) (*Config, error) {
 	var c Config
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, name, err)
+	}
+	if err := checkPermission(name, &c.Permission); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }

@@ -24,3 +24,10 @@ func (a Approval) Valid() bool {
 
 // Allows reports whether a lets the call run (allow or allow_session).
 func (a Approval) Allows() bool { return a == ApprovalAllow || a == ApprovalAllowSession }
+
+// PermissionDecision carries the decision record of one verdict (package
+// permlog's Record). It reaches the native wire only for clients that
+// declared the "permission_decisions" capability.
+type PermissionDecision struct {
+	Record any `json:"record"`
+}

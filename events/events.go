@@ -405,6 +405,7 @@ func (ToolExecutionUpdate) Type() string   { return "tool_execution_update" }
 func (ToolExecutionEnd) Type() string      { return "tool_execution_end" }
 func (PermissionRequest) Type() string     { return "permission_request" }
 func (PermissionResolved) Type() string    { return "permission_resolved" }
+func (PermissionDecision) Type() string    { return "permission_decision" }
 func (PermissionModeChanged) Type() string { return "permission_mode_changed" }
 func (ModelChanged) Type() string          { return "model_changed" }
 func (ThinkingLevelChanged) Type() string  { return "thinking_level_changed" }

@@ -12,7 +12,7 @@ const AskReasonHook = "hook"
 // ApplyToVerdict folds a PreToolUse hook's allow or ask into the
 // pipeline's verdict (decided with Unattended off; the caller finalizes):
 //   - allow lifts only a mode ask (layers mode, plan, classifier), never a
-//     deny, the dangerous list or another rule's ask;
+//     deny, the dangerous list, a permission.ask rule or another rule's ask;
 //   - ask turns an allow (or a call handed to the auto classifier) into an
 //     ask whose AskReason is "hook".
 //
@@ -20,8 +20,8 @@ const AskReasonHook = "hook"
 func ApplyToVerdict(v approvals.Verdict, d Decision, reason string) approvals.Verdict {
 	switch d {
 	case Allow:
-		if v.Decision != approvals.Ask {
-			return v
+		if v.Decision != approvals.Ask || v.AskRule != "" {
+			return v // an ask rule's ask is the person's
 		}
 		switch v.Layer {
 		case "mode", "plan", "classifier":

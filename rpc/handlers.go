@@ -46,6 +46,7 @@ func init() {
 		"get_messages":                  handleGetMessages,
 		"get_last_assistant_text":       handleLastText,
 		"get_session_stats":             handleStats,
+		"permission_inspect":            typed(handleInspect),
 		"set_model":                     typed(handleSetModel),
 		"get_available_models":          handleModels,
 		"set_thinking_level":            typed(handleSetThinking),
@@ -274,6 +275,14 @@ func handleToggle(s *Server, c *command, p *toggleParams) (toggleResult, error) 
 	return toggleResult{on}, err
 }
 
+// handleInspect answers permission_inspect: read-only permission
+// diagnostics of the current session (session.InspectPermissions).
+func handleInspect(s *Server, _ *command, p *struct {
+	Action string `json:"action"`
+}) (any, error) {
+	return s.current().InspectPermissions(p.Action)
+}
+
 func handleCapabilities(s *Server, c *command) {
 	var p struct {
 		Capabilities []string `json:"capabilities"`
@@ -294,6 +303,7 @@ func handleCapabilities(s *Server, c *command) {
 	s.caps = caps
 	s.mu.Unlock()
 	s.compact.Store(seen["compact_events"])
+	s.decided.Store(seen["permission_decisions"])
 	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])

@@ -75,6 +75,7 @@ type Server struct {
 	caps  []string
 
 	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
+	decided atomic.Bool                  // permission_decision events (capability permission_decisions)
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
 
@@ -427,6 +428,9 @@ func (s *Server) attach(sess *session.Session) {
 
 // forward writes one session event.
 func (s *Server) forward(e events.Event) {
+	if _, ok := e.(events.PermissionDecision); ok && !s.decided.Load() {
+		return // only for clients that declared permission_decisions
+	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
 	}
@@ -437,7 +441,12 @@ func (s *Server) forward(e events.Event) {
 // protocol's wire shapes, full (never compact): print mode's stream-json.
 // w must have been made with EventWriter.
 func EventSink(w *stdio.Writer, log *zap.Logger) func(events.Event) {
-	return func(e events.Event) { sendEvent(w, log, e) }
+	return func(e events.Event) {
+		if _, ok := e.(events.PermissionDecision); ok {
+			return // behind a client capability print mode never declares
+		}
+		sendEvent(w, log, e)
+	}
 }
 
 // EventWriter starts a writer for EventSink (opt with this protocol's

@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"encoding/json"
+	"github.com/armadra/ama-rpc/permlog"
 
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/sandbox"
@@ -96,6 +97,7 @@ type wireStats struct {
 	CacheHitRate      *float64                    `json:"cacheHitRate,omitempty"`
 	Cache             *telemetry.CacheStats       `json:"cache,omitempty"`
 	Telemetry         *telemetry.SessionTelemetry `json:"telemetry,omitempty"`
+	Permissions       *permlog.Counts             `json:"permissions,omitempty"`
 }
 
 func toWireStats(s session.Stats) wireStats {
@@ -103,6 +105,7 @@ func toWireStats(s session.Stats) wireStats {
 		SessionID: s.SessionID, SessionFile: s.SessionFile, UserMessages: s.UserMessages,
 		AssistantMessages: s.AssistantMessages, ToolCalls: s.ToolCalls, ToolResults: s.ToolResults,
 		Tokens: s.Tokens, Cost: s.Cost, CacheHitRate: s.CacheHitRate, Cache: s.Cache, Telemetry: s.Telemetry,
+		Permissions: s.Permissions,
 	}
 	if c := s.Context; c != nil {
 		tokens, window, pct := c.Tokens, c.Window, c.Percent

@@ -171,14 +171,18 @@ func (c *ctxCache) materialise(st *state) {
 
 // allTools returns the registry's tools (nil registry: none).
 func (st *state) allTools() []tools.Tool {
-	var out []tools.Tool
+	var list []tools.Tool
 	if st.s.deps.Tools != nil {
-		out = st.s.deps.Tools.Tools()
+		list = st.s.deps.Tools.Tools()
 	}
+	list = list[:len(list):len(list)] // never append into the registry's array
 	if st.mcpTools != nil {
-		out = append(out, st.mcpTools.Tools()...)
+		list = append(list, st.mcpTools.Tools()...)
 	}
-	return out
+	if st.s.deps.Settings.InspectTool {
+		list = append(list, inspectTool{st.s})
+	}
+	return list
 }
 
 // isActive reports whether the tool is offered to the model.

@@ -12,10 +12,12 @@ import (
 
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/checkpoint"
+	"github.com/armadra/ama-rpc/classifier"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/telemetry"
@@ -78,6 +80,9 @@ type Deps struct {
 	// (tools.Env.Tasks). It is called once per session, before the actor
 	// starts, and must not call into the session.
 	Tasks func(s *Session) Tasks
+	// Decisions is the permission decision log (permission.logPath; nil:
+	// none). Every session of the process appends to it.
+	Decisions *permlog.Log
 }
 
 // Host is a host adapter as sessions see it (package host). Its methods are
@@ -118,6 +123,25 @@ func (d *Deps) private() []string { return secrets.PrivateDirs(d.Dirs.Data, d.Di
 
 // Settings are behaviour knobs.
 type Settings struct {
+	// PermissionGate is the gate mode of the permission pipeline: "off",
+	// "shadow" or "enforce" (default). See decision.go.
+	PermissionGate string
+	// Candidate is the candidate policy the gate tries (nil: none): under
+	// "shadow" its verdict is only recorded, under "enforce" it decides.
+	Candidate *approvals.Policy
+	// ClassifierPolicy is the two-stage classifier's lists (nil: the
+	// defaults); ClassifierFastTokens / ClassifierDetailedTokens cap its
+	// stages (0: defaults); ClassifierReasoning is its thinking level
+	// ("": off).
+	ClassifierPolicy                               *classifier.Policy
+	ClassifierFastTokens, ClassifierDetailedTokens int
+	ClassifierReasoning                            string
+	// InspectTool offers the read-only permission_inspect tool to the
+	// model (config permission.inspectTool).
+	InspectTool bool
+	// MaxRejections is the rejection count of one action after which the
+	// model is told to stop retrying it (default 3).
+	MaxRejections int
 	// Persist writes session files; false keeps sessions in memory.
 	Persist bool
 	// ApprovalTimeout bounds each permission ask (default 10 minutes).
@@ -240,6 +264,8 @@ type ParentLink struct {
 	// this one, read again for every batch of calls, so a mode change of
 	// the parent reaches a running or continued child at its next call.
 	Mode func() approvals.Mode
+	// TaskID is the task the child runs (decision records).
+	TaskID string
 }
 
 // withDefaults fills unset dependencies.

@@ -26,6 +26,11 @@
 //     proposal) goes to the OnSettle callbacks on the actor, right after
 //     agent_settled; outcome.go records it from the session's own events
 //     (the bus's first subscriber).
+//   - The permission decision tally (decision.go: counters, the rejection
+//     tracker, recent denials) is outside the actor state: parallel and
+//     nested calls record on their own goroutines, each part guarded by
+//     its own mutex (package permlog); Deps.Decisions, the log, is shared
+//     by every session and serialises its writes.
 //   - Tools may run in parallel (read-only batches); what they share (read
 //     tracker, jobs, todo store, checkpoint turn) is safe for concurrent
 //     use. A running tool's tools.CallSession (nested.go) runs nested calls

@@ -5,6 +5,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 )
 
 // Outcome is how a run ended, reported once per run when it settles (see
@@ -24,6 +25,9 @@ type Outcome struct {
 	Limit events.LimitKind
 	// Plan is the last plan the run proposed (nil if none).
 	Plan *events.PlanProposed
+	// Permissions are the session's permission decision counters when
+	// the run ended (nil: the session decided nothing yet).
+	Permissions *permlog.Counts
 }
 
 // outcomes records the outcome of the current run from the session's own
@@ -38,6 +42,7 @@ type outcomes struct {
 	cur    Outcome
 	lastAE string // stop reason of the last agent_end
 	subs   map[*func(Outcome)]struct{}
+	perms  *permlog.Counters // the session's (set once at creation)
 }
 
 func (o *outcomes) note(e events.Event) {
@@ -80,6 +85,11 @@ func (o *outcomes) settled(warning string) {
 	}
 	out.Warning = warning
 	o.active, o.cur, o.lastAE = false, Outcome{}, ""
+	if o.perms != nil {
+		if c := o.perms.Snapshot(); c.Allowed+c.Denied > 0 {
+			out.Permissions = &c
+		}
+	}
 	subs := make([]func(Outcome), 0, len(o.subs))
 	for f := range o.subs {
 		subs = append(subs, *f)

@@ -12,6 +12,7 @@ import (
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -25,6 +26,11 @@ type permissionSnapshot struct {
 	transcript  []classifier.TranscriptEntry // the classifier's evidence (auto mode)
 	classifier  *classifier.Classifier       // nil unless the mode is auto
 	sandboxDesc string                       // the OS sandbox in words (classifier note)
+	// shadow is the policy whose verdict is only recorded (gate shadow:
+	// the candidate; gate enforce with a candidate: the current policy,
+	// while policy is the candidate); shadowName says which.
+	shadow     *approvals.Policy
+	shadowName string
 }
 
 // permit runs the permission pipeline for one call: deny rules, the
@@ -32,26 +38,40 @@ type permissionSnapshot struct {
 // mode, the static judgement and, in auto mode, the model classifier. When
 // the verdict is ask, the host is asked. It returns whether the call may
 // run, the text the model sees when it may not, and the auto-mode audit.
+// Every verdict leaves exactly one decision record (decision.go).
 func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGate) (bool, string, any) {
 	pol := env.policy
 	tool, tc := p.tool, p.call
 	call := approvals.Call{Tool: tc.Name, Class: approvals.Class(tools.PermissionOf(tool, tc.Arguments)), Input: tc.Arguments,
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
+	rec := s.newRecord(r, env, p, string(call.Class))
 	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
+	rec.Votes = append(rec.Votes, ruleVote(v))
+	var classified *classifier.Verdict // the classifier's answer, when it ran
 	if gate.decision != "" {
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(gate.decision)})
 		v = hooks.ApplyToVerdict(v, gate.decision, gate.reason)
 		if !v.Classify {
 			v = approvals.Finalize(v, &pol.policy)
 		}
 	}
+	// An ask rule's call in auto mode goes to the person first and to the
+	// classifier after an accept (seed 003): it cannot lift the ask.
+	askFirst := v.Classify && v.AskRule != ""
+	if askFirst {
+		v.Classify = false
+		v = approvals.Finalize(v, &pol.policy)
+	}
 	if v.Classify {
 		if pol.classifier != nil {
-			cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Name, Args: tc.Arguments, Cwd: env.env.Cwd,
-				ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
-				Transcript: pol.transcript})
+			cv := s.classify(r, env, call, rec)
+			classified = &cv
 			v = v.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
 		}
 		v = approvals.Finalize(v, &pol.policy)
+	}
+	if pol.shadow != nil {
+		rec.Shadow = s.shadowVerdict(call, pol, gate, classified, v.Decision)
 	}
 	var auto any
 	if v.Auto != nil {
@@ -62,43 +82,153 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 	}
 	switch v.Decision {
 	case approvals.Allow:
-		return true, "", auto
+		rec.Effect = string(approvals.Allow)
+		if s.record(rec, tc, s.gateName() == GateEnforce) == nil {
+			return true, "", auto
+		}
+		// The log failed under gate enforce: a person decides instead.
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "log", Vote: string(approvals.Ask)})
+		v.Decision, v.AskReason = approvals.Ask, "log"
+		v.Reason = "the permission decision log cannot be written"
+		rec.Asked = permlog.AskLog
 	case approvals.Deny:
+		rec.Effect, rec.Code = string(approvals.Deny), permlog.DenyCode(v.Layer)
+		if v.Unattended {
+			rec.Asked, rec.Code = permlog.AskCode(v.Layer), permlog.CodeUnattended
+		}
 		p.denial = &events.Denial{Layer: v.Layer, Code: events.DenialDenied}
 		if v.Unattended {
 			p.denial.Code = events.DenialUnattended
 		}
-		return false, v.Reason, auto
+		_ = s.record(rec, tc, false)
+		return false, s.rejectText(v.Reason, rec), auto
+	default:
+		rec.Asked = permlog.AskCode(v.Layer)
 	}
 	if s.readOnly { // read-only sub-agent: nobody is asked
+		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "agent", Vote: string(approvals.Deny)})
+		rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeReadOnlyAgent
 		p.denial = &events.Denial{Layer: "read-only", Code: events.DenialUnattended}
-		return false, readOnlyDenial, auto
+		_ = s.record(rec, tc, false)
+		return false, s.rejectText(readOnlyDenial, rec), auto
 	}
 	hookReason := ""
 	if v.AskReason == hooks.AskReasonHook {
 		hookReason = gate.reason
 	}
-	switch s.ask(r, env, p, v.AskReason, hookReason, auto) {
+	start := s.wallNow()
+	answer, unanswered := s.ask(r, env, p, v.AskReason, hookReason, auto)
+	vote := permlog.Vote{Layer: "person", Vote: string(approvals.Deny), Answer: string(answer), WaitMs: s.wallNow().Sub(start).Milliseconds()}
+	if unanswered != "" {
+		vote.Answer = "none"
+	}
+	if answer.Allows() {
+		vote.Vote = string(approvals.Allow)
+	}
+	rec.Votes = append(rec.Votes, vote)
+	if answer.Allows() && askFirst {
+		// The person accepted an ask rule's call: the classifier still
+		// reviews it, and only its allow lets it run.
+		allowed := false
+		if pol.classifier != nil {
+			allowed = s.classify(r, env, call, rec).Allow
+		}
+		if !allowed {
+			rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeClassifierDeny
+			_ = s.record(rec, tc, false)
+			return false, s.rejectText("Not run: the call was approved, but the auto-mode classifier did not allow it ("+v.Reason+")", rec), auto
+		}
+	}
+	switch answer {
 	case events.ApprovalAllow:
+		rec.Effect = string(approvals.Allow)
+		_ = s.record(rec, tc, false)
 		return true, "", auto
 	case events.ApprovalAllowSession:
 		pol.memory.Remember(call)
+		rec.Effect = string(approvals.Allow)
+		_ = s.record(rec, tc, false)
 		return true, "", auto
 	}
+	rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeDeclined
+	if unanswered != "" {
+		rec.Code = unanswered
+	}
+	_ = s.record(rec, tc, false)
 	p.denial = &events.Denial{Layer: v.Layer, Code: events.DenialNotApproved}
-	return false, "Not run: this call needed approval and was not approved (" + v.Reason + ")", auto
+	return false, s.rejectText("Not run: this call needed approval and was not approved ("+v.Reason+")", rec), auto
+}
+
+// classify asks the auto-mode classifier about call and adds its vote to
+// rec. pol.classifier must be set.
+func (s *Session) classify(r *runState, env *toolEnv, call approvals.Call, rec *permlog.Record) classifier.Verdict {
+	pol, tc := env.policy, call
+	start := s.wallNow()
+	cv := pol.classifier.Classify(r.ctx, classifier.Input{Tool: tc.Tool, Args: tc.Input, Cwd: env.env.Cwd,
+		ProjectRoot: env.env.Cwd, LatestUserMessage: pol.latestUser, SandboxNote: pol.sandboxNote(call),
+		Transcript: pol.transcript})
+	vote := permlog.Vote{Layer: "classifier", Vote: string(approvals.Ask), Stage: string(cv.Stage),
+		LatencyMs: s.wallNow().Sub(start).Milliseconds(), Cached: cv.Cached, Failed: cv.Failed}
+	if cv.Allow {
+		vote.Vote = string(approvals.Allow)
+	}
+	rec.Votes = append(rec.Votes, vote)
+	return cv
+}
+
+// shadowVerdict is the shadow policy's verdict on call, recorded beside
+// the deciding one: the same deterministic pipeline and hook, and the
+// classifier's answer when the deciding pipeline asked it (the shadow
+// never makes a model request of its own: without an answer its verdict is
+// the ask the classifier would have to lift). Nobody is asked for it.
+func (s *Session) shadowVerdict(call approvals.Call, pol permissionSnapshot, gate hookGate, cv *classifier.Verdict, live approvals.Decision) *permlog.Shadow {
+	sv := approvals.Decide(call, hookPolicy(pol.shadow, gate), pol.memory)
+	if gate.decision != "" {
+		sv = hooks.ApplyToVerdict(sv, gate.decision, gate.reason)
+	}
+	if sv.Classify && cv != nil {
+		sv = sv.WithClassifier(cv.Allow, cv.Reason, cv.Cached)
+	}
+	sv = approvals.Finalize(sv, pol.shadow)
+	out := &permlog.Shadow{Policy: pol.shadowName, Effect: string(sv.Decision), Step: sv.Layer, Rule: sv.Rule, Differs: sv.Decision != live}
+	switch {
+	case sv.Unattended:
+		out.Code = permlog.CodeUnattended
+	case sv.Decision == approvals.Deny:
+		out.Code = permlog.DenyCode(sv.Layer)
+	case sv.Decision == approvals.Ask:
+		out.Code = permlog.AskCode(sv.Layer)
+	}
+	return out
+}
+
+// hookDenied records the verdict of a call a PreToolUse hook denied
+// before the pipeline ran.
+func (s *Session) hookDenied(r *runState, env *toolEnv, p *preparedCall) {
+	rec := s.newRecord(r, env, p, "")
+	rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(approvals.Deny), Step: "hook"})
+	rec.Effect, rec.Code = string(approvals.Deny), permlog.CodeHookDeny
+	_ = s.record(rec, p.call, false)
+	if rec.Rejections > 0 && p.result != nil && len(p.result.Content) == 1 {
+		if t, ok := p.result.Content[0].(*llm.TextContent); ok {
+			if txt := s.rejectText(t.Text, rec); txt != t.Text {
+				p.result = tools.ErrorResult(txt)
+			}
+		}
+	}
 }
 
 // ask emits permission_request, waits for the host (bounded by the approval
 // timeout and the run) and emits permission_resolved. An aborted run always
-// yields deny, even if the host allowed.
-func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) events.Approval {
+// yields deny, even if the host allowed. unanswered is the record code when
+// nobody answered (no_answer, aborted), else "".
+func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookReason string, auto any) (_ events.Approval, unanswered string) {
 	tool, tc := p.tool, p.call
 	if reason == "" {
 		reason = "mode"
 	}
 	if r.ctx.Err() != nil { // aborted: nothing to ask
-		return events.ApprovalDeny
+		return events.ApprovalDeny, permlog.CodeAborted
 	}
 	timeout := s.deps.Settings.ApprovalTimeout
 	req := &events.PermissionRequest{
@@ -116,16 +246,23 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	s.publish(*req)
 	s.notify("approval", "approval requested for "+tc.Name)
 	decision := events.ApprovalDeny
+	unanswered = permlog.CodeNoAnswer
 	if s.approver != nil && r.ctx.Err() == nil {
 		ctx, cancel := context.WithTimeout(r.ctx, timeout)
 		decision = s.approver.Ask(ctx, req)
+		if ctx.Err() == nil {
+			unanswered = ""
+		}
 		cancel()
+	}
+	if r.ctx.Err() != nil {
+		unanswered = permlog.CodeAborted
 	}
 	if r.ctx.Err() != nil || !decision.Allows() {
 		decision = events.ApprovalDeny
 	}
 	s.publish(events.PermissionResolved{RequestID: req.RequestID, Decision: decision})
-	return decision
+	return decision, unanswered
 }
 
 // toolEnv snapshots what the runner needs to run this turn's tools.
@@ -140,6 +277,21 @@ func (st *state) toolEnv() *toolEnv {
 	pol.Mode = st.gateMode()
 	pol.Private = st.s.deps.private()
 	e.policy = permissionSnapshot{policy: pol, memory: st.memory, home: st.s.deps.Dirs.Home, latestUser: st.latestUserText()}
+	if cand := st.s.deps.Settings.Candidate; cand != nil && st.s.gateName() != GateOff {
+		cp := *cand
+		cp.Mode = pol.Mode
+		if cand.Mode.Valid() && cand.Mode.Strictness() < pol.Mode.Strictness() {
+			cp.Mode = cand.Mode
+		}
+		cp.Private, cp.Sandbox, cp.Unattended = pol.Private, pol.Sandbox, pol.Unattended
+		if st.s.gateName() == GateEnforce {
+			base := pol
+			e.policy.policy, e.policy.shadow, e.policy.shadowName = cp, &base, "current"
+			pol = cp
+		} else {
+			e.policy.shadow, e.policy.shadowName = &cp, "candidate"
+		}
+	}
 	if pol.Mode == approvals.ModeAuto {
 		e.policy.classifier = st.classifier()
 		if mode, _ := classifier.ParseMode(st.s.deps.Settings.ClassifierMode); mode == classifier.ModeTwoStage {
@@ -326,6 +478,8 @@ func (st *state) classifier() *classifier.Classifier {
 		Provider: provider.Provider, Model: model, Mode: mode, Timeout: d.Settings.ClassifierTimeout,
 		Now: d.Now, SessionID: st.id + ":classify",
 		MaxUserTranscriptTokens: d.Settings.ClassifierUserTokens, MaxToolTranscriptTokens: d.Settings.ClassifierToolTokens,
+		Policy: d.Settings.ClassifierPolicy, FastMaxTokens: d.Settings.ClassifierFastTokens, DetailedMaxTokens: d.Settings.ClassifierDetailedTokens,
+		ReasoningLevel: d.Settings.ClassifierReasoning,
 		OnUsage: func(kind string, m *llm.Model, u llm.Usage) {
 			_ = s.do(func(st *state) { st.appendEntry(store.UsageEntry(kind, m.Provider, m.ID, u)) })
 		},

@@ -61,6 +61,11 @@ type Session struct {
 	// (mirrorMode); bound is a sub-agent's parent's mode now (nil: none).
 	modeNow atomic.Int32
 	bound   func() approvals.Mode
+
+	// perm tallies the session's permission decisions (decision.go);
+	// taskID is a sub-agent's task (decision records).
+	perm   permTally
+	taskID string
 }
 
 // mailboxSize bounds queued commands; a full mailbox makes senders wait
@@ -107,6 +112,7 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 		quit:     make(chan struct{}),
 		done:     make(chan struct{}),
 	}
+	s.outcomes.perms = &s.perm.counts
 	s.bus.Subscribe(s.outcomes.note) // first: sees every event
 	return s
 }

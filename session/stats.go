@@ -1,6 +1,7 @@
 package session
 
 import (
+	"github.com/armadra/ama-rpc/permlog"
 	"math"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -24,6 +25,9 @@ type Stats struct {
 	// turn requests (package telemetry).
 	Cache     *telemetry.CacheStats
 	Telemetry *telemetry.SessionTelemetry
+	// Permissions are the permission decision counters (nil: no decision
+	// yet).
+	Permissions *permlog.Counts
 }
 
 // TokenTotals sums usage. The tags are its wire shape (the tokens of
@@ -50,6 +54,9 @@ func (s *Session) Stats() (Stats, error) {
 	if err == nil {
 		t := s.tput.Snapshot()
 		out.Telemetry = &t
+		if c := s.perm.counts.Snapshot(); c.Allowed+c.Denied > 0 {
+			out.Permissions = &c
+		}
 	}
 	return out, err
 }

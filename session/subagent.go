@@ -42,6 +42,7 @@ func (s *Session) linkTask(st *state, opts Options) {
 		st.tenv.Depth = 1
 		s.parent = true
 		s.bound = p.Mode
+		s.taskID = p.TaskID
 		if st.tree.Len() == 0 {
 			st.parentSession = p.ParentFile
 			st.appendEntry(store.CustomEntry(store.TaskCustomType, p.TaskData))

@@ -300,3 +300,27 @@ func ReadTail(f *os.File, n int64) ([]byte, int64, error) {
 	}
 	return b[:k], size, nil
 }
+
+// OpenAppend opens path (absolute) for appending, creating it (mode 0600)
+// and its directory (0700) when missing: the permission decision log. The
+// last component is opened without following a link (one planted there is
+// refused, never written through), and only a regular file is kept.
+func OpenAppend(path string) (*os.File, error) {
+	if !filepath.IsAbs(path) {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
+	r, err := OpenDir(filepath.Dir(path))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.OpenFile(filepath.Base(path), os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
+	return f, nil
+}

@@ -153,6 +153,9 @@ type turnUsage struct {
 	CachedReadTokens  int `json:"cachedReadTokens"`
 	CachedWriteTokens int `json:"cachedWriteTokens"`
 	TotalTokens       int `json:"totalTokens"`
+	// Meta carries "ama/permissions": the session's permission decision
+	// counters (get_session_stats' permissions) once it decided a call.
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 type cancelRequestParams struct {

@@ -158,10 +158,14 @@ func (t *turn) result() (promptResult, error) {
 		return promptResult{}, err
 	}
 	u := t.out.Usage
-	return promptResult{StopReason: reason, Usage: &turnUsage{
+	usage := &turnUsage{
 		InputTokens: u.Input, OutputTokens: u.Output, CachedReadTokens: u.CacheRead, CachedWriteTokens: u.CacheWrite,
 		TotalTokens: u.Input + u.Output + u.CacheRead + u.CacheWrite,
-	}}, nil
+	}
+	if p := t.out.Permissions; p != nil {
+		usage.Meta = map[string]any{"ama/permissions": p}
+	}
+	return promptResult{StopReason: reason, Usage: usage}, nil
 }
 
 // stopReason maps how a turn ended to an ACP stop reason: a withdrawn

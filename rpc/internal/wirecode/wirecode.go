@@ -11,6 +11,7 @@ import (
 	"fmt"
 
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/trace"
@@ -39,6 +40,9 @@ const (
 	Aborted            = "aborted"
 	TaskNotFound       = "task_not_found"
 	PromptBlocked      = "prompt_blocked"
+	// PermissionLogFailed: the permission decision log could not be
+	// written (notification; under gate enforce the call is asked).
+	PermissionLogFailed = "permission_log_failed"
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
@@ -127,6 +131,7 @@ var table = []row{
 	{err: trace.ErrInvalidArguments, native: InvalidArguments},
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
+	{err: permlog.ErrLogWrite, native: PermissionLogFailed},
 
 	// Provider failures by kind, after every sentinel.
 	{kind: llm.ErrNoKey, native: NoAPIKey, acp: AuthRequired},
