@@ -10,12 +10,12 @@ import "encoding/json"
 type (
 	// runMsg starts the script (sent once, first).
 	runMsg struct {
-		Type       string                     `json:"type"` // "run"
-		Script     string                     `json:"script"`
-		Tools      []toolInfo                 `json:"tools"`
-		Store      map[string]json.RawMessage `json:"store"`
-		MaxHeapMB  int                        `json:"maxHeapMb"`
-		MaxCalls   int                        `json:"maxCalls"`
+		Type      string                     `json:"type"` // "run"
+		Script    string                     `json:"script"`
+		Tools     []toolInfo                 `json:"tools"`
+		Store     map[string]json.RawMessage `json:"store"`
+		MaxHeapMB int                        `json:"maxHeapMb"`
+		MaxCalls  int                        `json:"maxCalls"`
 	}
 	toolInfo struct {
 		Name        string `json:"name"`

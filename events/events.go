@@ -125,6 +125,8 @@ type ToolExecutionStart struct {
 	ToolName         string          `json:"toolName"`
 	Args             json.RawMessage `json:"args"`
 	ParentToolCallID string          `json:"parentToolCallId,omitempty"`
+	// ViaCodemode marks a call a codemode script made.
+	ViaCodemode bool `json:"viaCodemode,omitempty"`
 }
 
 // ToolExecutionUpdate streams a running tool's output (all output so far).
@@ -133,6 +135,7 @@ type ToolExecutionUpdate struct {
 	ToolName         string `json:"toolName"`
 	Partial          string `json:"partial"`
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	ViaCodemode      bool   `json:"viaCodemode,omitempty"`
 }
 
 // ToolResult is the result object of ToolExecutionEnd.
@@ -168,6 +171,7 @@ type ToolExecutionEnd struct {
 	Result           ToolResult `json:"result"`
 	IsError          bool       `json:"isError"`
 	ParentToolCallID string     `json:"parentToolCallId,omitempty"`
+	ViaCodemode      bool       `json:"viaCodemode,omitempty"`
 	AutoDecision     any        `json:"autoDecision,omitempty"`
 	Denied           bool       `json:"denied,omitempty"`
 	// Dangerous are the stable ids of the dangerous-list categories that
@@ -202,6 +206,8 @@ type PermissionCtx struct {
 	// ParentToolCallID is the calling call of a nested call (a host
 	// tool's ctx.tools.executeTool).
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	// ViaCodemode marks a call a codemode script made.
+	ViaCodemode bool `json:"viaCodemode,omitempty"`
 	// Origin describes an external agent's own request (agent, its
 	// session, the tool call and the options it offered).
 	Origin any `json:"origin,omitempty"`
