@@ -56,8 +56,8 @@ type Config struct {
 type Tool struct {
 	cfg  Config
 	exe  string
-	once sync.Once
-	decl llm.ToolDecl
+	mu   sync.Mutex
+	decl *llm.ToolDecl // frozen once the tool list is known
 }
 
 // New returns the tool. The description is built on the first Decl and
@@ -98,11 +98,20 @@ func (t *Tool) Permission() string {
 // ExecutionMode makes a batch with codemode run in order.
 func (t *Tool) ExecutionMode() string { return "sequential" }
 
+// Decl is the declaration. The description names the other tools, so it
+// is frozen at the first call that finds them (the registry reads Decl
+// before the tool set is complete).
 func (t *Tool) Decl() llm.ToolDecl {
-	t.once.Do(func() {
-		t.decl = llm.ToolDecl{Name: Name, Description: t.describe(), Parameters: json.RawMessage(schemaJSON)}
-	})
-	return t.decl
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.decl != nil {
+		return *t.decl
+	}
+	d := llm.ToolDecl{Name: Name, Description: t.describe(), Parameters: json.RawMessage(schemaJSON)}
+	if t.cfg.List != nil && len(t.cfg.List()) > 0 {
+		t.decl = &d
+	}
+	return d
 }
 
 // callable are the registered tools a script may call, sorted by name.
@@ -112,6 +121,9 @@ func (t *Tool) callable(active []string) []tools.Tool {
 		return nil
 	}
 	for _, x := range t.cfg.List() {
+		if c, ok := x.(*Tool); ok && c == t {
+			continue // its own Decl would wait on t.mu
+		}
 		n := x.Decl().Name
 		if n == Name || (t.cfg.Restrict && !slices.Contains(active, n)) {
 			continue
@@ -296,7 +308,7 @@ func (t *Tool) result(call *tools.Call, opts options, o *outcome) *tools.Result 
 	if !o.ok {
 		text += "\n\nScript error: " + o.err
 	}
-	return &tools.Result{Content: []llm.Content{llm.Text(text)}, IsError: !o.ok, Details: d}
+	return &tools.Result{Content: []llm.Content{llm.Text(text)}, IsError: !o.ok, Details: d, AsText: true}
 }
 
 // saveFull writes the whole output to <outputDir>/<call id>.txt ("" when it
@@ -333,4 +345,12 @@ func saveFull(call *tools.Call, text string) string {
 		return ""
 	}
 	return filepath.Join(dir, name+".txt")
+}
+
+// PromptGuidelines are the system prompt's rules for the tool (`only`).
+func (t *Tool) PromptGuidelines() []string {
+	if t.cfg.Mode != ModeOnly {
+		return nil
+	}
+	return []string{"read, edit, write, bash and the other tools cannot be called directly: call each one inside a codemode script as tools.<name>(args), and batch related calls in one script"}
 }
