@@ -53,7 +53,9 @@ func (t *Tool) execute(ctx context.Context, run *runMsg, opts options, callable 
 	o := &outcome{}
 	start := time.Now()
 	cmd := exec.Command(t.exe, ChildArg)
-	cmd.Env = []string{} // nothing of ama-rpc's environment (keys, tokens) reaches the script process
+	// Nothing of ama-rpc's environment (keys, tokens) reaches the script
+	// process; a runtime crash (the memory wall) prints one line.
+	cmd.Env = []string{"GOTRACEBACK=none"}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdin, err := cmd.StdinPipe()
@@ -180,7 +182,7 @@ loop:
 	}
 	if !gotDone && !o.timedOut && !o.aborted {
 		o.ok = false
-		o.err = crashText(werr, errTail.String(), t.cfg.MaxHeapMB)
+		o.err = crashText(werr, errTail, t.cfg.MaxHeapMB)
 	}
 	if !o.ok {
 		o.store = nil
@@ -195,10 +197,14 @@ func failStart(o *outcome, err error) *outcome {
 
 // crashText explains a child that ended without done: the memory cap
 // (RLIMIT_DATA makes the Go runtime die "out of memory") or anything else.
-func crashText(err error, stderr string, heapMB int) string {
-	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") {
+func crashText(err error, tail *tailBuffer, heapMB int) string {
+	tail.mu.Lock()
+	oom := tail.oom
+	tail.mu.Unlock()
+	if oom {
 		return memoryText(heapMB)
 	}
+	stderr := tail.String()
 	how := "code 0"
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -267,15 +273,19 @@ func bashData(name string, res *tools.Result, wallMs int64) (json.RawMessage, bo
 }
 
 // tailBuffer keeps the last max bytes written to it.
+// It notes a Go runtime memory failure wherever it appears.
 type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	b   []byte
+	oom bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	s := string(p)
+	t.oom = t.oom || strings.Contains(s, "out of memory") || strings.Contains(s, "cannot allocate memory")
 	t.b = append(t.b, p...)
 	if len(t.b) > t.max {
 		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)

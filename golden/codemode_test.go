@@ -78,6 +78,7 @@ func codemodeScript(t *testing.T, script string) []byte {
 func runCodemode(t *testing.T, cfg golden.Config) (*golden.Run, []wireEvent, wireEvent) {
 	t.Helper()
 	r := golden.Start(t, cfg)
+	r.WaitFor("session_start", 1, isType("session_start"))
 	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
 	r.WaitFor("agent_settled", 1, isType("agent_settled"))
 	r.CloseStdin()
@@ -100,7 +101,7 @@ func checkParallel(t *testing.T, script []byte) {
 		Args:       []string{"--model", "fake/echo", "--tools-preset", "codemode"},
 		Script:     script,
 		Files:      map[string]string{"README.md": "# demo\nline 2\nline 3\n", "notes.md": "TODO one\nTODO two\n"},
-		UserConfig: []byte(`{"version":1,"permission":{"allow":["codemode"]}}`),
+		UserConfig: []byte(`{"permission":{"allow":["codemode"]}}`),
 		Env:        map[string]string{"AMA_FAKE_RECORD": record},
 	})
 	if got := resultText(end); !parallelResult.MatchString(got) || end.IsError {
