@@ -24,7 +24,10 @@ func TestOptionsErrors(t *testing.T) {
 		{`// @options: {nope`, "Invalid // @options line: "},
 	}
 	var started atomic.Int32
-	s := &fakeSession{fn: func(context.Context, string, json.RawMessage) *tools.Result { started.Add(1); return tools.TextResult("") }}
+	s := &fakeSession{fn: func(context.Context, string, json.RawMessage) *tools.Result {
+		started.Add(1)
+		return tools.TextResult("")
+	}}
 	for _, c := range cases {
 		res, _ := execScript(t, newTestTool(ModeOn, "read"), s, c.line+"\nawait tools.read({})")
 		if !res.IsError || !strings.Contains(text(res), c.want) {
@@ -117,7 +120,10 @@ func TestNoEscape(t *testing.T) {
 		`return typeof tools.read.constructor("return globalThis")`,
 	}
 	var calls atomic.Int32
-	s := &fakeSession{fn: func(context.Context, string, json.RawMessage) *tools.Result { calls.Add(1); return tools.TextResult("") }}
+	s := &fakeSession{fn: func(context.Context, string, json.RawMessage) *tools.Result {
+		calls.Add(1)
+		return tools.TextResult("")
+	}}
 	tool := newTestTool(ModeOn, "read")
 	for _, a := range attempts {
 		res, _ := execScript(t, tool, s, a)

@@ -192,3 +192,155 @@ func TestCodemodeReferenceScript(t *testing.T) {
 	}
 	checkParallel(t, b)
 }
+
+// A nested call a deny rule refuses rejects inside the script; the other
+// call of the batch runs. The command never ran (no marker).
+func TestCodemodeNestedDenyRule(t *testing.T) {
+	r, evs, end := runCodemode(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--deny", "bash"},
+		Script: codemodeScript(t, "const r = await Promise.allSettled([tools.bash({command: \"touch marker\"}), tools.read({path: \"ok.txt\"})]);\nreturn r.map(x => x.status).join(\",\") + \"|\" + (r[0].reason && r[0].reason.message)"),
+		Files:  map[string]string{"ok.txt": "fine\n"},
+	})
+	got := resultText(end)
+	if !strings.Contains(got, "\n\nrejected,fulfilled|") || end.IsError {
+		t.Fatalf("codemode result %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "marker")); err == nil {
+		t.Fatal("the denied bash ran")
+	}
+	for _, e := range evs {
+		if e.Type == "tool_execution_end" && e.ToolName == "bash" && (!e.IsError || e.ParentToolCallID != end.ToolCallID) {
+			t.Fatalf("nested bash end %+v", e)
+		}
+	}
+}
+
+// In plan mode a nested write is refused like a direct one: the file is
+// not written and the script sees the refusal.
+func TestCodemodeNestedWriteInPlanMode(t *testing.T) {
+	r, _, end := runCodemode(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--permission-mode", "plan"},
+		Script: codemodeScript(t, "try { await tools.write({path: \"x.txt\", content: \"hi\"}); return \"written\" } catch (e) { return \"refused: \" + e.message }"),
+	})
+	if got := resultText(end); !strings.Contains(got, "\n\nrefused: ") {
+		t.Fatalf("codemode result %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "x.txt")); err == nil {
+		t.Fatal("plan mode let a nested write through")
+	}
+}
+
+// A nested call that asks is announced with the nested id, viaCodemode
+// and the outer call; the client denies it and the script sees the error.
+func TestCodemodeNestedApprovalDenied(t *testing.T) {
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo"},
+		Script: codemodeScript(t, "try { await tools.bash({command: \"touch marker\"}); return \"ran\" } catch (e) { return \"denied: \" + e.message }"),
+	})
+	r.WaitFor("session_start", 1, isType("session_start"))
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	i := r.WaitFor("permission_request", 1, isType("permission_request"))
+	var req struct {
+		RequestID string `json:"requestId"`
+		Context   struct {
+			ToolCallID       string `json:"toolCallId"`
+			ParentToolCallID string `json:"parentToolCallId"`
+			ViaCodemode      bool   `json:"viaCodemode"`
+		} `json:"context"`
+	}
+	if err := json.Unmarshal(r.Lines()[i], &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.Context.ParentToolCallID == "" || req.Context.ToolCallID != req.Context.ParentToolCallID+"_n1" || !req.Context.ViaCodemode {
+		t.Fatalf("permission_request context %+v", req.Context)
+	}
+	r.Send(`{"id":"no","type":"permission_response","requestId":"` + req.RequestID + `","decision":"deny"}`)
+	r.WaitFor("agent_settled", 1, isType("agent_settled"))
+	r.CloseStdin()
+	r.Wait()
+	var end wireEvent
+	for _, e := range wireEvents(r) {
+		if e.Type == "tool_execution_end" && e.ToolName == "codemode" {
+			end = e
+		}
+	}
+	if got := resultText(end); !strings.Contains(got, "\n\ndenied: ") {
+		t.Fatalf("codemode result %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(r.Work, "marker")); err == nil {
+		t.Fatal("the denied bash ran")
+	}
+}
+
+// PreToolUse and PostToolUse hooks see nested calls under the real tool
+// name with viaCodemode and parentToolCallId; the outer call has neither.
+func TestCodemodeHooksSeeViaCodemode(t *testing.T) {
+	hooksJSON := `{"version":1,"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"cat >> pre.jsonl; echo >> pre.jsonl"}]}],"PostToolUse":[{"matcher":"read","hooks":[{"type":"command","command":"cat >> post.jsonl; echo >> post.jsonl"}]}]}}`
+	r, _, end := runCodemode(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--trust"},
+		Script: codemodeScript(t, "return await tools.read({path: \"ok.txt\"})"),
+		Files:  map[string]string{"ok.txt": "fine\n", ".ama/hooks.json": hooksJSON},
+	})
+	if end.IsError {
+		t.Fatalf("codemode failed: %s", resultText(end))
+	}
+	type input struct {
+		ToolCallID       string `json:"toolCallId"`
+		ToolName         string `json:"toolName"`
+		ViaCodemode      *bool  `json:"viaCodemode"`
+		ParentToolCallID string `json:"parentToolCallId"`
+	}
+	read := func(name string) []input {
+		b, err := os.ReadFile(filepath.Join(r.Work, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []input
+		for _, l := range strings.Split(string(b), "\n") {
+			var in input
+			if strings.TrimSpace(l) != "" && json.Unmarshal([]byte(l), &in) == nil {
+				out = append(out, in)
+			}
+		}
+		return out
+	}
+	pre := read("pre.jsonl")
+	if len(pre) != 2 {
+		t.Fatalf("PreToolUse inputs %+v", pre)
+	}
+	outer, nested := pre[0], pre[1]
+	if outer.ToolName != "codemode" || outer.ViaCodemode != nil || outer.ParentToolCallID != "" {
+		t.Errorf("outer input %+v", outer)
+	}
+	if nested.ToolName != "read" || nested.ViaCodemode == nil || !*nested.ViaCodemode || nested.ParentToolCallID != outer.ToolCallID || nested.ToolCallID != outer.ToolCallID+"_n1" {
+		t.Errorf("nested input %+v", nested)
+	}
+	post := read("post.jsonl")
+	if len(post) != 1 || post[0].ViaCodemode == nil || post[0].ParentToolCallID != outer.ToolCallID {
+		t.Errorf("PostToolUse inputs %+v", post)
+	}
+}
+
+// A model's direct call of a tool that only scripts reach names the way.
+func TestCodemodeOnlyDirectCall(t *testing.T) {
+	script, _ := json.Marshal(map[string]any{"version": 1, "responses": []any{
+		map[string]any{"steps": []any{map[string]any{"toolCall": map[string]any{"name": "read", "arguments": map[string]string{"path": "x"}}},
+			map[string]any{"toolCall": map[string]any{"name": "nope", "arguments": map[string]string{}}}}},
+		map[string]any{"text": "done"},
+	}, "whenExhausted": "repeat-last"})
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--tools-preset", "codemode-only"}, Script: script})
+	r.WaitFor("session_start", 1, isType("session_start"))
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("agent_settled", 1, isType("agent_settled"))
+	r.CloseStdin()
+	r.Wait()
+	got := map[string]string{}
+	for _, e := range wireEvents(r) {
+		if e.Type == "tool_execution_end" {
+			got[e.ToolName] = resultText(e)
+		}
+	}
+	if got["read"] != "Tool read is only callable inside a codemode script: tools.read({...})" || got["nope"] != "Tool nope not found" {
+		t.Fatalf("%q", got)
+	}
+}
