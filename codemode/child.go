@@ -198,6 +198,7 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 		return false, err.Error()
 	}
 
+	w.send(childMsg{Type: "ready"}) // the script's deadline starts now
 	prog, err := goja.Compile("script", "(async () => {\n"+run.Script+"\n})()", false)
 	if err != nil {
 		return failed(err)

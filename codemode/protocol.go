@@ -33,7 +33,7 @@ type (
 
 // Child → parent.
 type childMsg struct {
-	Type string `json:"type"` // tool_call, output, store, done
+	Type string `json:"type"` // ready, tool_call, output, store, done
 	// tool_call
 	ID    int             `json:"id,omitempty"`
 	Name  string          `json:"name,omitempty"`

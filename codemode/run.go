@@ -25,6 +25,9 @@ const (
 	maxKeptOutput = 16 << 20
 	// partialChars is the tail of the output a tool_execution_update shows.
 	partialChars = 4000
+	// startupTimeout bounds the child's start (before the script's own
+	// deadline applies).
+	startupTimeout = 30 * time.Second
 	// stderrTail is how much of the child's stderr is kept for diagnostics.
 	stderrTail = 4000
 )
@@ -112,9 +115,12 @@ func (t *Tool) execute(ctx context.Context, run *runMsg, opts options, callable 
 			finished <- struct{}{}
 		}()
 	}
-	timer := time.NewTimer(time.Duration(opts.timeoutMs) * time.Millisecond)
+	// The deadline counts from the child's ready message, so a loaded
+	// machine's process start does not eat a short timeout; the start
+	// itself is bounded by startupTimeout.
+	timer := time.NewTimer(startupTimeout)
 	defer timer.Stop()
-	gotDone := false
+	gotDone, ready := false, false
 loop:
 	for {
 		select {
@@ -123,6 +129,9 @@ loop:
 				break loop
 			}
 			switch m.Type {
+			case "ready":
+				ready = true
+				timer.Reset(time.Duration(opts.timeoutMs) * time.Millisecond)
 			case "tool_call":
 				if !callable[m.Name] {
 					send(resultMsg{Type: "tool_result", ID: m.ID, Error: "Tool " + m.Name + " is not available in codemode"})
@@ -161,6 +170,9 @@ loop:
 		case <-timer.C:
 			o.timedOut = true
 			o.err = fmt.Sprintf("Script timed out after %d ms", opts.timeoutMs)
+			if !ready {
+				o.err = fmt.Sprintf("codemode sandbox did not start within %v", startupTimeout)
+			}
 			break loop
 		case <-ctx.Done():
 			o.aborted = true
