@@ -98,6 +98,7 @@ func (w *childWriter) send(m childMsg) {
 var (
 	scriptLine = regexp.MustCompile(`script:(\d+):`)
 	syntaxLine = regexp.MustCompile(`Line (\d+):`)
+	importUse  = regexp.MustCompile(`\bimport\b`)
 )
 
 // runScript is the event loop: the script runs until it awaits, then each
@@ -193,6 +194,9 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 				n, _ := strconv.Atoi(m[1])
 				text += fmt.Sprintf(" (line %d)", max(n-1, 1))
 			}
+			if importUse.MatchString(run.Script) {
+				text += "\nOnly tools.<name>(args) is available in codemode: no require/import, process, fetch or timers."
+			}
 			return false, text
 		}
 		return false, err.Error()
@@ -264,15 +268,16 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 func harden(vm *goja.Runtime) {
 	g := vm.GlobalObject()
 	_ = g.Delete("eval")
-	_, _ = vm.RunString(`(function () {
+	// Each kind of function separately: a runtime without one (async
+	// generators) must not leave the others open.
+	for _, maker := range []string{"(function () {})", "(async function () {})", "(function* () {})", "(async function* () {})"} {
+		_, _ = vm.RunString(`(function () {
   "use strict";
   const deny = function () { throw new EvalError("code generation from strings is disabled in codemode"); };
-  for (const f of [function () {}, async function () {}, function* () {}, async function* () {}]) {
-    const proto = Object.getPrototypeOf(f);
-    Object.defineProperty(proto, "constructor", { value: deny, writable: false, configurable: false });
-  }
-  Object.defineProperty(globalThis, "Function", { value: deny, writable: false, configurable: false, enumerable: false });
+  Object.defineProperty(Object.getPrototypeOf(` + maker + `), "constructor", { value: deny, writable: false, configurable: false });
 })()`)
+	}
+	_, _ = vm.RunString(`Object.defineProperty(globalThis, "Function", { value: function () { throw new EvalError("code generation from strings is disabled in codemode"); }, writable: false, configurable: false, enumerable: false })`)
 }
 
 // watchHeap interrupts the script when the live heap passes the cap. It

@@ -136,6 +136,14 @@ func TestNoEscape(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("a script wrote the marker file")
 	}
+	// No code from strings, whichever way the constructor is reached.
+	for _, a := range []string{`new Function("return 1")()`, `(function(){}).constructor("return 1")()`, `(async function(){}).constructor("return 1")()`,
+		`(function*(){}).constructor("yield 1")`, `tools.read.constructor("return 1")()`, `eval("1")`} {
+		res, _ := execScript(t, tool, s, a)
+		if got := body(t, res); !res.IsError || (!strings.Contains(got, "EvalError: code generation from strings is disabled") && !strings.Contains(got, "eval is not defined")) {
+			t.Errorf("%s: %q", a, got)
+		}
+	}
 	if calls.Load() != 0 {
 		t.Fatalf("%d tool calls from scripts that made none", calls.Load())
 	}
