@@ -30,6 +30,8 @@ fuzz:
 	$(GO) test ./internal/utf8cut -run '^$$' -fuzz FuzzHeadTail -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
 	$(GO) test ./printmode -run '^$$' -fuzz FuzzReadPrompt -fuzztime $(FUZZTIME)
+	$(GO) test ./codemode -run '^$$' -fuzz FuzzOptions -fuzztime $(FUZZTIME)
+	$(GO) test ./codemode -run '^$$' -fuzz FuzzScript -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzStream -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzUnescapeHTML -fuzztime $(FUZZTIME)
 	$(GO) test ./rpc/acp -run '^$$' -fuzz FuzzChunkLine -fuzztime $(FUZZTIME)

@@ -430,8 +430,13 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			})
 		}
 	}
-	// ama's order: the default list (built-ins plus host tools), then the
-	// config's tools.default, then --tools, both as +name/-name/names.
+	// ama's order: the preset's list (built-ins plus host tools, codemode
+	// as its mode says), then the config's tools.default, then --tools,
+	// both as +name/-name/names.
+	sel, active, err := selectCodemode(flags, user, project, active, log)
+	if err != nil {
+		return nil, err
+	}
 	if active, err = applyToolSpec(active, user.Tools.Default); err != nil {
 		return nil, fmt.Errorf("%w: tools.default: %v", config.ErrInvalid, err)
 	}
@@ -468,12 +473,22 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if active, err = wireAgents(deps, active, user.Subagents, user.Agents, defDirs, trusted, runners, probe, log); err != nil {
 		return nil, err
 	}
+	var all session.ToolSet
+	if err := registerCodemode(deps, sel, active, user, func() []tools.Tool {
+		if all == nil { // the registry reads Decl while it is built
+			return nil
+		}
+		return all.Tools()
+	}); err != nil {
+		return nil, err
+	}
 	if h != nil {
 		deps.Tools = h.ToolSet(deps.Tools) // tools the adapter registers after create()
 	}
 	if err := wireMCP(deps, cwd, user, project, trusted, log); err != nil {
 		return nil, err
 	}
+	all = deps.Tools
 	opts := session.Options{
 		Cwd: cwd, Model: ref, ThinkingLevel: thinking, SessionID: flags.SessionID,
 		ActiveTools: active, ForceModel: flags.Model != "",

@@ -23,6 +23,8 @@ type Flags struct {
 	PermissionMode string
 	Allow, Deny    multiFlag
 	Tools          string
+	ToolsPreset    string
+	Codemode       string
 	NoSession      bool
 	Session        string
 	Resume         string
@@ -79,6 +81,8 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	fs.Var(&f.Allow, "allow", "allow rule such as 'bash(npm test*)' (repeatable)")
 	fs.Var(&f.Deny, "deny", "deny rule such as 'bash(terraform *)' (repeatable)")
 	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+" plus host tools; ls and todo are opt-in): names replace the list, +name adds, -name removes")
+	fs.StringVar(&f.ToolsPreset, "tools-preset", "", "tool preset: default, minimal, codemode-only (or codemode) or coordinator")
+	fs.StringVar(&f.Codemode, "codemode", "", "codemode tool: off, on or only (default: the preset's)")
 	fs.BoolVar(&f.NoSession, "no-session", false, "keep the session in memory (no session file)")
 	fs.StringVar(&f.Session, "session", "", "open this session file")
 	fs.StringVar(&f.Resume, "resume", "", "resume the session with this id")

@@ -30,6 +30,7 @@ type Config struct {
 	Approvals     Approvals                  `json:"approvals"`
 	Limits        Limits                     `json:"limits"`
 	Tools         Tools                      `json:"tools"`
+	Codemode      Codemode                   `json:"codemode"`
 	Sandbox       Sandbox                    `json:"sandbox"`
 	Host          Host                       `json:"host"`
 	Subagents     Subagents                  `json:"subagents"`
@@ -216,6 +217,27 @@ type Tools struct {
 	// default list (host tools included). Read from the user config and a
 	// profile's config, not from the project's.
 	Default []string `json:"default,omitempty"`
+	// Preset is the tool preset: default, minimal, codemode-only (old
+	// name codemode) or coordinator.
+	Preset string `json:"preset,omitempty"`
+	// MaxToolResultChars caps the codemode result's output (0: 30000).
+	MaxToolResultChars int `json:"maxToolResultChars,omitempty"`
+}
+
+// Codemode configures the codemode tool (README "Codemode"). A project
+// may only set Mode to "off".
+type Codemode struct {
+	// Mode is off, on or only ("": the preset's).
+	Mode string `json:"mode,omitempty"`
+	// InlineBudget bounds the declarations inlined in `only` mode
+	// (estimated tokens, default 3000).
+	InlineBudget int `json:"inlineBudget,omitempty"`
+	// RequireStrict leaves the tool out when scripts are not isolated.
+	RequireStrict bool `json:"requireStrict,omitempty"`
+	// MaxHeapMb caps a script's heap (default 256; a negative value: no cap).
+	MaxHeapMb int `json:"maxHeapMb,omitempty"`
+	// MaxToolCalls bounds the tool calls of one script (default 1000).
+	MaxToolCalls int `json:"maxToolCalls,omitempty"`
 }
 
 // ToolsEnv configures the environment of the commands the bash tool runs.

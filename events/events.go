@@ -131,6 +131,8 @@ type ToolExecutionStart struct {
 	ParentToolCallID string          `json:"parentToolCallId,omitempty"`
 	// MCPServer is the MCP server of an mcp__<server>__<tool> call.
 	MCPServer string `json:"mcpServer,omitempty"`
+	// ViaCodemode marks a call a codemode script made.
+	ViaCodemode bool `json:"viaCodemode,omitempty"`
 }
 
 // ToolExecutionUpdate streams a running tool's output (all output so far).
@@ -139,6 +141,7 @@ type ToolExecutionUpdate struct {
 	ToolName         string `json:"toolName"`
 	Partial          string `json:"partial"`
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	ViaCodemode      bool   `json:"viaCodemode,omitempty"`
 }
 
 // ToolResult is the result object of ToolExecutionEnd.
@@ -174,6 +177,7 @@ type ToolExecutionEnd struct {
 	Result           ToolResult `json:"result"`
 	IsError          bool       `json:"isError"`
 	ParentToolCallID string     `json:"parentToolCallId,omitempty"`
+	ViaCodemode      bool       `json:"viaCodemode,omitempty"`
 	AutoDecision     any        `json:"autoDecision,omitempty"`
 	Denied           bool       `json:"denied,omitempty"`
 	// Dangerous are the stable ids of the dangerous-list categories that
@@ -231,6 +235,8 @@ type PermissionCtx struct {
 	// ParentToolCallID is the calling call of a nested call (a host
 	// tool's ctx.tools.executeTool).
 	ParentToolCallID string `json:"parentToolCallId,omitempty"`
+	// ViaCodemode marks a call a codemode script made.
+	ViaCodemode bool `json:"viaCodemode,omitempty"`
 	// Origin describes an external agent's own request (agent, its
 	// session, the tool call and the options it offered).
 	Origin any `json:"origin,omitempty"`

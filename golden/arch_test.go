@@ -75,7 +75,9 @@ func TestDependencyDirection(t *testing.T) {
 		// internal/childenv is the environment of every child process.
 		"tools":      {"llm", "plan", "approvals", "internal/childenv", "internal/secrets", "internal/ownfs"},
 		"classifier": {"llm"},
-		"skills":     {"internal/ownfs"},
+		// codemode reaches the session only through tools.CallSession.
+		"codemode": {"llm", "tools", "internal/ownfs"},
+		"skills":   {"internal/ownfs"},
 		// The session file format: a leaf under everything that reads or
 		// writes session files (events, trace, both protocols, app).
 		"store": {"llm", "internal/jsonstr"},

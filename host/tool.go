@@ -82,6 +82,8 @@ type wireResult struct {
 	Content json.RawMessage `json:"content"` // a string or content blocks
 	IsError bool            `json:"isError"`
 	Details json.RawMessage `json:"details,omitempty"`
+	// Structured is what a codemode script's tools.<name>() resolves to.
+	Structured json.RawMessage `json:"structured,omitempty"`
 	// Terminate asks to end the run after this batch (only when every
 	// result of the batch asks it).
 	Terminate bool `json:"terminate"`
@@ -170,6 +172,9 @@ func (t *Tool) Execute(ctx context.Context, call *tools.Call) (*tools.Result, er
 	}
 	if len(res.Details) > 0 && string(res.Details) != "null" {
 		out.Details = res.Details
+	}
+	if len(res.Structured) > 0 && string(res.Structured) != "null" {
+		out.Structured = res.Structured
 	}
 	return out, nil
 }

@@ -97,11 +97,11 @@ type hookGate struct {
 
 // preToolUse runs the PreToolUse hooks of a validated call. With no hook
 // that may match the tool it returns at once, without allocating.
-func (s *Session) preToolUse(r *runState, env *toolEnv, tc *llm.ToolCall, parent string) hookGate {
+func (s *Session) preToolUse(r *runState, env *toolEnv, tc *llm.ToolCall, parent string, via bool) hookGate {
 	if !s.deps.Hooks.MayMatch(hooks.PreToolUse, tc.Name) {
 		return hookGate{}
 	}
-	res := s.runHooks(r.ctx, hooks.PreToolUse, hooks.ToolInput{ToolCallID: tc.ID, ToolName: tc.Name, ToolInput: tc.Arguments, ParentToolCallID: parent}, tc.Name, tc.Arguments)
+	res := s.runHooks(r.ctx, hooks.PreToolUse, hooks.ToolInput{ToolCallID: tc.ID, ToolName: tc.Name, ToolInput: tc.Arguments, ViaCodemode: via, ParentToolCallID: parent}, tc.Name, tc.Arguments)
 	if res == nil {
 		return hookGate{}
 	}
@@ -170,7 +170,7 @@ func (s *Session) postToolUse(r *runState, p *preparedCall, res *tools.Result) *
 		}
 	}
 	hr := s.runHooks(r.ctx, hooks.PostToolUse, hooks.PostToolInput{ToolCallID: tc.ID, ToolName: tc.Name, ToolInput: orig,
-		ToolResult: hooks.ToolResult{Content: strings.Join(text, "\n"), IsError: res.IsError}, ParentToolCallID: p.parent}, tc.Name, orig)
+		ToolResult: hooks.ToolResult{Content: strings.Join(text, "\n"), IsError: res.IsError}, ViaCodemode: p.via, ParentToolCallID: p.parent}, tc.Name, orig)
 	if hr == nil {
 		return res
 	}

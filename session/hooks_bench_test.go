@@ -19,7 +19,7 @@ func BenchmarkToolPathNoHooks(b *testing.B) {
 	r := &runState{}
 	b.ReportAllocs()
 	for b.Loop() {
-		if g := s.preToolUse(r, nil, tc, ""); g.result != nil || g.args != nil {
+		if g := s.preToolUse(r, nil, tc, "", false); g.result != nil || g.args != nil {
 			b.Fatal("gate without hooks")
 		}
 		if s.postToolUse(r, p, res) != res {
@@ -34,7 +34,7 @@ func TestToolPathNoHooksAllocs(t *testing.T) {
 	p := &preparedCall{call: tc}
 	res := tools.ErrorResult("x")
 	r := &runState{}
-	if n := testing.AllocsPerRun(100, func() { s.preToolUse(r, nil, tc, ""); s.postToolUse(r, p, res) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { s.preToolUse(r, nil, tc, "", false); s.postToolUse(r, p, res) }); n != 0 {
 		t.Fatalf("%v allocations per tool call without hooks", n)
 	}
 }

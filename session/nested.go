@@ -46,9 +46,17 @@ func (c *callSession) ExecuteTool(ctx context.Context, name string, args json.Ra
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	tc := &llm.ToolCall{Type: "toolCall", ID: fmt.Sprintf("%s.%d", c.parent, c.n.Add(1)), Name: name, Arguments: args}
-	p := &preparedCall{call: tc, parent: c.parent, depth: c.depth + 1}
-	s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: name, Args: args, ParentToolCallID: c.parent})
+	// A codemode script's calls are "<outer>_n<k>" (ama's ids) and marked
+	// viaCodemode; a host tool's keep "<parent>.<n>".
+	via := c.parentName == tools.NameCodemode
+	k := c.n.Add(1)
+	id := fmt.Sprintf("%s.%d", c.parent, k)
+	if via {
+		id = fmt.Sprintf("%s_n%d", c.parent, k)
+	}
+	tc := &llm.ToolCall{Type: "toolCall", ID: id, Name: name, Arguments: args}
+	p := &preparedCall{call: tc, parent: c.parent, depth: c.depth + 1, via: via}
+	s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: name, Args: args, ParentToolCallID: c.parent, ViaCodemode: via})
 	// The nested call has its own run view: its ctx (the caller's, maybe
 	// shortened by the caller's own signal) bounds its ask and execution.
 	nr := &runState{ctx: ctx, cancel: func() {}, kind: runAgent}

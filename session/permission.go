@@ -234,7 +234,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 	req := &events.PermissionRequest{
 		RequestID: s.deps.NewUUID(), ToolName: tc.Name, Input: tc.Arguments, Reason: reason, Dangerous: p.danger, HookReason: hookReason,
 		TimeoutMs: timeout.Milliseconds(), AutoDecision: auto,
-		Context: &events.PermissionCtx{ToolCallID: tc.ID, ParentToolCallID: p.parent},
+		Context: &events.PermissionCtx{ToolCallID: tc.ID, ParentToolCallID: p.parent, ViaCodemode: p.via},
 	}
 	if pv, ok := tool.(tools.Previewer); ok {
 		pctx, cancel := context.WithTimeout(r.ctx, 2*time.Second)

@@ -27,6 +27,7 @@ type preparedCall struct {
 	hook   hookGate        // the PreToolUse verdict the call was judged with (decision, reason)
 	mode   approvals.Mode  // the mode the call was judged with
 	parent string          // the calling call of a nested call ("": the model's)
+	via    bool            // a codemode script's call (viaCodemode on hooks, asks, events)
 	depth  int             // nesting level (0: the model's call)
 }
 
@@ -91,7 +92,12 @@ func (s *Session) prepare(r *runState, env *toolEnv, msg *llm.AssistantMessage, 
 		r.warning = "repeated_tool_call"
 		return p
 	}
-	s.gate(r, env, p, env.lookup(tc.Name))
+	t := env.lookup(tc.Name)
+	if t == nil && env.lookup(tools.NameCodemode) != nil && env.registered(tc.Name) {
+		p.result = tools.ErrorResult(fmt.Sprintf("Tool %s is only callable inside a codemode script: tools.%s({...})", tc.Name, tc.Name))
+		return p
+	}
+	s.gate(r, env, p, t)
 	return p
 }
 
@@ -114,7 +120,7 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 		p.result = tools.ErrorResult(fmt.Sprintf("Invalid arguments for %s:\n%s", tc.Name, err.Error()))
 		return
 	}
-	gate := s.preToolUse(r, env, tc, p.parent)
+	gate := s.preToolUse(r, env, tc, p.parent, p.via)
 	if gate.result != nil {
 		p.result, p.denied = gate.result, gate.denied
 		if gate.denied {
@@ -241,14 +247,14 @@ func (s *Session) invoke(ctx context.Context, r *runState, env *toolEnv, p *prep
 	}
 	return tools.Execute(ctx, p.tool, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res,
 		Update: func(partial string) {
-			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial, ParentToolCallID: p.parent})
+			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial, ParentToolCallID: p.parent, ViaCodemode: p.via})
 		},
 		Session: &callSession{s: s, r: r, env: env, parent: tc.ID, parentName: tc.Name, depth: p.depth}})
 }
 
 func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 	s.publish(events.ToolExecutionEnd{
-		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent,
+		ToolCallID: p.call.ID, ToolName: p.call.Name, ParentToolCallID: p.parent, ViaCodemode: p.via,
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText, Terminate: res.Terminate},
 		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger, Denial: p.denial, MCPServer: mcpServer(p.tool),
@@ -302,6 +308,20 @@ type toolEnv struct {
 }
 
 func (e *toolEnv) lookup(name string) tools.Tool { return e.tools[name] }
+
+// registered reports a tool of the registry the session does not refuse
+// (active or not).
+func (e *toolEnv) registered(name string) bool {
+	if e.set == nil || e.refused[name] {
+		return false
+	}
+	for _, t := range e.set.Tools() {
+		if t.Decl().Name == name {
+			return true
+		}
+	}
+	return false
+}
 
 func (e *toolEnv) validate(name string, args json.RawMessage) error {
 	if err, ok := e.mcpValidate(name, args); ok {

@@ -18,6 +18,9 @@ const (
 	NameLs    = "ls"
 	NameRead  = "read"
 	NameWrite = "write"
+	// NameCodemode is the codemode tool (package codemode); its nested calls
+	// are marked viaCodemode.
+	NameCodemode = "codemode"
 )
 
 //go:embed descriptions/*.md

@@ -97,6 +97,10 @@ type Result struct {
 	IsError bool
 	// Details is extra structured data for hosts (not sent to the model).
 	Details any
+	// Structured is the value a codemode script's tools.<name>() resolves
+	// to instead of the text (host tools' structured); not sent to the
+	// model. nil: the text.
+	Structured json.RawMessage
 	// AsText makes hosts receive the content as one string (the task
 	// tool's results).
 	AsText bool

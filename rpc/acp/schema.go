@@ -220,6 +220,9 @@ type toolCallStart struct {
 	RawInput      json.RawMessage   `json:"rawInput,omitempty"`
 	Content       []toolCallContent `json:"content,omitempty"`
 	RawOutput     any               `json:"rawOutput,omitempty"`
+	// Meta names the codemode call a script's nested call belongs to
+	// ({"ama":{"parentToolCallId":…}}).
+	Meta map[string]any `json:"_meta,omitempty"`
 }
 
 type toolCallUpdate struct {

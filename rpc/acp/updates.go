@@ -108,11 +108,16 @@ func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
 			}
 		}
 	}
-	return toolCallStart{
+	u := toolCallStart{
 		SessionUpdate: updToolCall, ToolCallID: t.ids.open(e.ToolCallID), Title: toolTitle(e.ToolName, e.Args),
 		Kind: toolKind(e.ToolName), Status: statusPending, Locations: toolLocations(e.ToolName, e.Args, t.cwd),
 		RawInput: rawOrNil(e.Args),
 	}
+	if e.ViaCodemode { // folded under the codemode call in the client
+		u.Title = "codemode › " + u.Title
+		u.Meta = map[string]any{"ama": map[string]string{"parentToolCallId": t.ids.get(e.ParentToolCallID)}}
+	}
+	return u
 }
 
 // end reports the outcome: completed or failed, the diff of a successful

@@ -277,3 +277,16 @@ func TestReplayReusedToolCallIDs(t *testing.T) {
 		t.Errorf("a live call after the replay gets %s, want call_0#3", id)
 	}
 }
+
+// A codemode script's nested call is its own tool_call, titled under
+// codemode and pointing at the outer call's ACP id.
+func TestNestedCodemodeCallFolded(t *testing.T) {
+	tr := newTranslator("/w")
+	tr.translate(events.ToolExecutionStart{ToolCallID: "c1", ToolName: "codemode", Args: json.RawMessage(`{"script":"1"}`)})
+	got := tr.translate(events.ToolExecutionStart{ToolCallID: "c1_n1", ToolName: "read", Args: json.RawMessage(`{"path":"a"}`),
+		ParentToolCallID: "c1", ViaCodemode: true})
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), `"title":"codemode › `) || !strings.Contains(string(b), `"_meta":{"ama":{"parentToolCallId":"c1"}}`) {
+		t.Fatalf("%s", b)
+	}
+}
