@@ -332,7 +332,7 @@ func (p *parser) line(text []byte, kind byte) error {
 		return nil
 	}
 	e := p.b.entry()
-	p.b.fill(e, text, fields, &parts, p.sc.ws)
+	p.b.fill(e, text, &p.sc, &parts)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
 		p.name, p.hasName = e.sessionName(), true

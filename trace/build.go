@@ -39,9 +39,7 @@ type builder struct {
 	// from and to bound the window of turns the result returns: only
 	// their messages are decoded; the others feed the totals (lite.go).
 	from, to int
-	lite     map[int]*liteTurn // turn index outside the window → its tally
-	blocks   []liteBlock       // scratch of tally
-	liteBody liteBody          // scratch of tally
+	lite     []liteTurn // turn index → its tally when outside the window (lite.go)
 	// Content kept for previews.
 	prompts map[*Turn]*llm.UserMessage
 	replies map[*Step]*llm.AssistantMessage
@@ -114,12 +112,21 @@ func (b *builder) assignTurns() {
 		b.turnOf[i] = unknown
 	}
 	starts := store.NewTurnStarts(b.in.Entries)
+	var at []int
 	for i, e := range b.in.Entries {
 		if starts.Entry(e) {
-			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}}
-			b.turnOf[i] = len(b.turns)
-			b.turns = append(b.turns, t)
+			at = append(at, i)
 		}
+	}
+	// One allocation for the turns and one for their first entry ids.
+	turns, ids := make([]Turn, len(at)), make([]string, len(at))
+	b.turns = make([]*Turn, len(at))
+	for k, i := range at {
+		id := b.in.Entries[i].ID
+		ids[k] = id
+		turns[k] = Turn{ID: id, Kind: KindTurn, EntryIDs: ids[k : k+1 : k+1], Steps: []*Step{}}
+		b.turns[k] = &turns[k]
+		b.turnOf[i] = k
 	}
 	var chain []int
 	for i := range b.in.Entries {
@@ -335,7 +342,7 @@ func (b *builder) finish() {
 		}
 	}
 	for ti, t := range b.turns {
-		if l := b.lite[ti]; l != nil {
+		if l := b.liteTurn(ti); l != nil {
 			l.finish(t)
 			continue
 		}
