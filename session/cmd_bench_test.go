@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -79,7 +80,8 @@ func (m *meter) report() {
 }
 
 // coldSession opens a fresh copy of a generated session with the timer
-// and the CPU clock stopped; the caller closes it.
+// and the CPU clock stopped (and the resume's garbage collected); the
+// caller closes it.
 func coldSession(m *meter, src string, deps *Deps) *Session {
 	b := m.b
 	m.stop()
@@ -96,6 +98,7 @@ func coldSession(m *meter, src string, deps *Deps) *Session {
 	if err != nil {
 		b.Fatal(err)
 	}
+	runtime.GC() // the resume's garbage is not the command's
 	return s
 }
 

@@ -274,7 +274,7 @@ func (e *Entry) UnmarshalJSON(data []byte) (err error) {
 			err = e.unmarshalStd(data)
 		}
 	}()
-	var s scanner
+	s := scanner{message: true}
 	switch s.scan(data) {
 	case kindInvalid:
 		return fmt.Errorf("%w: invalid JSON", ErrMalformedEntry)

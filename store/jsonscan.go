@@ -41,7 +41,9 @@ type scanner struct {
 	// "content", each block's members after a separator (ks == -1; -2 for
 	// an element that is not an object). They
 	// are recorded in the same pass, so a message's facts are read from
-	// spans (msgfacts.go) without a second walk of its body.
+	// spans (msgfacts.go) without a second walk of its body. Only when
+	// message is set (the readers of entry lines).
+	message       bool
 	inner, blocks []field
 }
 
@@ -182,7 +184,7 @@ func (s *scanner) object(i, depth int, r rec) int {
 			return -1
 		case b[vs] == '"':
 			ve, vesc = scanString(b, vs)
-		case r == recTop && b[vs] == '{' && string(b[ks:ke]) == `"message"`:
+		case r == recTop && s.message && b[vs] == '{' && string(b[ks:ke]) == `"message"`:
 			ve = s.object(vs, depth+1, recInner)
 		case r == recInner && b[vs] == '[' && string(b[ks:ke]) == `"content"`:
 			ve = s.blockArray(vs, depth+1)

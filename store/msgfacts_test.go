@@ -11,7 +11,7 @@ import (
 // parseEntry reads one entry line with the bulk builder (a file's read),
 // without UnmarshalJSON's recover, so a panic fails the test.
 func parseEntry(t *testing.T, line []byte) (*Entry, bool) {
-	var s scanner
+	s := scanner{message: true}
 	if s.scan(line) != kindObject {
 		return nil, false
 	}

@@ -159,6 +159,7 @@ type parser struct {
 }
 
 func (p *parser) run(r io.Reader) error {
+	p.sc.message = p.keep // entries are made: record their messages' members
 	lr := newLineReader(r, p.bufSize)
 	for {
 		l, ok := lr.next()

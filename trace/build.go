@@ -36,6 +36,8 @@ type builder struct {
 	turnOf []int          // entry index → turn index (-1: none)
 	turns  []*Turn
 	aux    []*Aux
+	steps  []stepRecord // the step records, in selection order (records)
+	stepOf []int32      // entry index → 1 + its record's index in steps (0: none)
 	// from and to bound the window of turns the result returns: only
 	// their messages are decoded; the others feed the totals (lite.go).
 	from, to int
@@ -161,25 +163,7 @@ func (b *builder) assignTurns() {
 
 // fill walks the entries in order and attaches them to their turns.
 func (b *builder) fill() {
-	traces := map[string]stepRecord{}
-	for _, e := range b.in.Entries {
-		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
-			continue
-		}
-		var d stepData
-		if !readStep(e, &d) {
-			var err error
-			if d, err = store.CustomData[stepData](e); err != nil {
-				continue
-			}
-		}
-		if d.Kind != "step" || d.AssistantEntryID == "" {
-			continue
-		}
-		if _, seen := traces[d.AssistantEntryID]; !seen {
-			traces[d.AssistantEntryID] = stepRecord{entryID: e.ID, data: d}
-		}
-	}
+	b.records()
 	for i, e := range b.in.Entries {
 		ti := b.turnOf[i]
 		var turn *Turn
@@ -191,9 +175,9 @@ func (b *builder) fill() {
 			switch {
 			case turn == nil:
 			case ti >= b.from && ti < b.to:
-				b.message(turn, e, traces)
+				b.message(turn, e, b.record(i))
 			default:
-				b.tally(ti, turn, e, traces)
+				b.tally(ti, turn, e, b.record(i))
 			}
 		case store.TypeUsage:
 			var u struct {
@@ -228,8 +212,66 @@ func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model st
 	b.aux = append(b.aux, a)
 }
 
+// records reads the ama.trace step records of the selection and puts
+// each on the entry it names (assistantEntryId): the first record that
+// names an entry is its step's. The session writes a record after its
+// reply's tool results, so the entry is looked for a few entries back
+// first; only a record further away needs the id index.
+func (b *builder) records() {
+	const near = 64
+	var at []int32
+	for r, e := range b.in.Entries {
+		if e.Type == store.TypeCustom && e.CustomType() == CustomType {
+			at = append(at, int32(r))
+		}
+	}
+	if len(at) == 0 {
+		return
+	}
+	b.steps = make([]stepRecord, 0, len(at))
+	b.stepOf = make([]int32, len(b.in.Entries))
+	for _, r := range at {
+		r := int(r)
+		e := b.in.Entries[r]
+		var d stepData
+		if !readStep(e, &d) {
+			var err error
+			if d, err = store.CustomData[stepData](e); err != nil {
+				continue
+			}
+		}
+		if d.Kind != "step" || d.AssistantEntryID == "" {
+			continue
+		}
+		a := -1
+		for j := r - 1; j >= max(0, r-near); j-- {
+			if b.in.Entries[j].ID == d.AssistantEntryID {
+				a = j
+				break
+			}
+		}
+		if a < 0 {
+			if i, ok := b.index(d.AssistantEntryID); ok {
+				a = i
+			}
+		}
+		if a >= 0 && b.stepOf[a] == 0 {
+			b.steps = append(b.steps, stepRecord{entryID: e.ID, data: d})
+			b.stepOf[a] = int32(len(b.steps))
+		}
+	}
+}
+
+// record returns the step record of entry i (nil: none).
+func (b *builder) record(i int) *stepRecord {
+	if i < len(b.stepOf) && b.stepOf[i] > 0 {
+		return &b.steps[b.stepOf[i]-1]
+	}
+	return nil
+}
+
 // message attaches a message entry of turn.
-func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepRecord) {
+func (b *builder) message(turn *Turn, e *store.Entry, rec *stepRecord) {
 	m, err := e.Message()
 	if err != nil {
 		return
@@ -243,7 +285,7 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 			turn.StartedAt = m.Timestamp
 		}
 	case *llm.AssistantMessage:
-		b.step(turn, e, m, traces)
+		b.step(turn, e, m, rec)
 	case *llm.ToolResultMessage:
 		for si := len(turn.Steps) - 1; si >= 0; si-- {
 			for _, t := range turn.Steps[si].Tools {
@@ -264,7 +306,7 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 }
 
 // step adds the step of an assistant message.
-func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, traces map[string]stepRecord) {
+func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, r *stepRecord) {
 	s := &Step{ID: e.ID, Kind: KindStep, EntryIDs: []string{e.ID}, Provider: m.Provider, Model: m.Model, Attempt: 1,
 		Usage: m.Usage, StopReason: m.StopReason, Tools: []*Tool{}, ThinkingLevel: m.ThinkingLevel,
 		CacheHitRatio: hitRatio(m.Usage.Input, m.Usage.CacheRead, m.Usage.CacheWrite)}
@@ -279,7 +321,7 @@ func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, trac
 	if n := len(turn.Steps); n > 0 && turn.Steps[n-1].StopReason == llm.StopError {
 		s.Attempt = turn.Steps[n-1].Attempt + 1 // an automatic retry
 	}
-	if r, ok := traces[e.ID]; ok {
+	if r != nil {
 		s.EntryIDs = append(s.EntryIDs, r.entryID)
 		d := r.data
 		if d.Attempt > 0 {

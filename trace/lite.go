@@ -33,7 +33,7 @@ type liteCall struct {
 }
 
 // tally adds message entry e to turn ti, which is outside the window.
-func (b *builder) tally(ti int, turn *Turn, e *store.Entry, traces map[string]stepRecord) {
+func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
 	f := e.MessageFacts()
 	if f == nil {
 		m, err := e.Message()
@@ -63,8 +63,8 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, traces map[string]st
 		l.steps++
 		u.ToolCalls += len(f.ToolCalls)
 		l.ended = max(l.ended, f.Timestamp)
-		if r, ok := traces[e.ID]; ok {
-			l.ended = max(l.ended, ms(r.data.DoneAt))
+		if rec != nil {
+			l.ended = max(l.ended, ms(rec.data.DoneAt))
 		}
 	case llm.RoleToolResult:
 		for end := len(l.calls); end > 0; { // step by step, the latest first

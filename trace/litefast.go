@@ -180,7 +180,7 @@ func readStepAsWritten(body []byte, d *stepData) bool {
 			if end >= len(body) {
 				return false
 			}
-			s := string(body[i+1 : end])
+			s := internStep(body[i+1 : end])
 			switch k {
 			case 0:
 				d.Kind = s
@@ -231,4 +231,20 @@ func readStepAsWritten(body []byte, d *stepData) bool {
 // hasKey reports whether b starts with key, its closing quote and a colon.
 func hasKey(b []byte, key string) bool {
 	return len(b) > len(key)+1 && string(b[:len(key)]) == key && b[len(key)] == '"' && b[len(key)+1] == ':'
+}
+
+// internStep returns the string of a record's kind or status, without a
+// copy for the values the session writes.
+func internStep(v []byte) string {
+	switch string(v) {
+	case "step":
+		return "step"
+	case StatusOK:
+		return StatusOK
+	case StatusError:
+		return StatusError
+	case StatusAborted:
+		return StatusAborted
+	}
+	return string(v)
 }
