@@ -37,7 +37,9 @@ type builder struct {
 	turns  []*Turn
 	aux    []*Aux
 	steps  []stepRecord // the step records, in selection order (records)
-	stepOf []int32      // entry index → 1 + its record's index in steps (0: none)
+	// recordAt are the indexes of the ama.trace entries (assignTurns).
+	recordAt []int32
+	stepOf   []int32 // entry index → 1 + its record's index in steps (0: none)
 	// from and to bound the window of turns the result returns: only
 	// their messages are decoded; the others feed the totals (lite.go).
 	from, to int
@@ -59,7 +61,7 @@ func Build(in Input, q Query) (*Result, error) {
 	b := &builder{in: in,
 		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
 		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
-	b.assignTurns()
+	b.assignTurns(!q.All())
 	from, to, err := b.window(q, limit)
 	if err != nil {
 		return nil, err
@@ -106,8 +108,10 @@ func (b *builder) index(id string) (int, bool) {
 // assignTurns creates the turns (in selection order) and maps every entry
 // to the turn of its nearest ancestor (itself included) that starts one.
 // Turn starts come from the facts the store read with each entry
-// (store.TurnStarts.Entry); no message is decoded here.
-func (b *builder) assignTurns() {
+// (store.TurnStarts.Entry); no message is decoded here. On a path (the
+// branch: each entry's parent is the one before it) that ancestor is the
+// nearest start before the entry, and parents are not looked at.
+func (b *builder) assignTurns(path bool) {
 	const unknown = -2
 	b.turnOf = make([]int, len(b.in.Entries))
 	for i := range b.turnOf {
@@ -116,8 +120,11 @@ func (b *builder) assignTurns() {
 	starts := store.NewTurnStarts(b.in.Entries)
 	var at []int
 	for i, e := range b.in.Entries {
-		if starts.Entry(e) {
+		switch {
+		case starts.Entry(e):
 			at = append(at, i)
+		case e.Type == store.TypeCustom && e.CustomType() == CustomType:
+			b.recordAt = append(b.recordAt, int32(i)) // for records, in the same pass
 		}
 	}
 	// One allocation for the turns and one for their first entry ids.
@@ -129,6 +136,16 @@ func (b *builder) assignTurns() {
 		turns[k] = Turn{ID: id, Kind: KindTurn, EntryIDs: ids[k : k+1 : k+1], Steps: []*Step{}}
 		b.turns[k] = &turns[k]
 		b.turnOf[i] = k
+	}
+	if path {
+		t := -1
+		for i, ti := range b.turnOf {
+			if ti != unknown {
+				t = ti
+			}
+			b.turnOf[i] = t
+		}
+		return
 	}
 	var chain []int
 	for i := range b.in.Entries {
@@ -216,15 +233,11 @@ func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model st
 // each on the entry it names (assistantEntryId): the first record that
 // names an entry is its step's. The session writes a record after its
 // reply's tool results, so the entry is looked for a few entries back
-// first; only a record further away needs the id index.
+// first; only a record further away needs the id index. assignTurns
+// found the records in its pass over the entries (recordAt).
 func (b *builder) records() {
 	const near = 64
-	var at []int32
-	for r, e := range b.in.Entries {
-		if e.Type == store.TypeCustom && e.CustomType() == CustomType {
-			at = append(at, int32(r))
-		}
-	}
+	at := b.recordAt
 	if len(at) == 0 {
 		return
 	}
