@@ -155,9 +155,10 @@ func handleGetTree(s *Server, c *command) {
 	// line is never built: the writer writes it piece by piece as the
 	// store produces them (the nodes and entries are immutable).
 	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	s.w.SendPieces(len(head)+store.NodesJSONLen(nodes)+len("}}\n"), func(emit func([]byte)) {
+	tree := store.NewNodesJSON(nodes)
+	s.w.SendPieces(len(head)+tree.Len()+len("}}\n"), func(emit func([]byte)) {
 		emit(head)
-		store.WriteNodesJSON(nodes, stdio.ChunkSize, emit)
+		tree.WriteTo(stdio.ChunkSize, emit)
 		emit([]byte("}}\n"))
 	})
 }

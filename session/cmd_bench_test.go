@@ -202,7 +202,7 @@ func BenchmarkGetTree(b *testing.B) {
 						}
 					}
 					write([]byte(`{"tree":`))
-					store.WriteNodesJSON(mustTree(b, s), treePiece, write)
+					store.NewNodesJSON(mustTree(b, s)).WriteTo(treePiece, write)
 					write([]byte(`}`))
 					f.Close()
 					os.Remove(f.Name())
