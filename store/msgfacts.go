@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -266,7 +267,7 @@ func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
 			if v[0] != '-' && !isDigit(v[0]) {
 				return false // a string, null, an object…: the decoder fails or keeps
 			}
-			x, err := strconv.ParseFloat(string(v), 64)
+			x, err := strconv.ParseFloat(numStr(v), 64)
 			if err != nil || math.IsInf(x, 0) {
 				return false
 			}
@@ -361,9 +362,13 @@ func plainInt64(v []byte) (int64, bool) {
 	if len(v) == 0 || v[0] != '-' && !isDigit(v[0]) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
+	n, err := strconv.ParseInt(numStr(v), 10, 64)
 	return n, err == nil
 }
+
+// numStr returns v as a string for strconv without a copy: strconv does
+// not keep it, and the line's bytes do not change during the call.
+func numStr(v []byte) string { return unsafe.String(unsafe.SliceData(v), len(v)) }
 
 // msgFacts returns a zeroed MessageFacts (carved from a slab in bulk reads).
 func (b *builder) msgFacts() *MessageFacts {
