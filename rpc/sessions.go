@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
@@ -131,11 +132,16 @@ func handleGetTree(s *Server, c *command) {
 		return
 	}
 	// Deep trees exceed encoding/json's nesting limit; the store writes
-	// them itself, straight into the line (sized once: a long session's
-	// tree is as large as its file).
-	line := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	line = store.AppendNodesJSON(line, nodes)
-	s.w.SendLine(append(line, "}}\n"...))
+	// them itself. A long session's tree is as large as its file, so the
+	// line is never built: the writer writes it piece by piece as the
+	// store produces them (the nodes and entries are immutable).
+	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
+	tree := store.NewNodesJSON(nodes)
+	s.w.SendPieces(len(head)+tree.Len()+len("}}\n"), func(emit func([]byte)) {
+		emit(head)
+		tree.WriteTo(stdio.ChunkSize, emit)
+		emit([]byte("}}\n"))
+	})
 }
 
 func handleSetSessionName(s *Server, c *command) {

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -79,7 +80,8 @@ func (m *meter) report() {
 }
 
 // coldSession opens a fresh copy of a generated session with the timer
-// and the CPU clock stopped; the caller closes it.
+// and the CPU clock stopped (and the resume's garbage collected); the
+// caller closes it.
 func coldSession(m *meter, src string, deps *Deps) *Session {
 	b := m.b
 	m.stop()
@@ -96,6 +98,7 @@ func coldSession(m *meter, src string, deps *Deps) *Session {
 	if err != nil {
 		b.Fatal(err)
 	}
+	runtime.GC() // the resume's garbage is not the command's
 	return s
 }
 
@@ -165,22 +168,16 @@ func writeFloor(b *testing.B, dir string, data []byte, fsync bool) {
 	os.Remove(f.Name())
 }
 
-// BenchmarkGetTree is get_tree as the rpc server builds it (the session's
-// nodes written as JSON), next to writing the same bytes to a file.
+// BenchmarkGetTree is get_tree as the rpc server writes it (the session's
+// nodes written as JSON in pieces of the writer's chunk size, never built
+// whole), next to writing the same bytes to a file from one buffer.
 func BenchmarkGetTree(b *testing.B) {
 	for _, n := range cmdSizes() {
 		b.Run(sizeName(n), func(b *testing.B) {
 			src, deps := perfFile(b, n, false), perfDeps(b)
 			s := coldSession(newMeter(b), src, deps)
 			defer s.Close()
-			tree := func() []byte {
-				nodes, err := s.Tree()
-				if err != nil {
-					b.Fatal(err)
-				}
-				return store.AppendNodesJSON([]byte(`{"tree":`), nodes)
-			}
-			out := tree()
+			out := append(store.AppendNodesJSON([]byte(`{"tree":`), mustTree(b, s)), '}')
 			dir := b.TempDir()
 			b.Run("floor", func(b *testing.B) {
 				b.SetBytes(int64(len(out)))
@@ -190,29 +187,41 @@ func BenchmarkGetTree(b *testing.B) {
 				}
 				cpu()
 			})
-			// The same write from a buffer made for it: on this kind of
-			// machine (a VM) faulting in tens of MB of fresh memory costs
-			// more than writing them; get_tree cannot avoid it (its
-			// response is one line the writer owns).
-			b.Run("floor-fresh", func(b *testing.B) {
-				b.SetBytes(int64(len(out)))
-				cpu := cpuMeter(b)
-				for b.Loop() {
-					writeFloor(b, dir, append(make([]byte, 0, len(out)), out...), false)
-				}
-				cpu()
-			})
 			b.Run("get_tree", func(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				b.ReportAllocs()
 				cpu := cpuMeter(b)
 				for b.Loop() {
-					writeFloor(b, dir, tree(), false)
+					f, err := os.CreateTemp(dir, "tree-")
+					if err != nil {
+						b.Fatal(err)
+					}
+					write := func(p []byte) {
+						if _, err := f.Write(p); err != nil {
+							b.Fatal(err)
+						}
+					}
+					write([]byte(`{"tree":`))
+					store.NewNodesJSON(mustTree(b, s)).WriteTo(treePiece, write)
+					write([]byte(`}`))
+					f.Close()
+					os.Remove(f.Name())
 				}
 				cpu()
 			})
 		})
 	}
+}
+
+// treePiece is the piece size rpc writes get_tree in (stdio.ChunkSize).
+const treePiece = 64 << 10
+
+func mustTree(b *testing.B, s *Session) []*store.Node {
+	nodes, err := s.Tree()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return nodes
 }
 
 // BenchmarkFork forks a resumed session at its last entry (the whole

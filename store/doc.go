@@ -54,10 +54,15 @@
 // branch decode only those: rewind finds its point on the tail of the
 // branch (Tree.Tail, TurnStarts.Entry), get_trace, get_fork_messages and
 // the rewind points skip every message that cannot be what they want
-// (Entry.NotUser). get_tree's JSON (AppendNodesJSON) and a created file
-// are sized from the entries' encoded lengths (or written through one
-// reused buffer), and a body read from a line is not scanned again when
-// a fork writes it. A file of at least 4 MiB is parsed in
+// (Entry.NotUser). What get_trace counts of a message it does not return
+// (role, time, usage, tool-call ids: MessageFacts, msgfacts.go) is read
+// while the line is validated: the scanner records the spans of the
+// message object's members and of its content blocks in the same pass,
+// and a message made in memory takes them from the message itself.
+// get_tree's JSON is written in pieces through one reused buffer
+// (NodesJSON.WriteTo; AppendNodesJSON sizes its buffer once from the
+// entries' encoded lengths), a created file through one reused buffer,
+// and a body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a
 // flat table of 8-byte slots (idindex.go). A file of 100,000 entries opens in

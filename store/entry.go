@@ -61,6 +61,8 @@ type Entry struct {
 	// dec caches the decoded message (Message, contextMessage); atomic
 	// for the same reason as body, whose big text it may share.
 	dec atomic.Pointer[decoded]
+	// msg holds a message's facts (msgfacts.go), nil when not known.
+	msg *MessageFacts
 }
 
 // decoded is the outcome of decoding an entry's message.
@@ -272,7 +274,7 @@ func (e *Entry) UnmarshalJSON(data []byte) (err error) {
 			err = e.unmarshalStd(data)
 		}
 	}()
-	var s scanner
+	s := scanner{message: true}
 	switch s.scan(data) {
 	case kindInvalid:
 		return fmt.Errorf("%w: invalid JSON", ErrMalformedEntry)
@@ -285,7 +287,7 @@ func (e *Entry) UnmarshalJSON(data []byte) (err error) {
 		return fmt.Errorf("%w: missing id or type", ErrMalformedEntry)
 	}
 	var b builder
-	b.fill(e, data, s.fields, &p, s.ws)
+	b.fill(e, data, &s, &p)
 	return nil
 }
 
@@ -371,7 +373,9 @@ type builder struct {
 	sarena  []byte // strings (str)
 	slab    []Entry
 	strs    []string
+	facts   []MessageFacts
 	scratch []byte
+	sub     scanner // a message's usage and cost (msgfacts.go)
 }
 
 const (
@@ -440,10 +444,11 @@ func (b *builder) strPtr(s string) *string {
 	return p
 }
 
-// fill sets e from a scanned entry line whose type and id are strings.
-// With compactBody (the line had whitespace between tokens) the body is
-// rebuilt from its members and compacted.
-func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, compactBody bool) {
+// fill sets e from a line sc has scanned whose type and id are strings.
+// When the line had whitespace between tokens the body is rebuilt from
+// its members and compacted.
+func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
+	fields, compactBody := sc.fields, sc.ws
 	e.Type = internType(text, p.typ)
 
 	// id, parentId and timestamp share one string allocation when unescaped.
@@ -529,6 +534,9 @@ func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, com
 	}
 	e.learn()
 	e.facts |= factChecked
+	if e.Type == TypeMessage {
+		b.learnMessage(e, text, sc, p)
+	}
 }
 
 var emptyBody = []byte("{}")
@@ -577,7 +585,7 @@ func (e *Entry) WithBody(body json.RawMessage) *Entry {
 // WithParent returns a copy of e (same type, id, timestamp and body) whose
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
-	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span}
+	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span, msg: e.msg}
 	c.body.Store(e.body.Load())
 	c.spilled.Store(e.spilled.Load()) // a moved body is not moved again (a fork's new file)
 	return c
@@ -637,6 +645,7 @@ func MessageEntry(m llm.Message) *Entry {
 			e.setBody(body)
 			e.learn()
 			e.setMessage(shareStrings(m, strs, body, spans)) // each string kept once (share.go)
+			e.msg = FactsOf(m)
 			return e
 		}
 	}
@@ -644,6 +653,7 @@ func MessageEntry(m llm.Message) *Entry {
 		Message llm.Message `json:"message"`
 	}{m})
 	e.setMessage(m)
+	e.msg = FactsOf(m)
 	return e
 }
 

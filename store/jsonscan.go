@@ -35,7 +35,27 @@ type scanner struct {
 	b      []byte
 	fields []field
 	ws     bool // whitespace was skipped inside the value (it is not compact)
+	// inner holds the members of the object value of a top-level member
+	// keyed exactly "message" (a message entry's message), and blocks the
+	// members of the objects in that object's array member keyed exactly
+	// "content", each block's members after a separator (ks == -1; -2 for
+	// an element that is not an object). They
+	// are recorded in the same pass, so a message's facts are read from
+	// spans (msgfacts.go) without a second walk of its body. Only when
+	// message is set (the readers of entry lines).
+	message       bool
+	inner, blocks []field
 }
+
+// rec says which members object records.
+type rec uint8
+
+const (
+	recNone  rec = iota
+	recTop       // the top-level object's members: fields
+	recInner     // the message object's members: inner
+	recBlock     // a content block's members: blocks
+)
 
 // Value kinds returned by scan.
 const (
@@ -52,6 +72,7 @@ const (
 func (s *scanner) scan(b []byte) byte {
 	s.b = b
 	s.fields = s.fields[:0]
+	s.inner, s.blocks = s.inner[:0], s.blocks[:0]
 	s.ws = false
 	i := skipWS(b, 0)
 	if i >= len(b) {
@@ -62,7 +83,7 @@ func (s *scanner) scan(b []byte) byte {
 	switch b[i] {
 	case '{':
 		kind = kindObject
-		end = s.object(i, 1, true)
+		end = s.object(i, 1, recTop)
 	case '[':
 		kind = kindArray
 		end = s.value(i, 0)
@@ -109,7 +130,7 @@ func (s *scanner) value(i, depth int) int {
 	}
 	switch c := b[i]; c {
 	case '{':
-		return s.object(i, depth+1, false)
+		return s.object(i, depth+1, recNone)
 	case '[':
 		return s.array(i, depth+1)
 	case '"':
@@ -133,7 +154,7 @@ func literal(b []byte, i int, lit string) int {
 	return i + len(lit)
 }
 
-func (s *scanner) object(i, depth int, top bool) int {
+func (s *scanner) object(i, depth int, r rec) int {
 	if depth > maxDepth {
 		return -1
 	}
@@ -158,16 +179,28 @@ func (s *scanner) object(i, depth int, top bool) int {
 		vs := s.skip(i + 1)
 		var ve int
 		vesc := false
-		if vs < len(b) && b[vs] == '"' {
+		switch {
+		case vs >= len(b):
+			return -1
+		case b[vs] == '"':
 			ve, vesc = scanString(b, vs)
-		} else {
+		case r == recTop && s.message && b[vs] == '{' && string(b[ks:ke]) == `"message"`:
+			ve = s.object(vs, depth+1, recInner)
+		case r == recInner && b[vs] == '[' && string(b[ks:ke]) == `"content"`:
+			ve = s.blockArray(vs, depth+1)
+		default:
 			ve = s.value(vs, depth)
 		}
 		if ve < 0 {
 			return -1
 		}
-		if top {
-			s.fields = append(s.fields, field{ks: ks, ke: ke, kesc: kesc, vs: vs, ve: ve, vesc: vesc})
+		switch f := (field{ks: ks, ke: ke, kesc: kesc, vs: vs, ve: ve, vesc: vesc}); r {
+		case recTop:
+			s.fields = append(s.fields, f)
+		case recInner:
+			s.inner = append(s.inner, f)
+		case recBlock:
+			s.blocks = append(s.blocks, f)
 		}
 		i = s.skip(ve)
 		if i >= len(b) {
@@ -177,6 +210,43 @@ func (s *scanner) object(i, depth int, top bool) int {
 		case ',':
 			i = s.skip(i + 1)
 		case '}':
+			return i + 1
+		default:
+			return -1
+		}
+	}
+}
+
+// blockArray is array for the message's content: the members of each
+// element that is an object are recorded in blocks, after a separator.
+func (s *scanner) blockArray(i, depth int) int {
+	if depth > maxDepth {
+		return -1
+	}
+	b := s.b
+	i = s.skip(i + 1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1
+	}
+	for {
+		if i < len(b) && b[i] == '{' {
+			s.blocks = append(s.blocks, field{ks: -1})
+			i = s.object(i, depth+1, recBlock)
+		} else {
+			s.blocks = append(s.blocks, field{ks: -2})
+			i = s.value(i, depth)
+		}
+		if i < 0 {
+			return -1
+		}
+		i = s.skip(i)
+		if i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case ',':
+			i = s.skip(i + 1)
+		case ']':
 			return i + 1
 		default:
 			return -1

@@ -159,6 +159,7 @@ type parser struct {
 }
 
 func (p *parser) run(r io.Reader) error {
+	p.sc.message = p.keep // entries are made: record their messages' members
 	lr := newLineReader(r, p.bufSize)
 	for {
 		l, ok := lr.next()
@@ -332,7 +333,7 @@ func (p *parser) line(text []byte, kind byte) error {
 		return nil
 	}
 	e := p.b.entry()
-	p.b.fill(e, text, fields, &parts, p.sc.ws)
+	p.b.fill(e, text, &p.sc, &parts)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
 		p.name, p.hasName = e.sessionName(), true

@@ -373,6 +373,45 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 	size, depth := nodesJSONLen(nodes)
 	dst = slices.Grow(dst, size+nodesSlack)
+	return walkNodesJSON(dst, nodes, depth, 0, nil)
+}
+
+// NodesJSON is the get_tree JSON of a forest, measured (one walk) and
+// ready to be written in pieces (WriteTo).
+type NodesJSON struct {
+	nodes       []*Node
+	size, depth int
+}
+
+// NewNodesJSON measures the JSON of nodes.
+func NewNodesJSON(nodes []*Node) NodesJSON {
+	size, depth := nodesJSONLen(nodes)
+	return NodesJSON{nodes, size, depth}
+}
+
+// Len returns about the length of the JSON array that AppendNodesJSON and
+// WriteTo write: at most 3 bytes a node more, unless an id, type,
+// timestamp or label needs escaping.
+func (j NodesJSON) Len() int { return j.size }
+
+// WriteTo writes the JSON array of AppendNodesJSON in pieces of about
+// piece bytes (a node's entry more when it is larger), each handed to
+// flush, which may keep it only until it returns (one buffer is reused).
+// A piece ends after an ASCII byte of the JSON's structure, so each is
+// whole UTF-8 where the entries are. A get_tree as large as its session
+// is never built in memory.
+func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
+	buf := walkNodesJSON(make([]byte, 0, piece+piece/4), j.nodes, j.depth, piece, flush)
+	if len(buf) > 0 {
+		flush(buf)
+	}
+}
+
+// walkNodesJSON appends the array of nodes to dst; with flush, it hands
+// dst to flush and starts over whenever it holds at least piece bytes.
+// depth sizes its stack (a long session's tree is a chain as deep as its
+// length).
+func walkNodesJSON(dst []byte, nodes []*Node, depth, piece int, flush func([]byte)) []byte {
 	type frame struct {
 		list []*Node
 		next int
@@ -381,6 +420,10 @@ func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 	stack := make([]frame, 1, depth+1)
 	stack[0] = frame{list: nodes}
 	for len(stack) > 0 {
+		if flush != nil && len(dst) >= piece {
+			flush(dst)
+			dst = dst[:0]
+		}
 		top := &stack[len(stack)-1]
 		if top.next == len(top.list) {
 			dst = append(dst, ']')

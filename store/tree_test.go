@@ -308,5 +308,27 @@ func TestNodesJSONSize(t *testing.T) {
 		if c := cap(again); c < len(again) || c > len(again)+len(again)/50+256 {
 			t.Errorf("%s: %d bytes written into a buffer of %d: sized %s", name, len(again), c, "badly")
 		}
+		j := store.NewNodesJSON(nodes)
+		if n := j.Len(); n < len(out) || n > len(out)+len(out)/20+64 {
+			t.Errorf("%s: NodesJSON.Len %d, written %d", name, n, len(out))
+		}
+		// In pieces: the same bytes, no piece much larger than asked.
+		for _, piece := range []int{1, 100, 4096} {
+			var joined []byte
+			pieces := 0
+			j.WriteTo(piece, func(p []byte) {
+				pieces++
+				if len(p) == 0 {
+					t.Errorf("%s: empty piece", name)
+				}
+				joined = append(joined, p...)
+			})
+			if !bytes.Equal(joined, out) {
+				t.Fatalf("%s: pieces of %d differ from the whole", name, piece)
+			}
+			if pieces < len(out)/(piece+600) {
+				t.Errorf("%s: %d bytes in %d pieces of about %d", name, len(out), pieces, piece)
+			}
+		}
 	}
 }

@@ -36,12 +36,14 @@ type builder struct {
 	turnOf []int          // entry index → turn index (-1: none)
 	turns  []*Turn
 	aux    []*Aux
+	steps  []stepRecord // the step records, in selection order (records)
+	// recordAt are the indexes of the ama.trace entries (assignTurns).
+	recordAt []int32
+	stepOf   []int32 // entry index → 1 + its record's index in steps (0: none)
 	// from and to bound the window of turns the result returns: only
 	// their messages are decoded; the others feed the totals (lite.go).
 	from, to int
-	lite     map[int]*liteTurn // turn index outside the window → its tally
-	blocks   []liteBlock       // scratch of tally
-	liteBody liteBody          // scratch of tally
+	lite     []liteTurn // turn index → its tally when outside the window (lite.go)
 	// Content kept for previews.
 	prompts map[*Turn]*llm.UserMessage
 	replies map[*Step]*llm.AssistantMessage
@@ -59,7 +61,7 @@ func Build(in Input, q Query) (*Result, error) {
 	b := &builder{in: in,
 		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
 		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
-	b.assignTurns()
+	b.assignTurns(!q.All())
 	from, to, err := b.window(q, limit)
 	if err != nil {
 		return nil, err
@@ -106,20 +108,44 @@ func (b *builder) index(id string) (int, bool) {
 // assignTurns creates the turns (in selection order) and maps every entry
 // to the turn of its nearest ancestor (itself included) that starts one.
 // Turn starts come from the facts the store read with each entry
-// (store.TurnStarts.Entry); no message is decoded here.
-func (b *builder) assignTurns() {
+// (store.TurnStarts.Entry); no message is decoded here. On a path (the
+// branch: each entry's parent is the one before it) that ancestor is the
+// nearest start before the entry, and parents are not looked at.
+func (b *builder) assignTurns(path bool) {
 	const unknown = -2
 	b.turnOf = make([]int, len(b.in.Entries))
 	for i := range b.turnOf {
 		b.turnOf[i] = unknown
 	}
 	starts := store.NewTurnStarts(b.in.Entries)
+	var at []int
 	for i, e := range b.in.Entries {
-		if starts.Entry(e) {
-			t := &Turn{ID: e.ID, Kind: KindTurn, EntryIDs: []string{e.ID}, Steps: []*Step{}}
-			b.turnOf[i] = len(b.turns)
-			b.turns = append(b.turns, t)
+		switch {
+		case starts.Entry(e):
+			at = append(at, i)
+		case e.Type == store.TypeCustom && e.CustomType() == CustomType:
+			b.recordAt = append(b.recordAt, int32(i)) // for records, in the same pass
 		}
+	}
+	// One allocation for the turns and one for their first entry ids.
+	turns, ids := make([]Turn, len(at)), make([]string, len(at))
+	b.turns = make([]*Turn, len(at))
+	for k, i := range at {
+		id := b.in.Entries[i].ID
+		ids[k] = id
+		turns[k] = Turn{ID: id, Kind: KindTurn, EntryIDs: ids[k : k+1 : k+1], Steps: []*Step{}}
+		b.turns[k] = &turns[k]
+		b.turnOf[i] = k
+	}
+	if path {
+		t := -1
+		for i, ti := range b.turnOf {
+			if ti != unknown {
+				t = ti
+			}
+			b.turnOf[i] = t
+		}
+		return
 	}
 	var chain []int
 	for i := range b.in.Entries {
@@ -154,25 +180,7 @@ func (b *builder) assignTurns() {
 
 // fill walks the entries in order and attaches them to their turns.
 func (b *builder) fill() {
-	traces := map[string]stepRecord{}
-	for _, e := range b.in.Entries {
-		if e.CustomType() != CustomType || e.Type != store.TypeCustom {
-			continue
-		}
-		var d stepData
-		if !readStep(e, &d) {
-			var err error
-			if d, err = store.CustomData[stepData](e); err != nil {
-				continue
-			}
-		}
-		if d.Kind != "step" || d.AssistantEntryID == "" {
-			continue
-		}
-		if _, seen := traces[d.AssistantEntryID]; !seen {
-			traces[d.AssistantEntryID] = stepRecord{entryID: e.ID, data: d}
-		}
-	}
+	b.records()
 	for i, e := range b.in.Entries {
 		ti := b.turnOf[i]
 		var turn *Turn
@@ -184,9 +192,9 @@ func (b *builder) fill() {
 			switch {
 			case turn == nil:
 			case ti >= b.from && ti < b.to:
-				b.message(turn, e, traces)
+				b.message(turn, e, b.record(i))
 			default:
-				b.tally(ti, turn, e, traces)
+				b.tally(ti, turn, e, b.record(i))
 			}
 		case store.TypeUsage:
 			var u struct {
@@ -221,8 +229,62 @@ func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model st
 	b.aux = append(b.aux, a)
 }
 
+// records reads the ama.trace step records of the selection and puts
+// each on the entry it names (assistantEntryId): the first record that
+// names an entry is its step's. The session writes a record after its
+// reply's tool results, so the entry is looked for a few entries back
+// first; only a record further away needs the id index. assignTurns
+// found the records in its pass over the entries (recordAt).
+func (b *builder) records() {
+	const near = 64
+	at := b.recordAt
+	if len(at) == 0 {
+		return
+	}
+	b.steps = make([]stepRecord, 0, len(at))
+	b.stepOf = make([]int32, len(b.in.Entries))
+	for _, r := range at {
+		r := int(r)
+		e := b.in.Entries[r]
+		var d stepData
+		if !readStep(e, &d) {
+			var err error
+			if d, err = store.CustomData[stepData](e); err != nil {
+				continue
+			}
+		}
+		if d.Kind != "step" || d.AssistantEntryID == "" {
+			continue
+		}
+		a := -1
+		for j := r - 1; j >= max(0, r-near); j-- {
+			if b.in.Entries[j].ID == d.AssistantEntryID {
+				a = j
+				break
+			}
+		}
+		if a < 0 {
+			if i, ok := b.index(d.AssistantEntryID); ok {
+				a = i
+			}
+		}
+		if a >= 0 && b.stepOf[a] == 0 {
+			b.steps = append(b.steps, stepRecord{entryID: e.ID, data: d})
+			b.stepOf[a] = int32(len(b.steps))
+		}
+	}
+}
+
+// record returns the step record of entry i (nil: none).
+func (b *builder) record(i int) *stepRecord {
+	if i < len(b.stepOf) && b.stepOf[i] > 0 {
+		return &b.steps[b.stepOf[i]-1]
+	}
+	return nil
+}
+
 // message attaches a message entry of turn.
-func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepRecord) {
+func (b *builder) message(turn *Turn, e *store.Entry, rec *stepRecord) {
 	m, err := e.Message()
 	if err != nil {
 		return
@@ -236,7 +298,7 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 			turn.StartedAt = m.Timestamp
 		}
 	case *llm.AssistantMessage:
-		b.step(turn, e, m, traces)
+		b.step(turn, e, m, rec)
 	case *llm.ToolResultMessage:
 		for si := len(turn.Steps) - 1; si >= 0; si-- {
 			for _, t := range turn.Steps[si].Tools {
@@ -257,7 +319,7 @@ func (b *builder) message(turn *Turn, e *store.Entry, traces map[string]stepReco
 }
 
 // step adds the step of an assistant message.
-func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, traces map[string]stepRecord) {
+func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, r *stepRecord) {
 	s := &Step{ID: e.ID, Kind: KindStep, EntryIDs: []string{e.ID}, Provider: m.Provider, Model: m.Model, Attempt: 1,
 		Usage: m.Usage, StopReason: m.StopReason, Tools: []*Tool{}, ThinkingLevel: m.ThinkingLevel,
 		CacheHitRatio: hitRatio(m.Usage.Input, m.Usage.CacheRead, m.Usage.CacheWrite)}
@@ -272,7 +334,7 @@ func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, trac
 	if n := len(turn.Steps); n > 0 && turn.Steps[n-1].StopReason == llm.StopError {
 		s.Attempt = turn.Steps[n-1].Attempt + 1 // an automatic retry
 	}
-	if r, ok := traces[e.ID]; ok {
+	if r != nil {
 		s.EntryIDs = append(s.EntryIDs, r.entryID)
 		d := r.data
 		if d.Attempt > 0 {
@@ -335,7 +397,7 @@ func (b *builder) finish() {
 		}
 	}
 	for ti, t := range b.turns {
-		if l := b.lite[ti]; l != nil {
+		if l := b.liteTurn(ti); l != nil {
 			l.finish(t)
 			continue
 		}

@@ -1,7 +1,9 @@
 package trace_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -515,8 +517,31 @@ func TestTotalsIndependentOfWindow(t *testing.T) {
 	s.user("fourth", "")
 	s.reply("ok", usage(1, 1, 1, 1))
 
-	for _, in := range []trace.Input{s.input(false), s.all(false)} {
+	// The entries as appended (facts from the messages), as read from
+	// their lines (facts from the scanner) and without facts (decoded).
+	read, raw := *s, *s
+	read.entries, raw.entries = nil, nil
+	for _, e := range s.entries {
+		var r store.Entry
+		if err := json.Unmarshal(e.AppendJSON(nil), &r); err != nil {
+			t.Fatal(err)
+		}
+		if e.Type == store.TypeMessage && r.MessageFacts() == nil {
+			t.Fatalf("no facts read from %s", e.AppendJSON(nil))
+		}
+		read.entries = append(read.entries, &r)
+		c := store.RawEntry(e.Type, e.Body())
+		c.ID, c.ParentID, c.Timestamp = e.ID, e.ParentID, e.Timestamp
+		raw.entries = append(raw.entries, c)
+	}
+	var want trace.Usage
+	for k, in := range []trace.Input{s.input(false), s.all(false), read.input(false), read.all(false), raw.input(false), raw.all(false)} {
 		full := build(t, in, trace.Query{TurnLimit: limit(500)})
+		if k == 0 {
+			want = full.Trace.Totals
+		} else if full.Trace.Totals != want {
+			t.Errorf("input %d: totals %+v, want %+v", k, full.Trace.Totals, want)
+		}
 		if len(full.Trace.Turns) != 4 {
 			t.Fatalf("turns %v", turnIDs(full))
 		}
@@ -539,4 +564,24 @@ func TestTotalsIndependentOfWindow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStepRecordFarFromItsReply: a record written after many tool
+// results (more than the few entries looked at first) still finds its
+// reply, and so does one written before it.
+func TestStepRecordFarFromItsReply(t *testing.T) {
+	s := newSession()
+	s.user("x", "")
+	var calls []call
+	for i := range 80 {
+		calls = append(calls, call{fmt.Sprintf("c%d", i), "read", `{}`})
+	}
+	a := s.assistant("", llm.StopToolUse, usage(1, 1, 0, 0), calls...)
+	for _, c := range calls {
+		s.result(c.id, c.name, "ok", false)
+	}
+	s.step(a, 3, 1)
+	st := build(t, s.input(false), trace.Query{}).Trace.Turns[0].Steps[0]
+	eq(t, "attempt from the far record", st.Attempt, 3)
+	eq(t, "entryIds", len(st.EntryIDs), 2)
 }

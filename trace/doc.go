@@ -14,7 +14,11 @@
 //     whole file). The session package takes it on its actor.
 //   - Build: the trace of the requested window of turns, the paging cursor
 //     and, for content=preview, redacted and truncated previews of the
-//     window's prompts, replies, tool arguments and tool results.
+//     window's prompts, replies, tool arguments and tool results. Only
+//     the window's messages are decoded; the turns outside it are tallied
+//     for the totals from the facts the store read with each message
+//     (store.MessageFacts), and the ama.trace records are put on the
+//     entries they name (a slot per entry, no map by id).
 //   - Redact: the secret scrubber used for previews.
 //
 // A turn is a user message whose origin is neither steer nor followUp

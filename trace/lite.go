@@ -1,112 +1,96 @@
 package trace
 
 import (
-	"encoding/json"
-
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
 )
 
 // A turn outside the window is not returned, only counted in the totals:
-// its messages are read into liteMessage, the few fields the totals need
-// (no text, no thinking, no arguments, no tool output is decoded), and
-// tallied the way message, step and finish build and sum a returned
-// turn. Requests, tokens, cost and tool calls come from the replies;
-// the duration from the prompt's timestamp to the latest of the replies,
-// their trace records' doneAt and the results of their tool calls.
-
-// liteMessage is what the totals read of a message.
-type liteMessage struct {
-	Role       string          `json:"role"`
-	Timestamp  int64           `json:"timestamp"`
-	Usage      llm.Usage       `json:"usage"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"toolCallId"`
-	cost       llm.Cost        // Usage.Cost points here when readLite reads one
-}
-
-// liteBody is an entry body as tally reads it.
-type liteBody struct {
-	Message liteMessage `json:"message"`
-}
-
-// liteBlock is what the totals read of an assistant content block.
-type liteBlock struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-}
+// of its messages only the facts the store read with each entry are used
+// (store.MessageFacts: role, time, usage, tool-call ids; a message whose
+// facts are not known is decoded), tallied the way message, step and
+// finish build and sum a returned turn. Requests, tokens, cost and tool
+// calls come from the replies; the duration from the prompt's timestamp
+// to the latest of the replies, their trace records' doneAt and the
+// results of their tool calls.
 
 // liteTurn tallies a turn outside the window.
 type liteTurn struct {
 	usage   Usage
 	started int64
 	ended   int64
-	// calls are the tool calls of each step, for matching results as
-	// message does.
-	calls [][]liteCall
+	// calls are the tool calls of the turn's steps in order, for
+	// matching results as message does (the latest step first).
+	calls []liteCall
+	steps int32
+	used  bool
 }
 
 type liteCall struct {
 	id   string
+	step int32 // the index of its step in the turn
 	done bool
 }
 
 // tally adds message entry e to turn ti, which is outside the window.
-func (b *builder) tally(ti int, turn *Turn, e *store.Entry, traces map[string]stepRecord) {
+func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
+	f := e.MessageFacts()
+	if f == nil {
+		m, err := e.Message()
+		if err != nil {
+			return
+		}
+		if f = store.FactsOf(m); f == nil {
+			return
+		}
+	}
 	if b.lite == nil {
-		b.lite = map[int]*liteTurn{}
+		b.lite = make([]liteTurn, len(b.turns))
 	}
-	l := b.lite[ti]
-	if l == nil {
-		l = &liteTurn{}
-		b.lite[ti] = l
-	}
-	body := &b.liteBody // scratch: nothing of it is kept
-	*body = liteBody{}
-	m := &body.Message
-	blocks := b.blocks[:0]
-	if !readLite(e, m, &blocks) {
-		*body = liteBody{}
-		if e.Decode(body) != nil {
-			return
-		}
-		blocks = blocks[:0]
-		if m.Role == llm.RoleAssistant && len(m.Content) > 0 && json.Unmarshal(m.Content, &blocks) != nil {
-			return
-		}
-	}
-	b.blocks = blocks
-	switch m.Role {
+	l := &b.lite[ti]
+	l.used = true
+	switch f.Role {
 	case llm.RoleUser:
 		if e.ID == turn.ID {
-			l.started = m.Timestamp
+			l.started = f.Timestamp
 		}
 	case llm.RoleAssistant:
 		u := &l.usage
-		u.addRequest(m.Usage)
-		var calls []liteCall
-		for _, c := range blocks {
-			if c.Type == "toolCall" {
-				calls = append(calls, liteCall{id: c.ID})
-			}
+		u.addRequest(f.Usage())
+		for _, id := range f.ToolCalls {
+			l.calls = append(l.calls, liteCall{id: id, step: l.steps})
 		}
-		u.ToolCalls += len(calls)
-		l.calls = append(l.calls, calls)
-		l.ended = max(l.ended, m.Timestamp)
-		if r, ok := traces[e.ID]; ok {
-			l.ended = max(l.ended, ms(r.data.DoneAt))
+		l.steps++
+		u.ToolCalls += len(f.ToolCalls)
+		l.ended = max(l.ended, f.Timestamp)
+		if rec != nil {
+			l.ended = max(l.ended, ms(rec.data.DoneAt))
 		}
 	case llm.RoleToolResult:
-		for si := len(l.calls) - 1; si >= 0; si-- {
-			for k := range l.calls[si] {
-				if c := &l.calls[si][k]; c.id == m.ToolCallID && !c.done {
+		for end := len(l.calls); end > 0; { // step by step, the latest first
+			start := end - 1
+			for start > 0 && l.calls[start-1].step == l.calls[end-1].step {
+				start--
+			}
+			for k := start; k < end; k++ {
+				if c := &l.calls[k]; c.id == f.ToolCallID && !c.done {
 					c.done = true
-					l.ended = max(l.ended, m.Timestamp)
+					l.ended = max(l.ended, f.Timestamp)
 					return
 				}
 			}
+			end = start
 		}
 	}
+}
+
+// liteTurn returns the tally of turn ti (nil: none, the turn is in the
+// window or has no message).
+func (b *builder) liteTurn(ti int) *liteTurn {
+	if ti < len(b.lite) && b.lite[ti].used {
+		return &b.lite[ti]
+	}
+	return nil
 }
 
 // finish sets t's usage from the tally, as finish does for a returned

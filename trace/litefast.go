@@ -6,164 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
-	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/store"
 )
-
-// readLite reads the message of e into m without encoding/json: the
-// members of the message object are visited in place (jsonobj), and only
-// the ones liteMessage has are read. It answers only when every one of
-// them has the plain form the decoder would accept the same way (an
-// integer, a string without escapes, an object of such); anything else
-// reports false and the caller decodes. Keys match as encoding/json
-// matches them (case-insensitively, the last one wins). blocks receives
-// the content blocks' type and id for an assistant message.
-func readLite(e *store.Entry, m *liteMessage, blocks *[]liteBlock) bool {
-	var msg []byte
-	good := true
-	ok := jsonobj.RawMembers(e.Body(), func(key, val []byte) {
-		switch {
-		case unreadable(key):
-			good = false
-		case keyIs(key, "message"):
-			msg = val
-		}
-	})
-	if !ok || !good || msg == nil || msg[0] != '{' {
-		return false
-	}
-	var content []byte
-	ok = jsonobj.RawMembers(msg, func(key, val []byte) {
-		if !good {
-			return
-		}
-		switch {
-		case unreadable(key):
-			good = false
-		case keyIs(key, "role"):
-			m.Role, good = plainRole(val)
-		case keyIs(key, "timestamp"):
-			m.Timestamp, good = plainInt(val)
-		case keyIs(key, "toolCallId"):
-			m.ToolCallID, good = plainString(val)
-		case keyIs(key, "content"):
-			content = val
-		case keyIs(key, "usage"):
-			good = readUsage(val, m)
-		}
-	})
-	if !ok || !good {
-		return false
-	}
-	m.Content = content
-	*blocks = (*blocks)[:0]
-	if m.Role != "assistant" || content == nil || string(content) == "null" {
-		return true
-	}
-	if content[0] != '[' {
-		return false
-	}
-	ok = jsonobj.Elements(content, func(val []byte) {
-		if !good {
-			return
-		}
-		if val[0] != '{' {
-			good = false
-			return
-		}
-		var b liteBlock
-		jsonobj.RawMembers(val, func(key, v []byte) {
-			switch {
-			case !good:
-			case unreadable(key):
-				good = false
-			case keyIs(key, "type"):
-				b.Type, good = plainString(v)
-			case keyIs(key, "id"):
-				b.ID, good = plainString(v)
-			}
-		})
-		*blocks = append(*blocks, b)
-	})
-	return ok && good
-}
-
-// readUsage reads the usage object val into m.Usage.
-func readUsage(val []byte, m *liteMessage) bool {
-	if string(val) == "null" {
-		return true
-	}
-	if val[0] != '{' {
-		return false
-	}
-	good := true
-	u := &m.Usage
-	ok := jsonobj.RawMembers(val, func(key, v []byte) {
-		var n int64
-		switch {
-		case !good:
-			return
-		case unreadable(key):
-			good = false
-		case keyIs(key, "input"):
-			n, good = plainInt(v)
-			u.Input = int(n)
-		case keyIs(key, "output"):
-			n, good = plainInt(v)
-			u.Output = int(n)
-		case keyIs(key, "cacheRead"):
-			n, good = plainInt(v)
-			u.CacheRead = int(n)
-		case keyIs(key, "cacheWrite"):
-			n, good = plainInt(v)
-			u.CacheWrite = int(n)
-		case keyIs(key, "totalTokens"):
-			_, good = plainInt(v)
-		case keyIs(key, "cost"):
-			good = readCost(v, m)
-		}
-	})
-	return ok && good
-}
-
-// readCost reads the total of a cost object (every member must be a
-// number, as the decoder requires of llm.Cost's fields).
-func readCost(v []byte, m *liteMessage) bool {
-	if string(v) == "null" {
-		return true // the decoder leaves the pointer as it was
-	}
-	if v[0] != '{' {
-		return false
-	}
-	good, hasTotal := true, false
-	var total float64
-	ok := jsonobj.RawMembers(v, func(key, n []byte) {
-		if !good {
-			return
-		}
-		if unreadable(key) {
-			good = false
-			return
-		}
-		for _, k := range [...]string{"input", "output", "cacheRead", "cacheWrite", "total"} {
-			if keyIs(key, k) {
-				f, err := strconv.ParseFloat(string(n), 64)
-				if good = err == nil && isNumber(n); good && k == "total" {
-					total, hasTotal = f, true
-				}
-				return
-			}
-		}
-	})
-	if !ok || !good {
-		return false
-	}
-	if hasTotal { // a repeated cost object changes only the members it has
-		m.cost.Total = total
-	}
-	m.Usage.Cost = &m.cost
-	return true
-}
 
 // keyIs reports whether the raw JSON key names name as encoding/json
 // matches a field (case-insensitively). An escaped key is not read:
@@ -183,22 +27,6 @@ func unreadable(key []byte) bool {
 		}
 	}
 	return false
-}
-
-// plainRole is plainString for a role, without a copy for the roles the
-// tally looks at.
-func plainRole(v []byte) (string, bool) {
-	if len(v) >= 2 && v[0] == '"' {
-		switch string(v[1 : len(v)-1]) {
-		case llm.RoleUser:
-			return llm.RoleUser, true
-		case llm.RoleAssistant:
-			return llm.RoleAssistant, true
-		case llm.RoleToolResult:
-			return llm.RoleToolResult, true
-		}
-	}
-	return plainString(v)
 }
 
 // plainString returns the text of a JSON string without escapes.
@@ -233,12 +61,17 @@ func isNumber(v []byte) bool {
 }
 
 // readStep reads the data of an ama.trace entry into d without
-// encoding/json, on the same terms as readLite: it answers only when
-// every member stepData has is in a plain form the decoder reads the
-// same way (numbers: any JSON number for the float64 members, integers
-// for attempt and outputTokens; tps a number or null), else false and
-// the caller decodes.
+// encoding/json: it answers only when every member stepData has is in a
+// plain form the decoder reads the same way (keys without escapes or
+// bytes outside ASCII; strings without escapes; numbers: any JSON number
+// for the float64 members, integers for attempt and outputTokens; tps a
+// number or null), else false and the caller decodes. The record as the
+// session writes it is read in one pass (readStepAsWritten).
 func readStep(e *store.Entry, d *stepData) bool {
+	if readStepAsWritten(e.Body(), d) {
+		return true
+	}
+	*d = stepData{}
 	var data []byte
 	good := true
 	ok := jsonobj.RawMembers(e.Body(), func(key, val []byte) {
@@ -297,4 +130,121 @@ func readStep(e *store.Entry, d *stepData) bool {
 		}
 	})
 	return ok && good
+}
+
+// stepPrefix is how store.CustomEntry starts an ama.trace record.
+var stepPrefix = []byte(`{"customType":"` + CustomType + `","data":{`)
+
+// stepKeys are the members of a record as the session writes them
+// (session/reply.go traceStep), in order; each may be absent.
+var stepKeys = [...]string{"kind", "attempt", "assistantEntryId", "requestAt", "firstTokenAt", "doneAt", "outputTokens", "status"}
+
+// readStepAsWritten reads a record of exactly the shape the session
+// writes: the members of stepKeys in that order (so none twice), strings
+// of ASCII without escapes, non-negative integers of at most 15 digits
+// (exact as float64), no whitespace. Anything else reports false.
+func readStepAsWritten(body []byte, d *stepData) bool {
+	if !bytes.HasPrefix(body, stepPrefix) {
+		return false
+	}
+	i, next := len(stepPrefix), 0
+	if i < len(body) && body[i] == '}' {
+		return len(body) == i+2 && body[i+1] == '}'
+	}
+	for {
+		if i >= len(body) || body[i] != '"' {
+			return false
+		}
+		k := next
+		for k < len(stepKeys) && !hasKey(body[i+1:], stepKeys[k]) {
+			k++
+		}
+		if k == len(stepKeys) {
+			return false
+		}
+		next = k + 1
+		i += len(stepKeys[k]) + 3 // "key":
+		var end int
+		switch k {
+		case 0, 2, 7: // strings
+			if i >= len(body) || body[i] != '"' {
+				return false
+			}
+			end = i + 1
+			for end < len(body) && body[end] != '"' {
+				if c := body[end]; c == '\\' || c >= utf8.RuneSelf || c < 0x20 {
+					return false
+				}
+				end++
+			}
+			if end >= len(body) {
+				return false
+			}
+			s := internStep(body[i+1 : end])
+			switch k {
+			case 0:
+				d.Kind = s
+			case 2:
+				d.AssistantEntryID = s
+			default:
+				d.Status = s
+			}
+			end++
+		default: // integers
+			n := 0
+			end = i
+			for end < len(body) && body[end] >= '0' && body[end] <= '9' {
+				n = n*10 + int(body[end]-'0')
+				end++
+			}
+			if end == i || end-i > 15 || end-i > 1 && body[i] == '0' {
+				return false
+			}
+			switch k {
+			case 1:
+				d.Attempt = n
+			case 3:
+				d.RequestAt = float64(n)
+			case 4:
+				d.FirstTokenAt = float64(n)
+			case 5:
+				d.DoneAt = float64(n)
+			case 6:
+				d.OutputTokens = n
+			}
+		}
+		i = end
+		if i >= len(body) {
+			return false
+		}
+		switch body[i] {
+		case ',':
+			i++
+		case '}':
+			return len(body) == i+2 && body[i+1] == '}'
+		default:
+			return false
+		}
+	}
+}
+
+// hasKey reports whether b starts with key, its closing quote and a colon.
+func hasKey(b []byte, key string) bool {
+	return len(b) > len(key)+1 && string(b[:len(key)]) == key && b[len(key)] == '"' && b[len(key)+1] == ':'
+}
+
+// internStep returns the string of a record's kind or status, without a
+// copy for the values the session writes.
+func internStep(v []byte) string {
+	switch string(v) {
+	case "step":
+		return "step"
+	case StatusOK:
+		return StatusOK
+	case StatusError:
+		return StatusError
+	case StatusAborted:
+		return StatusAborted
+	}
+	return string(v)
 }

@@ -28,8 +28,9 @@ type Input struct {
 	SessionID   string
 	Cwd         string
 	SessionFile string // "" while the session has no file
-	// Entries are the selected entries: the active branch (root → leaf)
-	// for branch=leaf, every entry in file order for branch=all.
+	// Entries are the selected entries: the active branch (root → leaf,
+	// store.Tree.Branch: each entry's parent is the one before it) for
+	// branch=leaf, every entry in file order for branch=all.
 	Entries []*store.Entry
 	// Leaf is the session's current leaf (nil: empty branch).
 	Leaf *string

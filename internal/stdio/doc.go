@@ -10,8 +10,9 @@
 //     backpressure, merging of consecutive deltas of one block (the
 //     protocol renders them, WriterOptions.DeltaLine) and of consecutive
 //     joinable lines with the same head and tail (SendJoinable: ACP
-//     chunks), Broken at the first failed write, Abandon; ValidUTF8, the
-//     last step before the output.
+//     chunks), lines produced in pieces on the writer goroutine
+//     (SendPieces: get_tree, never built whole), Broken at the first
+//     failed write, Abandon; ValidUTF8, the last step before the output.
 //   - marshal.go: Marshal, one line without HTML escaping.
 //   - shutdown.go: Finish, the end of a server's Run (signal, grace,
 //     abandon), and ErrInterrupted.
@@ -22,6 +23,7 @@
 // Concurrency contract: a LineReader belongs to one goroutine. Writer
 // methods are safe for concurrent use; exactly one goroutine, started by
 // NewWriter, writes to the output, and lines are written whole, in
-// enqueue order. Finish is called once, by the goroutine that runs the
+// enqueue order; a SendPieces line's fill runs on that goroutine, after
+// SendPieces returned, and must read only data nobody changes. Finish is called once, by the goroutine that runs the
 // server.
 package stdio

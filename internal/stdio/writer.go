@@ -29,7 +29,8 @@ const (
 )
 
 // Writer owns the output stream. Exactly one goroutine (started by
-// NewWriter) writes to it; everything else enqueues complete lines. Lines
+// NewWriter) writes to it; everything else enqueues complete lines (or,
+// SendPieces, a line the writer goroutine produces piece by piece). Lines
 // are written whole and in enqueue order, each in pieces of at most
 // ChunkSize bytes.
 //
@@ -81,11 +82,19 @@ type outItem struct {
 	delta     []byte
 	usage     llm.Usage
 	hasUsage  bool
+
+	// A line written in pieces (SendPieces): fill produces them on the
+	// writer goroutine; n is about the line's length.
+	fill func(emit func(piece []byte))
+	n    int
 }
 
 func (it *outItem) size() int {
 	if it.line != nil {
 		return len(it.line)
+	}
+	if it.fill != nil {
+		return it.n
 	}
 	if it.head != nil {
 		return len(it.head) + len(it.body) + len(it.tail)
@@ -154,7 +163,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.line == nil && last.head == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
+		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
 			last.delta = append(last.delta, delta...)
 			if usage != nil {
 				last.usage = *usage
@@ -195,6 +204,23 @@ func (w *Writer) SendJoinable(head, body, tail []byte) {
 		}
 	}
 	w.push(&outItem{head: head, body: append(make([]byte, 0, len(body)+64), body...), tail: tail})
+}
+
+// SendPieces enqueues one line that is written in pieces, never built
+// whole: when its turn comes, the writer goroutine calls fill, which
+// calls emit with each piece in order; the pieces joined are the line
+// (ending in '\n'). emit writes the piece before it returns, so fill may
+// reuse its buffer; nothing else is written between the pieces. size is
+// about the line's length: the line waits for room in the queue as a line
+// of that size would (backpressure), while only a piece is in memory at a
+// time. Each piece must hold whole UTF-8 sequences (it goes through
+// ValidUTF8 on its own), and fill must read only data nobody changes (it
+// runs on the writer goroutine, after SendPieces has returned). For
+// answers as large as a session (get_tree).
+func (w *Writer) SendPieces(size int, fill func(emit func(piece []byte))) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.push(&outItem{fill: fill, n: max(size, 1)})
 }
 
 // push appends it, waiting for room first. Called with mu held.
@@ -260,6 +286,23 @@ func (w *Writer) loop() {
 		w.space.Broadcast() // the queue has room for one more line
 		w.mu.Unlock()
 
+		if it.fill != nil {
+			n := 0
+			it.fill(func(piece []byte) {
+				piece = ValidUTF8(piece)
+				w.write(piece)
+				n += len(piece)
+			})
+			it = nil
+			w.mu.Lock()
+			w.qBytes -= size
+			w.busy = false
+			w.stats.Lines++
+			w.stats.Bytes += int64(n)
+			w.space.Broadcast()
+			w.mu.Unlock()
+			continue
+		}
 		line := it.line
 		switch {
 		case it.head != nil:

@@ -295,3 +295,62 @@ func TestWriterWaitRoom(t *testing.T) {
 		t.Fatalf("%d lines, want 2", len(got))
 	}
 }
+
+// TestWriterSendPieces: a line written in pieces is whole on the wire
+// between the lines sent around it (no other line cuts in), each piece
+// goes through ValidUTF8, and it counts its size against the queue's
+// bound like a line of that size: it waits while a line is in flight.
+func TestWriterSendPieces(t *testing.T) {
+	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 1000)}
+	w := stdio.NewWriter(rec, stdio.WriterOptions{MaxBytes: 1000})
+	w.Send(map[string]int{"first": 1})
+	<-rec.writes // the writer holds the first line, the host does not read
+	queued := make(chan struct{})
+	go func() {
+		w.SendPieces(1000, func(emit func([]byte)) {
+			emit([]byte(`{"pieces":[`))
+			for i := range 300 {
+				if i > 0 {
+					emit([]byte(","))
+				}
+				emit(fmt.Appendf(nil, `"p%d"`, i))
+			}
+			emit([]byte(`],"bad":"` + "\xff" + `"}` + "\n"))
+		})
+		close(queued)
+	}()
+	select {
+	case <-queued:
+		t.Fatal("a line of the queue's whole size was queued while another was in flight")
+	case <-rec.writes: // (the gate holds the writer; nothing else may write)
+		t.Fatal("a second write started while the first waits")
+	default:
+	}
+	go func() {
+		for {
+			rec.gate <- struct{}{}
+		}
+	}()
+	<-queued
+	var wg sync.WaitGroup
+	for g := range 4 { // lines racing the pieces
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.Send(map[string]int{"g": g})
+		}()
+	}
+	wg.Wait()
+	w.Close()
+	lines := rec.lines(t)
+	if len(lines) != 6 {
+		t.Fatalf("%d lines: %q", len(lines), lines)
+	}
+	var v struct {
+		Pieces []string
+		Bad    string
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &v); err != nil || len(v.Pieces) != 300 || v.Pieces[299] != "p299" || v.Bad != "\ufffd" {
+		t.Fatalf("the pieces' line: %q (%v)", lines[1], err)
+	}
+}
