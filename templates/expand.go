@@ -30,12 +30,14 @@ func alnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-func space(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' }
+func space(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
 
 // SplitArgs splits argument text the way a shell would, without
 // expansions: whitespace separates; '…' is literal; inside "…" only \" and
 // \\ are escapes; outside quotes a backslash takes the next character
-// literally; quotes join adjacent text; "" or '' is an empty argument. An
+// literally; quotes join adjacent text; "" or ” is an empty argument. An
 // unterminated quote runs to the end.
 func SplitArgs(s string) []string {
 	var out []string
