@@ -37,7 +37,7 @@ func space(c byte) bool {
 // SplitArgs splits argument text the way a shell would, without
 // expansions: whitespace separates; '…' is literal; inside "…" only \" and
 // \\ are escapes; outside quotes a backslash takes the next character
-// literally; quotes join adjacent text; "" or ” is an empty argument. An
+// literally; quotes join adjacent text; an empty pair of quotes is an empty argument. An
 // unterminated quote runs to the end.
 func SplitArgs(s string) []string {
 	var out []string

@@ -31,7 +31,7 @@ func SplitFrontMatter(text string) (front []string, body string, ok bool) {
 }
 
 // Strings parses the YAML subset of a front matter and returns its keys
-// whose value is a string (bare, 'single' with ” escapes, or "double"
+// whose value is a string (bare, 'single' where two quotes stand for one, or "double"
 // with JSON escapes). Booleans, numbers, null, arrays (inline or block)
 // are values of other types and are left out, as are keys whose value is
 // an error (nested maps, block scalars, inline maps, bad quoting): the
