@@ -129,7 +129,7 @@ func read(t Template) (string, error) {
 	} else {
 		// The user's links are followed (dotfile managers), but never to a
 		// credential file: the body goes to the model.
-		b, err = ownfs.ReadShown(t.Path, MaxFile)
+		b, err = ownfs.ReadUserIn(filepath.Dir(t.Path), t.Path, MaxFile)
 	}
 	if err != nil {
 		return "", err

@@ -8,8 +8,8 @@
 // again at each expansion, so edits apply without a restart. Project
 // files are read through ownfs.ReadIn (a link may not leave the project
 // nor reach a credential file), user and profile files through
-// ownfs.ReadShown (the user's links are followed, never to a credential
-// file); every read is bounded by MaxFile.
+// ownfs.ReadUserIn (the user's links are followed, never to a
+// credential file); every read is bounded by MaxFile.
 //
 // Concurrency: functions only, no state; Discover and Read do file I/O
 // and return plain values. Safe for concurrent use. A leaf: it imports
