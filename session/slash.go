@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,6 +11,10 @@ import (
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/templates"
 )
+
+// ErrSkillNotFound: a prompt /skill:<name> names no discovered skill
+// (wire code skill_not_found).
+var ErrSkillNotFound = errors.New("unknown skill")
 
 // Command is an entry of get_commands.
 type Command struct {
@@ -117,6 +122,11 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 			st.startPrompt(prompt, nil, "", func() { reply(Started, nil) }, func(err error) { reply("", err) })
 			return true
 		}
+		names := make([]string, 0, len(st.s.deps.Skills))
+		for _, sk := range st.s.deps.Skills {
+			names = append(names, sk.Name)
+		}
+		return handled(fmt.Errorf("%w: %s (available: %s)", ErrSkillNotFound, skill, strings.Join(names, ", ")))
 	}
 	return false
 }

@@ -39,6 +39,7 @@ const (
 	Aborted            = "aborted"
 	TaskNotFound       = "task_not_found"
 	PromptBlocked      = "prompt_blocked"
+	SkillNotFound      = "skill_not_found"
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
@@ -127,6 +128,7 @@ var table = []row{
 	{err: trace.ErrInvalidArguments, native: InvalidArguments},
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
+	{err: session.ErrSkillNotFound, native: SkillNotFound, acp: InvalidParams},
 
 	// Provider failures by kind, after every sentinel.
 	{kind: llm.ErrNoKey, native: NoAPIKey, acp: AuthRequired},
