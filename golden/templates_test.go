@@ -161,16 +161,17 @@ func TestTemplateEditAndHook(t *testing.T) {
 }
 
 // ACP lists skills, then templates with their argument hint, after
-// session/new.
+// session/new; a session/prompt text "/fix 42" reaches the model expanded.
 func TestTemplateACPCommands(t *testing.T) {
 	r := golden.Start(t, golden.Config{
-		Args: []string{"--mode", "acp", "--model", "fake/echo"},
+		Args:   []string{"--mode", "acp", "--model", "fake/echo"},
+		Script: []byte(`[{"text":"ok"}]`),
 		Files: map[string]string{
 			"../home/.config/ama/prompts/fix.md":   "---\ndescription: Fix an issue\nargument-hint: <issue>\n---\nFix $1\n",
 			"../home/.config/ama/prompts/plain.md": "Summarize.\n",
 		},
 	})
-	acpNewSession(t, r)
+	sid := acpNewSession(t, r)
 	r.WaitFor("commands", 1, func(o *golden.Object) bool {
 		p, _ := o.Get("params")
 		po, ok := p.(*golden.Object)
@@ -191,6 +192,12 @@ func TestTemplateACPCommands(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("available_commands_update:\n%s\nwant it to contain\n%s", got, want)
 	}
+	r.Send(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"/fix 42"}]}}`)
+	r.WaitFor("session/prompt", 1, acpResponse("3"))
 	r.CloseStdin()
 	r.Wait()
+	b, err := os.ReadFile(filepath.Join(r.Root, "fake-record.jsonl"))
+	if err != nil || !strings.Contains(string(b), "Fix 42") || strings.Contains(string(b), "/fix 42") {
+		t.Errorf("the model request (%v): %.400s", err, b)
+	}
 }
