@@ -209,9 +209,6 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		if profile, err = loadProfile(flags.Profile, env.Cwd); err != nil {
 			return nil, err
 		}
-		if len(profile.PromptDirs) > 0 {
-			log.Warn("profile promptDirs are ignored: ama-rpc has no prompt templates")
-		}
 	}
 	cwd := env.Cwd
 	if flags.Cwd != "" {
@@ -334,6 +331,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if deps.Hooks, trusted, err = loadHooks(paths, cwd, flags, profile, user, log); err != nil {
 		return nil, err
 	}
+	deps.Templates = discoverTemplates(paths.Config, cwd, profile, trusted, log)
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 		deps.Settings.WriteFault = h.WriteFault

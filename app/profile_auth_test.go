@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,11 +113,18 @@ func TestProfileAgentDirs(t *testing.T) {
 	}
 }
 
-// promptDirs have nothing to act on (ama-rpc has no prompt templates):
-// the start-up says so instead of ignoring them silently.
+// The profile's promptDirs are template directories, before the user's
+// own: a template there is listed by get_commands.
 func TestProfilePromptDirs(t *testing.T) {
-	code, _, stderr, _ := runProfile(t, func(d string) string { return `{"version":1,"promptDirs":["` + d + `"]}` }, nil, "")
-	if code != 0 || !strings.Contains(stderr, "profile promptDirs are ignored: ama-rpc has no prompt templates") {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	code, out, stderr, _ := runProfile(t, func(d string) string {
+		prompts := filepath.Join(d, "prompts")
+		if err := os.MkdirAll(prompts, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(prompts, "ship.md"), "---\ndescription: profile ship\n---\nShip to $1\n")
+		return `{"version":1,"promptDirs":["` + prompts + `"]}`
+	}, nil, `{"id":"c","type":"get_commands"}`+"\n")
+	if code != 0 || !strings.Contains(out, `{"name":"ship","description":"profile ship","source":"template"}`) {
+		t.Fatalf("exit %d:\n%s\n%s", code, out, stderr)
 	}
 }

@@ -51,7 +51,7 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		return out
 	}
-	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr", "internal/jsonobj", "internal/utf8cut", "internal/secrets", "internal/childenv", "internal/ownfs", "permlog"}
+	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr", "internal/jsonobj", "internal/utf8cut", "internal/secrets", "internal/childenv", "internal/ownfs", "permlog", "templates"}
 	// internal/jsonstr (JSON string escaping, itself a leaf) is shared by
 	// the leaves that encode text (llm splices huge prompts with it);
 	// internal/ownfs (the one way ama-rpc opens its own files) by those

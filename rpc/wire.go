@@ -126,7 +126,8 @@ type wireTool struct {
 }
 
 type wireCommand struct {
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	Source      string `json:"source"`
+	Name         string `json:"name"`
+	Description  string `json:"description,omitempty"`
+	Source       string `json:"source"`
+	ArgumentHint string `json:"argumentHint,omitempty"`
 }

@@ -108,7 +108,12 @@ func (st *state) prompt(kind PromptKind, in PromptInput, reply func(Disposition,
 		if st.slashCommand(in.Message, reply) {
 			return
 		}
-		st.startPrompt(in.Message, in.Images, in.Origin, started, failed)
+		text, err := st.expandTemplate(in.Message)
+		if err != nil {
+			failed(err)
+			return
+		}
+		st.startPrompt(text, in.Images, in.Origin, started, failed)
 		return
 	}
 	if st.run.kind != runAgent {

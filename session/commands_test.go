@@ -70,7 +70,7 @@ func TestSlashCommands(t *testing.T) {
 		{"name", "/name my session", Handled, nil, "entry_appended", func(s State) bool { return s.SessionName == "my session" }},
 		{"name usage", "/name", "", ErrInvalidArguments, "", nil},
 		{"not a command", "/etc/hosts is where?", Started, nil, "agent_start", nil},
-		{"unknown skill", "/skill:nope", Started, nil, "agent_start", nil},
+		{"unknown skill", "/skill:nope", "", ErrSkillNotFound, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

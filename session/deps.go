@@ -21,6 +21,7 @@ import (
 	"github.com/armadra/ama-rpc/sandbox"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/telemetry"
+	"github.com/armadra/ama-rpc/templates"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -51,6 +52,9 @@ type Deps struct {
 	Checkpoints *checkpoint.Store
 	// Skills are the discovered skills (system prompt, get_commands).
 	Skills []skills.Skill
+	// Templates are the discovered prompt templates (/name args
+	// expansion, get_commands).
+	Templates []templates.Template
 	// Hooks runs the command hooks (nil: none configured).
 	Hooks *hooks.Dispatcher
 	// Version is the agent version written to headers and hello.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -8,13 +9,20 @@ import (
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/store"
+	"github.com/armadra/ama-rpc/templates"
 )
+
+// ErrSkillNotFound: a prompt /skill:<name> names no discovered skill
+// (wire code skill_not_found).
+var ErrSkillNotFound = errors.New("unknown skill")
 
 // Command is an entry of get_commands.
 type Command struct {
 	Name        string
 	Description string
 	Source      string // builtin, template, skill
+	// ArgumentHint is a template's argument-hint ("" when none).
+	ArgumentHint string
 }
 
 // builtinCommands are the slash commands a prompt can carry over RPC.
@@ -25,9 +33,13 @@ var builtinCommands = []Command{
 	{Name: "name", Description: "Name this session: /name <text>", Source: "builtin"},
 }
 
-// Commands lists the slash commands: builtins first, then skills.
+// Commands lists the slash commands: builtins first, then templates,
+// then skills.
 func (s *Session) Commands() []Command {
 	out := append([]Command(nil), builtinCommands...)
+	for _, t := range s.deps.Templates {
+		out = append(out, Command{Name: t.Name, Description: t.Description, Source: "template", ArgumentHint: t.ArgumentHint})
+	}
 	for _, sk := range s.deps.Skills {
 		out = append(out, Command{Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill"})
 	}
@@ -110,8 +122,34 @@ func (st *state) slashCommand(text string, reply func(Disposition, error)) bool 
 			st.startPrompt(prompt, nil, "", func() { reply(Started, nil) }, func(err error) { reply("", err) })
 			return true
 		}
+		names := make([]string, 0, len(st.s.deps.Skills))
+		for _, sk := range st.s.deps.Skills {
+			names = append(names, sk.Name)
+		}
+		return handled(fmt.Errorf("%w: %s (available: %s)", ErrSkillNotFound, skill, strings.Join(names, ", ")))
 	}
 	return false
+}
+
+// expandTemplate turns a prompt "/name args" naming a discovered
+// template into the template's body with the arguments substituted (the
+// body is read again from disk, so edits apply at once). Any other text
+// comes back unchanged. It runs after the builtins and /skill: (which a
+// template name cannot shadow) and before the UserPromptSubmit hook.
+func (st *state) expandTemplate(text string) (string, error) {
+	name, args, ok := templates.Match(text)
+	if !ok {
+		return text, nil
+	}
+	t, ok := templates.Find(st.s.deps.Templates, name)
+	if !ok {
+		return text, nil
+	}
+	body, err := templates.Read(t)
+	if err != nil {
+		return "", fmt.Errorf("read template %s: %w", t.Name, err)
+	}
+	return templates.Expand(body, templates.SplitArgs(args)), nil
 }
 
 // Skills returns the discovered skills.

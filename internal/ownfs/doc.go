@@ -26,7 +26,9 @@
 //
 // User files (ReadUser: the user's config directory, profiles, files the
 // user names in config) follow links, which are the user's own (dotfile
-// managers), but are still regular-only and bounded.
+// managers), but are still regular-only and bounded. ReadUserIn, for user
+// files whose content goes to the model (prompt templates), also refuses
+// a link that leaves their directory for a credential path.
 //
 // Functions only, no state: safe for concurrent use. A leaf that imports
 // only the standard library and internal/secrets.

@@ -40,6 +40,34 @@ func ReadUser(path string, limit int64) ([]byte, error) {
 	return readRegular(f, path, limit, false)
 }
 
+// ReadUserIn reads a user file kept in dir whose content goes to the
+// model (a prompt template in the config directory, which is itself a
+// credential store): links are followed (dotfile managers), but a file
+// reached outside dir may not be a credential path (internal/secrets;
+// auth.json next to dir included), and must be a regular file of at most
+// limit bytes.
+func ReadUserIn(dir, path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	if rel, err := filepath.Rel(realDir, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if err := reached(f, path); err != nil {
+			return nil, err
+		}
+	}
+	return readRegular(f, path, limit, false)
+}
+
 // ReadIn reads name (absolute inside root, or relative to it) for a
 // purpose of ama-rpc's own, where the tree is not the user's (the
 // project): links inside root are followed, a link out of it is refused,

@@ -225,3 +225,28 @@ func TestReadShownRefusesSecrets(t *testing.T) {
 		t.Fatalf("ReadShown(real.md) = %q, %v", b, err)
 	}
 }
+
+// ReadUserIn reads files of a directory that is itself a credential store
+// (the config directory) and links that leave it for ordinary files, but
+// not a link to a credential file.
+func TestReadUserInRefusesLinksToSecrets(t *testing.T) {
+	home, _, key := world(t)
+	dir := filepath.Join(home, ".config", "ama", "prompts")
+	must(t, os.MkdirAll(dir, 0o700))
+	must(t, os.WriteFile(filepath.Join(dir, "own.md"), []byte("own"), 0o600))
+	must(t, os.WriteFile(filepath.Join(home, ".config", "ama", "auth.json"), []byte(secret), 0o600))
+	must(t, os.WriteFile(filepath.Join(home, "dotfiles.md"), []byte("dot"), 0o600))
+	must(t, os.Symlink(key, filepath.Join(dir, "key.md")))
+	must(t, os.Symlink(filepath.Join(home, ".config", "ama", "auth.json"), filepath.Join(dir, "auth.md")))
+	must(t, os.Symlink(filepath.Join(home, "dotfiles.md"), filepath.Join(dir, "dot.md")))
+	for name, want := range map[string]string{"own.md": "own", "dot.md": "dot"} {
+		if b, err := ReadUserIn(dir, filepath.Join(dir, name), 1<<20); err != nil || string(b) != want {
+			t.Errorf("ReadUserIn(%s) = %q, %v", name, b, err)
+		}
+	}
+	for _, name := range []string{"key.md", "auth.md"} {
+		if b, err := ReadUserIn(dir, filepath.Join(dir, name), 1<<20); !errors.Is(err, ErrSecret) || strings.Contains(string(b), secret) {
+			t.Errorf("ReadUserIn(%s) = %q, %v", name, b, err)
+		}
+	}
+}

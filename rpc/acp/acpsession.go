@@ -168,10 +168,23 @@ func (as *acpSession) notifyConfig() {
 // announce sends what a client learns after opening a session: the
 // available commands, the config options and the context usage.
 func (as *acpSession) announce() {
+	// Skills, then templates (with their argument hint), as ama lists
+	// them; builtins are not listed (model, mode and thinking are config
+	// options under ACP).
 	cmds := []availableCommand{}
-	for _, c := range as.sess.Commands() {
+	all := as.sess.Commands()
+	for _, c := range all {
 		if c.Source == "skill" {
 			cmds = append(cmds, availableCommand{Name: c.Name, Description: c.Description})
+		}
+	}
+	for _, c := range all {
+		if c.Source == "template" {
+			ac := availableCommand{Name: c.Name, Description: c.Description}
+			if c.ArgumentHint != "" {
+				ac.Input = &commandInput{Hint: c.ArgumentHint}
+			}
+			cmds = append(cmds, ac)
 		}
 	}
 	as.srv.notify(as.id, commandsUpdate{SessionUpdate: updCommands, AvailableCommands: cmds})

@@ -318,8 +318,15 @@ type commandsUpdate struct {
 }
 
 type availableCommand struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Input       *commandInput `json:"input,omitempty"`
+}
+
+// commandInput is ACP's unstructured command input: a hint shown while
+// the user types the arguments.
+type commandInput struct {
+	Hint string `json:"hint"`
 }
 
 type infoUpdate struct {

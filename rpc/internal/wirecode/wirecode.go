@@ -43,6 +43,7 @@ const (
 	// PermissionLogFailed: the permission decision log could not be
 	// written (notification; under gate enforce the call is asked).
 	PermissionLogFailed = "permission_log_failed"
+	SkillNotFound       = "skill_not_found"
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
@@ -132,6 +133,7 @@ var table = []row{
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
 	{err: permlog.ErrLogWrite, native: PermissionLogFailed},
+	{err: session.ErrSkillNotFound, native: SkillNotFound, acp: InvalidParams},
 
 	// Provider failures by kind, after every sentinel.
 	{kind: llm.ErrNoKey, native: NoAPIKey, acp: AuthRequired},
