@@ -173,7 +173,11 @@ func (r *Rule) denyMatch(c *callCtx) bool {
 		}
 		return false
 	}
-	return false // a pattern never applies to tools without a path
+	// A pattern has nothing to match on a tool without a path (an MCP or
+	// host tool): ama lets such a deny rule match nothing, which fails open
+	// for a user who wrote mcp__srv__drop(prod*). Here it fails closed: the
+	// rule hits every call of the tools it names (deny and ask alike).
+	return true
 }
 
 func (r *Rule) denyBash(c *callCtx) bool {

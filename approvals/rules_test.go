@@ -213,6 +213,19 @@ func TestToolRules(t *testing.T) {
 	if v := approvals.Decide(toolCall("fetch", approvals.ClassExecute, map[string]any{"url": "x"}), p, nil); v.Decision == approvals.Allow {
 		t.Error("pattern matched a pathless tool")
 	}
+	// As a deny or ask rule it cannot be evaluated there, so it fails
+	// closed: it hits every call of the tools it names, and no other.
+	dp := &approvals.Policy{Mode: approvals.ModeFullAuto, Deny: mustRules(t, "mcp__db__*(prod*)")}
+	if v := approvals.Decide(toolCall("mcp__db__drop", approvals.ClassExecute, map[string]any{"table": "users"}), dp, nil); v.Decision != approvals.Deny {
+		t.Errorf("deny pattern on a pathless tool: %s", v.Decision)
+	}
+	if v := approvals.Decide(toolCall("mcp__web__get", approvals.ClassExecute, map[string]any{"url": "x"}), dp, nil); v.Decision != approvals.Allow {
+		t.Errorf("deny pattern hit a tool it does not name: %s", v.Decision)
+	}
+	ap := &approvals.Policy{Mode: approvals.ModeFullAuto, Ask: mustRules(t, "mcp__db__drop(x)")}
+	if v := approvals.Decide(toolCall("mcp__db__drop", approvals.ClassExecute, map[string]any{"table": "users"}), ap, nil); v.Decision != approvals.Ask {
+		t.Errorf("ask pattern on a pathless tool: %s", v.Decision)
+	}
 	d := &approvals.Policy{Mode: approvals.ModeFullAuto, Deny: mustRules(t, "*")}
 	if v := approvals.Decide(pathCall("read", approvals.ClassRead, "a"), d, nil); v.Decision != approvals.Deny {
 		t.Errorf("deny *: %s", v.Decision)
