@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
-	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -266,10 +264,6 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, stdio.ErrLineTooLong):
-			// The reader dropped the line's buffer (up to MaxLineBytes);
-			// hand that memory back to the OS now rather than at the
-			// runtime's leisurely pace, so a rejected line leaves no trace.
-			debug.FreeOSMemory()
 			out <- input{tooLong: true}
 			continue
 		case err != nil:
@@ -278,7 +272,6 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 			}
 			return
 		}
-		stdio.ReserveLine(len(line))
 		line = lr.Take(line)
 		ahead.acquire(len(line))
 		out <- input{line: line}
@@ -445,9 +438,6 @@ func (s *Server) forward(e events.Event) {
 		return
 	}
 	s.w.SendLine(line)
-	if _, ok := e.(events.AgentSettled); ok {
-		memlimit.Done() // a huge prompt's run is over (see ReserveLine)
-	}
 }
 
 // wireMessageUpdate is the delta-only projection of message_update.

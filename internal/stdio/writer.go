@@ -4,18 +4,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/llm"
 )
 
-// CollectBytes is the size from which a written line is collected at once
-// (see loop).
-const CollectBytes = 8 << 20
+// CollectBytes is the size from which a line is huge: once out, its
+// buffer is collected at once (memlimit.Written).
+const CollectBytes = memlimit.HugeBytes
 
 // ChunkSize is the largest piece in which one line is written.
 const ChunkSize = 64 << 10
@@ -278,7 +278,6 @@ func (w *Writer) loop() {
 		}
 		w.write(line)
 		n := len(line)
-		huge := n >= CollectBytes
 		line, it = nil, nil
 
 		w.mu.Lock()
@@ -291,17 +290,7 @@ func (w *Writer) loop() {
 		if cap(buf) > 1<<20 {
 			buf = nil // do not pin a huge merged delta
 		}
-		if huge {
-			// The line's buffer is garbage now: collect it before the
-			// next huge line (its sender is building it) needs the room,
-			// so that room is reused instead of the heap growing by a
-			// line each time. Left to GOGC, the collection lags behind a
-			// burst of 50 MiB lines (one prompt sends four), more so on a
-			// loaded machine (peak RSS 243 MB measured idle, 347 MB under
-			// load without this). The cost is one collection of the live
-			// heap per line of at least CollectBytes.
-			runtime.GC()
-		}
+		memlimit.Written(n) // after the line is out: its buffer is garbage
 	}
 }
 

@@ -75,7 +75,7 @@ func settled(p *proc, n int) func(line) bool {
 // with newlines does (the text is a copy of its own, moved too). make
 // test runs these without -race (the child is built without it; the
 // harness's instrumented checks of 40 MiB lines only cost time).
-func TestMemoryOfFourBigPrompts(t *testing.T) {
+func TestMemoryOfThreeBigPrompts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 360 MiB through the server")
 	}
