@@ -420,7 +420,11 @@ func (s *Server) forward(e events.Event) {
 	if u, ok := e.(events.MessageUpdate); ok {
 		ev := u.AssistantMessageEvent
 		if ev.IsDelta() {
-			s.w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, u.Usage)
+			var usage any // a nil *llm.Usage is no usage, not a typed nil
+			if u.Usage != nil {
+				usage = u.Usage
+			}
+			s.w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, usage)
 			return
 		}
 		s.w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
