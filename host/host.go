@@ -266,7 +266,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
-	stream := jsonrpc2.NewBufferedStream(pipeConn{r: fromChildR, w: toChildW}, jsonrpc2.PlainObjectCodec{})
+	stream := jsonrpc2.NewPlainObjectStream(pipeConn{r: fromChildR, w: toChildW})
 	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
 	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
 
