@@ -78,7 +78,7 @@ func TestDependencyDirection(t *testing.T) {
 		"skills":     {"internal/ownfs"},
 		// The session file format: a leaf under everything that reads or
 		// writes session files (events, trace, both protocols, app).
-		"store": {"llm", "internal/jsonstr"},
+		"store": {"llm", "internal/jsonstr", "internal/jsonobj"},
 	}
 	for pkg, ok := range allowed {
 		for _, d := range ours(pkg) {
