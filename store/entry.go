@@ -9,8 +9,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/armadra/ama-rpc/internal/jsonobj"
-	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -274,20 +272,20 @@ func (e *Entry) UnmarshalJSON(data []byte) (err error) {
 			err = e.unmarshalStd(data)
 		}
 	}()
-	var s jsonobj.Scanner
-	switch s.Scan(data) {
-	case jsonobj.Invalid:
+	var s scanner
+	switch s.scan(data) {
+	case kindInvalid:
 		return fmt.Errorf("%w: invalid JSON", ErrMalformedEntry)
-	case jsonobj.Object:
+	case kindObject:
 	default:
 		return fmt.Errorf("%w: not an object", ErrMalformedEntry)
 	}
-	p := classify(data, s.Fields)
-	if p.typ == nil || p.id == nil || !p.typ.IsString(data) || !p.id.IsString(data) {
+	p := classify(data, s.fields)
+	if p.typ == nil || p.id == nil || !p.typ.isString(data) || !p.id.isString(data) {
 		return fmt.Errorf("%w: missing id or type", ErrMalformedEntry)
 	}
 	var b builder
-	b.fill(e, data, s.Fields, &p, s.WS)
+	b.fill(e, data, s.fields, &p, s.ws)
 	return nil
 }
 
@@ -308,11 +306,11 @@ func (e *Entry) unmarshalStd(data []byte) error {
 
 // entryParts locates the reserved members of a scanned entry line.
 type entryParts struct {
-	typ, id, parent, ts *jsonobj.Field // last occurrence of each, nil if absent
-	first, last, count  int            // body members: first and last index, number
+	typ, id, parent, ts *field // last occurrence of each, nil if absent
+	first, last, count  int    // body members: first and last index, number
 }
 
-func classify(text []byte, fields []jsonobj.Field) entryParts {
+func classify(text []byte, fields []field) entryParts {
 	p := entryParts{first: -1}
 	for i := range fields {
 		f := &fields[i]
@@ -337,14 +335,14 @@ func classify(text []byte, fields []jsonobj.Field) entryParts {
 }
 
 // reservedKey returns the reserved key name of f, or "".
-func reservedKey(text []byte, f *jsonobj.Field) string {
-	raw := text[f.KS+1 : f.KE-1]
+func reservedKey(text []byte, f *field) string {
+	raw := text[f.ks+1 : f.ke-1]
 	// Without escapes the raw bytes are the key, except that invalid
 	// UTF-8 would decode to U+FFFD: never one of these ASCII keys, and
 	// never equal to them raw either, so no validation is needed.
-	if f.KEsc {
+	if f.kesc {
 		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
-			if f.KeyIs(text, k) {
+			if f.keyIs(text, k) {
 				return k
 			}
 		}
@@ -445,27 +443,27 @@ func (b *builder) strPtr(s string) *string {
 // fill sets e from a scanned entry line whose type and id are strings.
 // With compactBody (the line had whitespace between tokens) the body is
 // rebuilt from its members and compacted.
-func (b *builder) fill(e *Entry, text []byte, fields []jsonobj.Field, p *entryParts, compactBody bool) {
+func (b *builder) fill(e *Entry, text []byte, fields []field, p *entryParts, compactBody bool) {
 	e.Type = internType(text, p.typ)
 
 	// id, parentId and timestamp share one string allocation when unescaped.
-	plain := func(f *jsonobj.Field) bool {
-		return f == nil || !f.IsString(text) || (!f.VEsc && utf8.Valid(text[f.VS+1:f.VE-1]))
+	plain := func(f *field) bool {
+		return f == nil || !f.isString(text) || (!f.vesc && utf8.Valid(text[f.vs+1:f.ve-1]))
 	}
 	if plain(p.id) && plain(p.parent) && plain(p.ts) {
 		sc := b.scratch[:0]
-		sc = append(sc, text[p.id.VS+1:p.id.VE-1]...)
+		sc = append(sc, text[p.id.vs+1:p.id.ve-1]...)
 		nID := len(sc)
-		hasParent := p.parent != nil && p.parent.IsString(text)
+		hasParent := p.parent != nil && p.parent.isString(text)
 		if hasParent {
-			sc = append(sc, text[p.parent.VS+1:p.parent.VE-1]...)
+			sc = append(sc, text[p.parent.vs+1:p.parent.ve-1]...)
 		}
 		nParent := len(sc)
 		if p.ts != nil {
-			if p.ts.IsString(text) {
-				sc = append(sc, text[p.ts.VS+1:p.ts.VE-1]...)
+			if p.ts.isString(text) {
+				sc = append(sc, text[p.ts.vs+1:p.ts.ve-1]...)
 			} else {
-				sc = append(sc, text[p.ts.VS:p.ts.VE]...)
+				sc = append(sc, text[p.ts.vs:p.ts.ve]...)
 			}
 		}
 		all := b.str(sc)
@@ -476,15 +474,15 @@ func (b *builder) fill(e *Entry, text []byte, fields []jsonobj.Field, p *entryPa
 		}
 		e.Timestamp = all[nParent:]
 	} else {
-		e.ID = p.id.Str(text)
-		if p.parent != nil && p.parent.IsString(text) {
-			e.ParentID = b.strPtr(p.parent.Str(text))
+		e.ID = p.id.str(text)
+		if p.parent != nil && p.parent.isString(text) {
+			e.ParentID = b.strPtr(p.parent.str(text))
 		}
 		if p.ts != nil {
-			if p.ts.IsString(text) {
-				e.Timestamp = p.ts.Str(text)
+			if p.ts.isString(text) {
+				e.Timestamp = p.ts.str(text)
 			} else {
-				e.Timestamp = string(text[p.ts.VS:p.ts.VE])
+				e.Timestamp = string(text[p.ts.vs:p.ts.ve])
 			}
 		}
 	}
@@ -493,7 +491,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []jsonobj.Field, p *entryPa
 	case p.count == 0:
 		e.setBody(emptyBody)
 	case p.last-p.first+1 == p.count && !compactBody: // contiguous and compact: copy as is
-		span := text[fields[p.first].KS:fields[p.last].VE]
+		span := text[fields[p.first].ks:fields[p.last].ve]
 		body := b.bytes(len(span) + 2)
 		body[0] = '{'
 		copy(body[1:], span)
@@ -503,7 +501,7 @@ func (b *builder) fill(e *Entry, text []byte, fields []jsonobj.Field, p *entryPa
 		n := 1
 		for i := p.first; i <= p.last; i++ {
 			if f := &fields[i]; reservedKey(text, f) == "" {
-				n += f.KE - f.KS + 1 + f.VE - f.VS + 1
+				n += f.ke - f.ks + 1 + f.ve - f.vs + 1
 			}
 		}
 		body := b.bytes(n)[:0]
@@ -516,9 +514,9 @@ func (b *builder) fill(e *Entry, text []byte, fields []jsonobj.Field, p *entryPa
 			if len(body) > 1 {
 				body = append(body, ',')
 			}
-			body = append(body, text[f.KS:f.KE]...)
+			body = append(body, text[f.ks:f.ke]...)
 			body = append(body, ':')
-			body = append(body, text[f.VS:f.VE]...)
+			body = append(body, text[f.vs:f.ve]...)
 		}
 		body = append(body, '}')
 		if compactBody {
@@ -541,16 +539,16 @@ var knownTypes = [...]string{
 }
 
 // internType decodes the type value, reusing the constant for known types.
-func internType(text []byte, f *jsonobj.Field) string {
-	if !f.VEsc {
-		raw := text[f.VS+1 : f.VE-1]
+func internType(text []byte, f *field) string {
+	if !f.vesc {
+		raw := text[f.vs+1 : f.ve-1]
 		for _, t := range knownTypes {
 			if string(raw) == t {
 				return t
 			}
 		}
 	}
-	return f.Str(text)
+	return f.str(text)
 }
 
 // RawEntry returns an entry of typ whose body is the JSON object body (nil
@@ -586,11 +584,11 @@ func (e *Entry) WithParent(parent *string) *Entry {
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
-func (e *Entry) Field(key string) json.RawMessage { return jsonobj.ObjectField(e.Body(), key) }
+func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body(), key) }
 
 // validate checks that e can be written as a line that reads back as the
 // same entry.
-func (e *Entry) validate(s *jsonobj.Scanner) error {
+func (e *Entry) validate(s *scanner) error {
 	switch e.Type {
 	case "", HeaderType, leafType:
 		return fmt.Errorf("%w: type %q cannot be appended", ErrMalformedEntry, e.Type)
@@ -601,11 +599,11 @@ func (e *Entry) validate(s *jsonobj.Scanner) error {
 	if e.Body() == nil || e.facts&factChecked != 0 { // read from a file: no need to scan it again (a fork)
 		return nil
 	}
-	if s.Scan(e.Body()) != jsonobj.Object {
+	if s.scan(e.Body()) != kindObject {
 		return fmt.Errorf("%w: body of %s entry %s is not a JSON object", ErrMalformedEntry, e.Type, e.ID)
 	}
-	for i := range s.Fields {
-		if k := reservedKey(e.Body(), &s.Fields[i]); k != "" {
+	for i := range s.fields {
+		if k := reservedKey(e.Body(), &s.fields[i]); k != "" {
 			return fmt.Errorf("%w: body of %s entry %s has reserved key %q", ErrMalformedEntry, e.Type, e.ID, k)
 		}
 	}
@@ -655,7 +653,7 @@ func (e *Entry) Message() (llm.Message, error) {
 		return nil, fmt.Errorf("entry %s is %s, not a message", e.ID, e.Type)
 	}
 	return e.cached(func() (llm.Message, error) {
-		raw := jsonobj.ObjectField(e.Body(), "message")
+		raw := objectField(e.Body(), "message")
 		if raw == nil {
 			return nil, fmt.Errorf("%w: message entry %s has no message object", ErrMalformedEntry, e.ID)
 		}
@@ -768,14 +766,8 @@ func (e *Entry) CustomType() string {
 	if raw, ok := prefixString(e.Body(), customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)
 	}
-	s, _ := jsonobj.ObjectString(e.Body(), "customType")
+	s, _ := objectString(e.Body(), "customType")
 	return s
 }
 
 var customTypePrefix = []byte(`{"customType":"`)
-
-// appendJSONString appends s the way JSON.stringify writes it (session
-// files keep U+2028/U+2029 raw, like the reference).
-func appendJSONString(dst []byte, s string) []byte {
-	return jsonstr.Append(dst, s, jsonstr.Stringify)
-}

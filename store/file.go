@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // File is an open session file: the single writer of §5.1. It holds
@@ -43,7 +41,7 @@ type File struct {
 	size   int64 // bytes of complete lines in the file
 	sync   bool
 	buf    []byte
-	sc     jsonobj.Scanner // validates bodies
+	sc     scanner // validates bodies
 	closed bool
 	broken error    // a failed append could not be rolled back
 	blobs  blobFile // where huge entries go once written (spill.go)
@@ -81,7 +79,7 @@ func Create(path string, h Header, entries []*Entry) (*File, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	var sc jsonobj.Scanner
+	var sc scanner
 	for _, e := range entries {
 		if err := e.validate(&sc); err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)

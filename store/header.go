@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // FormatVersion is the only session format version this package reads and
@@ -94,49 +92,49 @@ func (h Header) MarshalJSON() ([]byte, error) { return h.appendJSON(nil), nil }
 // fields) per §5.2 and returns the header. Fields other than type, version,
 // id and cwd are read leniently: a timestamp or agent of the wrong type is
 // left empty.
-func parseHeader(path string, text []byte, kind byte, fields []jsonobj.Field) (Header, error) {
+func parseHeader(path string, text []byte, kind byte, fields []field) (Header, error) {
 	var h Header
-	if kind != jsonobj.Object {
+	if kind != kindObject {
 		return h, corrupt(path, 0, ReasonMissingHeader)
 	}
-	if f, ok := jsonobj.LastField(text, fields, "type"); !ok || !f.StrIs(text, HeaderType) {
+	if f, ok := lastField(text, fields, "type"); !ok || !f.strIs(text, HeaderType) {
 		return h, corrupt(path, 0, ReasonMissingHeader)
 	}
 	h.Type = HeaderType
-	f, ok := jsonobj.LastField(text, fields, "version")
+	f, ok := lastField(text, fields, "version")
 	if !ok {
 		return h, corrupt(path, 0, unsupportedVersion("undefined"))
 	}
-	raw := text[f.VS:f.VE]
+	raw := text[f.vs:f.ve]
 	if v, err := strconv.ParseFloat(string(raw), 64); err != nil || v != FormatVersion {
 		shown := string(raw)
-		if f.IsString(text) {
-			shown = f.Str(text) // String("2") is 2
+		if f.isString(text) {
+			shown = f.str(text) // String("2") is 2
 		}
 		return h, corrupt(path, 0, unsupportedVersion(shown))
 	}
 	h.Version = FormatVersion
-	id, okID := jsonobj.LastField(text, fields, "id")
-	cwd, okCwd := jsonobj.LastField(text, fields, "cwd")
-	if !okID || !okCwd || !id.IsString(text) || !cwd.IsString(text) {
+	id, okID := lastField(text, fields, "id")
+	cwd, okCwd := lastField(text, fields, "cwd")
+	if !okID || !okCwd || !id.isString(text) || !cwd.isString(text) {
 		return h, corrupt(path, 0, ReasonMalformedHeader)
 	}
-	h.ID, h.Cwd = id.Str(text), cwd.Str(text)
-	if f, ok := jsonobj.LastField(text, fields, "timestamp"); ok && f.IsString(text) {
-		h.Timestamp = f.Str(text)
+	h.ID, h.Cwd = id.str(text), cwd.str(text)
+	if f, ok := lastField(text, fields, "timestamp"); ok && f.isString(text) {
+		h.Timestamp = f.str(text)
 	}
-	if f, ok := jsonobj.LastField(text, fields, "agent"); ok && text[f.VS] == '{' {
+	if f, ok := lastField(text, fields, "agent"); ok && text[f.vs] == '{' {
 		var a struct {
 			Name    any `json:"name"`
 			Version any `json:"version"`
 		}
-		if json.Unmarshal(text[f.VS:f.VE], &a) == nil {
+		if json.Unmarshal(text[f.vs:f.ve], &a) == nil {
 			h.Agent.Name, _ = a.Name.(string)
 			h.Agent.Version, _ = a.Version.(string)
 		}
 	}
-	if f, ok := jsonobj.LastField(text, fields, "parentSession"); ok && f.IsString(text) {
-		h.ParentSession = f.Str(text)
+	if f, ok := lastField(text, fields, "parentSession"); ok && f.isString(text) {
+		h.ParentSession = f.str(text)
 	}
 	return h, nil
 }

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // refLines is the obvious line splitter the streaming reader must agree
@@ -116,23 +114,23 @@ func TestScannerTable(t *testing.T) {
 		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `1e`, `-`, `"\x"`, `"\u12"`,
 		"\"a\tb\"", `{"a":1}}`, `nul`, `tru`, `{} {}`, "\ufeff{}", "\u3000{}", `{'a':1}`, `[1 2]`,
 	}
-	var s jsonobj.Scanner
+	var s scanner
 	for _, v := range valid {
-		if s.Scan([]byte(v)) == jsonobj.Invalid || !json.Valid([]byte(v)) {
+		if s.scan([]byte(v)) == kindInvalid || !json.Valid([]byte(v)) {
 			t.Errorf("scan(%q) invalid, json.Valid=%v", v, json.Valid([]byte(v)))
 		}
 	}
 	for _, v := range invalid {
-		if s.Scan([]byte(v)) != jsonobj.Invalid || json.Valid([]byte(v)) {
+		if s.scan([]byte(v)) != kindInvalid || json.Valid([]byte(v)) {
 			t.Errorf("scan(%q) valid, json.Valid=%v", v, json.Valid([]byte(v)))
 		}
 	}
-	deep := strings.Repeat("[", jsonobj.MaxDepth) + strings.Repeat("]", jsonobj.MaxDepth)
-	if s.Scan([]byte(deep)) == jsonobj.Invalid {
-		t.Errorf("depth %d rejected", jsonobj.MaxDepth)
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if s.scan([]byte(deep)) == kindInvalid {
+		t.Errorf("depth %d rejected", maxDepth)
 	}
-	if s.Scan([]byte("["+deep+"]")) != jsonobj.Invalid {
-		t.Errorf("depth %d accepted", jsonobj.MaxDepth+1)
+	if s.scan([]byte("["+deep+"]")) != kindInvalid {
+		t.Errorf("depth %d accepted", maxDepth+1)
 	}
 }
 
@@ -143,12 +141,12 @@ func FuzzScanner(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var s jsonobj.Scanner
-		kind := s.Scan(data)
-		if (kind != jsonobj.Invalid) != json.Valid(data) {
+		var s scanner
+		kind := s.scan(data)
+		if (kind != kindInvalid) != json.Valid(data) {
 			t.Fatalf("scan(%q) kind %q, json.Valid %v", data, kind, json.Valid(data))
 		}
-		if kind != jsonobj.Object {
+		if kind != kindObject {
 			return
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
@@ -159,12 +157,12 @@ func FuzzScanner(f *testing.F) {
 			if err := dec.Decode(&v); err != nil {
 				t.Fatal(err)
 			}
-			if i >= len(s.Fields) {
-				t.Fatalf("scanner found %d members, decoder more", len(s.Fields))
+			if i >= len(s.fields) {
+				t.Fatalf("scanner found %d members, decoder more", len(s.fields))
 			}
-			fl := s.Fields[i]
-			if !fl.KeyIs(data, k.(string)) || !bytes.Equal(data[fl.VS:fl.VE], v) {
-				t.Fatalf("member %d: %q=%q, decoder %q=%q", i, data[fl.KS:fl.KE], data[fl.VS:fl.VE], k, v)
+			fl := s.fields[i]
+			if !fl.keyIs(data, k.(string)) || !bytes.Equal(data[fl.vs:fl.ve], v) {
+				t.Fatalf("member %d: %q=%q, decoder %q=%q", i, data[fl.ks:fl.ke], data[fl.vs:fl.ve], k, v)
 			}
 		}
 	})

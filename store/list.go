@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -120,35 +119,35 @@ func ReadInfo(path string) (Info, error) {
 	first := true
 	havePrompt := false
 	p := parser{path: path, bufSize: bufferSize(f)}
-	p.visit = func(text []byte, fields []jsonobj.Field, parts entryParts) {
-		typ := parts.typ.Str(text)
+	p.visit = func(text []byte, fields []field, parts entryParts) {
+		typ := parts.typ.str(text)
 		if first {
 			first = false
 			if typ == TypeCustom {
-				if f, ok := jsonobj.LastField(text, fields, "customType"); ok && f.StrIs(text, TaskCustomType) {
+				if f, ok := lastField(text, fields, "customType"); ok && f.strIs(text, TaskCustomType) {
 					info.IsSubagent = true
 				}
 			}
 		}
 		switch typ {
 		case TypeSessionInfo:
-			if f, ok := jsonobj.LastField(text, fields, "name"); ok && f.IsString(text) {
-				info.Name = f.Str(text)
+			if f, ok := lastField(text, fields, "name"); ok && f.isString(text) {
+				info.Name = f.str(text)
 			}
 		case TypeMessage:
-			f, ok := jsonobj.LastField(text, fields, "message")
+			f, ok := lastField(text, fields, "message")
 			if !ok {
 				return
 			}
-			msg := text[f.VS:f.VE]
-			role, _ := jsonobj.ObjectString(msg, "role")
+			msg := text[f.vs:f.ve]
+			role, _ := objectString(msg, "role")
 			if role == llm.RoleSystem {
 				return
 			}
 			info.MessageCount++
 			if !havePrompt && role == llm.RoleUser {
 				havePrompt = true
-				info.FirstPrompt = cutUTF16(promptText(jsonobj.ObjectField(msg, "content")), FirstPromptMax)
+				info.FirstPrompt = cutUTF16(promptText(objectField(msg, "content")), FirstPromptMax)
 			}
 		}
 	}
@@ -171,7 +170,7 @@ func promptText(raw []byte) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		return jsonobj.Unquote(raw)
+		return unquote(raw)
 	}
 	var blocks []struct {
 		Type string `json:"type"`

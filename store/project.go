@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -146,7 +145,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 	from, kept := 0, -1
 	if at >= 0 {
 		from = at
-		first, _ := jsonobj.ObjectString(branch[at].Body(), "firstKeptEntryId")
+		first, _ := objectString(branch[at].Body(), "firstKeptEntryId")
 		for k := at - 1; k >= 0; k-- {
 			if branch[k].ID == first {
 				from, kept = k, k
@@ -158,16 +157,16 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		if e.Type != TypeContextEdit {
 			continue
 		}
-		target, ok := jsonobj.ObjectString(e.Body(), "targetId")
+		target, ok := objectString(e.Body(), "targetId")
 		if !ok {
 			continue
 		}
-		repl := jsonobj.ObjectField(e.Body(), "replacement")
+		repl := objectField(e.Body(), "replacement")
 		switch {
 		case len(repl) > 0 && repl[0] == 'n':
 			p.edits[target] = contextEdit{remove: true}
 		case len(repl) > 0 && repl[0] == '"':
-			p.edits[target] = contextEdit{text: jsonobj.Unquote(repl)}
+			p.edits[target] = contextEdit{text: unquote(repl)}
 		}
 	}
 	if model >= 0 {
@@ -178,7 +177,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		p.Info.Model = ref
 	}
 	if thinking >= 0 {
-		p.Info.ThinkingLevel, _ = jsonobj.ObjectString(branch[thinking].Body(), "thinkingLevel")
+		p.Info.ThinkingLevel, _ = objectString(branch[thinking].Body(), "thinkingLevel")
 	}
 
 	ctxEntries := branch
@@ -315,7 +314,7 @@ func (p *Projection) Append(e *Entry) bool {
 		}
 		p.Info.Model = ref
 	case TypeThinkingLevelChange:
-		p.Info.ThinkingLevel, _ = jsonobj.ObjectString(e.Body(), "thinkingLevel")
+		p.Info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
 	case TypeMessage, TypeCustomMessage, TypeBranchSummary:
 		if _, edited := p.edits[e.ID]; edited || (e.Type == TypeMessage && isSystemEntry(e)) {
 			return false
@@ -348,7 +347,7 @@ func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
 			model = ref
 		case e.Type == TypeThinkingLevelChange && !seenLevel:
 			seenLevel = true
-			level, _ = jsonobj.ObjectString(e.Body(), "thinkingLevel")
+			level, _ = objectString(e.Body(), "thinkingLevel")
 		}
 	}
 	return model, level, nil
@@ -388,7 +387,7 @@ func isSystemEntry(e *Entry) bool {
 	if role, ok := prefixString(e.Body(), rolePrefix); ok {
 		return string(role) == llm.RoleSystem
 	}
-	role, _ := jsonobj.ObjectString(jsonobj.ObjectField(e.Body(), "message"), "role")
+	role, _ := objectString(objectField(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -538,7 +537,7 @@ func applySystem(state **SystemState, e *Entry) error {
 		case 'n':
 			*p = nil
 		case '"':
-			text := jsonobj.Unquote(v)
+			text := unquote(v)
 			*p = &text
 		}
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -28,16 +27,16 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 	for i, e := range branch {
 		switch e.Type {
 		case TypeContextEdit:
-			target, ok := jsonobj.ObjectString(e.Body(), "targetId")
+			target, ok := objectString(e.Body(), "targetId")
 			if !ok {
 				continue
 			}
-			repl := jsonobj.ObjectField(e.Body(), "replacement")
+			repl := objectField(e.Body(), "replacement")
 			switch {
 			case len(repl) > 0 && repl[0] == 'n':
 				edits[target] = edit{remove: true}
 			case len(repl) > 0 && repl[0] == '"':
-				edits[target] = edit{text: jsonobj.Unquote(repl)}
+				edits[target] = edit{text: unquote(repl)}
 			}
 		case TypeModelChange:
 			var m struct {
@@ -50,7 +49,7 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			}
 			info.Model = &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}
 		case TypeThinkingLevelChange:
-			info.ThinkingLevel, _ = jsonobj.ObjectString(e.Body(), "thinkingLevel")
+			info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
 		case TypeCompaction:
 			at = i
 		}
@@ -77,7 +76,7 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			msgs = append(msgs, cp)
 			info.Entries = append(info.Entries, comp)
 		}
-		first, _ := jsonobj.ObjectString(comp.Body(), "firstKeptEntryId")
+		first, _ := objectString(comp.Body(), "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
 		if k := slices.IndexFunc(branch, func(e *Entry) bool { return e.ID == first }); k >= 0 && k < at {
 			for _, e := range branch[k:at] {
@@ -120,7 +119,7 @@ func refIsSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
-	role, _ := jsonobj.ObjectString(jsonobj.ObjectField(e.Body(), "message"), "role")
+	role, _ := objectString(objectField(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -347,7 +346,7 @@ func TestPrefixChecks(t *testing.T) {
 			t.Errorf("isSystemEntry(%s) = %v, full scan %v", b, got, want)
 		}
 		custom := RawEntry(TypeCustom, json.RawMessage(b))
-		want, _ := jsonobj.ObjectString(custom.Body(), "customType")
+		want, _ := objectString(custom.Body(), "customType")
 		if got := custom.CustomType(); got != want {
 			t.Errorf("CustomType(%s) = %q, full scan %q", b, got, want)
 		}
@@ -374,15 +373,15 @@ func TestLabelAndNameFastPaths(t *testing.T) {
 	} {
 		body := []byte(b)
 		target, label, ok := labelFields(body)
-		wt, wok := jsonobj.ObjectString(body, "targetId")
-		wl, _ := jsonobj.ObjectString(body, "label")
+		wt, wok := objectString(body, "targetId")
+		wl, _ := objectString(body, "label")
 		if !wok {
 			wl = ""
 		}
 		if target != wt || label != wl || ok != wok {
 			t.Errorf("labelFields(%s) = %q %q %v, full scan %q %q %v", b, target, label, ok, wt, wl, wok)
 		}
-		wn, _ := jsonobj.ObjectString(body, "name")
+		wn, _ := objectString(body, "name")
 		if got := sessionName(body); got != wn {
 			t.Errorf("sessionName(%s) = %q, full scan %q", b, got, wn)
 		}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // leafType is the "type" of a leaf line (§5.5); leaf lines are not entries.
@@ -140,9 +138,9 @@ type parser struct {
 	path    string
 	bufSize int // initial line buffer
 	keep    bool
-	visit   func(text []byte, fields []jsonobj.Field, p entryParts)
+	visit   func(text []byte, fields []field, p entryParts)
 
-	sc     jsonobj.Scanner
+	sc     scanner
 	b      builder
 	parsed int // non-blank lines parsed so far
 
@@ -173,8 +171,8 @@ func (p *parser) run(r io.Reader) error {
 		if isBlank(l.text) {
 			continue
 		}
-		kind := p.sc.Scan(l.text)
-		if kind == jsonobj.Invalid {
+		kind := p.sc.scan(l.text)
+		if kind == kindInvalid {
 			if json.Valid(l.text) { // the scanner is wrong: see fallback.go
 				if err := p.slow(l.text, l.num, "the fast scanner rejected a valid line"); err != nil {
 					return err
@@ -263,10 +261,10 @@ func (p *parser) slow(text []byte, num int, reason string) error {
 // that fails on it is skipped for this line.
 func (p *parser) slowVisit(e *Entry) {
 	defer func() { _ = recover() }()
-	var sc jsonobj.Scanner
+	var sc scanner
 	canon := e.AppendJSON(nil)
-	if sc.Scan(canon) == jsonobj.Object {
-		p.visit(canon, sc.Fields, classify(canon, sc.Fields))
+	if sc.scan(canon) == kindObject {
+		p.visit(canon, sc.fields, classify(canon, sc.fields))
 	}
 }
 
@@ -286,9 +284,9 @@ func (p *parser) slowHeader(text []byte) (err error) {
 		return corrupt(p.path, 1, ReasonInvalidJSON)
 	}
 	canon := appendObject(nil, ms)
-	var sc jsonobj.Scanner
-	kind := sc.Scan(canon)
-	h, err := parseHeader(p.path, canon, kind, sc.Fields)
+	var sc scanner
+	kind := sc.scan(canon)
+	h, err := parseHeader(p.path, canon, kind, sc.fields)
 	p.header = h
 	return err
 }
@@ -296,23 +294,23 @@ func (p *parser) slowHeader(text []byte) (err error) {
 // line handles one parsed non-blank line.
 func (p *parser) line(text []byte, kind byte) error {
 	p.parsed++
-	fields := p.sc.Fields
+	fields := p.sc.fields
 	if p.parsed == 1 && !p.rest {
 		h, err := parseHeader(p.path, text, kind, fields)
 		p.header = h
 		return err
 	}
-	if kind != jsonobj.Object {
+	if kind != kindObject {
 		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
 	}
 	parts := classify(text, fields)
-	typeIsString := parts.typ != nil && parts.typ.IsString(text)
-	if typeIsString && parts.typ.StrIs(text, leafType) {
+	typeIsString := parts.typ != nil && parts.typ.isString(text)
+	if typeIsString && parts.typ.strIs(text, leafType) {
 		switch {
-		case parts.id != nil && parts.id.IsNull(text):
+		case parts.id != nil && parts.id.isNull(text):
 			p.leaf = nil
-		case parts.id != nil && parts.id.IsString(text):
-			id := parts.id.Str(text)
+		case parts.id != nil && parts.id.isString(text):
+			id := parts.id.str(text)
 			p.leaf = &id
 		default:
 			return corrupt(p.path, p.parsed, ReasonMalformedLeaf)
@@ -320,10 +318,10 @@ func (p *parser) line(text []byte, kind byte) error {
 		p.leafSet = true
 		return nil
 	}
-	if !typeIsString || parts.id == nil || !parts.id.IsString(text) {
+	if !typeIsString || parts.id == nil || !parts.id.isString(text) {
 		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
 	}
-	if parts.typ.StrIs(text, HeaderType) {
+	if parts.typ.strIs(text, HeaderType) {
 		return corrupt(p.path, p.parsed, ReasonDuplicateHeader)
 	}
 	p.leafSet, p.leaf = false, nil
@@ -334,7 +332,7 @@ func (p *parser) line(text []byte, kind byte) error {
 		return nil
 	}
 	e := p.b.entry()
-	p.b.fill(e, text, fields, &parts, p.sc.WS)
+	p.b.fill(e, text, fields, &parts, p.sc.ws)
 	p.entries = append(p.entries, e)
 	if e.Type == TypeSessionInfo {
 		p.name, p.hasName = e.sessionName(), true

@@ -3,8 +3,6 @@ package store
 import (
 	"fmt"
 	"slices"
-
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // Tree indexes the entries of a session (in memory, no I/O): parent links,
@@ -113,11 +111,11 @@ func labelFields(body []byte) (target, label string, ok bool) {
 			return string(raw), string(l), true
 		}
 	}
-	target, ok = jsonobj.ObjectString(body, "targetId")
+	target, ok = objectString(body, "targetId")
 	if !ok {
 		return "", "", false
 	}
-	label, _ = jsonobj.ObjectString(body, "label")
+	label, _ = objectString(body, "label")
 	return target, label, true
 }
 
@@ -132,7 +130,7 @@ func sessionName(body []byte) string {
 	if raw, fast := prefixString(body, namePrefix); fast && len(body) == len(namePrefix)+len(raw)+2 {
 		return string(raw)
 	}
-	name, _ := jsonobj.ObjectString(body, "name")
+	name, _ := objectString(body, "name")
 	return name
 }
 

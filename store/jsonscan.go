@@ -1,80 +1,80 @@
-package jsonobj
+package store
 
 import (
+	"github.com/armadra/ama-rpc/internal/jsonstr"
+
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 )
 
-// This file holds a small validating JSON scanner (written by hand:
-// encoding/json cannot report member spans without decoding the values). It accepts exactly what
+// This file holds a small validating JSON scanner. It accepts exactly what
 // JSON.parse accepts (RFC 8259 grammar, JSON whitespace only between tokens;
 // bytes inside strings are not checked for UTF-8 validity, like Go's
 // decoder) and records the byte spans of the top-level object's members, so
-// a session line (store) or a command line (the protocols) is validated and
-// split into members in one pass without decoding any value. Decoding
-// happens later, only for the values that are needed; big values stay raw.
+// a session line is validated and split into fields in one pass without
+// decoding any value. Decoding happens later, only for the values that are
+// needed (type, id, parentId, timestamp), and message bodies stay raw.
 
-// MaxDepth bounds nesting; deeper input is rejected as invalid (JSON.parse
+// maxDepth bounds nesting; deeper input is rejected as invalid (JSON.parse
 // fails with a stack overflow somewhere around this depth too).
-const MaxDepth = 10000
+const maxDepth = 10000
 
-// Field is one member of the top-level object (or element of the
-// top-level array: no key): key and value are byte offsets into the
-// scanned text; the key span includes its quotes.
-type Field struct {
-	KS, KE int  // key span
-	KEsc   bool // key contains escapes
-	VS, VE int  // value span
-	VEsc   bool // value is a string containing escapes
+// field is one member of the top-level object: key and value are byte
+// offsets into the scanned line; the key span includes its quotes.
+type field struct {
+	ks, ke int  // key span
+	kesc   bool // key contains escapes
+	vs, ve int  // value span
+	vesc   bool // value is a string containing escapes
 }
 
-// Scanner validates JSON text. The zero value is ready; Fields is reused
+// scanner validates JSON text. The zero value is ready; fields is reused
 // between calls to avoid allocations.
-type Scanner struct {
+type scanner struct {
 	b      []byte
-	Fields []Field
-	WS     bool // whitespace was skipped inside the value (it is not compact)
+	fields []field
+	ws     bool // whitespace was skipped inside the value (it is not compact)
 }
 
-// Value kinds returned by Scan.
+// Value kinds returned by scan.
 const (
-	Invalid = 0
-	Object  = '{'
-	Array   = '['
-	String  = '"'
-	Other   = 'x' // number, true, false, null
+	kindInvalid = 0
+	kindObject  = '{'
+	kindArray   = '['
+	kindString  = '"'
+	kindOther   = 'x' // number, true, false, null
 )
 
-// Scan reports whether b is one JSON value surrounded by optional JSON
-// whitespace, and its kind. For an object, s.Fields holds its members in
-// order (duplicates included); for an array, its elements.
-func (s *Scanner) Scan(b []byte) byte {
+// scan reports whether b is one JSON value surrounded by optional JSON
+// whitespace, and its kind. For an object, s.fields holds its members in
+// order (duplicates included).
+func (s *scanner) scan(b []byte) byte {
 	s.b = b
-	s.Fields = s.Fields[:0]
-	s.WS = false
+	s.fields = s.fields[:0]
+	s.ws = false
 	i := skipWS(b, 0)
 	if i >= len(b) {
-		return Invalid
+		return kindInvalid
 	}
-	kind := byte(Other)
+	kind := byte(kindOther)
 	var end int
 	switch b[i] {
 	case '{':
-		kind = Object
+		kind = kindObject
 		end = s.object(i, 1, true)
 	case '[':
-		kind = Array
-		end = s.array(i, 1, true)
+		kind = kindArray
+		end = s.value(i, 0)
 	case '"':
-		kind = String
+		kind = kindString
 		end, _ = scanString(b, i)
 	default:
 		end = s.value(i, 0)
 	}
 	if end < 0 || skipWS(b, end) != len(b) {
-		s.Fields = s.Fields[:0]
-		return Invalid
+		s.fields = s.fields[:0]
+		return kindInvalid
 	}
 	return kind
 }
@@ -92,17 +92,17 @@ func skipWS(b []byte, i int) int {
 }
 
 // skip skips JSON whitespace inside a value, noting whether there was any.
-func (s *Scanner) skip(i int) int {
+func (s *scanner) skip(i int) int {
 	j := skipWS(s.b, i)
 	if j != i {
-		s.WS = true
+		s.ws = true
 	}
 	return j
 }
 
 // value scans the value starting at b[i] and returns the index after it, or
 // -1 when it is invalid.
-func (s *Scanner) value(i, depth int) int {
+func (s *scanner) value(i, depth int) int {
 	b := s.b
 	if i >= len(b) {
 		return -1
@@ -111,7 +111,7 @@ func (s *Scanner) value(i, depth int) int {
 	case '{':
 		return s.object(i, depth+1, false)
 	case '[':
-		return s.array(i, depth+1, false)
+		return s.array(i, depth+1)
 	case '"':
 		e, _ := scanString(b, i)
 		return e
@@ -133,8 +133,8 @@ func literal(b []byte, i int, lit string) int {
 	return i + len(lit)
 }
 
-func (s *Scanner) object(i, depth int, top bool) int {
-	if depth > MaxDepth {
+func (s *scanner) object(i, depth int, top bool) int {
+	if depth > maxDepth {
 		return -1
 	}
 	b := s.b
@@ -167,7 +167,7 @@ func (s *Scanner) object(i, depth int, top bool) int {
 			return -1
 		}
 		if top {
-			s.Fields = append(s.Fields, Field{KS: ks, KE: ke, KEsc: kesc, VS: vs, VE: ve, VEsc: vesc})
+			s.fields = append(s.fields, field{ks: ks, ke: ke, kesc: kesc, vs: vs, ve: ve, vesc: vesc})
 		}
 		i = s.skip(ve)
 		if i >= len(b) {
@@ -184,8 +184,8 @@ func (s *Scanner) object(i, depth int, top bool) int {
 	}
 }
 
-func (s *Scanner) array(i, depth int, top bool) int {
-	if depth > MaxDepth {
+func (s *scanner) array(i, depth int) int {
+	if depth > maxDepth {
 		return -1
 	}
 	b := s.b
@@ -194,13 +194,9 @@ func (s *Scanner) array(i, depth int, top bool) int {
 		return i + 1
 	}
 	for {
-		start := i
 		i = s.value(i, depth)
 		if i < 0 {
 			return -1
-		}
-		if top {
-			s.Fields = append(s.Fields, Field{VS: start, VE: i})
 		}
 		i = s.skip(i)
 		if i >= len(b) {
@@ -334,51 +330,43 @@ func scanNumber(b []byte, i int) int {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// KeyIs reports whether the key of f (in line) equals name.
-func (f *Field) KeyIs(line []byte, name string) bool {
-	if raw := line[f.KS+1 : f.KE-1]; !f.KEsc && utf8.Valid(raw) {
+// keyIs reports whether the key of f (in line) equals name.
+func (f *field) keyIs(line []byte, name string) bool {
+	if raw := line[f.ks+1 : f.ke-1]; !f.kesc && utf8.Valid(raw) {
 		return string(raw) == name
 	}
-	return Unquote(line[f.KS:f.KE]) == name
+	return unquote(line[f.ks:f.ke]) == name
 }
 
-// Key decodes the key of f. Invalid UTF-8 becomes U+FFFD.
-func (f *Field) Key(line []byte) string {
-	if raw := line[f.KS+1 : f.KE-1]; !f.KEsc && utf8.Valid(raw) {
-		return string(raw)
-	}
-	return Unquote(line[f.KS:f.KE])
-}
-
-// StrIs reports whether the value of f is the string s, without
+// strIs reports whether the value of f is the string s, without
 // allocating when it has no escapes.
-func (f *Field) StrIs(line []byte, s string) bool {
-	if line[f.VS] != '"' {
+func (f *field) strIs(line []byte, s string) bool {
+	if line[f.vs] != '"' {
 		return false
 	}
-	if !f.VEsc {
-		return string(line[f.VS+1:f.VE-1]) == s
+	if !f.vesc {
+		return string(line[f.vs+1:f.ve-1]) == s
 	}
-	return Unquote(line[f.VS:f.VE]) == s
+	return unquote(line[f.vs:f.ve]) == s
 }
 
-// IsString reports whether the value of f is a JSON string.
-func (f *Field) IsString(line []byte) bool { return line[f.VS] == '"' }
+// isString reports whether the value of f is a JSON string.
+func (f *field) isString(line []byte) bool { return line[f.vs] == '"' }
 
-// IsNull reports whether the value of f is null.
-func (f *Field) IsNull(line []byte) bool { return line[f.VS] == 'n' }
+// isNull reports whether the value of f is null.
+func (f *field) isNull(line []byte) bool { return line[f.vs] == 'n' }
 
-// Str decodes the string value of f; it must be a string. Invalid UTF-8
+// str decodes the string value of f; it must be a string. Invalid UTF-8
 // becomes U+FFFD, as when JavaScript decodes the line.
-func (f *Field) Str(line []byte) string {
-	if raw := line[f.VS+1 : f.VE-1]; !f.VEsc && utf8.Valid(raw) {
+func (f *field) str(line []byte) string {
+	if raw := line[f.vs+1 : f.ve-1]; !f.vesc && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return Unquote(line[f.VS:f.VE])
+	return unquote(line[f.vs:f.ve])
 }
 
-// Unquote decodes a valid JSON string literal (quotes included).
-func Unquote(raw []byte) string {
+// unquote decodes a valid JSON string literal (quotes included).
+func unquote(raw []byte) string {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return ""
@@ -386,35 +374,41 @@ func Unquote(raw []byte) string {
 	return s
 }
 
-// LastField returns the last member of fields named name.
-func LastField(line []byte, fields []Field, name string) (*Field, bool) {
+// lastField returns the last member of fields named name.
+func lastField(line []byte, fields []field, name string) (*field, bool) {
 	for i := len(fields) - 1; i >= 0; i-- {
-		if fields[i].KeyIs(line, name) {
+		if fields[i].keyIs(line, name) {
 			return &fields[i], true
 		}
 	}
 	return nil, false
 }
 
-// ObjectField returns the raw value of the last top-level member named key
+// objectField returns the raw value of the last top-level member named key
 // of the JSON object obj (nil when obj is not a valid object or lacks key).
-func ObjectField(obj []byte, key string) []byte {
-	var s Scanner
-	if s.Scan(obj) != Object {
+func objectField(obj []byte, key string) []byte {
+	var s scanner
+	if s.scan(obj) != kindObject {
 		return nil
 	}
-	if f, ok := LastField(obj, s.Fields, key); ok {
-		return obj[f.VS:f.VE]
+	if f, ok := lastField(obj, s.fields, key); ok {
+		return obj[f.vs:f.ve]
 	}
 	return nil
 }
 
-// ObjectString returns the last top-level member named key of obj when it
+// objectString returns the last top-level member named key of obj when it
 // is a string.
-func ObjectString(obj []byte, key string) (string, bool) {
-	raw := ObjectField(obj, key)
+func objectString(obj []byte, key string) (string, bool) {
+	raw := objectField(obj, key)
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	return Unquote(raw), true
+	return unquote(raw), true
+}
+
+// appendJSONString appends s the way JSON.stringify writes it (session
+// files keep U+2028/U+2029 raw, like the reference).
+func appendJSONString(dst []byte, s string) []byte {
+	return jsonstr.Append(dst, s, jsonstr.Stringify)
 }
