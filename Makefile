@@ -17,8 +17,8 @@ build:
 MEMTESTS = ^Test(ACP)?MemoryOf
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -run '$(MEMTESTS)' ./test/robust & mem=$$!; \
-	$(GO) test -race -count=1 -skip '$(MEMTESTS)' $$($(GO) list ./... | grep -v '/test/acp$$'); rc=$$?; \
+	$(GO) test -count=1 -timeout 30m -run '$(MEMTESTS)' ./test/robust & mem=$$!; \
+	$(GO) test -race -count=1 -timeout 30m -skip '$(MEMTESTS)' $$($(GO) list ./... | grep -v '/test/acp$$'); rc=$$?; \
 	wait $$mem && exit $$rc
 	GO=$(GO) test/acp/make-test.sh
 
