@@ -1,7 +1,9 @@
 package golden_test
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,49 +53,23 @@ func TestDependencyDirection(t *testing.T) {
 		}
 		return out
 	}
-	leaves := []string{"plan", "approvals", "llm", "config", "checkpoint", "internal/jsonstr", "internal/jsonobj", "internal/utf8cut", "internal/secrets", "internal/childenv", "internal/ownfs", "permlog", "templates"}
-	// internal/jsonstr (JSON string escaping, itself a leaf) is shared by
-	// the leaves that encode text (llm splices huge prompts with it);
-	// internal/ownfs (the one way ama-rpc opens its own files) by those
-	// that read or write files, and it only imports internal/secrets.
-	for _, l := range leaves {
-		var deps []string
-		for _, d := range ours(l) {
-			if d != "internal/jsonstr" && d != "internal/secrets" && d != "internal/ownfs" {
-				deps = append(deps, d)
-			}
+	// ARCHITECTURE.md's import table (its "Import rules" section).
+	rules := importRules(t)
+	for pkg, rule := range rules {
+		if _, ok := imports[pkg]; !ok {
+			t.Errorf("ARCHITECTURE.md names %s, which is not a package", pkg)
 		}
-		if len(deps) > 0 {
-			t.Errorf("%s must be a leaf, imports %v", l, deps)
-		}
-	}
-	allowed := map[string][]string{
-		"events": {"llm", "plan", "store"},
-		// tools resolves a call (cwd, symlinks, the shell analysis) once for
-		// the verdict, the preview, the checkpoint and the execution; the
-		// analyser is approvals' (a pure leaf).
-		// internal/childenv is the environment of every child process.
-		"tools":      {"llm", "plan", "approvals", "internal/childenv", "internal/secrets", "internal/ownfs"},
-		"classifier": {"llm"},
-		// codemode reaches the session only through tools.CallSession.
-		"codemode": {"llm", "tools", "internal/ownfs"},
-		"skills":   {"internal/ownfs"},
-		// The session file format: a leaf under everything that reads or
-		// writes session files (events, trace, both protocols, app).
-		"store": {"llm", "internal/jsonstr"},
-		// The MCP client: its tools are tools.Tool values in the one gate;
-		// its children take their environment from internal/childenv. No
-		// session code: session sees it only through session.MCP.
-		"mcpclient": {"llm", "tools", "internal/childenv", "internal/utf8cut"},
-	}
-	for pkg, ok := range allowed {
 		for _, d := range ours(pkg) {
-			found := false
-			for _, a := range ok {
-				found = found || a == d
+			if !slices.Contains(rule.imports, d) {
+				t.Errorf("%s imports %s; ARCHITECTURE.md allows only %v", pkg, d, rule.imports)
 			}
-			if !found {
-				t.Errorf("%s must not import %s", pkg, d)
+		}
+		if rule.importers == nil {
+			continue
+		}
+		for user := range imports {
+			if slices.Contains(ours(user), pkg) && !slices.Contains(rule.importers, user) {
+				t.Errorf("%s imports %s; ARCHITECTURE.md allows only %v", user, pkg, rule.importers)
 			}
 		}
 	}
@@ -170,4 +146,50 @@ func TestDependencyDirection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// importRule is one package's row of ARCHITECTURE.md's import table.
+type importRule struct {
+	imports   []string // of ours; nil: nothing
+	importers []string // nil: any
+}
+
+// importRules parses the table of ARCHITECTURE.md's "Import rules"
+// section: | packages | import of ours only | imported only by |, names in
+// backquotes, "nothing" and "any" as words.
+func importRules(t *testing.T) map[string]importRule {
+	t.Helper()
+	doc, err := os.ReadFile("../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "\n## Import rules\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	names := func(cell string) []string {
+		var out []string
+		for i, part := range strings.Split(cell, "`") {
+			if i%2 == 1 {
+				out = append(out, part)
+			}
+		}
+		return out
+	}
+	rules := map[string]importRule{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 5 || !strings.Contains(cells[1], "`") {
+			continue
+		}
+		rule := importRule{imports: names(cells[2]), importers: names(cells[3])}
+		if strings.TrimSpace(cells[2]) != "nothing" && rule.imports == nil || strings.TrimSpace(cells[3]) != "any" && rule.importers == nil {
+			t.Fatalf("ARCHITECTURE.md import table: cannot read %q", line)
+		}
+		for _, pkg := range names(cells[1]) {
+			rules[pkg] = rule
+		}
+	}
+	if len(rules) < 10 {
+		t.Fatalf("ARCHITECTURE.md's import table has %d packages; is the section still there?", len(rules))
+	}
+	return rules
 }

@@ -3,25 +3,51 @@ package golden_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/armadra/ama-rpc/store"
 )
 
-// buildBinary compiles ama-rpc once per test binary run.
+// buildBinary compiles ama-rpc once per test binary run (eight tests
+// spawn it; each link used to cost seconds of CPU); TestMain removes it.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ama-rpc")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/ama-rpc")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ama-golden-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir, built.bin = dir, filepath.Join(dir, "ama-rpc")
+		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/ama-rpc").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v", built.err)
 	}
-	return bin
+	return built.bin
+}
+
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // A session killed with SIGKILL in the middle of a stream reopens with

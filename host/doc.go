@@ -15,8 +15,7 @@
 //
 // The transport is a private pipe pair (fds 3 and 4 of the child), never
 // the process's stdio, framed as one JSON object per line by
-// jsonrpc2.PlainObjectCodec. (A later refactor moves the line transport to
-// rpc/internal/stdio.)
+// jsonrpc2.NewPlainObjectStream (jsonrpc2.Conn serialises the writes).
 //
 // Tools registered after create() join through ToolSet (a
 // session.GrowingToolSet over the start-up registry). A running host

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -267,7 +268,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
-	stream := jsonrpc2.NewBufferedStream(pipeConn{r: fromChildR, w: toChildW}, jsonrpc2.PlainObjectCodec{})
+	stream := jsonrpc2.NewPlainObjectStream(pipeConn{r: fromChildR, w: toChildW})
 	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
 	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
 
@@ -495,8 +496,15 @@ func (f handlerFunc) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 var errDeferred = errors.New("answered later")
 
 func (h *Host) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	res, err := h.handle(ctx, conn, req)
-	if req.Notif || errors.Is(err, errDeferred) {
+	res, err := h.handle(req)
+	if errors.Is(err, errDeferred) {
+		return
+	}
+	if req.Notif {
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) && je.Code == jsonrpc2.CodeInvalidParams {
+			h.log.Warn("host notification dropped", zap.String("method", req.Method), zap.Error(err))
+		}
 		return
 	}
 	if err != nil {
@@ -507,30 +515,64 @@ func (h *Host) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Req
 		_ = conn.ReplyWithError(ctx, req.ID, je)
 		return
 	}
+	if res == nil {
+		res = struct{}{}
+	}
 	_ = conn.Reply(ctx, req.ID, res)
 }
 
-// handle serves the bridge's calls. It runs on the connection's read
-// goroutine, so notifications are handled in arrival order, before the
-// response that follows them.
-func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	var p map[string]json.RawMessage
-	if req.Params != nil {
-		if err := json.Unmarshal(*req.Params, &p); err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
-		}
+// handle serves the bridge's calls through the methods table. It runs on
+// the connection's read goroutine, so notifications are handled in
+// arrival order, before the response that follows them.
+func (h *Host) handle(req *jsonrpc2.Request) (any, error) {
+	m, ok := methods[req.Method]
+	if !ok {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
 	}
-	str := func(k string) string {
-		var s string
-		_ = json.Unmarshal(p[k], &s)
-		return s
-	}
-	switch req.Method {
-	case "tools.register":
-		var d ToolDef
-		if err := json.Unmarshal(*req.Params, &d); err != nil {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+	return m(h, req)
+}
+
+// method serves one method of the bridge. A handler that answers later
+// (its reply owed on req.ID) returns errDeferred.
+type method func(h *Host, req *jsonrpc2.Request) (any, error)
+
+// on is a method whose params decode into P: a request whose params do not
+// answers -32602 (docs/host-protocol.md), a notification's is logged.
+func on[P any](fn func(h *Host, req *jsonrpc2.Request, p P) (any, error)) method {
+	return func(h *Host, req *jsonrpc2.Request) (any, error) {
+		var p P
+		if req.Params != nil {
+			if err := json.Unmarshal(*req.Params, &p); err != nil {
+				return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: req.Method + ": " + err.Error()}
+			}
 		}
+		return fn(h, req, p)
+	}
+}
+
+// raw is a method that reads its params itself ({} when absent).
+func raw(fn func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error)) method {
+	return func(h *Host, req *jsonrpc2.Request) (any, error) { return fn(h, req, params(req)) }
+}
+
+type (
+	named struct {
+		Name string `json:"name"`
+	}
+	byID struct {
+		ID string `json:"id"`
+	}
+	message struct{ Level, Message string }
+	status  struct{ Key, Text string }
+	toolRef struct {
+		ToolCallID string          `json:"toolCallId"`
+		CallRef    string          `json:"callRef"`
+		Partial    json.RawMessage `json:"partial"`
+	}
+)
+
+var methods = map[string]method{
+	"tools.register": on(func(h *Host, _ *jsonrpc2.Request, d ToolDef) (any, error) {
 		if err := h.register(d); err != nil {
 			h.log.Error("host tool rejected", zap.Error(err))
 			h.mu.Lock()
@@ -540,108 +582,116 @@ func (h *Host) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Re
 			h.mu.Unlock()
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 		}
-	case "tools.disable":
-		h.mu.Lock()
-		h.disabled[str("name")] = true
-		h.mu.Unlock()
-	case "instructions.add":
-		var in instruction
-		_ = json.Unmarshal(*req.Params, &in)
-		h.mu.Lock()
-		h.instructions = append(h.instructions, in)
-		h.mu.Unlock()
-	case "events.subscribe":
-		h.mu.Lock()
-		h.subs[str("name")] = true
-		h.mu.Unlock()
-	case "approvals.setBroker":
-		h.mu.Lock()
-		h.broker = true
-		h.mu.Unlock()
-	case "ui.notify":
-		h.Notify(str("level"), str("message"))
-	case "ui.setStatus":
-		h.mu.Lock()
-		if t := str("text"); t == "" {
-			delete(h.status, str("key"))
-		} else {
-			h.status[str("key")] = t
-		}
-		h.mu.Unlock()
-	case "log":
-		msg := str("message")
-		switch str("level") {
+		return nil, nil
+	}),
+	"tools.disable": on(func(h *Host, _ *jsonrpc2.Request, p named) (any, error) {
+		h.locked(func() { h.disabled[p.Name] = true })
+		return nil, nil
+	}),
+	"instructions.add": on(func(h *Host, _ *jsonrpc2.Request, in instruction) (any, error) {
+		h.locked(func() { h.instructions = append(h.instructions, in) })
+		return nil, nil
+	}),
+	"events.subscribe": on(func(h *Host, _ *jsonrpc2.Request, p named) (any, error) {
+		h.locked(func() { h.subs[p.Name] = true })
+		return nil, nil
+	}),
+	"approvals.setBroker": raw(func(h *Host, _ *jsonrpc2.Request, _ json.RawMessage) (any, error) {
+		h.locked(func() { h.broker = true })
+		return nil, nil
+	}),
+	"ui.notify": on(func(h *Host, _ *jsonrpc2.Request, p message) (any, error) {
+		h.Notify(p.Level, p.Message)
+		return nil, nil
+	}),
+	"ui.setStatus": on(func(h *Host, _ *jsonrpc2.Request, p status) (any, error) {
+		h.locked(func() {
+			if p.Text == "" {
+				delete(h.status, p.Key)
+			} else {
+				h.status[p.Key] = p.Text
+			}
+		})
+		return nil, nil
+	}),
+	"log": on(func(h *Host, _ *jsonrpc2.Request, p message) (any, error) {
+		switch p.Level {
 		case "warn", "error":
-			fmt.Fprintf(h.opts.Stderr, "ama: [host] %s\n", msg)
+			fmt.Fprintf(h.opts.Stderr, "ama: [host] %s\n", p.Message)
 		default:
-			h.log.Debug("host: " + msg)
+			h.log.Debug("host: " + p.Message)
 		}
-	case "runners.provide":
-		r := Runner{ID: str("id"), Description: str("description")}
-		h.mu.Lock()
-		replaced := false
-		for i := range h.runners {
-			if h.runners[i].ID == r.ID {
-				h.runners[i], replaced = r, true
+		return nil, nil
+	}),
+	"runners.provide": on(func(h *Host, _ *jsonrpc2.Request, r Runner) (any, error) {
+		h.locked(func() {
+			if i := slices.IndexFunc(h.runners, func(x Runner) bool { return x.ID == r.ID }); i >= 0 {
+				h.runners[i] = r
+			} else {
+				h.runners = append(h.runners, r)
 			}
-		}
-		if !replaced {
-			h.runners = append(h.runners, r)
-		}
-		h.mu.Unlock()
-	case "runners.remove":
-		id := str("id")
-		h.mu.Lock()
-		for i := range h.runners {
-			if h.runners[i].ID == id {
+		})
+		return nil, nil
+	}),
+	"runners.remove": on(func(h *Host, _ *jsonrpc2.Request, p byID) (any, error) {
+		h.locked(func() {
+			if i := slices.IndexFunc(h.runners, func(x Runner) bool { return x.ID == p.ID }); i >= 0 {
 				h.runners = append(h.runners[:i:i], h.runners[i+1:]...)
-				break
 			}
-		}
-		h.mu.Unlock()
-	case "cache.decider":
-		var on bool
-		_ = json.Unmarshal(p["active"], &on)
-		h.mu.Lock()
-		h.warmDecider = on
-		h.mu.Unlock()
-	case "runner.event":
-		if req.Params != nil {
-			h.runnerEvent(*req.Params)
-		}
-	case "tool.update":
-		lc, _ := h.findCall(str("toolCallId"), str("callRef"))
+		})
+		return nil, nil
+	}),
+	"cache.decider": on(func(h *Host, _ *jsonrpc2.Request, p struct{ Active bool }) (any, error) {
+		h.locked(func() { h.warmDecider = p.Active })
+		return nil, nil
+	}),
+	"runner.event": raw(func(h *Host, _ *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		h.runnerEvent(p)
+		return nil, nil
+	}),
+	"tool.update": on(func(h *Host, _ *jsonrpc2.Request, p toolRef) (any, error) {
+		lc, _ := h.findCall(p.ToolCallID, p.CallRef)
 		if fn := lc.update; fn != nil {
 			var partial any
-			_ = json.Unmarshal(p["partial"], &partial)
+			_ = json.Unmarshal(p.Partial, &partial) // absent: nil
 			fn(partial)
 		}
-	case "messages.sendUser":
-		go h.sendUser(req.ID, str("text"), str("origin"))
-		return nil, errDeferred
-	case "tool.executeTool":
-		return nil, h.executeTool(req.ID, params(req))
-	case "tool.spawnSubagent":
-		return nil, h.spawnSubagent(req.ID, params(req))
-	case "tool.cancel":
-		h.cancelNested(str("callId"))
-	case "session.appendCustom":
-		h.appendCustom(params(req))
-	case "session.markRead":
-		h.markRead(params(req))
-	case "checkpoint.beforeWrite":
-		if err := h.checkpointBeforeWrite(req.ID, req.Notif, params(req)); err != nil {
-			return nil, err
-		}
-	default:
-		if !req.Notif {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found: " + req.Method}
-		}
-	}
-	if req.Notif {
 		return nil, nil
-	}
-	return struct{}{}, nil
+	}),
+	"messages.sendUser": on(func(h *Host, req *jsonrpc2.Request, p struct{ Text, Origin string }) (any, error) {
+		go h.sendUser(req.ID, p.Text, p.Origin)
+		return nil, errDeferred
+	}),
+	"tool.executeTool": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		return nil, h.executeTool(req.ID, p)
+	}),
+	"tool.spawnSubagent": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		return nil, h.spawnSubagent(req.ID, p)
+	}),
+	"tool.cancel": on(func(h *Host, _ *jsonrpc2.Request, p struct {
+		CallID string `json:"callId"`
+	}) (any, error) {
+		h.cancelNested(p.CallID)
+		return nil, nil
+	}),
+	"session.appendCustom": raw(func(h *Host, _ *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		h.appendCustom(p)
+		return nil, nil
+	}),
+	"session.markRead": raw(func(h *Host, _ *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		h.markRead(p)
+		return nil, nil
+	}),
+	"checkpoint.beforeWrite": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
+		return nil, h.checkpointBeforeWrite(req.ID, req.Notif, p)
+	}),
+}
+
+// locked runs fn with h.mu held.
+func (h *Host) locked(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fn()
 }
 
 // register checks a tool definition again on the Go side (a --host-cmd

@@ -82,7 +82,7 @@ func encodeEvent(e events.Event) ([]byte, error) {
 
 // appendDeltaLine writes a message_update line for a delta event. It is the
 // hot path of streaming and avoids reflection.
-func appendDeltaLine(dst []byte, typ string, idx int, delta []byte, u *llm.Usage) []byte {
+func appendDeltaLine(dst []byte, typ string, idx int, delta []byte, usage any) []byte {
 	dst = append(dst, `{"type":"message_update","assistantMessageEvent":{"type":"`...)
 	dst = append(dst, typ...)
 	dst = append(dst, `","contentIndex":`...)
@@ -90,7 +90,7 @@ func appendDeltaLine(dst []byte, typ string, idx int, delta []byte, u *llm.Usage
 	dst = append(dst, `,"delta":`...)
 	dst = jsonstr.Append(dst, delta, jsonstr.Wire)
 	dst = append(dst, '}')
-	if u != nil {
+	if u, _ := usage.(*llm.Usage); u != nil {
 		dst = append(dst, `,"usage":`...)
 		dst = appendUsage(dst, u)
 	}

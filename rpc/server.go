@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
-	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -269,10 +267,6 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 		line, err := lr.Next()
 		switch {
 		case errors.Is(err, stdio.ErrLineTooLong):
-			// The reader dropped the line's buffer (up to MaxLineBytes);
-			// hand that memory back to the OS now rather than at the
-			// runtime's leisurely pace, so a rejected line leaves no trace.
-			debug.FreeOSMemory()
 			out <- input{tooLong: true}
 			continue
 		case err != nil:
@@ -281,7 +275,6 @@ func (s *Server) readLines(out chan<- input, ahead *readAhead) {
 			}
 			return
 		}
-		stdio.ReserveLine(len(line))
 		line = lr.Take(line)
 		ahead.acquire(len(line))
 		out <- input{line: line}
@@ -461,7 +454,11 @@ func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
 	if u, ok := e.(events.MessageUpdate); ok {
 		ev := u.AssistantMessageEvent
 		if ev.IsDelta() {
-			w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, u.Usage)
+			var usage any // a nil *llm.Usage is no usage, not a typed nil
+			if u.Usage != nil {
+				usage = u.Usage
+			}
+			w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, usage)
 			return
 		}
 		w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
@@ -476,9 +473,6 @@ func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
 		return
 	}
 	w.SendLine(line)
-	if _, ok := e.(events.AgentSettled); ok {
-		memlimit.Done() // a huge prompt's run is over (see ReserveLine)
-	}
 }
 
 // wireMessageUpdate is the delta-only projection of message_update.

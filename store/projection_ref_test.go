@@ -257,7 +257,11 @@ func messagesOf(t *testing.T, p *Projection) []llm.Message {
 // date with Append (projected afresh only when Append refuses or the leaf
 // moved), both equal the reference projection of the active branch.
 func TestProjectionMatchesReference(t *testing.T) {
-	for seed := range uint64(60) {
+	seeds := uint64(60)
+	if testing.Short() || raceOn { // 15 under make test's -race (~10x the time)
+		seeds = 15
+	}
+	for seed := range seeds {
 		g := &projGen{r: rand.New(rand.NewPCG(seed, 19)), tree: NewTree(nil, nil)}
 		kept, err := NewProjection(nil)
 		if err != nil {

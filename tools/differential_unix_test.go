@@ -4,25 +4,29 @@ package tools
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/armadra/ama-rpc/llm"
 )
 
 // The differential test: the fast grep, glob and read (issue 19) give
-// the same results as the ones before it (legacy_test.go) on generated
-// trees with ignore files, binary files, long and invalid lines, CRLF,
-// symlinks in and out of the project, a FIFO, many matches and context.
+// the same results as the ones before it on generated trees with ignore
+// files, binary files, long and invalid lines, CRLF, symlinks in and out
+// of the project, a FIFO, many matches and context. The old tools'
+// answers are recorded in testdata/<test name>.json.gz (the old code
+// itself is gone); a deliberate change of output is recorded again with
+// UPDATE_GOLDEN=1 (review the diff of the decoded file).
 
 // diffTree writes a tree below cwd (and a file outside it, for links).
 func diffTree(t *testing.T, rng *rand.Rand, cwd, outside string) []string {
@@ -126,11 +130,16 @@ func diffTree(t *testing.T, rng *rand.Rand, cwd, outside string) []string {
 	if err := syscall.Mkfifo(filepath.Join(cwd, "a", "fifo.txt"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Distinct modification times in walk order (glob sorts by them), so
+	// that the recorded answers do not depend on how fast the tree was
+	// written; a link's target takes the last of them.
 	var files []string
 	_ = filepath.WalkDir(cwd, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			rel, _ := filepath.Rel(cwd, p)
 			files = append(files, rel)
+			at := time.Unix(1_700_000_000+int64(len(files))*60, 0)
+			_ = os.Chtimes(p, at, at)
 		}
 		return nil
 	})
@@ -139,19 +148,83 @@ func diffTree(t *testing.T, rng *rand.Rand, cwd, outside string) []string {
 
 var savedName = regexp.MustCompile(`(grep|glob|read)-[0-9]+\.txt`)
 
-// diffRun runs old and new with the same arguments and compares all of
-// the result.
-func diffRun(t *testing.T, env *Env, old, cur Tool, args map[string]any) {
-	t.Helper()
-	raw, _ := json.Marshal(args)
-	a := Execute(context.Background(), old, &Call{ID: "c", Args: raw, Env: env})
-	b := Execute(context.Background(), cur, &Call{ID: "c", Args: raw, Env: env})
-	at := savedName.ReplaceAllString(llm.JoinText(a.Content, "\n"), "saved.txt")
-	bt := savedName.ReplaceAllString(llm.JoinText(b.Content, "\n"), "saved.txt")
-	if at != bt || a.IsError != b.IsError || !reflect.DeepEqual(a.Details, b.Details) {
-		t.Fatalf("%s %s: old and new differ\nold (error %v, %+v):\n%s\nnew (error %v, %+v):\n%s",
-			cur.Decl().Name, raw, a.IsError, a.Details, at, b.IsError, b.Details, bt)
+// answer is one recorded result: text, error flag, details as JSON; the
+// test's temporary root reads <root>.
+type answer struct {
+	Text    string          `json:"t"`
+	IsError bool            `json:"e,omitempty"`
+	Details json.RawMessage `json:"d,omitempty"`
+}
+
+// recorded holds the old tools' answers by call (see the top of the file).
+type recorded struct {
+	t       *testing.T
+	answers map[string]answer
+	root    string
+	update  bool
+	path    string
+}
+
+func loadRecorded(t *testing.T) *recorded {
+	r := &recorded{t: t, answers: map[string]answer{}, update: os.Getenv("UPDATE_GOLDEN") == "1",
+		path: filepath.Join("testdata", t.Name()+".json.gz")}
+	if r.update {
+		t.Cleanup(r.save)
+		return r
 	}
+	f, err := os.Open(r.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(z).Decode(&r.answers); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *recorded) save() {
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(z).Encode(r.answers); err != nil || z.Close() != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(r.path, buf.Bytes(), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// check compares got with the answer recorded under key (or records it).
+func (r *recorded) check(key string, got answer) {
+	r.t.Helper()
+	got.Text = strings.ReplaceAll(got.Text, r.root, "<root>")
+	got.Details = bytes.ReplaceAll(got.Details, []byte(r.root), []byte("<root>"))
+	if r.update {
+		r.answers[key] = got
+		return
+	}
+	want, ok := r.answers[key]
+	if !ok {
+		r.t.Fatalf("%s: no recorded answer (UPDATE_GOLDEN=1 records)", key)
+	}
+	if want.Text != got.Text || want.IsError != got.IsError || !bytes.Equal(want.Details, got.Details) {
+		r.t.Fatalf("%s: old and new differ\nold (error %v, %s):\n%s\nnew (error %v, %s):\n%s",
+			key, want.IsError, want.Details, want.Text, got.IsError, got.Details, got.Text)
+	}
+}
+
+// run runs tool with args and checks its result against the recording.
+func (r *recorded) run(prefix string, env *Env, tool Tool, args map[string]any) {
+	r.t.Helper()
+	raw, _ := json.Marshal(args)
+	res := Execute(context.Background(), tool, &Call{ID: "c", Args: raw, Env: env})
+	details, _ := json.Marshal(res.Details)
+	r.check(prefix+" "+tool.Decl().Name+" "+string(raw), answer{
+		Text: savedName.ReplaceAllString(llm.JoinText(res.Content, "\n"), "saved.txt"), IsError: res.IsError, Details: details})
 }
 
 func TestDifferentialGrepGlobRead(t *testing.T) {
@@ -169,18 +242,21 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 	}
 	paths := []string{"", ".", "lib", "a", "crlf.txt", "drop.log", "link-in.txt", "link-dir", "link-out.txt", "build", "nope", "a/fifo.txt", "huge.txt"}
 	globs := []string{"", "*.go", "*.txt", "lib/**/*.go", "**/*.{go,txt}", "a/**", "[", "link*"}
+	rec := loadRecorded(t)
 	for seed := range uint64(2) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 19))
 			root := t.TempDir()
+			rec.t, rec.root = t, root
+			key := fmt.Sprint("seed", seed)
 			cwd := filepath.Join(root, "work")
 			files := diffTree(t, rng, cwd, filepath.Join(root, "outside"))
 			env := &Env{Cwd: cwd, OutputDir: filepath.Join(root, "out"), Reads: NewReadTracker()}
 
 			// grep: every pattern plainly, then random combinations.
 			for _, p := range patterns {
-				diffRun(t, env, legacyGrepTool{}, GrepTool{}, map[string]any{"pattern": p.p, "literal": p.literal, "limit": 1000})
-				diffRun(t, env, legacyGrepTool{}, GrepTool{}, map[string]any{"pattern": p.p, "literal": p.literal, "ignoreCase": true})
+				rec.run(key, env, GrepTool{}, map[string]any{"pattern": p.p, "literal": p.literal, "limit": 1000})
+				rec.run(key, env, GrepTool{}, map[string]any{"pattern": p.p, "literal": p.literal, "ignoreCase": true})
 			}
 			for range 150 {
 				p := patterns[rng.IntN(len(patterns))]
@@ -203,7 +279,7 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 				if g := globs[rng.IntN(len(globs))]; g != "" {
 					args["glob"] = g
 				}
-				diffRun(t, env, legacyGrepTool{}, GrepTool{}, args)
+				rec.run(key, env, GrepTool{}, args)
 			}
 
 			// glob.
@@ -218,7 +294,7 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 						if path != "" {
 							args["path"] = path
 						}
-						diffRun(t, env, legacyGlobTool{}, GlobTool{}, args)
+						rec.run(key, env, GlobTool{}, args)
 					}
 				}
 			}
@@ -239,7 +315,7 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 						if limit > 0 {
 							args["limit"] = limit
 						}
-						diffRun(t, env, legacyReadTool{}, ReadTool{}, args)
+						rec.run(key, env, ReadTool{}, args)
 					}
 				}
 			}
@@ -250,17 +326,17 @@ func TestDifferentialGrepGlobRead(t *testing.T) {
 // The scan bound of read, compared byte by byte: the bound falling before,
 // on and after line ends, with pages before, on and after it.
 func TestDifferentialReadScanBound(t *testing.T) {
+	rec := loadRecorded(t)
+	rec.root = "\x00" // no temporary root
 	contents := []string{"", "\n", "a", "a\n", "a\nb", "a\nb\n", "a\r\nbb\r\nccc\r\n", "line one\nline two\n\nline four",
 		strings.Repeat("0123456789\n", 40), strings.Repeat("x", 300) + "\n" + strings.Repeat("y", 70000) + "\nz"}
-	for _, c := range contents {
+	for ci, c := range contents {
 		for scan := int64(0); scan <= int64(len(c))+2; scan += 1 + int64(len(c))/37 {
 			for _, off := range []int{0, 1, 2, 3, 5, 40, 41} {
 				for _, limit := range []int{0, 1, 2, 3} {
-					a, aerr := legacyReadText(context.Background(), strings.NewReader(c), "f", off, limit, scan)
-					b, berr := readTextScan(context.Background(), strings.NewReader(c), "f", off, limit, scan)
-					if (aerr == nil) != (berr == nil) || !reflect.DeepEqual(a, b) {
-						t.Fatalf("content %.40q, scan %d, offset %d, limit %d:\nold %+v %v\nnew %+v %v", c, scan, off, limit, a, aerr, b, berr)
-					}
+					res, err := readTextScan(context.Background(), strings.NewReader(c), "f", off, limit, scan)
+					got, _ := json.Marshal(res)
+					rec.check(fmt.Sprintf("scan content %d, scan %d, offset %d, limit %d", ci, scan, off, limit), answer{Text: fmt.Sprint(err), Details: got})
 				}
 			}
 		}

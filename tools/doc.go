@@ -75,5 +75,5 @@
 // goroutines; read counts the lines after its page with bytes.Count. All
 // of these goroutines end before Execute returns, also on abort. The
 // differential test (differential_unix_test.go) compares every tool with
-// its code from before (legacy_test.go).
+// the answers of its code from before, recorded in testdata/.
 package tools

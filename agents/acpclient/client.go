@@ -26,10 +26,10 @@ type Client struct {
 
 // New connects to an agent: in is the agent's stdout, out its stdin.
 func New(in io.Reader, out io.WriteCloser, h Handler) *Client {
-	stream := jsonrpc2.NewBufferedStream(struct {
+	stream := jsonrpc2.NewPlainObjectStream(struct {
 		io.Reader
 		io.WriteCloser
-	}{in, out}, jsonrpc2.PlainObjectCodec{})
+	}{in, out})
 	c := &Client{}
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(
 		func(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {

@@ -1,7 +1,6 @@
 package claudestream
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+
+	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
 // MaxLine bounds one line of the CLI's output (a tool result can be
@@ -34,15 +35,12 @@ type Handler interface {
 
 // Conn is one stream-json session.
 type Conn struct {
-	w  io.Writer
-	h  Handler
-	wm sync.Mutex
+	line *jsonline.Conn[string, controlReply]
+	h    Handler
 
 	mu      sync.Mutex
 	next    int
-	pending map[string]chan controlReply
 	cancels map[string]context.CancelFunc
-	done    chan struct{}
 }
 
 type controlReply struct {
@@ -52,31 +50,27 @@ type controlReply struct {
 
 // New starts reading r (the CLI's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
-	c := &Conn{w: w, h: h, pending: map[string]chan controlReply{}, cancels: map[string]context.CancelFunc{}, done: make(chan struct{})}
-	go c.read(r)
+	c := &Conn{line: jsonline.New[string, controlReply](w, ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
+	go c.line.Read(r, MaxLine, c.read, func() {
+		c.mu.Lock()
+		for _, cancel := range c.cancels {
+			cancel()
+		}
+		c.mu.Unlock()
+	})
 	return c
 }
 
 // Done is closed when the CLI's output ended.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.line.Done() }
 
 // Send writes one message line.
 func (c *Conn) Send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("claude stream: %w", err)
+	err := c.line.Write(v)
+	if err != nil && err != ErrClosed {
+		err = fmt.Errorf("claude stream: %w", err)
 	}
-	c.wm.Lock()
-	defer c.wm.Unlock()
-	select {
-	case <-c.done:
-		return ErrClosed
-	default:
-	}
-	if _, err := c.w.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("claude stream: %w", err)
-	}
-	return nil
+	return err
 }
 
 // Control sends a control_request and waits for its control_response.
@@ -84,84 +78,58 @@ func (c *Conn) Control(ctx context.Context, request any) (json.RawMessage, error
 	c.mu.Lock()
 	c.next++
 	id := "ama-" + strconv.Itoa(c.next)
-	ch := make(chan controlReply, 1)
-	c.pending[id] = ch
 	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}()
-	if err := c.Send(map[string]any{"type": "control_request", "request_id": id, "request": request}); err != nil {
+	r, err := c.line.Await(ctx, id, func() error {
+		return c.Send(map[string]any{"type": "control_request", "request_id": id, "request": request})
+	})
+	if err != nil {
 		return nil, err
 	}
-	select {
-	case r := <-ch:
-		return r.resp, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-c.done:
-		return nil, ErrClosed
-	}
+	return r.resp, r.err
 }
 
-func (c *Conn) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	for sc.Scan() {
-		line := append(json.RawMessage(nil), sc.Bytes()...)
-		var head struct {
-			Type      string          `json:"type"`
+func (c *Conn) read(raw []byte) {
+	line := append(json.RawMessage(nil), raw...)
+	var head struct {
+		Type      string          `json:"type"`
+		RequestID string          `json:"request_id"`
+		Request   json.RawMessage `json:"request"`
+		Response  *struct {
+			Subtype   string          `json:"subtype"`
 			RequestID string          `json:"request_id"`
-			Request   json.RawMessage `json:"request"`
-			Response  *struct {
-				Subtype   string          `json:"subtype"`
-				RequestID string          `json:"request_id"`
-				Response  json.RawMessage `json:"response"`
-				Error     string          `json:"error"`
-			} `json:"response"`
-		}
-		if json.Unmarshal(line, &head) != nil {
-			continue // not JSON (a stray log line)
-		}
-		switch head.Type {
-		case "control_response":
-			if head.Response == nil {
-				continue
-			}
-			c.mu.Lock()
-			ch := c.pending[head.Response.RequestID]
-			c.mu.Unlock()
-			if ch != nil {
-				rep := controlReply{resp: head.Response.Response}
-				if head.Response.Subtype == "error" {
-					rep.err = fmt.Errorf("claude: %s", head.Response.Error)
-				}
-				ch <- rep
-			}
-		case "control_request":
-			ctx, cancel := context.WithCancel(context.Background())
-			c.mu.Lock()
-			c.cancels[head.RequestID] = cancel
-			c.mu.Unlock()
-			go c.serve(ctx, head.RequestID, head.Request)
-		case "control_cancel_request":
-			c.mu.Lock()
-			cancel := c.cancels[head.RequestID]
-			c.mu.Unlock()
-			if cancel != nil {
-				cancel()
-			}
-		default:
-			c.h.Message(head.Type, line)
-		}
+			Response  json.RawMessage `json:"response"`
+			Error     string          `json:"error"`
+		} `json:"response"`
 	}
-	c.mu.Lock()
-	for _, cancel := range c.cancels {
-		cancel()
+	if json.Unmarshal(line, &head) != nil {
+		return // not JSON (a stray log line)
 	}
-	c.mu.Unlock()
-	close(c.done)
+	switch head.Type {
+	case "control_response":
+		if head.Response == nil {
+			return
+		}
+		rep := controlReply{resp: head.Response.Response}
+		if head.Response.Subtype == "error" {
+			rep.err = fmt.Errorf("claude: %s", head.Response.Error)
+		}
+		c.line.Deliver(head.Response.RequestID, rep)
+	case "control_request":
+		ctx, cancel := context.WithCancel(context.Background())
+		c.mu.Lock()
+		c.cancels[head.RequestID] = cancel
+		c.mu.Unlock()
+		go c.serve(ctx, head.RequestID, head.Request)
+	case "control_cancel_request":
+		c.mu.Lock()
+		cancel := c.cancels[head.RequestID]
+		c.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	default:
+		c.h.Message(head.Type, line)
+	}
 }
 
 // serve answers one control request of the CLI.

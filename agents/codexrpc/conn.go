@@ -1,13 +1,14 @@
 package codexrpc
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"sync/atomic"
+
+	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
 // MaxLine bounds one message of the server.
@@ -37,16 +38,11 @@ type Handler interface {
 
 // Conn is one client connection.
 type Conn struct {
-	w  io.Writer
-	h  Handler
-	wm sync.Mutex
-
-	mu      sync.Mutex
-	next    int64
-	pending map[int64]chan reply
-	done    chan struct{}
-	ctx     context.Context
-	cancel  context.CancelFunc
+	line   *jsonline.Conn[int64, reply]
+	h      Handler
+	next   atomic.Int64
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 type reply struct {
@@ -56,69 +52,43 @@ type reply struct {
 
 // New starts reading r (the server's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
-	c := &Conn{w: w, h: h, pending: map[int64]chan reply{}, done: make(chan struct{})}
+	c := &Conn{line: jsonline.New[int64, reply](w, ErrClosed), h: h}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.read(r)
+	go c.line.Read(r, MaxLine, c.read, c.cancel)
 	return c
 }
 
 // Done is closed when the server's output ended.
-func (c *Conn) Done() <-chan struct{} { return c.done }
+func (c *Conn) Done() <-chan struct{} { return c.line.Done() }
 
 func (c *Conn) write(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("codex app-server: %w", err)
+	err := c.line.Write(v)
+	if err != nil && err != ErrClosed {
+		err = fmt.Errorf("codex app-server: %w", err)
 	}
-	c.wm.Lock()
-	defer c.wm.Unlock()
-	select {
-	case <-c.done:
-		return ErrClosed
-	default:
-	}
-	if _, err := c.w.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("codex app-server: %w", err)
-	}
-	return nil
+	return err
 }
 
 // Call sends a request and decodes its result into result (nil: ignored).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	c.mu.Lock()
-	c.next++
-	id := c.next
-	ch := make(chan reply, 1)
-	c.pending[id] = ch
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}()
+	id := c.next.Add(1)
 	msg := map[string]any{"method": method, "id": id}
 	if params != nil {
 		msg["params"] = params
 	}
-	if err := c.write(msg); err != nil {
+	r, err := c.line.Await(ctx, id, func() error { return c.write(msg) })
+	switch {
+	case err != nil:
 		return err
+	case r.err != nil:
+		return r.err
 	}
-	select {
-	case r := <-ch:
-		if r.err != nil {
-			return r.err
+	if result != nil && len(r.result) > 0 {
+		if err := json.Unmarshal(r.result, result); err != nil {
+			return fmt.Errorf("codex app-server: %s result: %w", method, err)
 		}
-		if result != nil && len(r.result) > 0 {
-			if err := json.Unmarshal(r.result, result); err != nil {
-				return fmt.Errorf("codex app-server: %s result: %w", method, err)
-			}
-		}
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-c.done:
-		return ErrClosed
 	}
+	return nil
 }
 
 // Notify sends a notification.
@@ -130,41 +100,27 @@ func (c *Conn) Notify(method string, params any) error {
 	return c.write(msg)
 }
 
-func (c *Conn) read(r io.Reader) {
-	defer func() {
-		c.cancel()
-		close(c.done)
-	}()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	for sc.Scan() {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-			Result json.RawMessage `json:"result"`
-			Error  *Error          `json:"error"`
-		}
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			continue
-		}
-		hasID := len(m.ID) > 0 && string(m.ID) != "null"
-		switch {
-		case m.Method != "" && hasID:
-			go c.serve(append(json.RawMessage(nil), m.ID...), m.Method, m.Params)
-		case m.Method != "":
-			c.h.Notification(m.Method, m.Params)
-		case hasID:
-			var id int64
-			if json.Unmarshal(m.ID, &id) != nil {
-				continue
-			}
-			c.mu.Lock()
-			ch := c.pending[id]
-			c.mu.Unlock()
-			if ch != nil {
-				ch <- reply{result: m.Result, err: m.Error}
-			}
+func (c *Conn) read(line []byte) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  *Error          `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != "" && hasID:
+		go c.serve(append(json.RawMessage(nil), m.ID...), m.Method, m.Params)
+	case m.Method != "":
+		c.h.Notification(m.Method, m.Params)
+	case hasID:
+		var id int64
+		if json.Unmarshal(m.ID, &id) == nil {
+			c.line.Deliver(id, reply{result: m.Result, err: m.Error})
 		}
 	}
 }

@@ -1,6 +1,10 @@
-// Package memlimit keeps the memory of a huge input line near what it
-// needs: Reserve sets a soft memory limit (runtime/debug.SetMemoryLimit)
-// of the live heap plus the line's budget, so the collector runs before
+// Package memlimit keeps the memory of a huge line near what it needs.
+// It is the one owner of the process's memory limit and of every forced
+// collection; only the transport calls it (internal/stdio: the line
+// reader's Growing, Accepted and Dropped, the writer's Written), so the
+// protocols know nothing of the collector. Reserve sets a soft memory
+// limit (runtime/debug.SetMemoryLimit) of the live heap plus the line's
+// budget, so the collector runs before
 // the heap doubles (GOGC's pace, which a burst of 50 MiB buffers outruns,
 // more so on a loaded machine). It is a backstop next to the real cuts
 // (lines built once, in exact buffers): a limit below the live heap would
@@ -8,9 +12,9 @@
 // from before, GOMEMLIMIT or none, restored) after any collection that
 // finds the live heap within 3% of it; it is never set above a tighter
 // limit the user chose. Reserve measures the live heap with a collection
-// of its own; Done, called when a huge prompt's run has settled, collects
-// what that run held and returns the freed pages to the OS, so the next
-// huge line starts from the live heap.
+// of its own; Growing, when the next huge line starts to arrive, collects
+// what the earlier one's run held and returns the freed pages to the OS,
+// so the next huge line starts from the live heap.
 //
 // Safe for concurrent use; the state is process-wide, like the limit.
 package memlimit

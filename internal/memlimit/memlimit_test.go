@@ -42,8 +42,8 @@ func TestReserveKeepsATighterLimit(t *testing.T) {
 	}
 }
 
-// Done collects (and keeps the limit) once after a reservation.
-func TestDone(t *testing.T) {
+// Growing collects (and keeps the limit) once after a reservation.
+func TestGrowing(t *testing.T) {
 	prev := debug.SetMemoryLimit(math.MaxInt64)
 	defer debug.SetMemoryLimit(prev)
 	var ms runtime.MemStats
@@ -54,16 +54,33 @@ func TestDone(t *testing.T) {
 		t.Fatal("no limit set")
 	}
 	before := gcs()
-	Done()
+	Growing()
 	if gcs() == before {
-		t.Fatal("Done did not collect")
+		t.Fatal("Growing did not collect")
 	}
 	if Limit() != l {
-		t.Fatalf("limit changed by Done: %d, was %d", Limit(), l)
+		t.Fatalf("limit changed by Growing: %d, was %d", Limit(), l)
 	}
 	before = gcs()
-	Done()
+	Growing()
 	if gcs() != before {
-		t.Fatal("a second Done collected again")
+		t.Fatal("a second Growing collected again")
+	}
+}
+
+// A huge accepted line reserves; a small one does not.
+func TestAccepted(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	mu.Lock()
+	ours = 0 // forget the earlier tests' limit
+	mu.Unlock()
+	Accepted(HugeBytes - 1)
+	if Limit() != 0 {
+		t.Fatal("a line under HugeBytes reserved")
+	}
+	Accepted(HugeBytes)
+	if Limit() == 0 {
+		t.Fatal("a huge line did not reserve")
 	}
 }

@@ -4,8 +4,9 @@
 //
 //   - lines.go: LineReader (lines end only at '\n', one trailing '\r'
 //     dropped, blank lines in the JavaScript sense skipped, oversized
-//     lines reported as ErrLineTooLong and skipped), ReserveLine (the
-//     memory budget of a huge line).
+//     lines reported as ErrLineTooLong and skipped); it tells
+//     internal/memlimit of huge and dropped lines, as the writer does of
+//     huge lines written.
 //   - writer.go: Writer, the single goroutine that writes the output, with
 //     backpressure, merging of consecutive deltas of one block (the
 //     protocol renders them, WriterOptions.DeltaLine) and of consecutive

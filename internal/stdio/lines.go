@@ -55,21 +55,8 @@ func (l *LineReader) Next() ([]byte, error) {
 			}
 			continue
 		}
+		memlimit.Accepted(len(line)) // before it is handled
 		return line, nil
-	}
-}
-
-// ReserveLine is called with each accepted line's length before it is
-// handled: a line of at least 8 MiB (a huge prompt) gets a soft memory
-// limit of the live heap (measured now, the line included) plus 2x its
-// size plus 30 MB, so the GC keeps pace with the buffers the line's
-// handling needs next to the line: its text, its entry, one event line at
-// a time (the line's buffer is freed after decoding). Measured best of
-// 2x, 3x and 4x (issue 12). See internal/memlimit: lifted again when it
-// would bind the live heap.
-func ReserveLine(n int) {
-	if n >= 8<<20 {
-		memlimit.Reserve(2*int64(n) + 30e6)
 	}
 }
 
@@ -103,7 +90,11 @@ func (l *LineReader) readLine() ([]byte, error) {
 				// Skip the rest of the line; free what was read of it.
 				tooLong = true
 				l.buf = nil
+				memlimit.Dropped()
 			} else {
+				if len(l.buf) < memlimit.HugeBytes && len(l.buf)+len(chunk) >= memlimit.HugeBytes {
+					memlimit.Growing()
+				}
 				l.buf = grow(l.buf, len(chunk), l.max+1)
 				l.buf = append(l.buf, chunk...)
 			}

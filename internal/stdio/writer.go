@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 	"unicode/utf8"
 
 	"go.uber.org/zap"
 
-	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/internal/memlimit"
 )
 
-// CollectBytes is the size from which a written line is collected at once
-// (see loop).
-const CollectBytes = 8 << 20
+// CollectBytes is the size from which a line is huge: once out, its
+// buffer is collected at once (memlimit.Written).
+const CollectBytes = memlimit.HugeBytes
 
 // ChunkSize is the largest piece in which one line is written.
 const ChunkSize = 64 << 10
@@ -45,7 +44,7 @@ type Writer struct {
 	log      *zap.Logger
 	maxItems int
 	maxBytes int
-	render   func(dst []byte, typ string, idx int, delta []byte, usage *llm.Usage) []byte
+	render   func(dst []byte, typ string, idx int, delta []byte, usage any) []byte
 
 	mu       sync.Mutex
 	space    *sync.Cond // signalled when the queue shrinks
@@ -80,8 +79,7 @@ type outItem struct {
 	deltaType string
 	deltaIdx  int
 	delta     []byte
-	usage     llm.Usage
-	hasUsage  bool
+	usage     any // the protocol's, handed over by SendDelta; nil: none
 
 	// A line written in pieces (SendPieces): fill produces them on the
 	// writer goroutine; n is about the line's length.
@@ -108,10 +106,11 @@ type WriterOptions struct {
 	MaxItems int
 	MaxBytes int
 	// DeltaLine renders a (merged) delta as one line ending in '\n',
-	// appended to dst; usage may be nil. The protocol owns the shape (the
-	// native message_update); the writer owns when deltas merge. SendDelta
-	// needs it; a writer without it only sends whole lines.
-	DeltaLine func(dst []byte, typ string, idx int, delta []byte, usage *llm.Usage) []byte
+	// appended to dst, with the usage of the last merged SendDelta (nil:
+	// none). The protocol owns the shape (the native message_update) and
+	// the usage's type; the writer owns when deltas merge. SendDelta needs
+	// it; a writer without it only sends whole lines.
+	DeltaLine func(dst []byte, typ string, idx int, delta []byte, usage any) []byte
 }
 
 // NewWriter starts the writer goroutine for out.
@@ -154,8 +153,9 @@ func (w *Writer) Send(v any) {
 
 // SendDelta enqueues a text, thinking or tool-call delta (rendered by
 // WriterOptions.DeltaLine), merging it into the last queued item when that
-// is a delta of the same kind and block. usage may be nil.
-func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) {
+// is a delta of the same kind and block. usage (nil: none) is handed over
+// to DeltaLine: the caller does not change it after the call.
+func (w *Writer) SendDelta(typ string, idx int, delta string, usage any) {
 	if w.render == nil {
 		panic(fmt.Sprintf("stdio: SendDelta(%s) on a writer without WriterOptions.DeltaLine", typ))
 	}
@@ -163,10 +163,10 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && last.hasUsage == (usage != nil) {
+		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && (last.usage != nil) == (usage != nil) {
 			last.delta = append(last.delta, delta...)
 			if usage != nil {
-				last.usage = *usage
+				last.usage = usage
 			}
 			w.qBytes += len(delta)
 			w.stats.MergedDeltas++
@@ -174,11 +174,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage *llm.Usage) 
 			return
 		}
 	}
-	it := &outItem{deltaType: typ, deltaIdx: idx, delta: append(make([]byte, 0, len(delta)+64), delta...)}
-	if usage != nil {
-		it.usage, it.hasUsage = *usage, true
-	}
-	w.push(it)
+	w.push(&outItem{deltaType: typ, deltaIdx: idx, delta: append(make([]byte, 0, len(delta)+64), delta...), usage: usage})
 }
 
 // SendJoinable enqueues the line head+body+tail (tail ends in '\n'). When
@@ -309,11 +305,7 @@ func (w *Writer) loop() {
 			buf = append(append(append(buf[:0], it.head...), it.body...), it.tail...)
 			line = buf
 		case line == nil:
-			var u *llm.Usage
-			if it.hasUsage {
-				u = &it.usage
-			}
-			buf = w.render(buf[:0], it.deltaType, it.deltaIdx, it.delta, u)
+			buf = w.render(buf[:0], it.deltaType, it.deltaIdx, it.delta, it.usage)
 			line = buf
 		}
 		if it.line != nil { // DeltaLine and SendJoinable callers build valid lines (jsonstr)
@@ -321,7 +313,6 @@ func (w *Writer) loop() {
 		}
 		w.write(line)
 		n := len(line)
-		huge := n >= CollectBytes
 		line, it = nil, nil
 
 		w.mu.Lock()
@@ -334,17 +325,7 @@ func (w *Writer) loop() {
 		if cap(buf) > 1<<20 {
 			buf = nil // do not pin a huge merged delta
 		}
-		if huge {
-			// The line's buffer is garbage now: collect it before the
-			// next huge line (its sender is building it) needs the room,
-			// so that room is reused instead of the heap growing by a
-			// line each time. Left to GOGC, the collection lags behind a
-			// burst of 50 MiB lines (one prompt sends four), more so on a
-			// loaded machine (peak RSS 243 MB measured idle, 347 MB under
-			// load without this). The cost is one collection of the live
-			// heap per line of at least CollectBytes.
-			runtime.GC()
-		}
+		memlimit.Written(n) // after the line is out: its buffer is garbage
 	}
 }
 

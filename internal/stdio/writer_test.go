@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/armadra/ama-rpc/internal/stdio"
-	"github.com/armadra/ama-rpc/llm"
 )
 
 // recorder is an output stream that remembers every Write call and can be
@@ -104,7 +103,7 @@ func TestWriterChunksLongLines(t *testing.T) {
 
 // deltaLine renders a delta in the shape of the native message_update
 // (the protocol's job; the writer only merges).
-func deltaLine(dst []byte, typ string, idx int, delta []byte, _ *llm.Usage) []byte {
+func deltaLine(dst []byte, typ string, idx int, delta []byte, _ any) []byte {
 	b, _ := json.Marshal(map[string]any{"type": "message_update",
 		"assistantMessageEvent": map[string]any{"type": typ, "contentIndex": idx, "delta": string(delta)}})
 	return append(append(dst, b...), '\n')
@@ -113,7 +112,7 @@ func deltaLine(dst []byte, typ string, idx int, delta []byte, _ *llm.Usage) []by
 func TestWriterMergesOnlyConsecutiveDeltasOfOneBlock(t *testing.T) {
 	rec := &recorder{gate: make(chan struct{}), writes: make(chan struct{}, 100)}
 	w := stdio.NewWriter(rec, stdio.WriterOptions{DeltaLine: deltaLine})
-	u := &llm.Usage{}
+	u := &struct{ n int }{}
 	w.Send(map[string]string{"type": "first"}) // the writer picks this up and blocks in Write
 	<-rec.writes
 	w.SendDelta("text_delta", 0, "a", u)

@@ -1,6 +1,7 @@
 // Package acp serves the Agent Client Protocol (ACP v1: JSON-RPC 2.0, one
 // message per line on stdio) over github.com/sourcegraph/jsonrpc2 for
-// `ama-rpc --mode acp`. It is the only importer of jsonrpc2. Several
+// `ama-rpc --mode acp` (jsonrpc2's other users are clients: host and
+// agents/acpclient; golden/arch_test.go keeps it to those). Several
 // sessions are served at once, one prompt turn at a time per session; the
 // ACP session id is the session's on-disk id, so `--mode rpc --resume <id>`
 // and session/resume reach the same session.

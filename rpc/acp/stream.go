@@ -96,7 +96,6 @@ func (s *Stream) ReadObject(v any) error {
 			<-s.closed
 			return io.EOF
 		}
-		stdio.ReserveLine(len(line))
 		if !json.Valid(line) {
 			s.reject(errParseLine, "the line is not one JSON value", nil)
 			continue

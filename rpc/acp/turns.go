@@ -6,7 +6,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/armadra/ama-rpc/events"
-	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -113,9 +112,6 @@ func (as *acpSession) finish(t *turn, err error) {
 		t.c.reply(res)
 	}
 	close(t.done)
-	if ran {
-		memlimit.Done() // a huge prompt's turn is over (see stdio.ReserveLine)
-	}
 
 	as.mu.Lock()
 	if as.cur == t {
