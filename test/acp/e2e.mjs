@@ -217,7 +217,11 @@ let sessionId;
   });
   z.zPromptResponse.parse(r1);
   assert.equal(r1.stopReason, "end_turn");
-  assert.deepEqual(r1.usage, { inputTokens: 30, outputTokens: 8, cachedReadTokens: 0, cachedWriteTokens: 0, totalTokens: 38 });
+  const { _meta: usageMeta, ...usage1 } = r1.usage;
+  assert.deepEqual(usage1, { inputTokens: 30, outputTokens: 8, cachedReadTokens: 0, cachedWriteTokens: 0, totalTokens: 38 });
+  // The permission counters ride in the usage's _meta (issue 27).
+  const perms = usageMeta["ama/permissions"];
+  assert.deepEqual([perms.allowed, perms.asked, perms.denied], [2, 2, 1]);
   const u1 = p.updates.slice(from1).filter((u) => u.sessionId === sessionId).map((u) => u.update);
   const calls = u1.filter((u) => u.sessionUpdate === "tool_call");
   assert.deepEqual(calls.map((c) => [c.toolCallId, c.kind, c.status]), [
@@ -339,6 +343,41 @@ let sessionId;
   ]);
   const texts = replay.filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => u.content.text);
   assert.ok(texts.includes("all done") && texts.includes("resumed ok"), "agent texts are replayed: " + JSON.stringify(texts));
+  const st = await p.close();
+  assert.deepEqual(st, { code: 0, signal: null }, "exit 0; stderr:\n" + p.stderr());
+}
+
+// --- 4: the client's MCP server is used, through the same permission ask --
+if (process.env.AMA_MCP_SERVER_BIN) {
+  const SCRIPT3 = script("script3.json", [
+    toolCall("call-mcp-allow", "mcp__t__write_marker", { path: path.join(WORK, "mcp-allowed.txt") }),
+    toolCall("call-mcp-reject", "mcp__t__write_marker", { path: path.join(WORK, "mcp-rejected.txt") }),
+    { text: "mcp done" },
+  ]);
+  const answers = ["allow_once", "reject_once"];
+  const asked = [];
+  const p = start(SCRIPT3, async ({ params }) => {
+    z.zRequestPermissionRequest.parse(params);
+    asked.push(params.toolCall.toolCallId);
+    // Nothing ran before the person answered.
+    assert.ok(!fs.existsSync(path.join(WORK, "mcp-allowed.txt")) || asked.length > 1, "no MCP write before approval");
+    const a = answers.shift();
+    return { outcome: { outcome: "selected", optionId: params.options.find((o) => o.kind === a).optionId } };
+  });
+  await initialize(p.agent);
+  const mcpServers = [{ name: "t", command: process.env.AMA_MCP_SERVER_BIN, args: [], env: [] }];
+  const created = await p.agent.request(acp.methods.agent.session.new, { cwd: WORK, mcpServers });
+  z.zNewSessionResponse.parse(created);
+  const sid = created.sessionId;
+  const r = await p.agent.request(acp.methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "use the mcp tool" }] });
+  assert.equal(r.stopReason, "end_turn");
+  assert.deepEqual(asked, ["call-mcp-allow", "call-mcp-reject"], "each MCP call asks (default mode)");
+  assert.equal(fs.readFileSync(path.join(WORK, "mcp-allowed.txt"), "utf8"), "written by mcp");
+  assert.ok(!fs.existsSync(path.join(WORK, "mcp-rejected.txt")), "a rejected MCP call does not reach the server");
+  const u = p.updates.filter((x) => x.sessionId === sid).map((x) => x.update);
+  const final = (id) => u.filter((x) => x.sessionUpdate === "tool_call_update" && x.toolCallId === id).at(-1);
+  assert.equal(final("call-mcp-allow").status, "completed");
+  assert.equal(final("call-mcp-reject").status, "failed");
   const st = await p.close();
   assert.deepEqual(st, { code: 0, signal: null }, "exit 0; stderr:\n" + p.stderr());
 }

@@ -27,10 +27,16 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	// The MCP server the SDK client configures in session/new (issue 32).
+	mcpBin := filepath.Join(tmp, "mcpserver")
+	build = exec.Command("go", "build", "-o", mcpBin, "../mcpserver/cmd")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build mcpserver: %v\n%s", err, out)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "e2e.mjs", tmp)
-	cmd.Env = append(os.Environ(), "AMA_RPC_BIN="+bin)
+	cmd.Env = append(os.Environ(), "AMA_RPC_BIN="+bin, "AMA_MCP_SERVER_BIN="+mcpBin)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
