@@ -100,7 +100,7 @@ type Result struct {
 	// Structured is the value a codemode script's tools.<name>() resolves
 	// to instead of the text (host tools' structured); not sent to the
 	// model. nil: the text.
-	Structured json.RawMessage
+	Structured json.RawMessage `json:",omitempty"`
 	// AsText makes hosts receive the content as one string (the task
 	// tool's results).
 	AsText bool
