@@ -250,7 +250,9 @@ func TestLifecycleOrderSwitchSession(t *testing.T) {
 	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
 	r.Send(`{"id":"st","type":"get_state"}`)
 	n := r.WaitFor("get_state", 1, func(o *golden.Object) bool { return o.String("id") == "st" })
-	var st struct{ Data struct{ SessionFile, SessionID string } }
+	var st struct {
+		Data struct{ SessionFile, SessionID string }
+	}
 	_ = json.Unmarshal(r.Lines()[n], &st)
 	if st.Data.SessionFile == "" {
 		t.Fatalf("no session file: %s", r.Lines()[n])
