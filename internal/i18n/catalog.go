@@ -35,6 +35,12 @@ const (
 	RPCSessionMissing Key = "rpc.sessionNotFound"
 	RPCSessionLocked  Key = "rpc.sessionLocked"
 	RPCUnknownSkill   Key = "rpc.unknownSkill"
+
+	// ACP JSON-RPC errors with a fixed text.
+	RPCMethodNotFound   Key = "acp.methodNotFound"
+	RPCRequestCancelled Key = "acp.requestCancelled"
+	RPCAuthRequired     Key = "acp.authRequired"
+	RPCInvalidParams    Key = "acp.invalidParams"
 )
 
 var catalog = map[Lang]map[Key]string{
@@ -62,6 +68,11 @@ var catalog = map[Lang]map[Key]string{
 		RPCSessionMissing: "session not found",
 		RPCSessionLocked:  "session locked",
 		RPCUnknownSkill:   "unknown skill",
+
+		RPCMethodNotFound:   "method not found",
+		RPCRequestCancelled: "request cancelled",
+		RPCAuthRequired:     "authentication required",
+		RPCInvalidParams:    "invalid params",
 	},
 	Zh: {
 		CLIUsageError: "ama-rpc：%v（ama-rpc --help 列出全部参数）",
@@ -87,5 +98,10 @@ var catalog = map[Lang]map[Key]string{
 		RPCSessionMissing: "找不到会话",
 		RPCSessionLocked:  "会话已被锁定",
 		RPCUnknownSkill:   "未知技能",
+
+		RPCMethodNotFound:   "找不到方法",
+		RPCRequestCancelled: "请求已取消",
+		RPCAuthRequired:     "需要认证",
+		RPCInvalidParams:    "参数无效",
 	},
 }
