@@ -222,3 +222,37 @@ func toJSON(lines []map[string]any) string {
 	b, _ := json.Marshal(lines)
 	return string(b)
 }
+
+// A notification the session composes follows the language: an overflow
+// whose compaction cannot help reports "the context is too long …" in en
+// and the catalog's sentence in zh, same level, same detail.
+func TestLangNotification(t *testing.T) {
+	msg := func(lang string) string {
+		t.Helper()
+		p := newProc(t)
+		script := filepath.Join(p.home, "script.json")
+		writeFile(t, script, `{"whenExhausted":"error","responses":[{"error":{"kind":"overflow"}}]}`)
+		p.env["AMA_FAKE_SCRIPT"] = script
+		p.env["AMA_LANG"] = lang
+		code, lines, stderr := p.run(t, t.Context(), `{"id":"p","type":"prompt","message":"go"}`+"\n", "--model", "fake/echo", "--no-session")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", lang, code, stderr)
+		}
+		for _, l := range lines {
+			if l["type"] == "notification" && l["level"] == "error" {
+				m, _ := l["message"].(string)
+				return m
+			}
+		}
+		t.Fatalf("%s: no error notification: %v", lang, lines)
+		return ""
+	}
+	en, zh := msg("en"), msg("zh")
+	const enHead, zhHead = "the context is too long and could not be compacted: ", "上下文过长，无法压缩："
+	if !strings.HasPrefix(en, enHead) || !strings.HasPrefix(zh, zhHead) {
+		t.Fatalf("en %q\nzh %q", en, zh)
+	}
+	if strings.TrimPrefix(en, enHead) != strings.TrimPrefix(zh, zhHead) {
+		t.Errorf("the detail differs: en %q zh %q", en, zh)
+	}
+}

@@ -213,7 +213,7 @@ func (s *Server) Send(e events.Event) bool {
 	if w == nil {
 		return false
 	}
-	line, err := encodeEvent(e)
+	line, err := encodeEvent(localize(e, s.opts.Lang))
 	if err != nil {
 		return false
 	}
@@ -432,7 +432,7 @@ func (s *Server) forward(e events.Event) {
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
 	}
-	sendEvent(s.w, s.log, e)
+	sendEvent(s.w, s.log, localize(e, s.opts.Lang))
 }
 
 // EventSink is a bus subscriber that writes every event to w in this

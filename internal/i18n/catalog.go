@@ -41,6 +41,11 @@ const (
 	RPCRequestCancelled Key = "acp.requestCancelled"
 	RPCAuthRequired     Key = "acp.authRequired"
 	RPCInvalidParams    Key = "acp.invalidParams"
+
+	// Notifications the session composes (events.Notification.Key holds
+	// the key as a string: the session cannot import this package).
+	NoticeCompactFailed  Key = "notice.compactFailed"
+	NoticeContextTooLong Key = "notice.contextTooLong"
 )
 
 var catalog = map[Lang]map[Key]string{
@@ -73,6 +78,9 @@ var catalog = map[Lang]map[Key]string{
 		RPCRequestCancelled: "request cancelled",
 		RPCAuthRequired:     "authentication required",
 		RPCInvalidParams:    "invalid params",
+
+		NoticeCompactFailed:  "automatic compaction failed: %s",
+		NoticeContextTooLong: "the context is too long and could not be compacted: %s",
 	},
 	Zh: {
 		CLIUsageError: "ama-rpc：%v（ama-rpc --help 列出全部参数）",
@@ -103,5 +111,8 @@ var catalog = map[Lang]map[Key]string{
 		RPCRequestCancelled: "请求已取消",
 		RPCAuthRequired:     "需要认证",
 		RPCInvalidParams:    "参数无效",
+
+		NoticeCompactFailed:  "自动压缩失败：%s",
+		NoticeContextTooLong: "上下文过长，无法压缩：%s",
 	},
 }
