@@ -141,19 +141,19 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 		return nil, err
 	}
 	if f.Mode != "rpc" && f.Mode != "acp" {
-		return nil, fmt.Errorf("--mode must be rpc or acp, not %q", f.Mode)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadMode, f.Mode))
 	}
 	if _, ok := i18n.ParseExact(f.Lang); f.Lang != "" && !ok {
 		return nil, errors.New(i18n.T(lang, i18n.CLIBadLang, f.Lang))
 	}
 	if f.PermissionMode != "" && !approvals.Mode(f.PermissionMode).Valid() {
-		return nil, fmt.Errorf("--permission-mode must be one of %s, not %q", modeNames(), f.PermissionMode)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadPermissionMode, modeNames(), f.PermissionMode))
 	}
 	if f.Thinking != "" && !llm.ValidThinkingLevel(f.Thinking) {
-		return nil, fmt.Errorf("--thinking must be off, minimal, low, medium, high or xhigh, not %q", f.Thinking)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadThinking, f.Thinking))
 	}
 	if f.SessionID != "" && !uuidShape.MatchString(f.SessionID) {
-		return nil, fmt.Errorf("--session-id must be a UUID such as 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b, not %q", f.SessionID)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadSessionID, f.SessionID))
 	}
 	n := 0
 	for _, set := range []bool{f.Session != "", f.Resume != "", f.Continue} {
@@ -162,10 +162,10 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 		}
 	}
 	if n > 1 {
-		return nil, fmt.Errorf("--session, --resume and --continue are exclusive")
+		return nil, errors.New(i18n.T(lang, i18n.CLISessionExclusive))
 	}
 	if f.Host != "" && f.HostCmd != "" {
-		return nil, fmt.Errorf("--host and --host-cmd are exclusive")
+		return nil, errors.New(i18n.T(lang, i18n.CLIHostExclusive))
 	}
 	return f, nil
 }

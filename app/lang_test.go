@@ -256,3 +256,28 @@ func TestLangNotification(t *testing.T) {
 		t.Errorf("the detail differs: en %q zh %q", en, zh)
 	}
 }
+
+// The flag-value usage errors keep their English text and exit code, and
+// read in Chinese under zh.
+func TestLangUsageReasons(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		en, zh string
+	}{
+		{[]string{"--mode", "nope"}, `--mode must be rpc or acp, not "nope"`, `--mode 只能是 rpc 或 acp，不能是 "nope"`},
+		{[]string{"--thinking", "max"}, `--thinking must be off, minimal, low, medium, high or xhigh, not "max"`, `不能是 "max"`},
+		{[]string{"--session-id", "x"}, `--session-id must be a UUID`, `--session-id 必须是 UUID`},
+		{[]string{"--continue", "--resume", "x"}, `--session, --resume and --continue are exclusive`, `只能选一个`},
+	} {
+		for lang, want := range map[string]string{"en": tc.en, "zh": tc.zh} {
+			p := newProc(t)
+			p.env["AMA_LANG"] = lang
+			var out, errb bytes.Buffer
+			code := app.Main(t.Context(), app.Env{Args: tc.args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+			if code != 2 || !strings.Contains(errb.String(), want) || (lang == "en") == hasHan(errb.String()) {
+				t.Errorf("%s %v: exit %d, stderr %q, want %q", lang, tc.args, code, errb.String(), want)
+			}
+		}
+	}
+}

@@ -20,6 +20,13 @@ const (
 	CLIHelpExit   Key = "cli.help.exitCodes"
 	CLIHelpLang   Key = "cli.help.lang"
 
+	CLIBadMode           Key = "cli.badMode"
+	CLIBadPermissionMode Key = "cli.badPermissionMode"
+	CLIBadThinking       Key = "cli.badThinking"
+	CLIBadSessionID      Key = "cli.badSessionID"
+	CLISessionExclusive  Key = "cli.sessionExclusive"
+	CLIHostExclusive     Key = "cli.hostExclusive"
+
 	// Error responses: fixed texts chosen in rpc/internal/wirecode.
 	RPCUnknownCommand Key = "rpc.unknownCommand"
 	RPCIDTooLong      Key = "rpc.idTooLong"
@@ -50,14 +57,20 @@ const (
 
 var catalog = map[Lang]map[Key]string{
 	En: {
-		CLIUsageError: "ama-rpc: %v (ama-rpc --help lists the flags)",
-		CLIBadLang:    "--lang must be zh or en, not %q",
-		CLIHelpTitle:  "ama-rpc: the ama coding-agent server (JSONL RPC or ACP on stdio)",
-		CLIHelpUsage:  "Usage:",
-		CLIHelpFlags:  "Flags:",
-		CLIHelpEnv:    "Environment:",
-		CLIHelpExit:   "Exit codes:",
-		CLIHelpLang:   "interface language of human-readable text: zh or en (AMA_LANG wins; default: ui.language, then LC_ALL/LC_MESSAGES/LANG)",
+		CLIUsageError:        "ama-rpc: %v (ama-rpc --help lists the flags)",
+		CLIBadLang:           "--lang must be zh or en, not %q",
+		CLIHelpTitle:         "ama-rpc: the ama coding-agent server (JSONL RPC or ACP on stdio)",
+		CLIHelpUsage:         "Usage:",
+		CLIHelpFlags:         "Flags:",
+		CLIHelpEnv:           "Environment:",
+		CLIHelpExit:          "Exit codes:",
+		CLIBadMode:           "--mode must be rpc or acp, not %q",
+		CLIBadPermissionMode: "--permission-mode must be one of %s, not %q",
+		CLIBadThinking:       "--thinking must be off, minimal, low, medium, high or xhigh, not %q",
+		CLIBadSessionID:      "--session-id must be a UUID such as 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b, not %q",
+		CLISessionExclusive:  "--session, --resume and --continue are exclusive",
+		CLIHostExclusive:     "--host and --host-cmd are exclusive",
+		CLIHelpLang:          "interface language of human-readable text: zh or en (AMA_LANG wins; default: ui.language, then LC_ALL/LC_MESSAGES/LANG)",
 
 		RPCUnknownCommand: "unknown command: %s",
 		RPCIDTooLong:      "id longer than %d bytes",
@@ -83,14 +96,20 @@ var catalog = map[Lang]map[Key]string{
 		NoticeContextTooLong: "the context is too long and could not be compacted: %s",
 	},
 	Zh: {
-		CLIUsageError: "ama-rpc：%v（ama-rpc --help 列出全部参数）",
-		CLIBadLang:    "--lang 只能是 zh 或 en，不能是 %q",
-		CLIHelpTitle:  "ama-rpc：ama 编程智能体服务（标准输入输出上的 JSONL RPC 或 ACP）",
-		CLIHelpUsage:  "用法：",
-		CLIHelpFlags:  "参数：",
-		CLIHelpEnv:    "环境变量：",
-		CLIHelpExit:   "退出码：",
-		CLIHelpLang:   "面向人的文字所用的界面语言：zh 或 en（AMA_LANG 优先；默认取 ui.language，其次 LC_ALL/LC_MESSAGES/LANG）",
+		CLIUsageError:        "ama-rpc：%v（ama-rpc --help 列出全部参数）",
+		CLIBadLang:           "--lang 只能是 zh 或 en，不能是 %q",
+		CLIHelpTitle:         "ama-rpc：ama 编程智能体服务（标准输入输出上的 JSONL RPC 或 ACP）",
+		CLIHelpUsage:         "用法：",
+		CLIHelpFlags:         "参数：",
+		CLIHelpEnv:           "环境变量：",
+		CLIHelpExit:          "退出码：",
+		CLIBadMode:           "--mode 只能是 rpc 或 acp，不能是 %q",
+		CLIBadPermissionMode: "--permission-mode 只能是 %s 之一，不能是 %q",
+		CLIBadThinking:       "--thinking 只能是 off、minimal、low、medium、high 或 xhigh，不能是 %q",
+		CLIBadSessionID:      "--session-id 必须是 UUID（例如 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b），不能是 %q",
+		CLISessionExclusive:  "--session、--resume 和 --continue 只能选一个",
+		CLIHostExclusive:     "--host 和 --host-cmd 只能选一个",
+		CLIHelpLang:          "面向人的文字所用的界面语言：zh 或 en（AMA_LANG 优先；默认取 ui.language，其次 LC_ALL/LC_MESSAGES/LANG）",
 
 		RPCUnknownCommand: "未知命令：%s",
 		RPCIDTooLong:      "id 超过 %d 字节",
