@@ -123,7 +123,7 @@ func acpReady(ctx context.Context, w *wiring) (acp.Ready, error) {
 
 // acpOptions are the server options every ACP start shares.
 func acpOptions(env Env, log *zap.Logger) acp.Options {
-	opts := acp.Options{In: env.Stdin, Out: env.Stdout, Log: log, Version: Version}
+	opts := acp.Options{In: env.Stdin, Out: env.Stdout, Log: log, Version: Version, Lang: earlyLang(env)}
 	if h := env.Hooks; h != nil {
 		opts.Writer = h.Writer
 		opts.ShutdownGrace = h.ShutdownGrace

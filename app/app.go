@@ -23,6 +23,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/host"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -104,6 +105,7 @@ func SignalExit(ctx context.Context) (int, bool) {
 
 // Main runs ama-rpc and returns the process exit code.
 func Main(ctx context.Context, env Env) int {
+	lang := earlyLang(env)
 	if len(env.Args) > 0 {
 		switch env.Args[0] {
 		case "explain":
@@ -111,16 +113,16 @@ func Main(ctx context.Context, env Env) int {
 		case "sessions":
 			return runSessions(env, env.Args[1:])
 		case "help":
-			_, _ = parseFlags([]string{"--help"}, env.Stdout)
+			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK
 		}
 	}
-	flags, err := parseFlags(env.Args, env.Stdout)
+	flags, err := parseFlags(env.Args, env.Stdout, lang)
 	if errors.Is(err, errHelp) {
 		return ExitOK
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ama-rpc: %v (ama-rpc --help lists the flags)\n", err)
+		fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLIUsageError, err))
 		return ExitUsage
 	}
 	if flags.Version {
@@ -196,6 +198,8 @@ type wiring struct {
 	watch *stdinWatch
 	// early holds what was announced before the server serves.
 	early *outbox
+	// lang is the interface language of human-readable wire texts.
+	lang i18n.Lang
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -500,7 +504,8 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	return &wiring{log: log, deps: deps, broker: broker, mgr: mgr, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early}, nil
+	return &wiring{log: log, deps: deps, broker: broker, mgr: mgr, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early,
+		lang: wiredLang(env, flags, profile, user, project)}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -660,7 +665,7 @@ func keyHint(provider string) string {
 func runRPC(ctx context.Context, env Env, w *wiring) int {
 	opts := rpc.Options{
 		In: env.Stdin, Out: env.Stdout, Log: w.log, Version: Version, Sessions: w.mgr, StartReason: w.reason,
-		Models: w.deps.Models, Broker: w.broker,
+		Models: w.deps.Models, Broker: w.broker, Lang: w.lang,
 	}
 	if env.Hooks != nil {
 		opts.Writer = env.Hooks.Writer

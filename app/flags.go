@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -54,6 +56,8 @@ type Flags struct {
 	MaxCost      float64
 	NoStdin      bool
 	Images       multiFlag
+	// Lang is --lang (zh or en; empty: unset), see lang.go.
+	Lang string
 }
 
 type multiFlag []string
@@ -68,7 +72,9 @@ var errHelp = flag.ErrHelp
 // flag package itself prints nothing: -h/--help writes the usage to
 // usage (stdout, like `ama-rpc help`) and returns errHelp; any other
 // error is returned for the caller to print once.
-func parseFlags(args []string, usage io.Writer) (*Flags, error) {
+//
+// lang is the language of the --help headings (earlyLang).
+func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) {
 	f := &Flags{}
 	fs := flag.NewFlagSet("ama-rpc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -106,6 +112,7 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 	fs.Float64Var(&f.MaxCost, "max-cost", 0, "end a run once its replies cost this many USD (from the model's prices; -p exits 8)")
 	fs.BoolVar(&f.NoStdin, "no-stdin", false, "with -p: never read stdin")
 	fs.Var(&f.Images, "image", "with -p: attach this image file to the prompt (repeatable)")
+	fs.StringVar(&f.Lang, "lang", "", i18n.T(lang, i18n.CLIHelpLang))
 	fs.Usage = func() {}
 	// Flags and prompt words may interleave (`-p hi --model fake/echo`);
 	// `--` ends the flags.
@@ -113,7 +120,7 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 		if err := fs.Parse(rest); err != nil {
 			if err == flag.ErrHelp {
 				fs.SetOutput(usage)
-				printUsage(usage, fs)
+				printUsage(usage, fs, lang)
 			}
 			return nil, err
 		}
@@ -134,16 +141,19 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 		return nil, err
 	}
 	if f.Mode != "rpc" && f.Mode != "acp" {
-		return nil, fmt.Errorf("--mode must be rpc or acp, not %q", f.Mode)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadMode, f.Mode))
+	}
+	if _, ok := i18n.ParseExact(f.Lang); f.Lang != "" && !ok {
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadLang, f.Lang))
 	}
 	if f.PermissionMode != "" && !approvals.Mode(f.PermissionMode).Valid() {
-		return nil, fmt.Errorf("--permission-mode must be one of %s, not %q", modeNames(), f.PermissionMode)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadPermissionMode, modeNames(), f.PermissionMode))
 	}
 	if f.Thinking != "" && !llm.ValidThinkingLevel(f.Thinking) {
-		return nil, fmt.Errorf("--thinking must be off, minimal, low, medium, high or xhigh, not %q", f.Thinking)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadThinking, f.Thinking))
 	}
 	if f.SessionID != "" && !uuidShape.MatchString(f.SessionID) {
-		return nil, fmt.Errorf("--session-id must be a UUID such as 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b, not %q", f.SessionID)
+		return nil, errors.New(i18n.T(lang, i18n.CLIBadSessionID, f.SessionID))
 	}
 	n := 0
 	for _, set := range []bool{f.Session != "", f.Resume != "", f.Continue} {
@@ -152,10 +162,10 @@ func parseFlags(args []string, usage io.Writer) (*Flags, error) {
 		}
 	}
 	if n > 1 {
-		return nil, fmt.Errorf("--session, --resume and --continue are exclusive")
+		return nil, errors.New(i18n.T(lang, i18n.CLISessionExclusive))
 	}
 	if f.Host != "" && f.HostCmd != "" {
-		return nil, fmt.Errorf("--host and --host-cmd are exclusive")
+		return nil, errors.New(i18n.T(lang, i18n.CLIHostExclusive))
 	}
 	return f, nil
 }
@@ -208,11 +218,13 @@ func modeNames() string {
 // printUsage writes the --help text: synopsis, subcommands, flags,
 // environment and exit codes (the README's Flags, Environment and Exit
 // codes sections in short).
-func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, `ama-rpc: the ama coding-agent server (JSONL RPC or ACP on stdio)
-
-Usage:
-  ama-rpc [flags]                    serve --mode rpc (default) or --mode acp on stdin/stdout
+// The title, headings and the --lang line follow lang; the synopsis,
+// the other flag descriptions, the environment and exit-code lines are
+// English in both languages (not translated yet, README "Interface
+// language").
+func printUsage(w io.Writer, fs *flag.FlagSet, lang i18n.Lang) {
+	fmt.Fprintf(w, "%s\n\n%s\n", i18n.T(lang, i18n.CLIHelpTitle), i18n.T(lang, i18n.CLIHelpUsage))
+	fmt.Fprint(w, `  ama-rpc [flags]                    serve --mode rpc (default) or --mode acp on stdin/stdout
   ama-rpc -p [flags] [prompt…] [-]   print mode: run one prompt unattended, print the result, exit
   ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]
                                      print the stored sessions, one JSON object per line
@@ -220,12 +232,11 @@ Usage:
                                      run the permission pipeline over tool calls read from stdin
   ama-rpc help                       print this text
 
-Flags:
 `)
+	fmt.Fprintln(w, i18n.T(lang, i18n.CLIHelpFlags))
 	fs.PrintDefaults()
-	fmt.Fprint(w, `
-Environment:
-  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   locate config (~/.config/ama) and data (~/.local/share/ama)
+	fmt.Fprintf(w, "\n%s\n", i18n.T(lang, i18n.CLIHelpEnv))
+	fmt.Fprint(w, `  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   locate config (~/.config/ama) and data (~/.local/share/ama)
   AMA_CONFIG_DIR, AMA_DATA_DIR           override those two directories
   AMA_FAKE_SCRIPT                        JSON script of the fake model (see README "Fake provider scripts")
   AMA_FAKE_RECORD                        file receiving one JSON line per fake model request
@@ -236,9 +247,11 @@ Environment:
   OPENROUTER_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY
                                          keys of the other presets
   AMA_API_KEY_<ID>                       key of any provider by id (e.g. AMA_API_KEY_WORK)
+  AMA_LANG                               interface language (zh or en; beats --lang, ui.language, LC_ALL/LC_MESSAGES/LANG)
 
-Exit codes:
-  0        stdin ended and every started run finished (also --help, --version, help)
+`)
+	fmt.Fprintln(w, i18n.T(lang, i18n.CLIHelpExit))
+	fmt.Fprint(w, `  0        stdin ended and every started run finished (also --help, --version, help)
   1        -p: the run failed (model error, blocked prompt) or was aborted
   2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID,
            print-mode flags without -p, -p without a prompt, an unusable image)

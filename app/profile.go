@@ -12,6 +12,7 @@ import (
 	"github.com/tailscale/hujson"
 
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/ownfs"
 )
 
@@ -34,6 +35,9 @@ type Profile struct {
 	// ← profile ← project (restricted) ← CLI.
 	Config       string `json:"config,omitempty"`
 	TrustProject *bool  `json:"trustProject,omitempty"`
+	// Language is the interface language the embedding host shows (zh
+	// or en; above ui.language, below --lang and AMA_LANG).
+	Language string `json:"language,omitempty"`
 }
 
 // loadProfile reads and checks a profile (errors wrap config.ErrInvalid:
@@ -58,6 +62,9 @@ func loadProfile(path, cwd string) (*Profile, error) {
 	}
 	if p.Version != 1 {
 		return nil, fmt.Errorf("%w: profile %s: version must be 1", config.ErrInvalid, path)
+	}
+	if _, ok := i18n.ParseExact(p.Language); p.Language != "" && !ok {
+		return nil, fmt.Errorf("%w: profile %s: language must be zh or en, not %q", config.ErrInvalid, path, p.Language)
 	}
 	var rel []string
 	check := func(key, v string) {

@@ -274,6 +274,9 @@ type Host struct {
 type UI struct {
 	// Animation false turns the telemetry_tick events off.
 	Animation *bool `json:"animation,omitempty"`
+	// Language is the interface language of human-readable text: auto
+	// (= unset), zh or en (app resolves it with internal/i18n).
+	Language string `json:"language,omitempty"`
 }
 
 // Cache configures prompt-cache accounting and warming.
@@ -442,6 +445,11 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	if err := checkPermission(name, &c.Permission); err != nil {
 		return nil, err
+	}
+	switch c.UI.Language {
+	case "", "auto", "zh", "en":
+	default:
+		return nil, fmt.Errorf("%w: %s: ui.language must be auto, zh or en, not %q", ErrInvalid, name, c.UI.Language)
 	}
 	return &c, nil
 }

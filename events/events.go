@@ -121,6 +121,11 @@ type Notification struct {
 	// session itself: "mcp" for its MCP servers (ACP forwards those as
 	// notices).
 	Source string `json:"source,omitempty"`
+	// Key and Args name the catalog sentence (internal/i18n) Message was
+	// composed from, in English; not encoded. The wire layer renders it
+	// in the interface language. Empty: Message is passed as it is.
+	Key  string `json:"-"`
+	Args []any  `json:"-"`
 }
 
 // ToolExecutionStart announces a tool call.

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
@@ -54,6 +55,10 @@ type Options struct {
 	// follow the run's own (a host adapter's notifications from its
 	// agent_settled handler) are written first. It bounds its own wait.
 	Settle func()
+	// Lang is the interface language of the human-readable message of
+	// error responses (wirecode.Message; zero: English). Codes and
+	// everything sent to the model do not depend on it.
+	Lang i18n.Lang
 }
 
 // Server speaks ama's stdio JSONL protocol for one host.
@@ -208,7 +213,7 @@ func (s *Server) Send(e events.Event) bool {
 	if w == nil {
 		return false
 	}
-	line, err := encodeEvent(e)
+	line, err := encodeEvent(localize(e, s.opts.Lang))
 	if err != nil {
 		return false
 	}
@@ -427,7 +432,7 @@ func (s *Server) forward(e events.Event) {
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
 	}
-	sendEvent(s.w, s.log, e)
+	sendEvent(s.w, s.log, localize(e, s.opts.Lang))
 }
 
 // EventSink is a bus subscriber that writes every event to w in this
@@ -554,22 +559,22 @@ func (s *Server) dispatch(line []byte) {
 		return
 	}
 	if c.idTooLong {
-		s.fail(c, wirecode.Errorf(errInvalidParams, "id longer than %d bytes", MaxIDBytes))
+		s.fail(c, wirecode.Localized(errInvalidParams, i18n.RPCIDTooLong, MaxIDBytes))
 		return
 	}
 	h, ok := handlers[c.name]
 	if !ok {
 		if pendingCommands[c.name] {
-			s.fail(c, fmt.Errorf("%w: %s is not built yet", session.ErrNotImplemented, c.name))
+			s.fail(c, wirecode.Localized(session.ErrNotImplemented, i18n.RPCNotBuilt, c.name))
 			return
 		}
-		s.fail(c, wirecode.Errorf(errInvalidParams, "unknown command: %s", c.name))
+		s.fail(c, wirecode.Localized(errInvalidParams, i18n.RPCUnknownCommand, c.name))
 		return
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("command handler panicked", zap.String("command", c.name), zap.Any("panic", r), zap.Stack("stack"))
-			s.fail(c, fmt.Errorf("internal error in %s", c.name))
+			s.fail(c, wirecode.Localized(nil, i18n.RPCInternalError, c.name))
 		}
 	}()
 	h(s, c)
@@ -589,7 +594,7 @@ func (s *Server) ok(c *command, data any) {
 
 // fail writes an error response with the wire code of err.
 func (s *Server) fail(c *command, err error) {
-	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Error: err.Error(), Code: wirecode.Native(err)})
+	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Error: wirecode.Message(err, s.opts.Lang), Code: wirecode.Native(err)})
 }
 
 // answer writes ok or fail.

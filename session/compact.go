@@ -326,7 +326,8 @@ func (st *state) compactionDue() bool {
 // goes ahead.
 func (s *Session) autoCompact(r *runState) {
 	if _, err := s.compact(r, TriggerThreshold, "", "", false); err != nil && !errors.Is(err, ErrNothingToCompact) && !errors.Is(err, ErrCompactionBlocked) {
-		s.publish(events.Notification{Level: "warn", Message: "automatic compaction failed: " + err.Error()})
+		s.publish(events.Notification{Level: "warn", Message: "automatic compaction failed: " + err.Error(),
+			Key: "notice.compactFailed", Args: []any{err.Error()}})
 	}
 }
 

@@ -103,7 +103,8 @@ func (s *Session) overflow(r *runState, failed turnReply) turnReply {
 		}
 	})
 	if _, err := s.compact(r, TriggerOverflow, "", "", true); err != nil {
-		s.publish(events.Notification{Level: "error", Message: "the context is too long and could not be compacted: " + err.Error()})
+		s.publish(events.Notification{Level: "error", Message: "the context is too long and could not be compacted: " + err.Error(),
+			Key: "notice.contextTooLong", Args: []any{err.Error()}})
 		return failed
 	}
 	return s.replyOnce(r, 2, nil, nil)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 )
 
@@ -26,14 +27,15 @@ var (
 // through; everything else gets the code wirecode.ACP chooses (-32603 when
 // none) and the error text as message. When ama's native protocol has a
 // code for the error (busy, session_locked, …), it is added as data.code
-// so clients can branch on it.
-func wireError(err error) *jsonrpc2.Error {
+// so clients can branch on it. The message is in lang where the one table
+// has a fixed text for err (wirecode.Message).
+func wireError(err error, lang i18n.Lang) *jsonrpc2.Error {
 	var je *jsonrpc2.Error
 	if errors.As(err, &je) {
 		return je
 	}
 	code, native := wirecode.ACP(err)
-	out := &jsonrpc2.Error{Code: code, Message: err.Error()}
+	out := &jsonrpc2.Error{Code: code, Message: wirecode.Message(err, lang)}
 	if native != "" {
 		raw := json.RawMessage(fmt.Sprintf(`{"code":%q}`, native))
 		out.Data = &raw

@@ -10,6 +10,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -45,11 +46,11 @@ func TestStopReason(t *testing.T) {
 			}
 			switch {
 			case c.name == "error":
-				if err == nil || err.Error() != "429 rate limited" || wireError(err).Code != jsonrpc2.CodeInternalError {
+				if err == nil || err.Error() != "429 rate limited" || wireError(err, i18n.En).Code != jsonrpc2.CodeInternalError {
 					t.Errorf("error = %v", err)
 				}
 			case c.err != nil:
-				if !errors.Is(err, c.err) || wireError(err).Code != wirecode.RequestCancelled {
+				if !errors.Is(err, c.err) || wireError(err, i18n.En).Code != wirecode.RequestCancelled {
 					t.Errorf("error = %v, want %v", err, c.err)
 				}
 			case err != nil:
@@ -173,7 +174,7 @@ func TestPromptInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			in, err := promptInput(c.in)
 			if c.bad {
-				if err == nil || wireError(err).Code != jsonrpc2.CodeInvalidParams {
+				if err == nil || wireError(err, i18n.En).Code != jsonrpc2.CodeInvalidParams {
 					t.Fatalf("want invalid params, got %v", err)
 				}
 				return
@@ -212,7 +213,7 @@ func TestWireError(t *testing.T) {
 		{&jsonrpc2.Error{Code: 42, Message: "as is"}, 42, ""},
 	}
 	for _, c := range cases {
-		got := wireError(c.err)
+		got := wireError(c.err, i18n.En)
 		data := ""
 		if got.Data != nil {
 			data = string(*got.Data)
@@ -303,6 +304,35 @@ func TestListPage(t *testing.T) {
 	for _, s := range all {
 		if s.SessionID == "id-100" {
 			t.Error("a sub-agent session is listed")
+		}
+	}
+}
+
+// A fixed-text error keeps its JSON-RPC code and data.code and changes its
+// message with the interface language; a text with details stays as is.
+func TestWireErrorLang(t *testing.T) {
+	for _, c := range []struct {
+		err    error
+		en, zh string
+	}{
+		{errUnknownSession, "session not found", "找不到会话"},
+		{errMethodNotFound, "method not found", "找不到方法"},
+		{session.ErrBusy, "session is busy", "会话正忙"},
+		{errorf(errUnknownSession, "session %s not found", "x"), "session x not found", "session x not found"},
+	} {
+		en, zh := wireError(c.err, i18n.En), wireError(c.err, i18n.Zh)
+		if en.Message != c.en || zh.Message != c.zh {
+			t.Errorf("%v: en %q zh %q, want %q %q", c.err, en.Message, zh.Message, c.en, c.zh)
+		}
+		ed, zd := "", ""
+		if en.Data != nil {
+			ed = string(*en.Data)
+		}
+		if zh.Data != nil {
+			zd = string(*zh.Data)
+		}
+		if en.Code != zh.Code || ed != zd {
+			t.Errorf("%v: code or data differ: %d %s vs %d %s", c.err, en.Code, ed, zh.Code, zd)
 		}
 	}
 }

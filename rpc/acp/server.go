@@ -13,6 +13,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -24,6 +25,9 @@ type Options struct {
 	Log *zap.Logger
 	// Version is reported in agentInfo.
 	Version string
+	// Lang is the interface language of error messages with a fixed text
+	// (wirecode.Message; zero: English). Codes never depend on it.
+	Lang i18n.Lang
 	// Sessions owns which sessions exist: session/new, load and resume
 	// open and start them through it, session/close and the shutdown end
 	// them (session.Manager: the hook and host-event order).
@@ -331,7 +335,7 @@ func (c *call) fail(err error) {
 		if c.req.Notif {
 			return
 		}
-		if err := c.s.conn.ReplyWithError(context.Background(), c.req.ID, wireError(err)); err != nil {
+		if err := c.s.conn.ReplyWithError(context.Background(), c.req.ID, wireError(err, c.s.opts.Lang)); err != nil {
 			c.s.log.Debug("error reply not sent", zap.String("method", c.req.Method), zap.Error(err))
 		}
 	})

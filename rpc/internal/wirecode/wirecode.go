@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/session"
@@ -95,6 +96,10 @@ type row struct {
 	kind   llm.ErrorKind
 	native string
 	acp    int64
+	// msg is the catalog text of the error when it arrives bare (its
+	// text is the sentinel's own): a fixed text per code, rendered in the
+	// interface language by Message. Empty: the text is passed through.
+	msg i18n.Key
 }
 
 var table = []row{
@@ -103,29 +108,29 @@ var table = []row{
 	{err: ErrParse},
 	{err: ErrACPParse, acp: ParseError},
 	{err: ErrACPRequest, acp: InvalidRequest},
-	{err: ErrACPParams, acp: InvalidParams},
-	{err: ErrACPMethodNotFound, acp: MethodNotFound},
-	{err: ErrACPUnknownSession, acp: ResourceNotFound},
-	{err: ErrACPCancelled, acp: RequestCancelled},
-	{err: ErrACPAuthRequired, acp: AuthRequired},
+	{err: ErrACPParams, acp: InvalidParams, msg: i18n.RPCInvalidParams},
+	{err: ErrACPMethodNotFound, acp: MethodNotFound, msg: i18n.RPCMethodNotFound},
+	{err: ErrACPUnknownSession, acp: ResourceNotFound, msg: i18n.RPCSessionMissing},
+	{err: ErrACPCancelled, acp: RequestCancelled, msg: i18n.RPCRequestCancelled},
+	{err: ErrACPAuthRequired, acp: AuthRequired, msg: i18n.RPCAuthRequired},
 
 	{err: session.ErrInvalidArguments, native: InvalidArguments, acp: InvalidParams},
 	{err: llm.ErrInvalidConfig, native: InvalidArguments, acp: InvalidParams},
-	{err: session.ErrBusy, native: Busy},
-	{err: session.ErrNotImplemented, native: NotImplemented},
+	{err: session.ErrBusy, native: Busy, msg: i18n.RPCBusy},
+	{err: session.ErrNotImplemented, native: NotImplemented, msg: i18n.RPCNotImplemented},
 	{err: llm.ErrModelNotFound, native: ModelNotFound, acp: InvalidParams},
 	{err: llm.ErrProviderNotFound, native: ProviderNotFound, acp: InvalidParams},
-	{err: session.ErrPlanNotFound, native: PlanNotFound},
-	{err: session.ErrNoCheckpoint, native: NoCheckpoint},
+	{err: session.ErrPlanNotFound, native: PlanNotFound, msg: i18n.RPCPlanNotFound},
+	{err: session.ErrNoCheckpoint, native: NoCheckpoint, msg: i18n.RPCNoCheckpoint},
 	{err: session.ErrRewindFailed, native: RewindFailed},
 	{err: session.ErrEntryNotFound, native: InvalidArguments},
 	{err: session.ErrNoAPIKey, native: NoAPIKey, acp: AuthRequired},
-	{err: session.ErrNoModel, native: ModelNotFound},
-	{err: session.ErrClosed, native: Aborted},
-	{err: session.ErrNothingToCompact, native: InvalidArguments},
-	{err: store.ErrNotFound, native: SessionNotFound, acp: ResourceNotFound},
+	{err: session.ErrNoModel, native: ModelNotFound, msg: i18n.RPCNoModel},
+	{err: session.ErrClosed, native: Aborted, msg: i18n.RPCSessionClosed},
+	{err: session.ErrNothingToCompact, native: InvalidArguments, msg: i18n.RPCNothingCompact},
+	{err: store.ErrNotFound, native: SessionNotFound, acp: ResourceNotFound, msg: i18n.RPCSessionMissing},
 	{err: store.ErrCorrupt, native: SessionCorrupt},
-	{err: store.ErrLocked, native: SessionLocked},
+	{err: store.ErrLocked, native: SessionLocked, msg: i18n.RPCSessionLocked},
 	{err: store.ErrExists, native: SessionExists},
 	{err: store.ErrFileChanged, native: SessionFileChanged},
 	{err: store.ErrWrite, native: SessionWriteFailed},
@@ -133,7 +138,7 @@ var table = []row{
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
 	{err: permlog.ErrLogWrite, native: PermissionLogFailed},
-	{err: session.ErrSkillNotFound, native: SkillNotFound, acp: InvalidParams},
+	{err: session.ErrSkillNotFound, native: SkillNotFound, acp: InvalidParams, msg: i18n.RPCUnknownSkill},
 
 	// Provider failures by kind, after every sentinel.
 	{kind: llm.ErrNoKey, native: NoAPIKey, acp: AuthRequired},
@@ -172,10 +177,14 @@ func ACP(err error) (code int64, native string) {
 }
 
 // Coded is an error with its own text that still matches a sentinel (and
-// so has the sentinel's codes).
+// so has the sentinel's codes). Key, when set, is the catalog sentence Msg
+// was rendered from in English (with Args): Message renders it in the
+// interface language.
 type Coded struct {
-	Msg string
-	Err error
+	Msg  string
+	Err  error
+	Key  i18n.Key
+	Args []any
 }
 
 func (c *Coded) Error() string { return c.Msg }
@@ -184,4 +193,33 @@ func (c *Coded) Unwrap() error { return c.Err }
 // Errorf returns an error with the formatted text that matches sentinel.
 func Errorf(sentinel error, format string, args ...any) error {
 	return &Coded{Msg: fmt.Sprintf(format, args...), Err: sentinel}
+}
+
+// Localized returns an error whose text is the catalog sentence key (in
+// English; Message renders it in the interface language) and that matches
+// sentinel (nil: no sentinel, no code). args must be plain values (names,
+// numbers), never model or tool output.
+func Localized(sentinel error, key i18n.Key, args ...any) error {
+	return &Coded{Msg: i18n.T(i18n.En, key, args...), Err: sentinel, Key: key, Args: args}
+}
+
+// Message is the human-readable text of err in lang: a catalog sentence
+// when err is a Localized error or a bare sentinel with a fixed text in
+// the table, else err.Error() unchanged (texts that embed details, model
+// or tool output are not translated). The code never depends on lang.
+func Message(err error, lang i18n.Lang) string {
+	text := err.Error()
+	if lang == i18n.En || lang == "" {
+		return text
+	}
+	var c *Coded
+	if errors.As(err, &c) && c.Key != "" && text == c.Msg {
+		return i18n.T(lang, c.Key, c.Args...)
+	}
+	for i := range table {
+		if r := &table[i]; r.msg != "" && r.err != nil && text == r.err.Error() && errors.Is(err, r.err) {
+			return i18n.T(lang, r.msg)
+		}
+	}
+	return text
 }

@@ -1,0 +1,283 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/armadra/ama-rpc/app"
+)
+
+func hasHan(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
+}
+
+// An error response keeps its code and changes its message with the
+// interface language (spec i18n.md checklist 6), whichever source chose
+// the language.
+func TestLangErrorResponse(t *testing.T) {
+	type res struct{ code, msg string }
+	run := func(env map[string]string, args ...string) res {
+		t.Helper()
+		p := newProc(t)
+		for k, v := range env {
+			p.env[k] = v
+		}
+		code, lines, stderr := p.run(t, t.Context(), `{"id":"1","type":"no_such"}`+"\n", append([]string{"--model", "fake/echo", "--no-session"}, args...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, l := range lines {
+			if l["id"] == "1" {
+				c, _ := l["code"].(string)
+				m, _ := l["error"].(string)
+				return res{c, m}
+			}
+		}
+		t.Fatalf("no response to id 1: %v", lines)
+		return res{}
+	}
+	en := res{"invalid_arguments", "unknown command: no_such"}
+	zh := res{"invalid_arguments", "未知命令：no_such"}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want res
+	}{
+		{"default", nil, nil, en},
+		{"AMA_LANG zh", map[string]string{"AMA_LANG": "zh_CN"}, nil, zh},
+		{"AMA_LANG beats --lang", map[string]string{"AMA_LANG": "zh"}, []string{"--lang", "en"}, zh},
+		{"--lang en", map[string]string{"LANG": "zh_CN.UTF-8"}, []string{"--lang", "en"}, en},
+		{"invalid AMA_LANG falls to LANG", map[string]string{"AMA_LANG": "fr", "LANG": "zh_CN.UTF-8"}, nil, zh},
+		{"LC_ALL=C first", map[string]string{"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}, nil, en},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := run(tc.env, tc.args...); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// ui.language in the user config beats the locale; the project's wins
+// over the user's; a profile's language beats both.
+func TestLangConfigAndProfile(t *testing.T) {
+	p := newProc(t)
+	p.env["LANG"] = "en_US.UTF-8"
+	writeFile(t, filepath.Join(p.home, ".config", "ama", "config.json"), `{"ui":{"language":"zh"}}`)
+	_, lines, _ := p.run(t, t.Context(), `{"id":"1","type":"no_such"}`+"\n", "--model", "fake/echo", "--no-session")
+	if !strings.Contains(toJSON(lines), "未知命令") {
+		t.Errorf("user ui.language zh not applied: %v", lines)
+	}
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"en"}}`)
+	_, lines, _ = p.run(t, t.Context(), `{"id":"1","type":"no_such"}`+"\n", "--model", "fake/echo", "--no-session")
+	if !strings.Contains(toJSON(lines), "unknown command: no_such") {
+		t.Errorf("project ui.language en not applied: %v", lines)
+	}
+	prof := filepath.Join(p.home, "profile.json")
+	writeFile(t, prof, `{"version":1,"language":"zh"}`)
+	_, lines, _ = p.run(t, t.Context(), `{"id":"1","type":"no_such"}`+"\n", "--model", "fake/echo", "--no-session", "--profile", prof)
+	if !strings.Contains(toJSON(lines), "未知命令") {
+		t.Errorf("profile language zh not applied: %v", lines)
+	}
+	writeFile(t, prof, `{"version":1,"language":"auto"}`)
+	if code, _, _ := p.run(t, t.Context(), "", "--model", "fake/echo", "--no-session", "--profile", prof); code != 3 {
+		t.Errorf("profile language auto: exit %d, want 3", code)
+	}
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"fr"}}`)
+	if code, _, _ := p.run(t, t.Context(), "", "--model", "fake/echo", "--no-session"); code != 3 {
+		t.Errorf("ui.language fr: exit %d, want 3", code)
+	}
+}
+
+// Usage errors and the --help headings follow the language; --lang fr is
+// a usage error (exit 2).
+func TestLangCLI(t *testing.T) {
+	cli := func(env map[string]string, args ...string) (int, string, string) {
+		p := newProc(t)
+		for k, v := range env {
+			p.env[k] = v
+		}
+		var out, errb bytes.Buffer
+		code := app.Main(t.Context(), app.Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+		return code, out.String(), errb.String()
+	}
+	code, _, stderr := cli(nil, "--lang", "fr")
+	if code != 2 || !strings.Contains(stderr, `--lang must be zh or en, not "fr"`) || hasHan(stderr) {
+		t.Errorf("--lang fr: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cli(map[string]string{"AMA_LANG": "zh"}, "--mode", "nope")
+	if code != 2 || !strings.Contains(stderr, "ama-rpc：") || !strings.Contains(stderr, "--help 列出全部参数") {
+		t.Errorf("zh usage error: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = cli(map[string]string{"LANG": "zh_CN.UTF-8"}, "--lang", "en", "--mode", "nope")
+	if code != 2 || hasHan(stderr) {
+		t.Errorf("--lang en usage error: exit %d, stderr %q", code, stderr)
+	}
+	_, en, _ := cli(nil, "--help")
+	_, zh, _ := cli(nil, "--lang", "zh", "--help")
+	_, zhHelp, _ := cli(map[string]string{"AMA_LANG": "zh"}, "help")
+	if hasHan(en) || !strings.Contains(en, "Exit codes:") || !strings.Contains(en, "AMA_LANG") {
+		t.Errorf("en help:\n%s", en)
+	}
+	for _, h := range []string{zh, zhHelp} {
+		for _, want := range []string{"用法：", "参数：", "环境变量：", "退出码：", "-lang"} {
+			if !strings.Contains(h, want) {
+				t.Errorf("zh help lacks %q:\n%s", want, h)
+			}
+		}
+	}
+}
+
+// What the model receives does not depend on the interface language: the
+// same fake session (a normal read, a truncated read, a failed read, a
+// denied write, a missing tool) under AMA_LANG=en and zh records
+// byte-identical requests (spec i18n.md checklist 7).
+func TestLangModelRequestsIdentical(t *testing.T) {
+	p := newProc(t)
+	var big strings.Builder
+	for i := range 3000 {
+		big.WriteString("line ")
+		big.WriteString(strings.Repeat("x", i%50))
+		big.WriteString("\n")
+	}
+	writeFile(t, filepath.Join(p.cwd, "small.txt"), "hello\n")
+	writeFile(t, filepath.Join(p.cwd, "big.txt"), big.String())
+	script := filepath.Join(p.home, "script.json")
+	writeFile(t, script, `{"responses":[
+ {"steps":[
+  {"toolCall":{"name":"read","arguments":{"path":"small.txt"},"id":"c1"}},
+  {"toolCall":{"name":"read","arguments":{"path":"big.txt"},"id":"c2"}},
+  {"toolCall":{"name":"read","arguments":{"path":"missing.png"},"id":"c3"}},
+  {"toolCall":{"name":"write","arguments":{"path":"out.txt","content":"x"},"id":"c4"}},
+  {"toolCall":{"name":"no_such_tool","arguments":{},"id":"c5"}}]},
+ {"text":"done"}]}`)
+	p.env["AMA_FAKE_SCRIPT"] = script
+	record := func(lang string) []byte {
+		t.Helper()
+		rec := filepath.Join(p.home, "record-"+lang+".jsonl")
+		p.env["AMA_LANG"] = lang
+		p.env["AMA_FAKE_RECORD"] = rec
+		var out, errb bytes.Buffer
+		n := 0
+		code := app.Main(t.Context(), app.Env{
+			Args:  []string{"--model", "fake/echo", "--no-session", "--permission-mode", "default", "--deny", "write"},
+			Stdin: strings.NewReader(`{"id":"p","type":"prompt","message":"go"}` + "\n"), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd,
+			Hooks: &app.Hooks{
+				Now:        func() time.Time { return time.Unix(1700000000, 0) },
+				Clock:      func() time.Time { return time.Unix(1700000000, 0) },
+				NewUUID:    func() string { return "0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b" },
+				NewEntryID: func() string { n++; return fmt.Sprintf("e%d", n) },
+			}})
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", lang, code, errb.String())
+		}
+		lines := out.String()
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := bytes.Count(data, []byte("\n")); n != 2 {
+			t.Fatalf("%s: %d requests recorded, want 2; out %v", lang, n, lines)
+		}
+		return data
+	}
+	en, zh := record("en"), record("zh")
+	if !bytes.Equal(en, zh) {
+		i := 0
+		for i < len(en) && i < len(zh) && en[i] == zh[i] {
+			i++
+		}
+		from := max(0, i-200)
+		t.Errorf("model requests differ between en and zh at byte %d:\nen: …%s\nzh: …%s", i, en[from:min(len(en), i+200)], zh[from:min(len(zh), i+200)])
+	}
+	for _, want := range []string{"hello", "missing.png", "c4", "c5"} {
+		if !bytes.Contains(en, []byte(want)) {
+			t.Errorf("the recorded session lacks %q (the script did not run as meant)", want)
+		}
+	}
+	if hasHan(string(en)) {
+		t.Errorf("CJK in the model request: %s", en)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, content)
+}
+
+func toJSON(lines []map[string]any) string {
+	b, _ := json.Marshal(lines)
+	return string(b)
+}
+
+// A notification the session composes follows the language: an overflow
+// whose compaction cannot help reports "the context is too long …" in en
+// and the catalog's sentence in zh, same level, same detail.
+func TestLangNotification(t *testing.T) {
+	msg := func(lang string) string {
+		t.Helper()
+		p := newProc(t)
+		script := filepath.Join(p.home, "script.json")
+		writeFile(t, script, `{"whenExhausted":"error","responses":[{"error":{"kind":"overflow"}}]}`)
+		p.env["AMA_FAKE_SCRIPT"] = script
+		p.env["AMA_LANG"] = lang
+		code, lines, stderr := p.run(t, t.Context(), `{"id":"p","type":"prompt","message":"go"}`+"\n", "--model", "fake/echo", "--no-session")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", lang, code, stderr)
+		}
+		for _, l := range lines {
+			if l["type"] == "notification" && l["level"] == "error" {
+				m, _ := l["message"].(string)
+				return m
+			}
+		}
+		t.Fatalf("%s: no error notification: %v", lang, lines)
+		return ""
+	}
+	en, zh := msg("en"), msg("zh")
+	const enHead, zhHead = "the context is too long and could not be compacted: ", "上下文过长，无法压缩："
+	if !strings.HasPrefix(en, enHead) || !strings.HasPrefix(zh, zhHead) {
+		t.Fatalf("en %q\nzh %q", en, zh)
+	}
+	if strings.TrimPrefix(en, enHead) != strings.TrimPrefix(zh, zhHead) {
+		t.Errorf("the detail differs: en %q zh %q", en, zh)
+	}
+}
+
+// The flag-value usage errors keep their English text and exit code, and
+// read in Chinese under zh.
+func TestLangUsageReasons(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		en, zh string
+	}{
+		{[]string{"--mode", "nope"}, `--mode must be rpc or acp, not "nope"`, `--mode 只能是 rpc 或 acp，不能是 "nope"`},
+		{[]string{"--thinking", "max"}, `--thinking must be off, minimal, low, medium, high or xhigh, not "max"`, `不能是 "max"`},
+		{[]string{"--session-id", "x"}, `--session-id must be a UUID`, `--session-id 必须是 UUID`},
+		{[]string{"--continue", "--resume", "x"}, `--session, --resume and --continue are exclusive`, `只能选一个`},
+	} {
+		for lang, want := range map[string]string{"en": tc.en, "zh": tc.zh} {
+			p := newProc(t)
+			p.env["AMA_LANG"] = lang
+			var out, errb bytes.Buffer
+			code := app.Main(t.Context(), app.Env{Args: tc.args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+			if code != 2 || !strings.Contains(errb.String(), want) || (lang == "en") == hasHan(errb.String()) {
+				t.Errorf("%s %v: exit %d, stderr %q, want %q", lang, tc.args, code, errb.String(), want)
+			}
+		}
+	}
+}
