@@ -185,3 +185,17 @@ func (c *Coded) Unwrap() error { return c.Err }
 func Errorf(sentinel error, format string, args ...any) error {
 	return &Coded{Msg: fmt.Sprintf(format, args...), Err: sentinel}
 }
+
+// NativeCodes returns every native code of the table, each once, in table
+// order: the list a schema's enum of Response.code is made from.
+func NativeCodes() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range table {
+		if r.native != "" && !seen[r.native] {
+			seen[r.native] = true
+			out = append(out, r.native)
+		}
+	}
+	return out
+}

@@ -1,0 +1,280 @@
+package schema
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	v6 "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
+)
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+const fixtures = "../../test/fixtures/rpc"
+
+// compile compiles a generated document with santhosh-tekuri/jsonschema,
+// an implementation independent of the generator.
+func compile(t *testing.T, doc []byte) *v6.Schema {
+	t.Helper()
+	v, err := v6.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v6.NewCompiler()
+	const url = "https://github.com/armadra/ama-rpc/schema/rpc.schema.json"
+	if err := c.AddResource(url, v); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		t.Fatalf("compile: %v", err)
+	}
+	return s
+}
+
+type line struct {
+	file string
+	n    int
+	text string
+}
+
+// goldenLines returns every line of every rpc golden (the out.jsonl of
+// each test/fixtures/rpc case, as golden/ reads them).
+func goldenLines(t *testing.T) []line {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(fixtures, "*", "out.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rpc goldens under %s (%v)", fixtures, err)
+	}
+	var out []line
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 64<<20)
+		for n := 1; sc.Scan(); n++ {
+			if len(bytes.TrimSpace(sc.Bytes())) > 0 {
+				out = append(out, line{f, n, sc.Text()})
+			}
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// denormalize undoes what golden's normaliser changes against the wire's
+// types (golden/normalize.go): it writes 0 for every "timestamp" key,
+// while a session entry's timestamp is an ISO 8601 string. Anything else
+// in a golden is the wire as written.
+func denormalize(v any) any {
+	if m, ok := v.(map[string]any); ok && m["type"] == "entry_appended" {
+		if e, ok := m["entry"].(map[string]any); ok {
+			if n, ok := e["timestamp"].(json.Number); ok && n == "0" {
+				e["timestamp"] = "1970-01-01T00:00:00.000Z"
+			}
+		}
+	}
+	return v
+}
+
+// failures validates lines against s and returns one message per failing
+// line.
+func failures(t *testing.T, s *v6.Schema, lines []line) []string {
+	t.Helper()
+	var out []string
+	for _, l := range lines {
+		v, err := v6.UnmarshalJSON(strings.NewReader(l.text))
+		if err == nil {
+			err = s.Validate(denormalize(v))
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s:%d: %v", l.file, l.n, err))
+		}
+	}
+	return out
+}
+
+func TestGoldensValidate(t *testing.T) {
+	doc, err := JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := goldenLines(t)
+	bad := failures(t, compile(t, doc), lines)
+	// One report per distinct failure (its first line), with the count.
+	seen, order := map[string][]string{}, []string(nil)
+	for _, f := range bad {
+		_, why, _ := strings.Cut(f, "\n")
+		why = digits.ReplaceAllString(why, "N")
+		if seen[why] == nil {
+			order = append(order, why)
+		}
+		seen[why] = append(seen[why], f)
+	}
+	for _, why := range order {
+		t.Errorf("%d lines, first %s", len(seen[why]), seen[why][0])
+	}
+	t.Logf("%d golden lines validated, %d failed", len(lines), len(bad))
+}
+
+// A wire type that no longer matches the goldens fails them: agent_end
+// with a renamed field, and a notification without its level.
+func TestDriftedTypeFails(t *testing.T) {
+	type renamed struct {
+		StopReason string `json:"stop_reason"`
+		WillRetry  bool   `json:"willRetry"`
+	}
+	type required struct {
+		StopReason string `json:"stopReason"`
+		WillRetry  bool   `json:"willRetry"`
+		Turns      int    `json:"turns"`
+	}
+	lines := goldenLines(t)
+	for name, typ := range map[string]reflect.Type{"renamed": reflect.TypeFor[renamed](), "new required": reflect.TypeFor[required]()} {
+		s, err := generate(map[string]reflect.Type{"agent_end": typ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := failures(t, compile(t, doc), lines)
+		if len(bad) == 0 {
+			t.Errorf("%s agent_end field: every golden still validates", name)
+		}
+		for _, f := range bad {
+			if !strings.Contains(f, "agent_end") && !strings.Contains(f, "stop_reason") && !strings.Contains(f, "turns") {
+				t.Errorf("%s: unrelated failure: %s", name, f)
+			}
+		}
+	}
+}
+
+// Lines a host must reject: each is a valid line with one change.
+func TestBrokenLinesFail(t *testing.T) {
+	doc, err := JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := compile(t, doc)
+	for _, tc := range []struct{ name, line string }{
+		{"unknown event type", `{"type":"agent_begin"}`},
+		{"unknown member", `{"type":"agent_end","stopReason":"stop","willRetry":false,"extra":1}`},
+		{"missing member", `{"type":"agent_end","stopReason":"stop"}`},
+		{"wrong member type", `{"type":"agent_end","stopReason":"stop","willRetry":"no"}`},
+		{"code outside the table", `{"id":"1","type":"response","command":"prompt","success":false,"error":"x","code":"made_up"}`},
+		{"failure without error", `{"id":"1","type":"response","command":"prompt","success":false}`},
+		{"success with a code", `{"id":"1","type":"response","command":"prompt","success":true,"code":"busy"}`},
+		{"other protocol version", `{"type":"hello","protocolVersion":2,"agent":"ama","version":"x","capabilities":[]}`},
+		{"unknown role", `{"type":"message_end","message":{"role":"robot","content":"x","timestamp":0}}`},
+		{"unknown block", `{"type":"message_end","message":{"role":"user","content":[{"type":"video"}],"timestamp":0}}`},
+		{"entry without id", `{"type":"entry_appended","entry":{"type":"message","parentId":null,"timestamp":"t"}}`},
+	} {
+		v, err := v6.UnmarshalJSON(strings.NewReader(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Validate(v) == nil {
+			t.Errorf("%s: %s validates", tc.name, tc.line)
+		}
+	}
+	for _, ok := range []string{
+		`{"type":"agent_end","stopReason":"stop","willRetry":false}`,
+		`{"id":"1","type":"response","command":"prompt","success":false,"error":"x","code":"busy"}`,
+		`{"type":"message_end","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":0}}`,
+	} {
+		v, _ := v6.UnmarshalJSON(strings.NewReader(ok))
+		if err := s.Validate(v); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
+// The code enum is wirecode's table, every code of it.
+func TestCodesFromTable(t *testing.T) {
+	s, err := Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Defs["response"].Properties["code"].Enum {
+		got = append(got, c.(string))
+	}
+	if want := wirecode.NativeCodes(); !slices.Equal(got, want) || !slices.Contains(got, wirecode.Busy) {
+		t.Errorf("code enum %v, table %v", got, want)
+	}
+}
+
+// Events lists every type of package events with a Type method.
+func TestEventsListComplete(t *testing.T) {
+	pkgs, err := parser.ParseDir(token.NewFileSet(), "../../events", func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Recv == nil || fd.Name.Name != "Type" {
+					continue
+				}
+				if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok {
+					declared = append(declared, id.Name)
+				}
+			}
+		}
+	}
+	var listed []string
+	for _, e := range Events() {
+		listed = append(listed, reflect.TypeOf(e.Event).Name())
+		if e.Stability != Stable && e.Stability != Experimental {
+			t.Errorf("%s: stability %q", e.Event.Type(), e.Stability)
+		}
+	}
+	sort.Strings(declared)
+	sort.Strings(listed)
+	if !slices.Equal(declared, listed) {
+		t.Errorf("events with a Type method %v, listed %v", declared, listed)
+	}
+}
+
+// Every definition says its stability; the document its version.
+func TestMarked(t *testing.T) {
+	s, err := Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Schema != Draft || s.Extra["x-protocolVersion"] == nil {
+		t.Errorf("$schema %q, x-protocolVersion %v", s.Schema, s.Extra["x-protocolVersion"])
+	}
+	for name, d := range s.Defs {
+		if name == "event" {
+			continue
+		}
+		if st := d.Extra["x-stability"]; st != "stable" && st != "experimental" {
+			t.Errorf("%s: x-stability %v", name, st)
+		}
+	}
+}
