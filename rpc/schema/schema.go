@@ -268,6 +268,23 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	}}
 	resp.Properties["data"].Description = "the command's result (per command: not described yet)"
 
+	// Commands (input lines): the envelope only. The command names come
+	// from rpc's handlers table; the parameters of each command are not
+	// described yet (members beyond id and type are open).
+	var names []any
+	for _, c := range rpc.Commands() {
+		names = append(names, c)
+	}
+	defs["command"] = mark(&jsonschema.Schema{
+		Description: "one input line (stdin): a command; its parameters per command are not described yet",
+		Type:        "object",
+		Properties: map[string]*jsonschema.Schema{
+			"id":   {Type: "string", Description: "echoed in the response; at most 1024 UTF-8 bytes (rpc.MaxIDBytes)"},
+			"type": {Type: "string", Enum: names},
+		},
+		Required: []string{"type"},
+	}, Stable)
+
 	// Events, by "type".
 	byEvent, order := map[string]string{}, []string(nil)
 	for _, e := range Events() {

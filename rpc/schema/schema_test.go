@@ -135,6 +135,77 @@ func TestGoldensValidate(t *testing.T) {
 	t.Logf("%d golden lines validated, %d failed", len(lines), len(bad))
 }
 
+// Every command of an rpc golden that succeeded (its id has a success
+// response in out.jsonl) matches the command definition. Lines that fail
+// on purpose (parse errors, unknown commands) are left out.
+func TestGoldenCommandsValidate(t *testing.T) {
+	doc, err := JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := v6.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := v6.NewCompiler()
+	const url = "https://github.com/armadra/ama-rpc/schema/rpc.schema.json"
+	if err := c.AddResource(url, v); err != nil {
+		t.Fatal(err)
+	}
+	cmd, err := c.Compile(url + "#/$defs/command")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := map[string]map[string]bool{} // case dir -> ids answered success
+	for _, l := range goldenLines(t) {
+		var r struct {
+			ID      *string `json:"id"`
+			Type    string  `json:"type"`
+			Success bool    `json:"success"`
+		}
+		if json.Unmarshal([]byte(l.text), &r) == nil && r.Type == "response" && r.Success && r.ID != nil {
+			dir := filepath.Dir(l.file)
+			if ok[dir] == nil {
+				ok[dir] = map[string]bool{}
+			}
+			ok[dir][*r.ID] = true
+		}
+	}
+	n := 0
+	for dir, ids := range ok {
+		b, err := os.ReadFile(filepath.Join(dir, "in.jsonl"))
+		if err != nil {
+			continue
+		}
+		for i, text := range strings.Split(string(b), "\n") {
+			var head struct {
+				ID *string `json:"id"`
+			}
+			if json.Unmarshal([]byte(text), &head) != nil || head.ID == nil || !ids[*head.ID] {
+				continue
+			}
+			v, err := v6.UnmarshalJSON(strings.NewReader(text))
+			if err == nil {
+				err = cmd.Validate(v)
+			}
+			if err != nil {
+				t.Errorf("%s/in.jsonl:%d: %v", dir, i+1, err)
+			}
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d commands validated", n)
+	}
+	for _, bad := range []string{`{"id":"1","type":"no_such"}`, `{"id":1,"type":"prompt"}`, `{"id":"1"}`} {
+		v, _ := v6.UnmarshalJSON(strings.NewReader(bad))
+		if cmd.Validate(v) == nil {
+			t.Errorf("%s validates as a command", bad)
+		}
+	}
+	t.Logf("%d golden commands validated", n)
+}
+
 // A wire type that no longer matches the goldens fails them: agent_end
 // with a renamed field, and a notification without its level.
 func TestDriftedTypeFails(t *testing.T) {
