@@ -60,6 +60,12 @@ func goldenLines(t *testing.T) []line {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no rpc goldens under %s (%v)", fixtures, err)
 	}
+	return readLines(t, files)
+}
+
+// readLines returns the non-empty lines of files.
+func readLines(t *testing.T, files []string) []line {
+	t.Helper()
 	var out []line
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -83,8 +89,13 @@ func goldenLines(t *testing.T) []line {
 // denormalize undoes what golden's normaliser changes against the wire's
 // types (golden/normalize.go): it writes 0 for every "timestamp" key,
 // while a session entry's timestamp is an ISO 8601 string. Anything else
-// in a golden is the wire as written.
+// in a golden is the wire as written. ama's reference harness writes
+// "<usage>" for a usage object.
 func denormalize(v any) any {
+	if m, ok := v.(map[string]any); ok && m["usage"] == "<usage>" {
+		zero := json.Number("0")
+		m["usage"] = map[string]any{"input": zero, "output": zero, "cacheRead": zero, "cacheWrite": zero, "totalTokens": zero}
+	}
 	if m, ok := v.(map[string]any); ok && m["type"] == "entry_appended" {
 		if e, ok := m["entry"].(map[string]any); ok {
 			if n, ok := e["timestamp"].(json.Number); ok && n == "0" {
@@ -113,11 +124,19 @@ func failures(t *testing.T, s *v6.Schema, lines []line) []string {
 }
 
 func TestGoldensValidate(t *testing.T) {
+	lines := goldenLines(t)
+	bad, n := validateAll(t, lines)
+	t.Logf("%d golden lines validated, %d failed", n, bad)
+}
+
+// validateAll validates lines against the generated schema and reports
+// one error per distinct failure (with its count).
+func validateAll(t *testing.T, lines []line) (int, int) {
+	t.Helper()
 	doc, err := JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := goldenLines(t)
 	bad := failures(t, compile(t, doc), lines)
 	// One report per distinct failure (its first line), with the count.
 	seen, order := map[string][]string{}, []string(nil)
@@ -132,7 +151,40 @@ func TestGoldensValidate(t *testing.T) {
 	for _, why := range order {
 		t.Errorf("%d lines, first %s", len(seen[why]), seen[why][0])
 	}
-	t.Logf("%d golden lines validated, %d failed", len(lines), len(bad))
+	return len(bad), len(lines)
+}
+
+// ama's reference transcripts (../shared) validate too: the definitions
+// marked stable claim to be ama's shapes.
+func TestReferenceTranscriptsValidate(t *testing.T) {
+	var files []string
+	// ../shared beside the checkout (/work/main) or beside a worktree's
+	// parent (/work/wt/<name>).
+	for _, up := range []string{"../../../shared", "../../../../shared"} {
+		if files, _ = filepath.Glob(filepath.Join(up, "reference/ama-goldens/rpc/*.out.jsonl")); len(files) > 0 {
+			break
+		}
+	}
+	if len(files) == 0 {
+		t.Skip("ama's reference transcripts (../shared/reference/ama-goldens/rpc) are absent")
+	}
+	lines := readLines(t, files)
+	bad, n := validateAll(t, lines)
+	t.Logf("%d reference lines validated, %d failed", n, bad)
+
+	// Stable is exactly the events ama's transcripts show.
+	shown := map[string]bool{}
+	for _, l := range lines {
+		var head struct{ Type string }
+		if json.Unmarshal([]byte(l.text), &head) == nil {
+			shown[head.Type] = true
+		}
+	}
+	for _, e := range Events() {
+		if typ := e.Event.Type(); shown[typ] != (e.Stability == Stable) {
+			t.Errorf("%s: marked %s, in ama's transcripts: %v", typ, e.Stability, shown[typ])
+		}
+	}
 }
 
 // Every command of an rpc golden that succeeded (its id has a success
