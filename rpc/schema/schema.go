@@ -72,6 +72,37 @@ func Events() []Event {
 	}
 }
 
+// member is one member of a closed set of llm (an interface's types),
+// with its discriminating value and definition name.
+type member struct {
+	name, value string
+	t           reflect.Type
+}
+
+// contentBlocks are llm.Content's types, by "type"
+// (TestClosedSetsComplete checks the list against llm).
+func contentBlocks() []member {
+	return []member{
+		{"textContent", "text", reflect.TypeFor[llm.TextContent]()},
+		{"thinkingContent", "thinking", reflect.TypeFor[llm.ThinkingContent]()},
+		{"imageContent", "image", reflect.TypeFor[llm.ImageContent]()},
+		{"toolCall", "toolCall", reflect.TypeFor[llm.ToolCall]()},
+	}
+}
+
+// messageKinds are llm.Message's types, by "role".
+func messageKinds() []member {
+	return []member{
+		{"userMessage", llm.RoleUser, reflect.TypeFor[llm.UserMessage]()},
+		{"assistantMessage", llm.RoleAssistant, reflect.TypeFor[llm.AssistantMessage]()},
+		{"toolResultMessage", llm.RoleToolResult, reflect.TypeFor[llm.ToolResultMessage]()},
+		{"systemMessage", llm.RoleSystem, reflect.TypeFor[llm.SystemMessage]()},
+		{"customMessage", llm.RoleCustom, reflect.TypeFor[llm.CustomMessage]()},
+		{"compactionSummary", llm.RoleCompactionSummary, reflect.TypeFor[llm.CompactionSummary]()},
+		{"branchSummary", llm.RoleBranchSummary, reflect.TypeFor[llm.BranchSummary]()},
+	}
+}
+
 func ref(name string) *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/" + name} }
 
 func constant(v any) *jsonschema.Schema { return &jsonschema.Schema{Const: &v} }
@@ -180,50 +211,31 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	}
 
 	// Content blocks, by "type".
-	blocks := []struct {
-		name, typ string
-		t         reflect.Type
-	}{
-		{"textContent", "text", reflect.TypeFor[llm.TextContent]()},
-		{"thinkingContent", "thinking", reflect.TypeFor[llm.ThinkingContent]()},
-		{"imageContent", "image", reflect.TypeFor[llm.ImageContent]()},
-		{"toolCall", "toolCall", reflect.TypeFor[llm.ToolCall]()},
-	}
+	blocks := contentBlocks()
 	byType, order := map[string]string{}, []string(nil)
 	for _, b := range blocks {
-		s, err := discriminated(b.t, "type", b.typ, opts)
+		s, err := discriminated(b.t, "type", b.value, opts)
 		if err := add(b.name, s, err, Stable); err != nil {
 			return nil, err
 		}
-		byType[b.typ], order = b.name, append(order, b.typ)
+		byType[b.value], order = b.name, append(order, b.value)
 	}
 	defs["content"] = mark(dispatch("type", byType, order), Stable)
 	defs["content"].Description = "a content block (llm.Content, an interface: one of the block types by \"type\")"
 
 	// Messages, by "role".
-	msgs := []struct {
-		name, role string
-		t          reflect.Type
-	}{
-		{"userMessage", llm.RoleUser, reflect.TypeFor[llm.UserMessage]()},
-		{"assistantMessage", llm.RoleAssistant, reflect.TypeFor[llm.AssistantMessage]()},
-		{"toolResultMessage", llm.RoleToolResult, reflect.TypeFor[llm.ToolResultMessage]()},
-		{"systemMessage", llm.RoleSystem, reflect.TypeFor[llm.SystemMessage]()},
-		{"customMessage", llm.RoleCustom, reflect.TypeFor[llm.CustomMessage]()},
-		{"compactionSummary", llm.RoleCompactionSummary, reflect.TypeFor[llm.CompactionSummary]()},
-		{"branchSummary", llm.RoleBranchSummary, reflect.TypeFor[llm.BranchSummary]()},
-	}
+	msgs := messageKinds()
 	byRole, order := map[string]string{}, []string(nil)
 	for _, m := range msgs {
 		st := Stable
-		if m.role == llm.RoleSystem {
+		if m.value == llm.RoleSystem {
 			st = Experimental
 		}
-		s, err := discriminated(m.t, "role", m.role, opts)
+		s, err := discriminated(m.t, "role", m.value, opts)
 		if err := add(m.name, s, err, st); err != nil {
 			return nil, err
 		}
-		byRole[m.role], order = m.name, append(order, m.role)
+		byRole[m.value], order = m.name, append(order, m.value)
 	}
 	defs["message"] = mark(dispatch("role", byRole, order), Stable)
 	defs["message"].Description = "a message (llm.Message, an interface: one of the message types by \"role\")"

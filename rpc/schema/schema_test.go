@@ -347,28 +347,55 @@ func TestCodesFromTable(t *testing.T) {
 	}
 }
 
-// Events lists every type of package events with a Type method.
-func TestEventsListComplete(t *testing.T) {
-	pkgs, err := parser.ParseDir(token.NewFileSet(), "../../events", func(fi os.FileInfo) bool {
+// receivers returns the sorted names of the types of package dir with a
+// method named method.
+func receivers(t *testing.T, dir, method string) []string {
+	t.Helper()
+	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
 		return !strings.HasSuffix(fi.Name(), "_test.go")
 	}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var declared []string
+	var out []string
 	for _, p := range pkgs {
 		for _, f := range p.Files {
 			for _, d := range f.Decls {
 				fd, ok := d.(*ast.FuncDecl)
-				if !ok || fd.Recv == nil || fd.Name.Name != "Type" {
+				if !ok || fd.Recv == nil || fd.Name.Name != method {
 					continue
 				}
-				if id, ok := fd.Recv.List[0].Type.(*ast.Ident); ok {
-					declared = append(declared, id.Name)
+				typ := fd.Recv.List[0].Type
+				if star, ok := typ.(*ast.StarExpr); ok {
+					typ = star.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					out = append(out, id.Name)
 				}
 			}
 		}
 	}
+	sort.Strings(out)
+	return out
+}
+
+// The content block and message lists are llm's closed sets.
+func TestClosedSetsComplete(t *testing.T) {
+	for method, list := range map[string][]member{"contentBlock": contentBlocks(), "MessageRole": messageKinds()} {
+		var listed []string
+		for _, m := range list {
+			listed = append(listed, m.t.Name())
+		}
+		sort.Strings(listed)
+		if declared := receivers(t, "../../llm", method); !slices.Equal(declared, listed) {
+			t.Errorf("llm types with %s %v, listed %v", method, declared, listed)
+		}
+	}
+}
+
+// Events lists every type of package events with a Type method.
+func TestEventsListComplete(t *testing.T) {
+	declared := receivers(t, "../../events", "Type")
 	var listed []string
 	for _, e := range Events() {
 		listed = append(listed, reflect.TypeOf(e.Event).Name())
@@ -376,7 +403,6 @@ func TestEventsListComplete(t *testing.T) {
 			t.Errorf("%s: stability %q", e.Event.Type(), e.Stability)
 		}
 	}
-	sort.Strings(declared)
 	sort.Strings(listed)
 	if !slices.Equal(declared, listed) {
 		t.Errorf("events with a Type method %v, listed %v", declared, listed)
