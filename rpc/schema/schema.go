@@ -314,6 +314,9 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	// message_update's delta steps are written by a hand-made encoder
 	// (rpc's appendDeltaLine, the streaming hot path): its shape is the one
 	// inferred from llm.StreamEvent (type, contentIndex, delta) and usage.
+	// A notification's code is a wire code too (rpc fills it from the table).
+	defs["notification"].Properties["code"] = &jsonschema.Schema{Type: "string", Enum: codes,
+		Description: "the wire code of the error the notification reports (wirecode's table)"}
 	defs["message_update"].Description = "delta steps are rendered by rpc's appendDeltaLine with the same members as llm.StreamEvent"
 	defs["event"] = dispatch("type", byEvent, order)
 

@@ -305,6 +305,7 @@ func TestBrokenLinesFail(t *testing.T) {
 		{"missing member", `{"type":"agent_end","stopReason":"stop"}`},
 		{"wrong member type", `{"type":"agent_end","stopReason":"stop","willRetry":"no"}`},
 		{"code outside the table", `{"id":"1","type":"response","command":"prompt","success":false,"error":"x","code":"made_up"}`},
+		{"notification code outside the table", `{"type":"notification","level":"error","message":"m","code":"made_up"}`},
 		{"failure without error", `{"id":"1","type":"response","command":"prompt","success":false}`},
 		{"success with a code", `{"id":"1","type":"response","command":"prompt","success":true,"code":"busy"}`},
 		{"other protocol version", `{"type":"hello","protocolVersion":2,"agent":"ama","version":"x","capabilities":[]}`},
@@ -323,6 +324,7 @@ func TestBrokenLinesFail(t *testing.T) {
 	for _, ok := range []string{
 		`{"type":"agent_end","stopReason":"stop","willRetry":false}`,
 		`{"id":"1","type":"response","command":"prompt","success":false,"error":"x","code":"busy"}`,
+		`{"type":"notification","level":"error","message":"m","code":"session_write_failed"}`,
 		`{"type":"message_end","message":{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":0}}`,
 	} {
 		v, _ := v6.UnmarshalJSON(strings.NewReader(ok))
