@@ -395,6 +395,21 @@ func TestClosedSetsComplete(t *testing.T) {
 	}
 }
 
+// README's "Error codes" table documents every code of the enum.
+func TestCodesDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, _ := strings.Cut(string(b), "\n## Error codes\n")
+	sec, _, _ = strings.Cut(sec, "\n## ")
+	for _, c := range wirecode.NativeCodes() {
+		if !strings.Contains(sec, "`"+c+"`") {
+			t.Errorf("README's Error codes table lacks %s", c)
+		}
+	}
+}
+
 // Events lists every type of package events with a Type method.
 func TestEventsListComplete(t *testing.T) {
 	declared := receivers(t, "../../events", "Type")
