@@ -103,6 +103,13 @@ func messageKinds() []member {
 	}
 }
 
+// streamEventTypes are llm's stream event types (the Ev constants;
+// TestClosedSetsComplete checks the list against llm).
+func streamEventTypes() []any {
+	return []any{llm.EvStart, llm.EvTextStart, llm.EvTextDelta, llm.EvTextEnd, llm.EvThinkingStart,
+		llm.EvThinkingDelta, llm.EvThinkingEnd, llm.EvToolCallStart, llm.EvToolCallDelta, llm.EvToolCallEnd}
+}
+
 func ref(name string) *jsonschema.Schema { return &jsonschema.Schema{Ref: "#/$defs/" + name} }
 
 func constant(v any) *jsonschema.Schema { return &jsonschema.Schema{Const: &v} }
@@ -317,6 +324,7 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	// A notification's code is a wire code too (rpc fills it from the table).
 	defs["notification"].Properties["code"] = &jsonschema.Schema{Type: "string", Enum: codes,
 		Description: "the wire code of the error the notification reports (wirecode's table)"}
+	defs["message_update"].Properties["assistantMessageEvent"].Properties["type"] = &jsonschema.Schema{Type: "string", Enum: streamEventTypes()}
 	defs["message_update"].Description = "delta steps are rendered by rpc's appendDeltaLine with the same members as llm.StreamEvent"
 	defs["event"] = dispatch("type", byEvent, order)
 

@@ -309,6 +309,7 @@ func TestBrokenLinesFail(t *testing.T) {
 		{"failure without error", `{"id":"1","type":"response","command":"prompt","success":false}`},
 		{"success with a code", `{"id":"1","type":"response","command":"prompt","success":true,"code":"busy"}`},
 		{"other protocol version", `{"type":"hello","protocolVersion":2,"agent":"ama","version":"x","capabilities":[]}`},
+		{"unknown stream step", `{"type":"message_update","assistantMessageEvent":{"type":"text_middle","contentIndex":0}}`},
 		{"unknown role", `{"type":"message_end","message":{"role":"robot","content":"x","timestamp":0}}`},
 		{"unknown block", `{"type":"message_end","message":{"role":"user","content":[{"type":"video"}],"timestamp":0}}`},
 		{"entry without id", `{"type":"entry_appended","entry":{"type":"message","parentId":null,"timestamp":"t"}}`},
@@ -407,6 +408,45 @@ func TestCodesDocumented(t *testing.T) {
 		if !strings.Contains(sec, "`"+c+"`") {
 			t.Errorf("README's Error codes table lacks %s", c)
 		}
+	}
+}
+
+// The stream event types are llm's Ev constants, all of them.
+func TestStreamEventTypesComplete(t *testing.T) {
+	pkgs, err := parser.ParseDir(token.NewFileSet(), "../../llm", func(fi os.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared, listed []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			for _, d := range f.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if strings.HasPrefix(n.Name, "Ev") && i < len(vs.Values) {
+							if lit, ok := vs.Values[i].(*ast.BasicLit); ok {
+								declared = append(declared, strings.Trim(lit.Value, `"`))
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, v := range streamEventTypes() {
+		listed = append(listed, v.(string))
+	}
+	sort.Strings(declared)
+	sort.Strings(listed)
+	if len(declared) == 0 || !slices.Equal(declared, listed) {
+		t.Errorf("llm's Ev constants %v, listed %v", declared, listed)
 	}
 }
 
