@@ -112,6 +112,8 @@ func Main(ctx context.Context, env Env) int {
 			return runExplain(env, env.Args[1:])
 		case "sessions":
 			return runSessions(env, env.Args[1:])
+		case "schema":
+			return runSchema(env, env.Args[1:])
 		case "help":
 			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK

@@ -230,6 +230,7 @@ func printUsage(w io.Writer, fs *flag.FlagSet, lang i18n.Lang) {
                                      print the stored sessions, one JSON object per line
   ama-rpc explain [--cwd dir] [--permission-mode m] [--allow r] [--deny r] [--unattended]
                                      run the permission pipeline over tool calls read from stdin
+  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the rpc output
   ama-rpc help                       print this text
 
 `)

@@ -223,3 +223,17 @@ func Message(err error, lang i18n.Lang) string {
 	}
 	return text
 }
+
+// NativeCodes returns every native code of the table, each once, in table
+// order: the list a schema's enum of Response.code is made from.
+func NativeCodes() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range table {
+		if r.native != "" && !seen[r.native] {
+			seen[r.native] = true
+			out = append(out, r.native)
+		}
+	}
+	return out
+}
