@@ -68,7 +68,8 @@ func TestResolve(t *testing.T) {
 		want   Mode
 		active string
 	}{
-		{"", "", ModeOn, "bash,edit,glob,grep,read,write,codemode"},
+		{"", "", ModeOff, "bash,edit,glob,grep,read,write"}, // DefaultOn: the recorded default set
+		{"default", ModeOn, ModeOn, "bash,edit,glob,grep,read,write,codemode"},
 		{"minimal", "", ModeOff, "bash,edit,read,write"},
 		{"codemode", "", ModeOnly, "codemode"},
 		{"coordinator", ModeOn, ModeOn, "read,codemode"},

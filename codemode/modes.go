@@ -34,8 +34,16 @@ const (
 // Strict reports whether scripts are isolated from the file system,
 // network, processes and timers by construction. The engine (goja in a
 // child process whose only channel is the tool protocol) makes them so,
-// hence the read permission class and `on` in the default preset.
+// hence the read permission class.
 const Strict = true
+
+// DefaultOn says whether the default preset turns codemode on by itself.
+// ama does so only on a strict runtime; the transcripts recorded from ama
+// (a non-strict Node) offer the six direct tools and no codemode, and hosts
+// and prompt caches expect that set. So ama-rpc keeps the default preset's
+// tool list as recorded: codemode is on only when asked for
+// (--codemode on|only, codemode.mode, or the codemode-only preset).
+const DefaultOn = false
 
 // Selection is a resolved preset and mode.
 type Selection struct {
@@ -58,9 +66,9 @@ func Resolve(preset string, explicit Mode) (Selection, error) {
 	s := Selection{Preset: preset}
 	switch preset {
 	case "", PresetDefault:
-		s.Preset, s.Direct, s.Mode = PresetDefault, []string{"bash", "edit", "glob", "grep", "read", "write"}, ModeOn
-		if !Strict {
-			s.Mode = ModeOff
+		s.Preset, s.Direct, s.Mode = PresetDefault, []string{"bash", "edit", "glob", "grep", "read", "write"}, ModeOff
+		if Strict && DefaultOn {
+			s.Mode = ModeOn
 		}
 	case PresetMinimal:
 		s.Direct, s.Mode = []string{"bash", "edit", "read", "write"}, ModeOff

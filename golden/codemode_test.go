@@ -197,7 +197,7 @@ func TestCodemodeReferenceScript(t *testing.T) {
 // call of the batch runs. The command never ran (no marker).
 func TestCodemodeNestedDenyRule(t *testing.T) {
 	r, evs, end := runCodemode(t, golden.Config{
-		Args:   []string{"--model", "fake/echo", "--deny", "bash"},
+		Args:   []string{"--model", "fake/echo", "--codemode", "on", "--deny", "bash"},
 		Script: codemodeScript(t, "const r = await Promise.allSettled([tools.bash({command: \"touch marker\"}), tools.read({path: \"ok.txt\"})]);\nreturn r.map(x => x.status).join(\",\") + \"|\" + (r[0].reason && r[0].reason.message)"),
 		Files:  map[string]string{"ok.txt": "fine\n"},
 	})
@@ -219,7 +219,7 @@ func TestCodemodeNestedDenyRule(t *testing.T) {
 // not written and the script sees the refusal.
 func TestCodemodeNestedWriteInPlanMode(t *testing.T) {
 	r, _, end := runCodemode(t, golden.Config{
-		Args:   []string{"--model", "fake/echo", "--permission-mode", "plan"},
+		Args:   []string{"--model", "fake/echo", "--codemode", "on", "--permission-mode", "plan"},
 		Script: codemodeScript(t, "try { await tools.write({path: \"x.txt\", content: \"hi\"}); return \"written\" } catch (e) { return \"refused: \" + e.message }"),
 	})
 	if got := resultText(end); !strings.Contains(got, "\n\nrefused: ") {
@@ -234,7 +234,7 @@ func TestCodemodeNestedWriteInPlanMode(t *testing.T) {
 // and the outer call; the client denies it and the script sees the error.
 func TestCodemodeNestedApprovalDenied(t *testing.T) {
 	r := golden.Start(t, golden.Config{
-		Args:   []string{"--model", "fake/echo"},
+		Args:   []string{"--model", "fake/echo", "--codemode", "on"},
 		Script: codemodeScript(t, "try { await tools.bash({command: \"touch marker\"}); return \"ran\" } catch (e) { return \"denied: \" + e.message }"),
 	})
 	r.WaitFor("session_start", 1, isType("session_start"))
@@ -277,7 +277,7 @@ func TestCodemodeNestedApprovalDenied(t *testing.T) {
 func TestCodemodeHooksSeeViaCodemode(t *testing.T) {
 	hooksJSON := `{"version":1,"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"cat >> pre.jsonl; echo >> pre.jsonl"}]}],"PostToolUse":[{"matcher":"read","hooks":[{"type":"command","command":"cat >> post.jsonl; echo >> post.jsonl"}]}]}}`
 	r, _, end := runCodemode(t, golden.Config{
-		Args:   []string{"--model", "fake/echo", "--trust"},
+		Args:   []string{"--model", "fake/echo", "--codemode", "on", "--trust"},
 		Script: codemodeScript(t, "return await tools.read({path: \"ok.txt\"})"),
 		Files:  map[string]string{"ok.txt": "fine\n", ".ama/hooks.json": hooksJSON},
 	})
