@@ -183,10 +183,7 @@ func TestCodemodeParallel(t *testing.T) { checkParallel(t, []byte(codemodeParall
 
 // The same from ../shared's copy of the reference goldens.
 func TestCodemodeReferenceScript(t *testing.T) {
-	b, err := os.ReadFile("../../../shared/reference/ama-goldens/scripts/codemode-parallel.json")
-	if err != nil {
-		b, err = os.ReadFile("/work/shared/reference/ama-goldens/scripts/codemode-parallel.json")
-	}
+	b, err := os.ReadFile("../../shared/reference/ama-goldens/scripts/codemode-parallel.json")
 	if err != nil {
 		t.Skip("../shared reference goldens absent")
 	}
