@@ -297,7 +297,8 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := string(p)
-	t.oom = t.oom || strings.Contains(s, "out of memory") || strings.Contains(s, "cannot allocate memory")
+	t.oom = t.oom || strings.Contains(s, "out of memory") || strings.Contains(s, "cannot allocate memory") ||
+		strings.Contains(s, "errno: 12") // ENOMEM as the race runtime (ThreadSanitizer) reports it
 	t.b = append(t.b, p...)
 	if len(t.b) > t.max {
 		t.b = append(t.b[:0], t.b[len(t.b)-t.max:]...)
