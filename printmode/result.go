@@ -84,10 +84,8 @@ func buildResult(s *session.Session, sn snapshot, f Facts, outcome Outcome, took
 			t := &TaskSummary{Total: len(infos), ByStatus: map[string]int{}}
 			for _, i := range infos {
 				t.ByStatus[i.Status]++
-				if i.Status == agents.StatusRunning {
-					t.Running++
-				}
 			}
+			t.Running = t.ByStatus[agents.StatusRunning]
 			r.Tasks = t
 		}
 	}
