@@ -160,3 +160,106 @@ func TestGateGoldensMirror(t *testing.T) {
 		}
 	}
 }
+
+// The records in the session's trace (issue 27): the session file's
+// ama.trace step entries carry the step's records, and get_trace shows
+// them on their calls with decisions:true (without it the trace keeps
+// ama's shape). Neither holds a marker of the calls' arguments.
+func TestDecisionRecordsInTrace(t *testing.T) {
+	markers := []string{"MARKER-ALPHA-sk-0a1b2c", "marker-bravo-ghp_9z8y", "MarkerCharlie", "marker-delta-AKIAXYZ"}
+	r := golden.Start(t, golden.Config{
+		Args:       []string{"--model", "fake/echo", "--permission-mode", "full-auto"},
+		Env:        map[string]string{"AMA_SANDBOX": "off"},
+		UserConfig: []byte(`{"permission":{"deny":["bash(curl *)"]}}`),
+		Script: turns(
+			bashCall(`{"command":"echo `+markers[0]+` > a.txt"}`),
+			bashCall(`{"command":"curl -H 'Authorization: `+markers[1]+`' https://example.invalid"}`),
+			`{"name":"write","arguments":{"path":"notes-`+markers[2]+`.txt","content":"`+markers[3]+`"}}`),
+	})
+	r.Send(`{"id":"p","type":"prompt","message":"go"}`)
+	r.WaitFor("settled", 1, func(o *golden.Object) bool { return o.String("type") == "agent_settled" })
+	r.Send(`{"id":"t","type":"get_trace","decisions":true}`)
+	r.Send(`{"id":"plain","type":"get_trace"}`)
+	r.WaitFor("trace", 1, func(o *golden.Object) bool { return o.String("id") == "plain" })
+	var traceLine, plainLine string
+	for _, l := range r.Lines() {
+		switch {
+		case strings.Contains(string(l), `"id":"t"`):
+			traceLine = string(l)
+		case strings.Contains(string(l), `"id":"plain"`):
+			plainLine = string(l)
+		}
+	}
+	if strings.Contains(plainLine, `"decisions"`) {
+		t.Errorf("get_trace without decisions:true shows them: %s", plainLine)
+	}
+	var resp struct {
+		Data struct {
+			Trace struct {
+				Turns []struct {
+					Steps []struct {
+						Tools []struct {
+							ID        string
+							Decisions []struct {
+								ToolCallID string
+								Effect     string
+								Code       string
+								Votes      []struct{ Layer, Vote, Step string }
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(traceLine), &resp); err != nil {
+		t.Fatalf("%v: %s", err, traceLine)
+	}
+	var effects []string
+	for _, turn := range resp.Data.Trace.Turns {
+		for _, s := range turn.Steps {
+			for _, tool := range s.Tools {
+				if len(tool.Decisions) != 1 || tool.Decisions[0].ToolCallID != tool.ID || len(tool.Decisions[0].Votes) == 0 {
+					t.Fatalf("tool %s: decisions %+v", tool.ID, tool.Decisions)
+				}
+				d := tool.Decisions[0]
+				effects = append(effects, d.Effect+"/"+d.Code+"/"+d.Votes[0].Step)
+			}
+		}
+	}
+	if got := strings.Join(effects, ","); got != "allow//mode,deny/deny_rule/deny-rule,allow//mode" {
+		t.Errorf("trace decisions %s", got)
+	}
+	r.CloseStdin()
+	if code := r.Wait(); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.Stderr())
+	}
+	files, _ := filepath.Glob(filepath.Join(r.Home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.Contains(l, `"customType":"ama.trace"`) {
+			continue
+		}
+		records += strings.Count(l, `"toolCallId"`)
+		for _, m := range markers {
+			if strings.Contains(strings.ToLower(l), strings.ToLower(m)) {
+				t.Errorf("marker %q in a trace entry of the session file: %s", m, l)
+			}
+		}
+	}
+	if records != 3 {
+		t.Errorf("%d records in the session file's trace entries, want 3", records)
+	}
+	for _, m := range markers {
+		if strings.Contains(strings.ToLower(traceLine), strings.ToLower(m)) {
+			t.Errorf("marker %q in get_trace: %s", m, traceLine)
+		}
+	}
+}

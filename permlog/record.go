@@ -24,10 +24,13 @@ type Record struct {
 	Depth            int    `json:"depth,omitempty"`
 	// Mode is the permission mode the call was judged with; Gate is the
 	// gate mode (off, shadow, enforce).
-	Mode  string `json:"mode"`
-	Gate  string `json:"gate"`
-	Shape Shape  `json:"shape"`
-	Votes []Vote `json:"votes"`
+	Mode string `json:"mode"`
+	Gate string `json:"gate"`
+	// Unattended: nobody could be asked (a final ask became a deny), so
+	// a replay judges the call as the session did.
+	Unattended bool   `json:"unattended,omitempty"`
+	Shape      Shape  `json:"shape"`
+	Votes      []Vote `json:"votes"`
 	// Effect is what happened: allow or deny.
 	Effect string `json:"effect"`
 	// Code is the stable code of a deny; Asked the code of the ask that

@@ -15,12 +15,13 @@ func handleGetTrace(s *Server, c *command) {
 		Since     string          `json:"since"`
 		TaskID    string          `json:"taskId"`
 		Content   string          `json:"content"`
+		Decisions bool            `json:"decisions"`
 	}
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
 	}
-	q := trace.Query{Branch: p.Branch, Before: p.Before, Since: p.Since, TaskID: p.TaskID, Content: p.Content}
+	q := trace.Query{Branch: p.Branch, Before: p.Before, Since: p.Since, TaskID: p.TaskID, Content: p.Content, Decisions: p.Decisions}
 	if len(p.TurnLimit) > 0 && string(p.TurnLimit) != "null" {
 		limit := math.NaN() // not a number: Validate rejects it
 		_ = json.Unmarshal(p.TurnLimit, &limit)

@@ -31,6 +31,9 @@ type permTally struct {
 	rejects   permlog.Rejections
 	recent    permlog.Recent
 	logWarned atomic.Bool // the log failure was announced
+	// pending are the records since the last reply's trace entry, which
+	// takes them (turns → afterTurn): the records in the session file.
+	pending permlog.Pending
 }
 
 // defaultMaxRejections is Settings.MaxRejections' default.
@@ -65,7 +68,7 @@ func (s *Session) newRecord(r *runState, env *toolEnv, p *preparedCall, class st
 	tc := p.call
 	rec := &permlog.Record{V: permlog.Version, Time: permlog.Stamp(s.wallNow()), SessionID: s.id,
 		ToolCallID: tc.ID, ParentToolCallID: p.parent, TaskID: s.taskID,
-		Mode: string(env.policy.policy.Mode), Gate: s.gateName()}
+		Mode: string(env.policy.policy.Mode), Gate: s.gateName(), Unattended: env.policy.policy.Unattended}
 	if r != nil {
 		rec.Turn = r.turns + 1 // r.turns counts the finished turns of the run
 	}
@@ -153,6 +156,7 @@ func (s *Session) record(rec *permlog.Record, tc *llm.ToolCall, strict bool) err
 	}
 	s.perm.counts.Add(rec)
 	s.perm.recent.Add(rec)
+	s.perm.pending.Add(rec)
 	s.publish(events.PermissionDecision{Record: rec})
 	return nil
 }

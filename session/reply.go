@@ -6,6 +6,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -35,6 +36,11 @@ type traceStep struct {
 	DoneAt           int64  `json:"doneAt,omitempty"`
 	OutputTokens     int    `json:"outputTokens"`
 	Status           string `json:"status,omitempty"`
+	// Permissions are the decision records of the reply's tool calls
+	// (and their nested calls), PermissionsDropped those beyond
+	// permlog.MaxPending; get_trace shows them on the calls.
+	PermissionsDropped int               `json:"permissionsDropped,omitempty"`
+	Permissions        []*permlog.Record `json:"permissions,omitempty"`
 }
 
 // requestSnapshot is what the runner needs from the actor to call a model.

@@ -184,6 +184,7 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		msg := tr.msg
 		results, terminate := s.runTools(r, msg)
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
+		tr.trace.Permissions, tr.trace.PermissionsDropped = s.perm.pending.Take()
 		_ = s.do(func(st *state) { st.afterTurn(tr, len(results)) })
 		if msg.Failed() {
 			if msg.StopReason == llm.StopError {

@@ -1,9 +1,12 @@
 package trace
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -22,6 +25,9 @@ type stepData struct {
 	OutputTokens     int      `json:"outputTokens"`
 	TPS              *float64 `json:"tps"`
 	Status           string   `json:"status"`
+	// Permissions is the raw array of the decision records of the step's
+	// calls, decoded only for the steps a response shows.
+	Permissions json.RawMessage `json:"permissions"`
 }
 
 type stepRecord struct {
@@ -44,6 +50,8 @@ type builder struct {
 	// their messages are decoded; the others feed the totals (lite.go).
 	from, to int
 	lite     []liteTurn // turn index → its tally when outside the window (lite.go)
+	// decisions: put the permission decision records on the calls.
+	decisions bool
 	// Content kept for previews.
 	prompts map[*Turn]*llm.UserMessage
 	replies map[*Step]*llm.AssistantMessage
@@ -58,7 +66,7 @@ func Build(in Input, q Query) (*Result, error) {
 		return nil, err
 	}
 	limit, _ := q.limit()
-	b := &builder{in: in,
+	b := &builder{in: in, decisions: q.Decisions,
 		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
 		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
 	b.assignTurns(!q.All())
@@ -367,6 +375,9 @@ func (b *builder) step(turn *Turn, e *store.Entry, m *llm.AssistantMessage, r *s
 		b.calls[t] = tc
 		s.Tools = append(s.Tools, t)
 	}
+	if b.decisions && r != nil && len(r.data.Permissions) > 0 {
+		attachDecisions(s, r.data.Permissions)
+	}
 	b.replies[s] = m
 	turn.Steps = append(turn.Steps, s)
 }
@@ -479,4 +490,42 @@ func (b *builder) window(q Query, limit int) (from, to int, err error) {
 	default:
 		return max(0, n-limit), n, nil
 	}
+}
+
+// attachDecisions puts the step's decision records on its calls: a
+// record on the call it names, a nested call's on the call that made it
+// (its parentToolCallId, or the call whose id starts its own: "<id>.<n>",
+// "<id>_n<k>"); a record of no call of the step on the step. Records that
+// do not decode are left out.
+func attachDecisions(s *Step, raw json.RawMessage) {
+	var recs []*permlog.Record
+	if json.Unmarshal(raw, &recs) != nil {
+		return
+	}
+	for _, rec := range recs {
+		if rec == nil {
+			continue
+		}
+		if t := decidedTool(s.Tools, rec); t != nil {
+			t.Decisions = append(t.Decisions, rec)
+		} else {
+			s.Decisions = append(s.Decisions, rec)
+		}
+	}
+}
+
+func decidedTool(tools []*Tool, rec *permlog.Record) *Tool {
+	for _, id := range []string{rec.ToolCallID, rec.ParentToolCallID} {
+		for _, t := range tools {
+			if id != "" && t.ID == id {
+				return t
+			}
+		}
+	}
+	for _, t := range tools {
+		if rest, ok := strings.CutPrefix(rec.ToolCallID, t.ID); ok && t.ID != "" && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "_n")) {
+			return t
+		}
+	}
+	return nil
 }

@@ -1,7 +1,9 @@
 package trace
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/armadra/ama-rpc/store"
@@ -22,6 +24,10 @@ func FuzzReadStep(f *testing.F) {
 		`{"customType":"ama.trace","data":null}`,
 		`{"customType":"ama.trace"}`,
 		`{"customType":"ama.trace","data":{"tps":-0.0,"outputTokens":-0}}`,
+		`{"customType":"ama.trace","data":{"kind":"step","status":"ok","permissionsDropped":2,"permissions":[{"v":1,"toolCallId":"a"}]}}`,
+		`{"customType":"ama.trace","data":{"kind":"step","permissions":[],"zz":1}}`,
+		`{"customType":"ama.trace","data":{"kind":"step","permissions": [ ] }}`,
+		`{"customType":"ama.trace","data":{"kind":"step","permissions":null}}`,
 	} {
 		f.Add(s)
 	}
@@ -44,8 +50,12 @@ func FuzzReadStep(f *testing.F) {
 		if (got.TPS == nil) != (want.TPS == nil) || got.TPS != nil && *got.TPS != *want.TPS {
 			t.Fatalf("%s: tps %v, decoder %v", e.Body(), got.TPS, want.TPS)
 		}
+		if !bytes.Equal(got.Permissions, want.Permissions) {
+			t.Fatalf("%s: permissions %s, decoder %s", e.Body(), got.Permissions, want.Permissions)
+		}
 		got.TPS, want.TPS = nil, nil
-		if got != want {
+		got.Permissions, want.Permissions = nil, nil
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s: readStep %+v, decoder %+v", e.Body(), got, want)
 		}
 	})

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"unicode/utf8"
 
@@ -65,7 +66,8 @@ func isNumber(v []byte) bool {
 // plain form the decoder reads the same way (keys without escapes or
 // bytes outside ASCII; strings without escapes; numbers: any JSON number
 // for the float64 members, integers for attempt and outputTokens; tps a
-// number or null), else false and the caller decodes. The record as the
+// number or null; permissions kept raw), else false and the caller
+// decodes. The record as the
 // session writes it is read in one pass (readStepAsWritten).
 func readStep(e *store.Entry, d *stepData) bool {
 	if readStepAsWritten(e.Body(), d) {
@@ -127,6 +129,8 @@ func readStep(e *store.Entry, d *stepData) bool {
 			}
 		case keyIs(key, "status"):
 			d.Status, good = plainString(v)
+		case keyIs(key, "permissions"):
+			d.Permissions = v
 		}
 	})
 	return ok && good
@@ -137,7 +141,7 @@ var stepPrefix = []byte(`{"customType":"` + CustomType + `","data":{`)
 
 // stepKeys are the members of a record as the session writes them
 // (session/reply.go traceStep), in order; each may be absent.
-var stepKeys = [...]string{"kind", "attempt", "assistantEntryId", "requestAt", "firstTokenAt", "doneAt", "outputTokens", "status"}
+var stepKeys = [...]string{"kind", "attempt", "assistantEntryId", "requestAt", "firstTokenAt", "doneAt", "outputTokens", "status", "permissionsDropped", "permissions"}
 
 // readStepAsWritten reads a record of exactly the shape the session
 // writes: the members of stepKeys in that order (so none twice), strings
@@ -166,6 +170,16 @@ func readStepAsWritten(body []byte, d *stepData) bool {
 		i += len(stepKeys[k]) + 3 // "key":
 		var end int
 		switch k {
+		case 9: // the decision records: the last member, an array
+			if i >= len(body)-2 {
+				return false
+			}
+			v := body[i : len(body)-2]
+			if v[0] != '[' || !bytes.HasSuffix(body, []byte("}}")) || !json.Valid(v) {
+				return false
+			}
+			d.Permissions = v
+			return true
 		case 0, 2, 7: // strings
 			if i >= len(body) || body[i] != '"' {
 				return false

@@ -72,6 +72,9 @@ type Query struct {
 	TaskID string
 	// Content is none (default) or preview.
 	Content string
+	// Decisions adds each call's permission decision records
+	// (Tool.Decisions, Step.Decisions); off, the trace has ama's shape.
+	Decisions bool
 }
 
 // Validate checks the parameters that do not depend on the session.

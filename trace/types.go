@@ -2,6 +2,7 @@ package trace
 
 import (
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -152,6 +153,9 @@ type Step struct {
 	DoneAt       int64    `json:"doneAt,omitempty"`
 	TTFTMs       *int64   `json:"ttftMs,omitempty"`
 	TPS          *float64 `json:"tps,omitempty"`
+	// Decisions are the permission decision records of the step that
+	// name none of its calls (see Tool.Decisions).
+	Decisions []*permlog.Record `json:"decisions,omitempty"`
 }
 
 // Tool is one tool call of a step.
@@ -164,6 +168,10 @@ type Tool struct {
 	EntryIDs []string `json:"entryIds"`          // assistant entry, then the tool result entry if any
 	Children []*Tool  `json:"children"`          // always empty: ama-rpc has no nested calls
 	EndedAt  int64    `json:"endedAt,omitempty"` // the tool result time (0: none yet)
+	// Decisions are the permission decision records of the call and of
+	// its nested calls, in order (permlog.Record: the call's shape and the
+	// votes, never its arguments).
+	Decisions []*permlog.Record `json:"decisions,omitempty"`
 }
 
 // Aux is an auxiliary request (not part of a turn's context).
