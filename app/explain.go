@@ -58,14 +58,22 @@ func runExplain(env Env, args []string) int {
 	cwd := fs.String("cwd", env.Cwd, "project directory the calls run in (need not exist)")
 	mode := fs.String("permission-mode", "", "permission mode (default: from config, else default)")
 	unattended := fs.Bool("unattended", false, "nobody can answer: ask becomes deny")
-	var allow, deny multiFlag
+	var allow, deny, ask multiFlag
 	fs.Var(&allow, "allow", "allow rule (repeatable)")
 	fs.Var(&deny, "deny", "deny rule (repeatable)")
+	fs.Var(&ask, "ask", "ask rule (repeatable)")
 	hooksFile := fs.String("hooks", "", "hooks.json whose PreToolUse hooks run first (they are executed)")
+	replayFile := fs.String("replay", "", "re-judge the recorded verdicts of this session file or permission.log")
+	sessionsFlag := fs.String("sessions", "", "--replay of a log: where its session files are (default: the sessions directory)")
+	candidate := fs.Bool("candidate", false, "--replay: judge under permission.candidate")
+	all := fs.Bool("all", false, "--replay: print every record, not only the changed ones")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
+       ama-rpc explain --replay <session file or permission.log> [flags]
 Reads {"tool":"bash","input":{"command":"..."}} per line and prints
-{"decision":"allow|ask|deny","layer":"...","reason":"..."} per line.`)
+{"decision":"allow|ask|deny","layer":"...","reason":"..."} per line.
+--replay re-judges recorded verdicts and prints those that would change
+(exit 0: none, 1: some).`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +81,20 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 			return ExitOK
 		}
 		return ExitUsage
+	}
+	if *replayFile != "" && (*hooksFile != "" || fs.NArg() > 0) {
+		fmt.Fprintln(env.Stderr, "ama-rpc explain: --replay runs no hooks and takes no arguments")
+		return ExitUsage
+	}
+	if *replayFile == "" && (*candidate || *all || *sessionsFlag != "") {
+		fmt.Fprintln(env.Stderr, "ama-rpc explain: --candidate, --all and --sessions go with --replay")
+		return ExitUsage
+	}
+	if *mode != "" {
+		if _, err := approvals.ParseMode(*mode); err != nil {
+			fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
+			return ExitUsage
+		}
 	}
 	abs, err := filepath.Abs(*cwd)
 	if err != nil {
@@ -89,13 +111,22 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitConfig
 	}
+	if *replayFile != "" {
+		sessions := filepath.Join(paths.Data, "sessions")
+		if user.SessionDir != "" {
+			sessions = user.SessionDir
+		}
+		return runReplay(env, paths, user, sessions, replayOptions{file: absIn(env.Cwd, *replayFile), sessions: sessionsRootOf(*sessionsFlag, env.Cwd, sessions),
+			mode: *mode, unattended: *unattended, candidate: *candidate, all: *all,
+			layer: approvals.Layer{Mode: *mode, Allow: allow, Deny: deny, Ask: ask}})
+	}
 	project, err := config.Load(config.ProjectFile(abs))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitConfig
 	}
 	pol, warnings, err := approvals.BuildPolicy(permissionLayer(user), permissionLayer(project),
-		approvals.Layer{Mode: *mode, Allow: allow, Deny: deny})
+		approvals.Layer{Mode: *mode, Allow: allow, Deny: deny, Ask: ask})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitUsage

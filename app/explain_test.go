@@ -98,3 +98,47 @@ func TestExplainResolves(t *testing.T) {
 		}
 	}
 }
+
+// `explain --replay` refuses what it cannot do with documented codes:
+// a missing or unrecognised input 5, hooks or arguments 2, a flag of
+// --replay without it 2, --candidate without a candidate 3.
+func TestExplainReplayErrors(t *testing.T) {
+	dir := t.TempDir()
+	notLog := dir + "/notes.txt"
+	if err := os.WriteFile(notLog, []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	emptyLog := dir + "/permission.log"
+	if err := os.WriteFile(emptyLog, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"missing file", []string{"--replay", dir + "/nope.log"}, app.ExitSession},
+		{"not a log", []string{"--replay", notLog}, app.ExitSession},
+		{"hooks", []string{"--replay", emptyLog, "--hooks", notLog}, app.ExitUsage},
+		{"argument", []string{"--replay", emptyLog, "extra"}, app.ExitUsage},
+		{"all without replay", []string{"--all"}, app.ExitUsage},
+		{"bad mode", []string{"--replay", emptyLog, "--permission-mode", "yolo"}, app.ExitUsage},
+		{"candidate without one", []string{"--replay", emptyLog, "--candidate"}, app.ExitConfig},
+		{"relative path", []string{"--replay", "permission.log"}, app.ExitOK},
+		{"empty log", []string{"--replay", emptyLog}, app.ExitOK},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := app.Main(t.Context(), app.Env{Args: append([]string{"explain"}, c.args...), Stdin: strings.NewReader(""),
+				Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+					if k == "HOME" {
+						return dir
+					}
+					return ""
+				}, Cwd: dir})
+			if code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, out.String(), errb.String())
+			}
+		})
+	}
+}

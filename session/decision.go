@@ -117,8 +117,9 @@ func shapeOf(name, class string, res *tools.Resolved, private []string) permlog.
 	return sh
 }
 
-// ruleVote is the approvals pipeline's vote.
-func ruleVote(v approvals.Verdict) permlog.Vote {
+// RuleVote is the approvals pipeline's vote on a call: the first vote of
+// its decision record (`explain --replay` compares it).
+func RuleVote(v approvals.Verdict) permlog.Vote {
 	vote := permlog.Vote{Layer: "rule", Vote: string(v.Decision), Step: v.Layer, Rule: v.Rule, Categories: v.Dangerous}
 	if v.Sandboxed {
 		vote.Layer = "sandbox"

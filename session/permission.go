@@ -46,7 +46,7 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		Cwd: env.env.Cwd, Home: pol.home, Facts: p.res.Facts()}
 	rec := s.newRecord(r, env, p, string(call.Class))
 	v := approvals.Decide(call, hookPolicy(&pol.policy, gate), pol.memory)
-	rec.Votes = append(rec.Votes, ruleVote(v))
+	rec.Votes = append(rec.Votes, RuleVote(v))
 	var classified *classifier.Verdict // the classifier's answer, when it ran
 	if gate.decision != "" {
 		rec.Votes = append(rec.Votes, permlog.Vote{Layer: "hook", Vote: string(gate.decision)})
