@@ -21,7 +21,7 @@
 // errors.go (renders the one error → code table, rpc/internal/wirecode,
 // as JSON-RPC errors), plans.go (plan
 // proposals offered as permission requests), gate.go (the start-up still
-// to finish without a model: -32000), notices.go (_ama/notice), callids.go
+// to finish without a model: -32000), notices.go (_ama/notice), inspect.go (_ama/permission_inspect), callids.go
 // (unique tool call ids per session).
 //
 // Byte-exact JSON (encode.go), kept on purpose: jsonrpc2 marshals its

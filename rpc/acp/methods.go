@@ -20,6 +20,7 @@ var methods = map[string]func(*Server, *call){
 	"session/set_mode":          typed(handleSetMode),
 	"session/set_config_option": typed(handleSetConfigOption),
 	"$/cancel_request":          handleCancelRequest,
+	InspectMethod:               typed(handleInspect),
 }
 
 // typed adapts a method that answers at once, in the style of the go-sdk's
