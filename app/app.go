@@ -513,7 +513,8 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 // permissionLayer is the permission part of a config file.
 func permissionLayer(c *config.Config) approvals.Layer {
 	return approvals.Layer{Mode: c.Permission.Mode, Allow: c.Permission.Allow, Deny: c.Permission.Deny, Ask: c.Permission.Ask,
-		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash}
+		AutoSafe: c.Permission.AutoSafeCommands, DisableBuiltinDeny: c.Permission.DisableBuiltinDeny, PlanBash: c.Plan.Bash,
+		ClassifyReads: c.Permission.ClassifyReadOnlyTools}
 }
 
 // DefaultActiveTools are offered to the model unless --tools says

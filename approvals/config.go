@@ -18,6 +18,9 @@ type Layer struct {
 	// all of them with "*".
 	DisableBuiltinDeny []string
 	PlanBash           string
+	// ClassifyReads: auto mode's read-class calls go to the classifier
+	// (any layer may set it; it only tightens).
+	ClassifyReads bool
 }
 
 // ErrInvalidConfig is wrapped by BuildPolicy for unusable user or
@@ -35,7 +38,8 @@ var ErrInvalidConfig = errors.New("invalid permission configuration")
 func BuildPolicy(user, project, cli Layer) (*Policy, []string, error) {
 	var warns []string
 	warn := func(f string, a ...any) { warns = append(warns, fmt.Sprintf(f, a...)) }
-	pol := &Policy{Mode: ModeDefault, PlanBash: PlanBashReadonly}
+	pol := &Policy{Mode: ModeDefault, PlanBash: PlanBashReadonly,
+		ClassifyReads: user.ClassifyReads || project.ClassifyReads || cli.ClassifyReads}
 
 	// Mode: user, then the project (tighten only), then the command line.
 	if err := applyMode(pol, "user", user.Mode); err != nil {

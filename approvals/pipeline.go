@@ -12,13 +12,16 @@ import (
 // Policy is the effective permission configuration of a session.
 type Policy struct {
 	Mode       Mode
-	Allow      []Rule   // effective allow rules (user and command-line layers)
-	Deny       []Rule   // effective deny rules, built-ins included unless disabled
-	Ask        []Rule   // effective ask rules (every layer; deny > ask > allow)
-	Unattended bool     // nobody can answer: a final ask becomes deny
-	PlanBash   string   // plan.bash: "readonly" (default), "ask", "deny"
-	AutoSafe   []string // user-level autoSafeCommands additions
-	Sandbox    Sandbox  // the OS sandbox of bash (sandbox.go)
+	Allow      []Rule // effective allow rules (user and command-line layers)
+	Deny       []Rule // effective deny rules, built-ins included unless disabled
+	Ask        []Rule // effective ask rules (every layer; deny > ask > allow)
+	Unattended bool   // nobody can answer: a final ask becomes deny
+	PlanBash   string // plan.bash: "readonly" (default), "ask", "deny"
+	// ClassifyReads sends auto mode's read-class calls to the classifier
+	// instead of the static allow (seed 003 classifyReadOnlyTools).
+	ClassifyReads bool
+	AutoSafe      []string // user-level autoSafeCommands additions
+	Sandbox       Sandbox  // the OS sandbox of bash (sandbox.go)
 	// Safety are this process's safety files (safety.go): writes to them
 	// are denied in every mode.
 	Safety Safety
@@ -425,7 +428,7 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 	}
 	switch {
 	case c.noAllow: // an ask rule: the classifier reviews after the person
-	case c.class == ClassRead:
+	case c.class == ClassRead && !pol.ClassifyReads:
 		return static("read-only tool")
 	case c.isBash && c.bash != nil && c.bash.staticSafe(pol.AutoSafe, false) == "":
 		return static("every command is on the safe list")
@@ -433,6 +436,9 @@ func decideAuto(c *callCtx, pol *Policy, mem *Memory) Verdict {
 		return static("writes inside the project")
 	}
 	why := "not decided by rules or the safe list"
+	if c.class == ClassRead && pol.ClassifyReads && !c.noAllow {
+		why = "classifyReadOnlyTools: reads are reviewed too"
+	}
 	if c.isBash && c.bash != nil {
 		why = c.bash.staticSafe(pol.AutoSafe, false)
 	}

@@ -86,6 +86,10 @@ type Permission struct {
 	// InspectTool offers the read-only permission_inspect tool to the
 	// model (user config only).
 	InspectTool bool `json:"inspectTool,omitempty"`
+	// ClassifyReadOnlyTools sends auto mode's read-class calls to the
+	// classifier instead of its static allow (any layer may set it: it
+	// only tightens).
+	ClassifyReadOnlyTools bool `json:"classifyReadOnlyTools,omitempty"`
 	// ClassifierLists edit the two-stage classifier's policy lists (user
 	// config only; "$defaults" stands for the built-in entries).
 	ClassifierLists *ClassifierLists `json:"classifierLists,omitempty"`

@@ -50,6 +50,8 @@ type InspectConfigView struct {
 	AutoSafe      []string   `json:"autoSafeCommands"`
 	Unattended    bool       `json:"unattended"`
 	Sandbox       bool       `json:"sandbox"`
+	// ClassifyReadOnlyTools: auto mode sends reads to the classifier.
+	ClassifyReadOnlyTools bool `json:"classifyReadOnlyTools"`
 	// Candidate is the candidate policy the gate tries (nil: none).
 	Candidate  *CandidateView `json:"candidate,omitempty"`
 	Classifier ClassifierView `json:"classifier"`
@@ -124,7 +126,7 @@ func (s *Session) InspectPermissions(action string) (any, error) {
 		v := InspectConfigView{Mode: string(s.PermissionMode()), Gate: s.gateName(), LogPath: d.Decisions.PathOrEmpty(),
 			MaxRejections: s.maxRejections(), PlanBash: pol.PlanBash, Deny: rulesView("deny", pol.Deny), Ask: rulesView("ask", pol.Ask),
 			Allow: rulesView("allow", pol.Allow), AutoSafe: append([]string{}, pol.AutoSafe...), Unattended: pol.Unattended,
-			Sandbox: pol.Sandbox.Active, Classifier: s.classifierView()}
+			Sandbox: pol.Sandbox.Active, Classifier: s.classifierView(), ClassifyReadOnlyTools: pol.ClassifyReads}
 		if v.PlanBash == "" {
 			v.PlanBash = approvals.PlanBashReadonly
 		}
