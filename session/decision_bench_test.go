@@ -68,8 +68,8 @@ func BenchmarkDecisionRecord(b *testing.B) {
 func BenchmarkDecisionTraceEntry(b *testing.B) {
 	rec := &permlog.Record{V: 1, Time: "2026-01-02T03:04:05.000Z", SessionID: "00000000-0000-4000-8000-000000000001", Turn: 3,
 		ToolCallID: "call_1", Mode: "auto", Gate: "enforce",
-		Shape: permlog.Shape{Tool: "bash", Class: "execute", Programs: []string{"git", "grep", "head"}, Paths: []string{"project", "temp"}},
-		Votes: []permlog.Vote{{Layer: "rule", Vote: "classify", Step: "classifier"}, {Layer: "classifier", Vote: "allow", Stage: "fast", LatencyMs: 420}},
+		Shape:  permlog.Shape{Tool: "bash", Class: "execute", Programs: []string{"git", "grep", "head"}, Paths: []string{"project", "temp"}},
+		Votes:  []permlog.Vote{{Layer: "rule", Vote: "classify", Step: "classifier"}, {Layer: "classifier", Vote: "allow", Stage: "fast", LatencyMs: 420}},
 		Effect: "allow"}
 	step := traceStep{Kind: "step", Attempt: 1, AssistantEntryID: "0000000a", OutputTokens: 7}
 	for range 10 {
