@@ -86,6 +86,7 @@ type replaySummary struct {
 // found).
 type replayCall struct {
 	rec  *permlog.Record
+	name string // the call's tool name in the session file (the record's may be "other")
 	args json.RawMessage
 }
 
@@ -248,15 +249,19 @@ func replay(sessions []*replaySession, rp *replayPolicies, home string, opts rep
 			if err != nil {
 				return sum, err
 			}
+			name := c.name
+			if name == "" {
+				name = rec.Shape.Tool
+			}
 			class := approvals.Class(rec.Shape.Class)
 			if class == "" {
 				class = approvals.ClassExecute
-				if t, ok := registry.Get(rec.Shape.Tool); ok {
+				if t, ok := registry.Get(name); ok {
 					class = approvals.Class(tools.PermissionOf(t, c.args))
 				}
 			}
-			call := approvals.Call{Tool: rec.Shape.Tool, Class: class, Input: c.args, Cwd: s.cwd, Home: home,
-				Facts: tools.Resolve(rec.Shape.Tool, c.args, &tools.Env{Cwd: s.cwd, Home: home}).Facts()}
+			call := approvals.Call{Tool: name, Class: class, Input: c.args, Cwd: s.cwd, Home: home,
+				Facts: tools.Resolve(name, c.args, &tools.Env{Cwd: s.cwd, Home: home}).Facts()}
 			v := p.judge(call, mode, rec.Unattended || opts.unattended, hasVote(rec, "hook"), mem)
 			now := session.RuleVote(v)
 			line.Mode = string(mode)
@@ -345,20 +350,25 @@ func sessionRecords(snap *store.Snapshot) *replaySession {
 		if err != nil || len(d.Permissions) == 0 {
 			continue
 		}
-		calls := map[string]json.RawMessage{}
+		calls := map[string]*llm.ToolCall{}
 		if a := byID[d.AssistantEntryID]; a != nil {
 			if m, err := a.Message(); err == nil {
 				if am, ok := m.(*llm.AssistantMessage); ok {
 					for _, tc := range am.ToolCalls() {
-						calls[tc.ID] = tc.Arguments
+						calls[tc.ID] = tc
 					}
 				}
 			}
 		}
 		for _, rec := range d.Permissions {
-			if rec != nil {
-				s.calls = append(s.calls, replayCall{rec: rec, args: calls[rec.ToolCallID]})
+			if rec == nil {
+				continue
 			}
+			c := replayCall{rec: rec}
+			if tc := calls[rec.ToolCallID]; tc != nil {
+				c.name, c.args = tc.Name, tc.Arguments
+			}
+			s.calls = append(s.calls, c)
 		}
 	}
 	return s
@@ -416,31 +426,29 @@ func logRecords(b []byte, sessionsRoot string) ([]*replaySession, int, error) {
 			continue
 		}
 		s.cwd = snap.Header.Cwd
-		var ids []string
-		var args []json.RawMessage
+		var tcs []*llm.ToolCall
 		for _, e := range snap.Entries {
 			if e.Type != store.TypeMessage {
 				continue
 			}
 			if m, err := e.Message(); err == nil {
 				if am, ok := m.(*llm.AssistantMessage); ok {
-					for _, tc := range am.ToolCalls() {
-						ids, args = append(ids, tc.ID), append(args, tc.Arguments)
-					}
+					tcs = append(tcs, am.ToolCalls()...)
 				}
 			}
 		}
 		next := 0
 		for i := range s.calls {
-			id := s.calls[i].rec.ToolCallID
-			for j := next; j < len(ids); j++ {
-				if ids[j] == id {
-					s.calls[i].args, next = args[j], j+1
+			c := &s.calls[i]
+			id := c.rec.ToolCallID
+			for j := next; j < len(tcs); j++ {
+				if tcs[j].ID == id {
+					c.name, c.args, next = tcs[j].Name, tcs[j].Arguments, j+1
 					break
 				}
 			}
-			if s.calls[i].args == nil && next > 0 && ids[next-1] == id {
-				s.calls[i].args = args[next-1] // the same call judged again
+			if c.args == nil && next > 0 && tcs[next-1].ID == id {
+				c.name, c.args = tcs[next-1].Name, tcs[next-1].Arguments // the same call judged again
 			}
 		}
 	}
