@@ -66,7 +66,7 @@ func TestSigkillKeepsReportedEntries(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "--model", "fake/echo")
 	cmd.Dir = work
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script, "AMA_LANG=en"}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

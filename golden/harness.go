@@ -188,6 +188,10 @@ func Start(t testing.TB, cfg Config) *Run {
 		// Nor the sandbox's background self-test, whose verdict would
 		// appear in get_state at a time that depends on the machine.
 		"AMA_NO_SANDBOX_SELFTEST": "1",
+		// The goldens record English: the interface language is pinned so
+		// the machine's locale (LANG=zh_CN.UTF-8) cannot change them; a
+		// case that means another language sets AMA_LANG in its Env.
+		"AMA_LANG": "en",
 	}
 	if cfg.Script != nil {
 		p := filepath.Join(root, "script.json")
