@@ -106,14 +106,20 @@ func SignalExit(ctx context.Context) (int, bool) {
 // Main runs ama-rpc and returns the process exit code.
 func Main(ctx context.Context, env Env) int {
 	lang := earlyLang(env)
-	if len(env.Args) > 0 {
-		switch env.Args[0] {
+	// A subcommand's name may follow the global --lang (`ama-rpc --lang zh
+	// explain`); its own flags accept --lang too.
+	if sub, err := leadingLang(env.Args, lang); len(sub) > 0 && subcommands[sub[0]] {
+		if err != nil {
+			fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLIUsageError, err))
+			return ExitUsage
+		}
+		switch sub[0] {
 		case "explain":
-			return runExplain(env, env.Args[1:])
+			return runExplain(env, sub[1:], lang)
 		case "sessions":
-			return runSessions(env, env.Args[1:])
+			return runSessions(env, sub[1:], lang)
 		case "schema":
-			return runSchema(env, env.Args[1:])
+			return runSchema(env, sub[1:], lang)
 		case "help":
 			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK
@@ -151,6 +157,9 @@ func Main(ctx context.Context, env Env) int {
 	}
 	return runRPC(ctx, env, w)
 }
+
+// subcommands are the names Main dispatches before the server's flags.
+var subcommands = map[string]bool{"explain": true, "sessions": true, "schema": true, "help": true}
 
 // exitCodeFor maps startup errors to exit codes.
 func exitCodeFor(err error) int {

@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/sandbox"
@@ -52,27 +52,17 @@ type explainOutput struct {
 
 // runExplain runs the permission pipeline over tool calls read as JSONL
 // from stdin, without executing anything, and prints one verdict per line.
-func runExplain(env Env, args []string) int {
-	fs := flag.NewFlagSet("ama-rpc explain", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	cwd := fs.String("cwd", env.Cwd, "project directory the calls run in (need not exist)")
-	mode := fs.String("permission-mode", "", "permission mode (default: from config, else default)")
-	unattended := fs.Bool("unattended", false, "nobody can answer: ask becomes deny")
+func runExplain(env Env, args []string, lang i18n.Lang) int {
+	fs := newSubFlags(env, lang, "explain", "ama-rpc explain", func() string { return i18n.T(lang, i18n.CLIExplainUsage) })
+	cwd := fs.String("cwd", env.Cwd, fs.help("cwd"))
+	mode := fs.String("permission-mode", "", fs.help("permission-mode"))
+	unattended := fs.Bool("unattended", false, fs.help("unattended"))
 	var allow, deny multiFlag
-	fs.Var(&allow, "allow", "allow rule (repeatable)")
-	fs.Var(&deny, "deny", "deny rule (repeatable)")
-	hooksFile := fs.String("hooks", "", "hooks.json whose PreToolUse hooks run first (they are executed)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
-Reads {"tool":"bash","input":{"command":"..."}} per line and prints
-{"decision":"allow|ask|deny","layer":"...","reason":"..."} per line.`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	fs.Var(&allow, "allow", fs.help("allow"))
+	fs.Var(&deny, "deny", fs.help("deny"))
+	hooksFile := fs.String("hooks", "", fs.help("hooks"))
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	abs, err := filepath.Abs(*cwd)
 	if err != nil {
