@@ -27,13 +27,13 @@ const (
 	CLIDashNoStdin     Key = "cli.print.dashWithNoStdin"
 
 	// Subcommands.
-	CLISubError         Key = "cli.sub.error" // "<subcommand>: <reason>"
-	CLIUsageOf          Key = "cli.sub.usageOf"
-	CLIExplainUsage     Key = "cli.explain.usage"
-	CLISessionsUsage    Key = "cli.sessions.usage"
-	CLISchemaUsage      Key = "cli.schema.usage"
-	CLIUnexpectedArg    Key = "cli.sub.unexpectedArgument"
-	CLISchemaWrote      Key = "cli.schema.wrote"
+	CLISubError      Key = "cli.sub.error" // "<subcommand>: <reason>"
+	CLIUsageOf       Key = "cli.sub.usageOf"
+	CLIExplainUsage  Key = "cli.explain.usage"
+	CLISessionsUsage Key = "cli.sessions.usage"
+	CLISchemaUsage   Key = "cli.schema.usage"
+	CLIUnexpectedArg Key = "cli.sub.unexpectedArgument"
+	CLISchemaWrote   Key = "cli.schema.wrote"
 )
 
 // FlagKey is the key of the help sentence of flag name in the flag set
@@ -101,8 +101,8 @@ Reads {"tool":"bash","input":{"command":"..."}} per line and prints
 		CLISessionsUsage: "usage: ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]",
 		CLISchemaUsage: `usage: ama-rpc schema [--out DIR]
 Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
-		CLIUnexpectedArg:    "unexpected argument %q",
-		CLISchemaWrote:      "wrote %s",
+		CLIUnexpectedArg: "unexpected argument %q",
+		CLISchemaWrote:   "wrote %s",
 
 		FlagKey("main", "mode"):            "protocol: rpc (stdio JSONL) or acp (Agent Client Protocol)",
 		FlagKey("main", "model"):           "model as provider/id (e.g. fake/echo, openai/gpt-4.1-mini)",
@@ -211,8 +211,8 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
 		CLISessionsUsage: "用法：ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]",
 		CLISchemaUsage: `用法：ama-rpc schema [--out DIR]
 打印 rpc 协议输出行的 JSON Schema（draft 2020-12）。`,
-		CLIUnexpectedArg:    "多余的参数 %q",
-		CLISchemaWrote:      "已写入 %s",
+		CLIUnexpectedArg: "多余的参数 %q",
+		CLISchemaWrote:   "已写入 %s",
 
 		FlagKey("main", "mode"):            "协议：rpc（标准输入输出 JSONL）或 acp（Agent Client Protocol）",
 		FlagKey("main", "model"):           "模型，写作 提供方/id（例如 fake/echo、openai/gpt-4.1-mini）",
