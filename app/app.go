@@ -140,7 +140,7 @@ func Main(ctx context.Context, env Env) int {
 	log := newLogger(env.Stderr, flags.LogLevel)
 	defer func() { _ = log.Sync() }()
 	if flags.Print {
-		return runPrint(ctx, env, flags, log)
+		return runPrint(ctx, env, flags, log, lang)
 	}
 
 	w, err := wire(ctx, env, flags, log)

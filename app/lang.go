@@ -71,3 +71,21 @@ func wiredLang(env Env, flags *Flags, p *Profile, user, project *config.Config) 
 	l, _ := i18n.Resolve(in)
 	return l
 }
+
+// startupLang is wiredLang for a start-up that stopped before the wiring
+// was built (ACP served without a model): the same sources read again,
+// leniently (an unreadable profile or config is left out; the start-up
+// reported it).
+func startupLang(env Env, flags *Flags, cwd string) i18n.Lang {
+	paths, err := config.ResolvePaths(env.Getenv)
+	if err != nil {
+		return earlyLang(env)
+	}
+	var profile *Profile
+	if flags.Profile != "" {
+		profile, _ = loadProfile(flags.Profile, env.Cwd)
+	}
+	user, _ := loadUserConfig(paths.UserFile(), profile)
+	project, _ := config.LoadIn(cwd, config.ProjectFile(cwd))
+	return wiredLang(env, flags, profile, user, project)
+}

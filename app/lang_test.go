@@ -281,3 +281,45 @@ func TestLangUsageReasons(t *testing.T) {
 		}
 	}
 }
+
+// ACP takes the language from every source too: the project's
+// ui.language and the profile's language reach its error messages and
+// its permission-mode descriptions, also when it serves without a model
+// (the gate answers -32000 with the catalog's text).
+func TestLangACPProfileAndProject(t *testing.T) {
+	acp := func(p *proc, args ...string) string {
+		t.Helper()
+		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"no/such","params":{}}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"` + p.cwd + `","mcpServers":[]}}` + "\n"
+		_, lines, stderr := p.run(t, t.Context(), in, append([]string{"--mode", "acp", "--no-session"}, args...)...)
+		if len(lines) < 3 {
+			t.Fatalf("acp answered %v; stderr %s", lines, stderr)
+		}
+		return toJSON(lines)
+	}
+	p := newProc(t)
+	p.env["LANG"] = "en_US.UTF-8"
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"zh"}}`)
+	out := acp(p, "--model", "fake/echo")
+	for _, want := range []string{`"code":-32601,"message":"找不到方法：no/such"`, `"description":"写文件或运行命令之前先询问","id":"default","name":"Manual"`, `"name":"权限模式"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("project ui.language zh: ACP output lacks %s:\n%s", want, out)
+		}
+	}
+	// The gate without a model: the same sources.
+	out = acp(p)
+	if !strings.Contains(out, `"code":-32000`) || !strings.Contains(out, `"code":-32601,"message":"找不到方法：no/such"`) {
+		t.Errorf("gate with project ui.language zh:\n%s", out)
+	}
+	// --lang beats the project; a profile's language beats the config.
+	if out = acp(p, "--model", "fake/echo", "--lang", "en"); hasHan(out) || !strings.Contains(out, `"message":"method not found: no/such"`) {
+		t.Errorf("--lang en:\n%s", out)
+	}
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"en"}}`)
+	prof := filepath.Join(p.home, "profile.json")
+	writeFile(t, prof, `{"version":1,"language":"zh"}`)
+	if out = acp(p, "--model", "fake/echo", "--profile", prof); !strings.Contains(out, "找不到方法：no/such") {
+		t.Errorf("profile language zh:\n%s", out)
+	}
+}

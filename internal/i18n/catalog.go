@@ -10,7 +10,7 @@ type Key string
 // more than fmt verbs. TestCatalogComplete checks that every key exists in
 // both languages with the same verbs in the same order. It has one file
 // per domain (core: this file; catalog_cli.go, catalog_print.go,
-// catalog_notice.go), merged once at package initialisation (a key
+// catalog_notice.go, catalog_acp.go), merged once at package initialisation (a key
 // defined twice panics there).
 const (
 	// CLI.
@@ -140,7 +140,7 @@ var core = map[Lang]map[Key]string{
 }
 
 // catalog is every domain's table merged, per language.
-var catalog = merge(core, cliTexts, printTexts, noticeTexts)
+var catalog = merge(core, cliTexts, printTexts, noticeTexts, acpTexts)
 
 func merge(domains ...map[Lang]map[Key]string) map[Lang]map[Key]string {
 	out := map[Lang]map[Key]string{}
