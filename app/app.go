@@ -359,6 +359,10 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
+	deps.Settings.ReplyLanguage = user.UI.ReplyLanguage
+	if project.UI.ReplyLanguage != "" {
+		deps.Settings.ReplyLanguage = project.UI.ReplyLanguage // project over user, as ama's merged config
+	}
 	deps.Settings.ToolEnv = toolEnvPolicy(user)
 	deps.Reporting = telemetry.NewReporting() // one table per process (per run, in-process tests)
 	if err := cacheSettings(&deps.Settings, user, getenv, deps.Log); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -321,5 +322,87 @@ func TestLangACPProfileAndProject(t *testing.T) {
 	writeFile(t, prof, `{"version":1,"language":"zh"}`)
 	if out = acp(p, "--model", "fake/echo", "--profile", prof); !strings.Contains(out, "找不到方法：no/such") {
 		t.Errorf("profile language zh:\n%s", out)
+	}
+}
+
+// ui.replyLanguage (spec i18n.md §4.1, checklist 9): unset or blank, the
+// model request is byte for byte what it was; set, the system prompt gets
+// exactly one line "- Reply to the user in <value>." at the end of its
+// rules section and nothing else changes. It is a setting of its own: the
+// interface language never adds it, and with it set the requests are
+// still identical between AMA_LANG=en and zh.
+func TestReplyLanguage(t *testing.T) {
+	request := func(lang, userConfig, projectConfig string) map[string]any {
+		t.Helper()
+		p := newProc(t)
+		if userConfig != "" {
+			writeFile(t, filepath.Join(p.home, ".config", "ama", "config.json"), userConfig)
+		}
+		if projectConfig != "" {
+			writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), projectConfig)
+		}
+		script := filepath.Join(p.home, "script.json")
+		writeFile(t, script, `{"responses":[{"text":"ok"}]}`)
+		rec := filepath.Join(p.home, "record.jsonl")
+		p.env["AMA_FAKE_SCRIPT"], p.env["AMA_FAKE_RECORD"], p.env["AMA_LANG"] = script, rec, lang
+		var out, errb bytes.Buffer
+		code := app.Main(t.Context(), app.Env{Args: []string{"--model", "fake/echo", "--no-session"},
+			Stdin: strings.NewReader(`{"id":"p","type":"prompt","message":"hi"}` + "\n"), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd,
+			Hooks: &app.Hooks{Now: func() time.Time { return time.Unix(1700000000, 0) }, Clock: func() time.Time { return time.Unix(1700000000, 0) }}})
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req map[string]any
+		if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &req); err != nil {
+			t.Fatal(err)
+		}
+		// The temp directories differ from run to run.
+		b, _ := json.Marshal(req)
+		b = bytes.ReplaceAll(b, []byte(p.home), []byte("<home>"))
+		b = bytes.ReplaceAll(b, []byte(p.cwd), []byte("<cwd>"))
+		var req2 map[string]any
+		_ = json.Unmarshal(b, &req2)
+		return req2
+	}
+	plain := request("en", "", "")
+	sys, _ := plain["system"].(string)
+	rulesAt := strings.Index(sys, "Rules:\n")
+	if rulesAt < 0 {
+		t.Fatalf("no rules section: %q", sys)
+	}
+	end := rulesAt + strings.Index(sys[rulesAt:], "\n\n")
+	if end < rulesAt {
+		end = len(sys)
+	}
+	for _, tc := range []struct {
+		name, lang, user, project string
+		rule                      string // "" : the request equals plain
+	}{
+		{"zh interface, no setting", "zh", "", "", ""},
+		{"blank", "en", `{"ui":{"replyLanguage":"   "}}`, "", ""},
+		{"ui.language zh adds nothing", "en", `{"ui":{"language":"zh"}}`, "", ""},
+		{"Chinese", "en", `{"ui":{"replyLanguage":"Chinese"}}`, "", "\n- Reply to the user in Chinese."},
+		{"Chinese under zh", "zh", `{"ui":{"replyLanguage":"Chinese"}}`, "", "\n- Reply to the user in Chinese."},
+		{"trimmed, one line", "en", `{"ui":{"replyLanguage":"  Simplified\n Chinese "}}`, "", "\n- Reply to the user in Simplified Chinese."},
+		{"project over user", "en", `{"ui":{"replyLanguage":"French"}}`, `{"ui":{"replyLanguage":"German"}}`, "\n- Reply to the user in German."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := request(tc.lang, tc.user, tc.project)
+			want := map[string]any{}
+			for k, v := range plain {
+				want[k] = v
+			}
+			want["system"] = sys[:end] + tc.rule + sys[end:]
+			if !reflect.DeepEqual(got, want) {
+				g, _ := json.Marshal(got)
+				w, _ := json.Marshal(want)
+				t.Errorf("request\n got  %s\n want %s", g, w)
+			}
+		})
 	}
 }
