@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -43,6 +44,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	golden.ScrubLocale() // the goldens are the same on a machine with a Chinese locale
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)

@@ -234,6 +234,22 @@ func Start(t testing.TB, cfg Config) *Run {
 	return r
 }
 
+// ScrubLocale removes the locale variables (LANG, LANGUAGE, LC_*) from
+// the test process's environment; the golden package's TestMain calls it
+// before any test. A run's own language comes from its environment
+// (AMA_LANG=en above), but the commands its bash tool runs inherit the
+// process's: on a machine with LANG=zh_CN.UTF-8 (or a locale that is not
+// installed, whose setlocale warning bash prints) their output would
+// change the goldens.
+func ScrubLocale() {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "LANG" || k == "LANGUAGE" || strings.HasPrefix(k, "LC_") {
+			_ = os.Unsetenv(k)
+		}
+	}
+}
+
 // environ is the process environment a host adapter sees: the run's.
 func environ(env map[string]string) func() []string {
 	return func() []string {
