@@ -406,3 +406,28 @@ func TestReplyLanguage(t *testing.T) {
 		})
 	}
 }
+
+// get_commands describes the builtins in the interface language; names,
+// sources and the other entries do not change.
+func TestLangGetCommands(t *testing.T) {
+	cmds := func(lang string) string {
+		p := newProc(t)
+		p.env["AMA_LANG"] = lang
+		_, lines, _ := p.run(t, t.Context(), `{"id":"c","type":"get_commands"}`+"\n", "--model", "fake/echo", "--no-session")
+		for _, l := range lines {
+			if l["id"] == "c" {
+				b, _ := json.Marshal(l["data"])
+				return string(b)
+			}
+		}
+		t.Fatalf("no get_commands response: %v", lines)
+		return ""
+	}
+	en, zh := cmds("en"), cmds("zh")
+	if !strings.Contains(en, `"description":"Name this session: /name \u003ctext\u003e","name":"name","source":"builtin"`) || hasHan(en) {
+		t.Errorf("en: %s", en)
+	}
+	if !strings.Contains(zh, `"description":"给本会话命名：/name \u003c文字\u003e","name":"name","source":"builtin"`) || !strings.Contains(zh, `"name":"skill:ama-docs"`) {
+		t.Errorf("zh: %s", zh)
+	}
+}

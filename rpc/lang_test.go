@@ -42,7 +42,7 @@ func TestNotificationKeysInCatalog(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("session sources: %v", err)
 	}
-	keyLit := regexp.MustCompile(`"(notice\.[a-zA-Z.]+)"`)
+	keyLit := regexp.MustCompile(`"((?:notice|command)\.[a-zA-Z.]+)"`)
 	found := map[string]bool{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -61,7 +61,8 @@ func TestNotificationKeysInCatalog(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"notice.compactFailed", "notice.contextTooLong", "notice.checkpointFailed",
-		"notice.sessionFile.writeFailed", "notice.sessionFile.rewritten", "notice.decisionLog.asked", "notice.decisionLog.unlogged"} {
+		"notice.sessionFile.writeFailed", "notice.sessionFile.rewritten", "notice.decisionLog.asked", "notice.decisionLog.unlogged",
+		"command.builtin.model", "command.builtin.name"} {
 		if !found[want] {
 			t.Errorf("the session no longer names %s (update this list)", want)
 		}
@@ -72,5 +73,21 @@ func TestNotificationKeysInCatalog(t *testing.T) {
 				t.Errorf("session names %s, which the %s catalog lacks", k, l)
 			}
 		}
+	}
+}
+
+func TestSessionText(t *testing.T) {
+	const en = "Name this session: /name <text>"
+	if got := sessionText(string(i18n.CommandName), en, i18n.Zh); got != "给本会话命名：/name <文字>" {
+		t.Errorf("zh: %q", got)
+	}
+	if got := sessionText(string(i18n.CommandName), en, i18n.En); got != en {
+		t.Errorf("en: %q", got)
+	}
+	if got := sessionText(string(i18n.CommandName), "Name it", i18n.Zh); got != "Name it" {
+		t.Errorf("a stale English text was replaced: %q", got)
+	}
+	if got := sessionText("", en, i18n.Zh); got != en {
+		t.Errorf("no key: %q", got)
 	}
 }
