@@ -431,3 +431,32 @@ func TestLangGetCommands(t *testing.T) {
 		t.Errorf("zh: %s", zh)
 	}
 }
+
+// The early peek (usage errors, --help) reads the user config leniently:
+// ui.language zh beats LANG=en_US; an invalid value or an unreadable file
+// is ignored there (the usage error still exits 2, in the locale's
+// language), and is reported as a config error (3) only once the server
+// starts (spec i18n.md checklist 4).
+func TestLangEarlyPeek(t *testing.T) {
+	for _, tc := range []struct {
+		name, config, lang string
+		zh                 bool
+	}{
+		{"ui.language zh beats LANG", `{"ui":{"language":"zh"}}`, "en_US.UTF-8", true},
+		{"fr is ignored", `{"ui":{"language":"fr"}}`, "zh_CN.UTF-8", true},
+		{"fr is ignored, en locale", `{"ui":{"language":"fr"}}`, "en_US.UTF-8", false},
+		{"unreadable is ignored", `{"ui":`, "zh_CN.UTF-8", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProc(t)
+			p.env["LANG"] = tc.lang
+			writeFile(t, filepath.Join(p.home, ".config", "ama", "config.json"), tc.config)
+			var out, errb bytes.Buffer
+			code := app.Main(t.Context(), app.Env{Args: []string{"--mode", "nope"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+			if code != 2 || hasHan(errb.String()) != tc.zh {
+				t.Errorf("exit %d, stderr %q (want Chinese %v)", code, errb.String(), tc.zh)
+			}
+		})
+	}
+}
