@@ -26,6 +26,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	}
 	defer hostShutdown(w)
 	opts := acpOptions(env, w.log)
+	opts.Lang = w.lang // with the profile's language and the project's ui.language
 	opts.Sessions, opts.Base, opts.StartupID = ready.Sessions, ready.Base, ready.StartupID
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
@@ -51,6 +52,7 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 	}
 	var started atomic.Pointer[wiring] // set by Boot on the read loop
 	opts := acpOptions(env, log)
+	opts.Lang = startupLang(env, flags, cwd)
 	opts.Base = session.Options{Cwd: cwd}
 	var srv *acp.Server
 	opts.Settle = func() {

@@ -106,14 +106,20 @@ func SignalExit(ctx context.Context) (int, bool) {
 // Main runs ama-rpc and returns the process exit code.
 func Main(ctx context.Context, env Env) int {
 	lang := earlyLang(env)
-	if len(env.Args) > 0 {
-		switch env.Args[0] {
+	// A subcommand's name may follow the global --lang (`ama-rpc --lang zh
+	// explain`); its own flags accept --lang too.
+	if sub, err := leadingLang(env.Args, lang); len(sub) > 0 && subcommands[sub[0]] {
+		if err != nil {
+			fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLIUsageError, err))
+			return ExitUsage
+		}
+		switch sub[0] {
 		case "explain":
-			return runExplain(env, env.Args[1:])
+			return runExplain(env, sub[1:], lang)
 		case "sessions":
-			return runSessions(env, env.Args[1:])
+			return runSessions(env, sub[1:], lang)
 		case "schema":
-			return runSchema(env, env.Args[1:])
+			return runSchema(env, sub[1:], lang)
 		case "help":
 			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK
@@ -134,7 +140,7 @@ func Main(ctx context.Context, env Env) int {
 	log := newLogger(env.Stderr, flags.LogLevel)
 	defer func() { _ = log.Sync() }()
 	if flags.Print {
-		return runPrint(ctx, env, flags, log)
+		return runPrint(ctx, env, flags, log, lang)
 	}
 
 	w, err := wire(ctx, env, flags, log)
@@ -151,6 +157,9 @@ func Main(ctx context.Context, env Env) int {
 	}
 	return runRPC(ctx, env, w)
 }
+
+// subcommands are the names Main dispatches before the server's flags.
+var subcommands = map[string]bool{"explain": true, "sessions": true, "schema": true, "help": true}
 
 // exitCodeFor maps startup errors to exit codes.
 func exitCodeFor(err error) int {
@@ -350,6 +359,10 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		return nil, fmt.Errorf("%w: plan.unattended must be stop or approve, not %q", config.ErrInvalid, u)
 	}
 	deps.Settings.PlanDirectory = user.Plan.Directory
+	deps.Settings.ReplyLanguage = user.UI.ReplyLanguage
+	if project.UI.ReplyLanguage != "" {
+		deps.Settings.ReplyLanguage = project.UI.ReplyLanguage // project over user, as ama's merged config
+	}
 	deps.Settings.ToolEnv = toolEnvPolicy(user)
 	deps.Reporting = telemetry.NewReporting() // one table per process (per run, in-process tests)
 	if err := cacheSettings(&deps.Settings, user, getenv, deps.Log); err != nil {

@@ -3,7 +3,6 @@ package app
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/armadra/ama-rpc/config"
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/sandbox"
@@ -52,35 +52,22 @@ type explainOutput struct {
 
 // runExplain runs the permission pipeline over tool calls read as JSONL
 // from stdin, without executing anything, and prints one verdict per line.
-func runExplain(env Env, args []string) int {
-	fs := flag.NewFlagSet("ama-rpc explain", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	cwd := fs.String("cwd", env.Cwd, "project directory the calls run in (need not exist)")
-	mode := fs.String("permission-mode", "", "permission mode (default: from config, else default)")
-	unattended := fs.Bool("unattended", false, "nobody can answer: ask becomes deny")
+func runExplain(env Env, args []string, lang i18n.Lang) int {
+	fs := newSubFlags(env, lang, "explain", "ama-rpc explain", func() string { return i18n.T(lang, i18n.CLIExplainUsage) })
+	cwd := fs.String("cwd", env.Cwd, fs.help("cwd"))
+	mode := fs.String("permission-mode", "", fs.help("permission-mode"))
+	unattended := fs.Bool("unattended", false, fs.help("unattended"))
 	var allow, deny, ask multiFlag
-	fs.Var(&allow, "allow", "allow rule (repeatable)")
-	fs.Var(&deny, "deny", "deny rule (repeatable)")
-	fs.Var(&ask, "ask", "ask rule (repeatable)")
-	hooksFile := fs.String("hooks", "", "hooks.json whose PreToolUse hooks run first (they are executed)")
-	replayFile := fs.String("replay", "", "re-judge the recorded verdicts of this session file or permission.log")
-	sessionsFlag := fs.String("sessions", "", "--replay of a log: where its session files are (default: the sessions directory)")
-	candidate := fs.Bool("candidate", false, "--replay: judge under permission.candidate")
-	all := fs.Bool("all", false, "--replay: print every record, not only the changed ones")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, `usage: ama-rpc explain [flags] < calls.jsonl
-       ama-rpc explain --replay <session file or permission.log> [flags]
-Reads {"tool":"bash","input":{"command":"..."}} per line and prints
-{"decision":"allow|ask|deny","layer":"...","reason":"..."} per line.
---replay re-judges recorded verdicts and prints those that would change
-(exit 0: none, 1: some).`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	fs.Var(&allow, "allow", fs.help("allow"))
+	fs.Var(&deny, "deny", fs.help("deny"))
+	fs.Var(&ask, "ask", fs.help("ask"))
+	hooksFile := fs.String("hooks", "", fs.help("hooks"))
+	replayFile := fs.String("replay", "", fs.help("replay"))
+	sessionsFlag := fs.String("sessions", "", fs.help("sessions"))
+	candidate := fs.Bool("candidate", false, fs.help("candidate"))
+	all := fs.Bool("all", false, fs.help("all"))
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	if *replayFile != "" && (*hooksFile != "" || fs.NArg() > 0) {
 		fmt.Fprintln(env.Stderr, "ama-rpc explain: --replay runs no hooks and takes no arguments")

@@ -78,40 +78,41 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 	f := &Flags{}
 	fs := flag.NewFlagSet("ama-rpc", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.Mode, "mode", "rpc", "protocol: rpc (stdio JSONL) or acp (Agent Client Protocol)")
-	fs.StringVar(&f.Model, "model", "", "model as provider/id (e.g. fake/echo, openai/gpt-4.1-mini)")
-	fs.StringVar(&f.Provider, "provider", "", "provider of --model when --model has no provider/ prefix")
-	fs.StringVar(&f.APIKey, "api-key", "", "API key for the provider of --model (prefer environment variables)")
-	fs.StringVar(&f.Thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
-	fs.StringVar(&f.PermissionMode, "permission-mode", "", "plan, allowlist, default, auto-edit, auto or full-auto")
-	fs.Var(&f.Allow, "allow", "allow rule such as 'bash(npm test*)' (repeatable)")
-	fs.Var(&f.Deny, "deny", "deny rule such as 'bash(terraform *)' (repeatable)")
-	fs.StringVar(&f.Tools, "tools", "", "comma-separated active tools (default "+strings.Join(DefaultActiveTools, ",")+" plus host tools; ls and todo are opt-in): names replace the list, +name adds, -name removes")
-	fs.StringVar(&f.ToolsPreset, "tools-preset", "", "tool preset: default, minimal, codemode-only (or codemode) or coordinator")
-	fs.StringVar(&f.Codemode, "codemode", "", "codemode tool: off, on or only (default: the preset's)")
-	fs.BoolVar(&f.NoSession, "no-session", false, "keep the session in memory (no session file)")
-	fs.StringVar(&f.Session, "session", "", "open this session file")
-	fs.StringVar(&f.Resume, "resume", "", "resume the session with this id")
-	fs.BoolVar(&f.Continue, "continue", false, "continue the most recent session of this directory")
-	fs.BoolVar(&f.Continue, "c", false, "short for --continue")
-	fs.StringVar(&f.SessionID, "session-id", "", "id of the new session (a UUID)")
-	fs.StringVar(&f.SessionDir, "session-dir", "", "directory of session files (default <data>/sessions)")
-	fs.StringVar(&f.Cwd, "cwd", "", "working directory of the session (default: the process cwd)")
-	fs.StringVar(&f.LogLevel, "log-level", "warn", "stderr log level: debug, info, warn, error")
-	fs.BoolVar(&f.Version, "version", false, "print the version and exit")
-	fs.StringVar(&f.Host, "host", "", "host adapter module (.mjs, .cjs or .js) run in a Node sidecar (see README \"Host adapters\")")
-	fs.StringVar(&f.HostCmd, "host-cmd", "", "command of an out-of-process host speaking docs/host-protocol.md")
-	fs.StringVar(&f.Profile, "profile", "", "profile file (host, instructions, skillDirs, config, sessionDir, ...)")
-	fs.Var(&f.AgentDirs, "agent-dir", "directory of sub-agent definitions (*.md; repeatable)")
-	fs.BoolVar(&f.Trust, "trust", false, "trust the project: load its .ama/hooks.json and .ama/agents definitions")
-	fs.BoolVar(&f.NoTrust, "no-trust", false, "do not trust the project (its .ama/hooks.json and .ama/agents are skipped)")
-	fs.BoolVar(&f.Print, "p", false, "print mode: run the prompt (arguments and/or piped stdin) unattended, print the result, exit")
-	fs.BoolVar(&f.Print, "print", false, "same as -p")
-	fs.StringVar(&f.OutputFormat, "output-format", "text", "with -p: text (the final answer), json (one result object) or stream-json (the events, one per line)")
-	fs.IntVar(&f.MaxTurns, "max-turns", 0, "with -p: end the run after this many model replies (exit 8)")
-	fs.Float64Var(&f.MaxCost, "max-cost", 0, "end a run once its replies cost this many USD (from the model's prices; -p exits 8)")
-	fs.BoolVar(&f.NoStdin, "no-stdin", false, "with -p: never read stdin")
-	fs.Var(&f.Images, "image", "with -p: attach this image file to the prompt (repeatable)")
+	help := func(name string, args ...any) string { return i18n.T(lang, i18n.FlagKey("main", name), args...) }
+	fs.StringVar(&f.Mode, "mode", "rpc", help("mode"))
+	fs.StringVar(&f.Model, "model", "", help("model"))
+	fs.StringVar(&f.Provider, "provider", "", help("provider"))
+	fs.StringVar(&f.APIKey, "api-key", "", help("api-key"))
+	fs.StringVar(&f.Thinking, "thinking", "", help("thinking"))
+	fs.StringVar(&f.PermissionMode, "permission-mode", "", help("permission-mode"))
+	fs.Var(&f.Allow, "allow", help("allow"))
+	fs.Var(&f.Deny, "deny", help("deny"))
+	fs.StringVar(&f.Tools, "tools", "", help("tools", strings.Join(DefaultActiveTools, ",")))
+	fs.StringVar(&f.ToolsPreset, "tools-preset", "", help("tools-preset"))
+	fs.StringVar(&f.Codemode, "codemode", "", help("codemode"))
+	fs.BoolVar(&f.NoSession, "no-session", false, help("no-session"))
+	fs.StringVar(&f.Session, "session", "", help("session"))
+	fs.StringVar(&f.Resume, "resume", "", help("resume"))
+	fs.BoolVar(&f.Continue, "continue", false, help("continue"))
+	fs.BoolVar(&f.Continue, "c", false, help("c"))
+	fs.StringVar(&f.SessionID, "session-id", "", help("session-id"))
+	fs.StringVar(&f.SessionDir, "session-dir", "", help("session-dir"))
+	fs.StringVar(&f.Cwd, "cwd", "", help("cwd"))
+	fs.StringVar(&f.LogLevel, "log-level", "warn", help("log-level"))
+	fs.BoolVar(&f.Version, "version", false, help("version"))
+	fs.StringVar(&f.Host, "host", "", help("host"))
+	fs.StringVar(&f.HostCmd, "host-cmd", "", help("host-cmd"))
+	fs.StringVar(&f.Profile, "profile", "", help("profile"))
+	fs.Var(&f.AgentDirs, "agent-dir", help("agent-dir"))
+	fs.BoolVar(&f.Trust, "trust", false, help("trust"))
+	fs.BoolVar(&f.NoTrust, "no-trust", false, help("no-trust"))
+	fs.BoolVar(&f.Print, "p", false, help("p"))
+	fs.BoolVar(&f.Print, "print", false, help("print"))
+	fs.StringVar(&f.OutputFormat, "output-format", "text", help("output-format"))
+	fs.IntVar(&f.MaxTurns, "max-turns", 0, help("max-turns"))
+	fs.Float64Var(&f.MaxCost, "max-cost", 0, help("max-cost"))
+	fs.BoolVar(&f.NoStdin, "no-stdin", false, help("no-stdin"))
+	fs.Var(&f.Images, "image", help("image"))
 	fs.StringVar(&f.Lang, "lang", "", i18n.T(lang, i18n.CLIHelpLang))
 	fs.Usage = func() {}
 	// Flags and prompt words may interleave (`-p hi --model fake/echo`);
@@ -121,8 +122,9 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 			if err == flag.ErrHelp {
 				fs.SetOutput(usage)
 				printUsage(usage, fs, lang)
+				return nil, err
 			}
-			return nil, err
+			return nil, flagError(err, lang)
 		}
 		left := fs.Args()
 		if used := len(rest) - len(left); used > 0 && rest[used-1] == "--" {
@@ -137,7 +139,7 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 	}
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	if err := checkPrintFlags(f, set); err != nil {
+	if err := checkPrintFlags(f, set, lang); err != nil {
 		return nil, err
 	}
 	if f.Mode != "rpc" && f.Mode != "acp" {
@@ -172,33 +174,33 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 
 // checkPrintFlags refuses the print-mode flags outside -p and -p with a
 // protocol mode (usage errors, exit 2).
-func checkPrintFlags(f *Flags, set map[string]bool) error {
+func checkPrintFlags(f *Flags, set map[string]bool, lang i18n.Lang) error {
 	if !f.Print {
 		if len(f.Prompt) > 0 {
-			return fmt.Errorf("unexpected argument %q (a prompt needs -p)", f.Prompt[0])
+			return errors.New(i18n.T(lang, i18n.CLIPromptNeedsP, f.Prompt[0]))
 		}
 		for _, n := range []string{"output-format", "max-turns", "no-stdin", "image"} {
 			if set[n] {
-				return fmt.Errorf("--%s needs -p", n)
+				return errors.New(i18n.T(lang, i18n.CLIFlagNeedsP, n))
 			}
 		}
 	}
 	if f.Print && set["mode"] {
-		return fmt.Errorf("-p cannot be combined with --mode %s", f.Mode)
+		return errors.New(i18n.T(lang, i18n.CLIPWithMode, f.Mode))
 	}
 	switch f.OutputFormat {
 	case "text", "json", "stream-json":
 	default:
-		return fmt.Errorf("--output-format must be text, json or stream-json, not %q", f.OutputFormat)
+		return errors.New(i18n.T(lang, i18n.CLIBadOutputFormat, f.OutputFormat))
 	}
 	if set["max-turns"] && f.MaxTurns < 1 {
-		return fmt.Errorf("--max-turns must be an integer of at least 1, not %d", f.MaxTurns)
+		return errors.New(i18n.T(lang, i18n.CLIBadMaxTurns, f.MaxTurns))
 	}
 	if set["max-cost"] && (math.IsNaN(f.MaxCost) || math.IsInf(f.MaxCost, 0) || f.MaxCost <= 0) {
-		return fmt.Errorf("--max-cost must be a finite number of USD above 0, not %v", f.MaxCost)
+		return errors.New(i18n.T(lang, i18n.CLIBadMaxCost, f.MaxCost))
 	}
 	if f.NoStdin && slices.Contains(f.Prompt, "-") {
-		return fmt.Errorf("a prompt word - (read stdin) cannot be combined with --no-stdin")
+		return errors.New(i18n.T(lang, i18n.CLIDashNoStdin))
 	}
 	return nil
 }
@@ -217,53 +219,15 @@ func modeNames() string {
 
 // printUsage writes the --help text: synopsis, subcommands, flags,
 // environment and exit codes (the README's Flags, Environment and Exit
-// codes sections in short).
-// The title, headings and the --lang line follow lang; the synopsis,
-// the other flag descriptions, the environment and exit-code lines are
-// English in both languages (not translated yet, README "Interface
-// language").
+// codes sections in short), all of it in lang (one block per section and
+// one sentence per flag in the catalog).
 func printUsage(w io.Writer, fs *flag.FlagSet, lang i18n.Lang) {
 	fmt.Fprintf(w, "%s\n\n%s\n", i18n.T(lang, i18n.CLIHelpTitle), i18n.T(lang, i18n.CLIHelpUsage))
-	fmt.Fprint(w, `  ama-rpc [flags]                    serve --mode rpc (default) or --mode acp on stdin/stdout
-  ama-rpc -p [flags] [prompt…] [-]   print mode: run one prompt unattended, print the result, exit
-  ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]
-                                     print the stored sessions, one JSON object per line
-  ama-rpc explain [--cwd dir] [--permission-mode m] [--allow r] [--deny r] [--unattended]
-                                     run the permission pipeline over tool calls read from stdin
-  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the rpc output
-  ama-rpc help                       print this text
-
-`)
+	fmt.Fprintf(w, "%s\n\n", i18n.T(lang, i18n.CLIHelpSynopsis))
 	fmt.Fprintln(w, i18n.T(lang, i18n.CLIHelpFlags))
-	fs.PrintDefaults()
+	printDefaults(w, fs, lang)
 	fmt.Fprintf(w, "\n%s\n", i18n.T(lang, i18n.CLIHelpEnv))
-	fmt.Fprint(w, `  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   locate config (~/.config/ama) and data (~/.local/share/ama)
-  AMA_CONFIG_DIR, AMA_DATA_DIR           override those two directories
-  AMA_FAKE_SCRIPT                        JSON script of the fake model (see README "Fake provider scripts")
-  AMA_FAKE_RECORD                        file receiving one JSON line per fake model request
-  AMA_APPROVAL_TIMEOUT_MS                how long a permission ask waits for the host (default 600000)
-  AMA_STDIN_WAIT_MS                      -p with prompt words: wait this long for piped stdin (default 2000, 0: never)
-  AMA_NODE                               JavaScript runtime of host adapters (node, or Electron with ELECTRON_RUN_AS_NODE)
-  OPENAI_API_KEY, OPENAI_BASE_URL        key and endpoint of the openai provider
-  OPENROUTER_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY, TOGETHER_API_KEY
-                                         keys of the other presets
-  AMA_API_KEY_<ID>                       key of any provider by id (e.g. AMA_API_KEY_WORK)
-  AMA_LANG                               interface language (zh or en; beats --lang, ui.language, LC_ALL/LC_MESSAGES/LANG)
-
-`)
+	fmt.Fprintf(w, "%s\n\n", i18n.T(lang, i18n.CLIHelpEnvBlock))
 	fmt.Fprintln(w, i18n.T(lang, i18n.CLIHelpExit))
-	fmt.Fprint(w, `  0        stdin ended and every started run finished (also --help, --version, help)
-  1        -p: the run failed (model error, blocked prompt) or was aborted
-  2        bad flags or arguments (unknown flag, bad --mode/--permission-mode/--thinking value, --session-id not a UUID,
-           print-mode flags without -p, -p without a prompt, an unusable image)
-  3        configuration error (unreadable or invalid config file, missing cwd)
-  4        no usable model (none given, unknown provider or model, missing key); --mode acp answers -32000 instead
-  5        session file missing, corrupt, locked or of another directory
-  6        host adapter failed to load or start (missing file, load error, create() failed or timed out, no Node)
-  7        -p: a tool call was denied (and nothing worse happened)
-  8        -p: a budget (--max-turns, --max-cost, limits.*) ended the run
-  9        -p: a plan awaits approval (plan.unattended: stop)
-  78       host adapter wants another host API version
-  130/143  SIGINT / SIGTERM
-`)
+	fmt.Fprintf(w, "%s\n", i18n.T(lang, i18n.CLIHelpExitBlock))
 }

@@ -15,31 +15,28 @@ import (
 // are loaded, adds the profile's language and the project's ui.language
 // (AMA_LANG and --lang still win). Nothing switches it afterwards.
 
-// peekLang finds --lang/-lang VALUE or --lang=VALUE before `--`. A value
-// that is not zh or en is left for parseFlags to refuse (exit 2).
+// peekLang finds --lang/-lang VALUE or --lang=VALUE before `--` (the
+// last one, as the flag package takes it). A value that is not zh or en
+// is left for parseFlags to refuse (exit 2).
 func peekLang(args []string) i18n.Lang {
+	var v string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
 			break
 		}
-		var v string
 		switch {
 		case a == "--lang" || a == "-lang":
 			if i+1 < len(args) {
-				v = args[i+1]
+				i++
+				v = args[i]
 			}
 		case strings.HasPrefix(a, "--lang="), strings.HasPrefix(a, "-lang="):
 			v = a[strings.Index(a, "=")+1:]
-		default:
-			continue
 		}
-		if l, ok := i18n.ParseExact(v); ok {
-			return l
-		}
-		return ""
 	}
-	return ""
+	l, _ := i18n.ParseExact(v)
+	return l
 }
 
 // configLang is ui.language of c as a language ("" for auto or unset).
@@ -73,4 +70,22 @@ func wiredLang(env Env, flags *Flags, p *Profile, user, project *config.Config) 
 	}
 	l, _ := i18n.Resolve(in)
 	return l
+}
+
+// startupLang is wiredLang for a start-up that stopped before the wiring
+// was built (ACP served without a model): the same sources read again,
+// leniently (an unreadable profile or config is left out; the start-up
+// reported it).
+func startupLang(env Env, flags *Flags, cwd string) i18n.Lang {
+	paths, err := config.ResolvePaths(env.Getenv)
+	if err != nil {
+		return earlyLang(env)
+	}
+	var profile *Profile
+	if flags.Profile != "" {
+		profile, _ = loadProfile(flags.Profile, env.Cwd)
+	}
+	user, _ := loadUserConfig(paths.UserFile(), profile)
+	project, _ := config.LoadIn(cwd, config.ProjectFile(cwd))
+	return wiredLang(env, flags, profile, user, project)
 }

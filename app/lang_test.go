@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -279,5 +280,183 @@ func TestLangUsageReasons(t *testing.T) {
 				t.Errorf("%s %v: exit %d, stderr %q, want %q", lang, tc.args, code, errb.String(), want)
 			}
 		}
+	}
+}
+
+// ACP takes the language from every source too: the project's
+// ui.language and the profile's language reach its error messages and
+// its permission-mode descriptions, also when it serves without a model
+// (the gate answers -32000 with the catalog's text).
+func TestLangACPProfileAndProject(t *testing.T) {
+	acp := func(p *proc, args ...string) string {
+		t.Helper()
+		in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":2,"method":"no/such","params":{}}` + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"` + p.cwd + `","mcpServers":[]}}` + "\n"
+		_, lines, stderr := p.run(t, t.Context(), in, append([]string{"--mode", "acp", "--no-session"}, args...)...)
+		if len(lines) < 3 {
+			t.Fatalf("acp answered %v; stderr %s", lines, stderr)
+		}
+		return toJSON(lines)
+	}
+	p := newProc(t)
+	p.env["LANG"] = "en_US.UTF-8"
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"zh"}}`)
+	out := acp(p, "--model", "fake/echo")
+	for _, want := range []string{`"code":-32601,"message":"找不到方法：no/such"`, `"description":"写文件或运行命令之前先询问","id":"default","name":"Manual"`, `"name":"权限模式"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("project ui.language zh: ACP output lacks %s:\n%s", want, out)
+		}
+	}
+	// The gate without a model: the same sources.
+	out = acp(p)
+	if !strings.Contains(out, `"code":-32000`) || !strings.Contains(out, `"code":-32601,"message":"找不到方法：no/such"`) {
+		t.Errorf("gate with project ui.language zh:\n%s", out)
+	}
+	// --lang beats the project; a profile's language beats the config.
+	if out = acp(p, "--model", "fake/echo", "--lang", "en"); hasHan(out) || !strings.Contains(out, `"message":"method not found: no/such"`) {
+		t.Errorf("--lang en:\n%s", out)
+	}
+	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"en"}}`)
+	prof := filepath.Join(p.home, "profile.json")
+	writeFile(t, prof, `{"version":1,"language":"zh"}`)
+	if out = acp(p, "--model", "fake/echo", "--profile", prof); !strings.Contains(out, "找不到方法：no/such") {
+		t.Errorf("profile language zh:\n%s", out)
+	}
+}
+
+// ui.replyLanguage (spec i18n.md §4.1, checklist 9): unset or blank, the
+// model request is byte for byte what it was; set, the system prompt gets
+// exactly one line "- Reply to the user in <value>." at the end of its
+// rules section and nothing else changes. It is a setting of its own: the
+// interface language never adds it, and with it set the requests are
+// still identical between AMA_LANG=en and zh.
+func TestReplyLanguage(t *testing.T) {
+	request := func(lang, userConfig, projectConfig string) map[string]any {
+		t.Helper()
+		p := newProc(t)
+		if userConfig != "" {
+			writeFile(t, filepath.Join(p.home, ".config", "ama", "config.json"), userConfig)
+		}
+		if projectConfig != "" {
+			writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), projectConfig)
+		}
+		script := filepath.Join(p.home, "script.json")
+		writeFile(t, script, `{"responses":[{"text":"ok"}]}`)
+		rec := filepath.Join(p.home, "record.jsonl")
+		p.env["AMA_FAKE_SCRIPT"], p.env["AMA_FAKE_RECORD"], p.env["AMA_LANG"] = script, rec, lang
+		var out, errb bytes.Buffer
+		code := app.Main(t.Context(), app.Env{Args: []string{"--model", "fake/echo", "--no-session"},
+			Stdin: strings.NewReader(`{"id":"p","type":"prompt","message":"hi"}` + "\n"), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd,
+			Hooks: &app.Hooks{Now: func() time.Time { return time.Unix(1700000000, 0) }, Clock: func() time.Time { return time.Unix(1700000000, 0) }}})
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var req map[string]any
+		if err := json.Unmarshal(bytes.SplitN(data, []byte("\n"), 2)[0], &req); err != nil {
+			t.Fatal(err)
+		}
+		// The temp directories differ from run to run.
+		b, _ := json.Marshal(req)
+		b = bytes.ReplaceAll(b, []byte(p.home), []byte("<home>"))
+		b = bytes.ReplaceAll(b, []byte(p.cwd), []byte("<cwd>"))
+		var req2 map[string]any
+		_ = json.Unmarshal(b, &req2)
+		return req2
+	}
+	plain := request("en", "", "")
+	sys, _ := plain["system"].(string)
+	rulesAt := strings.Index(sys, "Rules:\n")
+	if rulesAt < 0 {
+		t.Fatalf("no rules section: %q", sys)
+	}
+	end := rulesAt + strings.Index(sys[rulesAt:], "\n\n")
+	if end < rulesAt {
+		end = len(sys)
+	}
+	for _, tc := range []struct {
+		name, lang, user, project string
+		rule                      string // "" : the request equals plain
+	}{
+		{"zh interface, no setting", "zh", "", "", ""},
+		{"blank", "en", `{"ui":{"replyLanguage":"   "}}`, "", ""},
+		{"ui.language zh adds nothing", "en", `{"ui":{"language":"zh"}}`, "", ""},
+		{"Chinese", "en", `{"ui":{"replyLanguage":"Chinese"}}`, "", "\n- Reply to the user in Chinese."},
+		{"Chinese under zh", "zh", `{"ui":{"replyLanguage":"Chinese"}}`, "", "\n- Reply to the user in Chinese."},
+		{"trimmed, one line", "en", `{"ui":{"replyLanguage":"  Simplified\n Chinese "}}`, "", "\n- Reply to the user in Simplified Chinese."},
+		{"project over user", "en", `{"ui":{"replyLanguage":"French"}}`, `{"ui":{"replyLanguage":"German"}}`, "\n- Reply to the user in German."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := request(tc.lang, tc.user, tc.project)
+			want := map[string]any{}
+			for k, v := range plain {
+				want[k] = v
+			}
+			want["system"] = sys[:end] + tc.rule + sys[end:]
+			if !reflect.DeepEqual(got, want) {
+				g, _ := json.Marshal(got)
+				w, _ := json.Marshal(want)
+				t.Errorf("request\n got  %s\n want %s", g, w)
+			}
+		})
+	}
+}
+
+// get_commands describes the builtins in the interface language; names,
+// sources and the other entries do not change.
+func TestLangGetCommands(t *testing.T) {
+	cmds := func(lang string) string {
+		p := newProc(t)
+		p.env["AMA_LANG"] = lang
+		_, lines, _ := p.run(t, t.Context(), `{"id":"c","type":"get_commands"}`+"\n", "--model", "fake/echo", "--no-session")
+		for _, l := range lines {
+			if l["id"] == "c" {
+				b, _ := json.Marshal(l["data"])
+				return string(b)
+			}
+		}
+		t.Fatalf("no get_commands response: %v", lines)
+		return ""
+	}
+	en, zh := cmds("en"), cmds("zh")
+	if !strings.Contains(en, `"description":"Name this session: /name \u003ctext\u003e","name":"name","source":"builtin"`) || hasHan(en) {
+		t.Errorf("en: %s", en)
+	}
+	if !strings.Contains(zh, `"description":"给本会话命名：/name \u003c文字\u003e","name":"name","source":"builtin"`) || !strings.Contains(zh, `"name":"skill:ama-docs"`) {
+		t.Errorf("zh: %s", zh)
+	}
+}
+
+// The early peek (usage errors, --help) reads the user config leniently:
+// ui.language zh beats LANG=en_US; an invalid value or an unreadable file
+// is ignored there (the usage error still exits 2, in the locale's
+// language), and is reported as a config error (3) only once the server
+// starts (spec i18n.md checklist 4).
+func TestLangEarlyPeek(t *testing.T) {
+	for _, tc := range []struct {
+		name, config, lang string
+		zh                 bool
+	}{
+		{"ui.language zh beats LANG", `{"ui":{"language":"zh"}}`, "en_US.UTF-8", true},
+		{"fr is ignored", `{"ui":{"language":"fr"}}`, "zh_CN.UTF-8", true},
+		{"fr is ignored, en locale", `{"ui":{"language":"fr"}}`, "en_US.UTF-8", false},
+		{"unreadable is ignored", `{"ui":`, "zh_CN.UTF-8", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProc(t)
+			p.env["LANG"] = tc.lang
+			writeFile(t, filepath.Join(p.home, ".config", "ama", "config.json"), tc.config)
+			var out, errb bytes.Buffer
+			code := app.Main(t.Context(), app.Env{Args: []string{"--mode", "nope"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
+			if code != 2 || hasHan(errb.String()) != tc.zh {
+				t.Errorf("exit %d, stderr %q (want Chinese %v)", code, errb.String(), tc.zh)
+			}
+		})
 	}
 }

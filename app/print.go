@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/printmode"
 	"github.com/armadra/ama-rpc/session"
@@ -17,17 +18,22 @@ import (
 // runPrint is -p: the prompt is read (stdin included) before anything is
 // built, then the startup session is wired unattended (wire: policy,
 // sub-agents, budgets) and handed to printmode.
-func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
+//
+// lang (earlyLang) is the language of what is said before the wiring
+// read the profile and the project config; the run's own lines use the
+// wired language.
+func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger, lang i18n.Lang) int {
 	prompt, err := printmode.ReadPrompt(printmode.PromptInput{Words: flags.Prompt, Stdin: env.Stdin, NoStdin: flags.NoStdin,
-		Getenv: env.Getenv, Stderr: env.Stderr, Ctx: ctx})
+		Getenv: env.Getenv, Stderr: env.Stderr, Ctx: ctx, Lang: lang})
 	if code, ok := SignalExit(ctx); ok {
 		return code // Ctrl+C while waiting for stdin
 	}
+	if errors.Is(err, printmode.ErrNoPrompt) {
+		fmt.Fprintf(env.Stderr, "ama: %s\n", i18n.T(lang, i18n.PrintNoPrompt))
+		return ExitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama: %v\n", err)
-		if errors.Is(err, printmode.ErrNoPrompt) {
-			return ExitUsage
-		}
 		return ExitRuntime
 	}
 	wenv := env
@@ -66,7 +72,7 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger) int {
 		return startupFailed(ctx, env, w, err)
 	}
 	cfg := printmode.Config{Session: w.first, StartReason: w.reason, Format: flags.OutputFormat, Prompt: prompt, Images: images,
-		Stdout: env.Stdout, Stderr: env.Stderr, Log: log, Signal: SignalExit}
+		Stdout: env.Stdout, Stderr: env.Stderr, Log: log, Signal: SignalExit, Lang: w.lang}
 	if env.Hooks != nil {
 		cfg.Writer, cfg.Now = env.Hooks.Writer, env.Hooks.Now
 	}

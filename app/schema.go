@@ -1,9 +1,8 @@
 package app
 
 import (
-	"errors"
-	"flag"
 	"fmt"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"path/filepath"
 
 	"github.com/armadra/ama-rpc/rpc/schema"
@@ -11,23 +10,14 @@ import (
 
 // runSchema is `ama-rpc schema [--out DIR]`: the JSON Schema of the rpc
 // protocol's output lines on stdout, or as DIR/rpc.schema.json.
-func runSchema(env Env, args []string) int {
-	fs := flag.NewFlagSet("ama-rpc schema", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	out := fs.String("out", "", "directory to write "+schema.FileName+" to (default: stdout)")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, `usage: ama-rpc schema [--out DIR]
-Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+func runSchema(env Env, args []string, lang i18n.Lang) int {
+	fs := newSubFlags(env, lang, "schema", "ama-rpc schema", func() string { return i18n.T(lang, i18n.CLISchemaUsage) })
+	out := fs.String("out", "", fs.help("out", schema.FileName))
+	if code, ok := fs.parse(args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(env.Stderr, "ama-rpc schema: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLISubError, "ama-rpc schema", i18n.T(lang, i18n.CLIUnexpectedArg, fs.Arg(0))))
 		return ExitUsage
 	}
 	if *out == "" {
@@ -50,6 +40,6 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`)
 		fmt.Fprintf(env.Stderr, "ama-rpc schema: %v\n", err)
 		return ExitRuntime
 	}
-	fmt.Fprintln(env.Stderr, "ama-rpc schema: wrote", path)
+	fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLISubError, "ama-rpc schema", i18n.T(lang, i18n.CLISchemaWrote, path)))
 	return ExitOK
 }

@@ -1,13 +1,12 @@
 package app
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/armadra/ama-rpc/config"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
@@ -66,21 +65,23 @@ type sessionInfo struct {
 // runSessions implements `ama-rpc sessions list`: the sessions of a
 // directory (or all of them), newest first, one JSON object per line, for
 // hosts that show a picker.
-func runSessions(env Env, args []string) int {
+func runSessions(env Env, args []string, lang i18n.Lang) int {
+	if rest, err := leadingLang(args, lang); err != nil {
+		fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLISubError, "ama-rpc sessions", err))
+		return ExitUsage
+	} else {
+		args = rest // `ama-rpc sessions --lang zh list`
+	}
 	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprintln(env.Stderr, "usage: ama-rpc sessions list [--cwd dir] [--all] [--session-dir dir]")
+		fmt.Fprintln(env.Stderr, i18n.T(lang, i18n.CLISessionsUsage))
 		return ExitUsage
 	}
-	fs := flag.NewFlagSet("ama-rpc sessions list", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	cwd := fs.String("cwd", env.Cwd, "list the sessions of this directory")
-	all := fs.Bool("all", false, "list the sessions of every directory")
-	dir := fs.String("session-dir", "", "directory of session files (default <data>/sessions)")
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	fs := newSubFlags(env, lang, "sessions", "ama-rpc sessions list", nil)
+	cwd := fs.String("cwd", env.Cwd, fs.help("cwd"))
+	all := fs.Bool("all", false, fs.help("all"))
+	dir := fs.String("session-dir", "", fs.help("session-dir"))
+	if code, ok := fs.parse(args[1:]); !ok {
+		return code
 	}
 	paths, err := config.ResolvePaths(env.Getenv)
 	if err != nil {

@@ -281,6 +281,10 @@ type UI struct {
 	// Language is the interface language of human-readable text: auto
 	// (= unset), zh or en (app resolves it with internal/i18n).
 	Language string `json:"language,omitempty"`
+	// ReplyLanguage asks the model to reply in a language ("Chinese"):
+	// one English rule at the end of the system prompt's rules section.
+	// Separate from Language, which never changes what the model gets.
+	ReplyLanguage string `json:"replyLanguage,omitempty"`
 }
 
 // Cache configures prompt-cache accounting and warming.

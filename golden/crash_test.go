@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -43,6 +44,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
+	golden.ScrubLocale() // the goldens are the same on a machine with a Chinese locale
 	code := m.Run()
 	if built.dir != "" {
 		_ = os.RemoveAll(built.dir)
@@ -66,7 +68,7 @@ func TestSigkillKeepsReportedEntries(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "--model", "fake/echo")
 	cmd.Dir = work
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script}
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script, "AMA_LANG=en"}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

@@ -31,7 +31,7 @@ func startKproc(t *testing.T, bin, home, work string, env []string, args ...stri
 	t.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = work
-	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}, env...)
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AMA_LANG=en"}, env...) // English whatever the machine's locale
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	var stderr bytes.Buffer

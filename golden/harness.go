@@ -188,6 +188,10 @@ func Start(t testing.TB, cfg Config) *Run {
 		// Nor the sandbox's background self-test, whose verdict would
 		// appear in get_state at a time that depends on the machine.
 		"AMA_NO_SANDBOX_SELFTEST": "1",
+		// The goldens record English: the interface language is pinned so
+		// the machine's locale (LANG=zh_CN.UTF-8) cannot change them; a
+		// case that means another language sets AMA_LANG in its Env.
+		"AMA_LANG": "en",
 	}
 	if cfg.Script != nil {
 		p := filepath.Join(root, "script.json")
@@ -228,6 +232,22 @@ func Start(t testing.TB, cfg Config) *Run {
 		}
 	})
 	return r
+}
+
+// ScrubLocale removes the locale variables (LANG, LANGUAGE, LC_*) from
+// the test process's environment; the golden package's TestMain calls it
+// before any test. A run's own language comes from its environment
+// (AMA_LANG=en above), but the commands its bash tool runs inherit the
+// process's: on a machine with LANG=zh_CN.UTF-8 (or a locale that is not
+// installed, whose setlocale warning bash prints) their output would
+// change the goldens.
+func ScrubLocale() {
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "LANG" || k == "LANGUAGE" || strings.HasPrefix(k, "LC_") {
+			_ = os.Unsetenv(k)
+		}
+	}
 }
 
 // environ is the process environment a host adapter sees: the run's.

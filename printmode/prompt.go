@@ -14,6 +14,8 @@ import (
 	"unicode"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/armadra/ama-rpc/internal/i18n"
 )
 
 // ErrNoPrompt is a print run with neither prompt words nor stdin text.
@@ -35,6 +37,8 @@ type PromptInput struct {
 	HintAfter time.Duration
 	// Ctx ends a wait for stdin (a signal; nil: none).
 	Ctx context.Context
+	// Lang is the language of the stdin notices ("": English).
+	Lang i18n.Lang
 }
 
 // ReadPrompt assembles the prompt: the words joined by one space, and the
@@ -111,7 +115,7 @@ func readStdin(in PromptInput, toEnd bool) (string, error) {
 		case <-stop:
 			return "", context.Cause(in.Ctx)
 		case <-t.C:
-			fmt.Fprintf(in.Stderr, "ama: no piped input within %s, ignored; add a trailing - to wait for stdin\n", waitText(wait))
+			fmt.Fprintln(in.Stderr, i18n.T(in.Lang, i18n.PrintNoPipedInput, waitText(wait, in.Lang)))
 			return "", nil
 		}
 	}
@@ -126,7 +130,7 @@ func readStdin(in PromptInput, toEnd bool) (string, error) {
 	case <-stop:
 		return "", context.Cause(in.Ctx)
 	case <-t.C:
-		fmt.Fprintln(in.Stderr, "ama: waiting for stdin (end it with Ctrl+D, or pass --no-stdin)")
+		fmt.Fprintln(in.Stderr, i18n.T(in.Lang, i18n.PrintWaitingStdin))
 		select {
 		case <-p.done:
 		case <-stop:
@@ -154,15 +158,15 @@ func stdinWait(getenv func(string) string) time.Duration {
 	return time.Duration(n) * time.Millisecond
 }
 
-func waitText(d time.Duration) string {
+func waitText(d time.Duration, lang i18n.Lang) string {
 	if d%time.Second == 0 {
 		n := int(d / time.Second)
 		if n == 1 {
-			return "1 second"
+			return i18n.T(lang, i18n.PrintSecond)
 		}
-		return strconv.Itoa(n) + " seconds"
+		return i18n.T(lang, i18n.PrintSeconds, n)
 	}
-	return strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	return i18n.T(lang, i18n.PrintMillis, d.Milliseconds())
 }
 
 // pipeRead reads a stream on its own goroutine, so that the first byte

@@ -9,6 +9,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/telemetry"
@@ -112,7 +113,7 @@ func buildResult(s *session.Session, sn snapshot, f Facts, outcome Outcome, took
 
 // explain writes the stderr lines of the end of a run, in the order of
 // Decide: what failed, the denied calls, the budget, the pending plan.
-func explain(w io.Writer, f Facts, sn snapshot, r *Result) {
+func explain(w io.Writer, f Facts, sn snapshot, r *Result, lang i18n.Lang) {
 	switch {
 	case f.Signal != 0 || f.Broken:
 		return
@@ -120,34 +121,33 @@ func explain(w io.Writer, f Facts, sn snapshot, r *Result) {
 		fmt.Fprintf(w, "ama: %v\n", f.Thrown)
 		return
 	case f.Limit:
-		deniedLine(w, sn.denials)
-		limitLine(w, sn.limit)
+		deniedLine(w, sn.denials, lang)
+		limitLine(w, sn.limit, lang)
 		return
 	case failed(sn.last):
 		msg := sn.last.ErrorMessage
 		if msg == "" && sn.last.StopReason == llm.StopAborted {
-			msg = "the run was aborted"
+			msg = i18n.T(lang, i18n.PrintAborted)
 		}
 		if msg == "" {
-			msg = "the model call failed"
+			msg = i18n.T(lang, i18n.PrintModelFailed)
 		}
 		fmt.Fprintf(w, "ama: %s\n", msg)
 		return
 	}
-	deniedLine(w, sn.denials)
+	deniedLine(w, sn.denials, lang)
 	if p := r.PlanPending; p != nil {
 		where := p.FilePath
 		if where == "" {
 			where = p.PlanID
 		}
-		fmt.Fprintf(w, "ama: plan v%d (%s) is saved and was not executed; approve it in an interactive session, "+
-			"with plan_response over RPC, or set plan.unattended: \"approve\"\n", p.Version, where)
+		fmt.Fprintln(w, i18n.T(lang, i18n.PrintPlanPending, p.Version, where))
 	}
 }
 
 // deniedLine is ama's one line about the denied calls: how many, per tool,
 // the first reason, and how to let them run.
-func deniedLine(w io.Writer, ds []Denial) {
+func deniedLine(w io.Writer, ds []Denial, lang i18n.Lang) {
 	if len(ds) == 0 {
 		return
 	}
@@ -163,22 +163,27 @@ func deniedLine(w io.Writer, ds []Denial) {
 	for i, t := range order {
 		parts[i] = fmt.Sprintf("%s ×%d", t, count[t])
 	}
-	line := plural(len(ds), "tool call", "tool calls") + " denied: " + strings.Join(parts, ", ")
-	if ds[0].Reason != "" {
-		line += " (" + ds[0].Reason + ")"
+	var line string
+	if len(ds) == 1 {
+		line = i18n.T(lang, i18n.PrintDeniedOne, strings.Join(parts, ", "))
+	} else {
+		line = i18n.T(lang, i18n.PrintDeniedMany, len(ds), strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(w, "ama: %s; -p has nobody to approve calls: --permission-mode auto-edit|auto or --allow <rule> lets them run\n", line)
+	if ds[0].Reason != "" {
+		line += i18n.T(lang, i18n.PrintDeniedReason, ds[0].Reason)
+	}
+	fmt.Fprintln(w, i18n.T(lang, i18n.PrintDeniedHint, line))
 }
 
-func limitLine(w io.Writer, l *events.LimitReached) {
+func limitLine(w io.Writer, l *events.LimitReached, lang i18n.Lang) {
 	if l == nil {
 		return
 	}
 	if l.Kind == events.LimitTurns {
-		fmt.Fprintf(w, "ama: the turn limit %d (--max-turns / limits.maxTurns) ended the run before it finished\n", int(l.Limit))
+		fmt.Fprintln(w, i18n.T(lang, i18n.PrintTurnLimit, int(l.Limit)))
 		return
 	}
-	fmt.Fprintf(w, "ama: the cost limit %s (--max-cost / limits.maxCostUsd) ended the run before it finished (spent %s)\n", usd(l.Limit), usd(l.Value))
+	fmt.Fprintln(w, i18n.T(lang, i18n.PrintCostLimit, usd(l.Limit), usd(l.Value)))
 }
 
 // usd is ama's amount: 4 decimals below $1, else 2.

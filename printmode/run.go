@@ -13,6 +13,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
@@ -46,6 +47,8 @@ type Config struct {
 	Signal func(ctx context.Context) (int, bool)
 	// AbortWait bounds the wait for an aborted run to settle (zero: 10 s).
 	AbortWait time.Duration
+	// Lang is the language of the stderr lines ("": English).
+	Lang i18n.Lang
 }
 
 // Run starts the session, runs the prompt unattended, waits for the run,
@@ -65,7 +68,7 @@ func Run(ctx context.Context, c Config) int {
 	if c.Format != FormatStreamJSON {
 		col.progress = func(e events.Event) {
 			if r, ok := e.(events.AutoRetryStart); ok {
-				fmt.Fprintf(c.Stderr, "ama: ↻ retry %d/%d (in %ds): %s\n", r.Attempt, r.MaxAttempts, (r.DelayMs+500)/1000, r.ErrorMessage)
+				fmt.Fprintln(c.Stderr, i18n.T(c.Lang, i18n.PrintRetry, r.Attempt, r.MaxAttempts, (r.DelayMs+500)/1000, r.ErrorMessage))
 			}
 		}
 	}
@@ -117,7 +120,7 @@ func Run(ctx context.Context, c Config) int {
 		stop = col.wait(ctx, w, func(sn snapshot) bool { return sn.settles >= 1 && !sn.active })
 	}
 	if sn := col.snap(); stop == "" && f.Thrown == nil && sn.limit == nil && !failed(sn.last) {
-		stop = waitBackground(ctx, w, col, s, c.Stderr)
+		stop = waitBackground(ctx, w, col, s, c.Stderr, c.Lang)
 	}
 	if stop != "" {
 		abort(s, c.AbortWait, c.Log)
@@ -150,7 +153,7 @@ func Run(ctx context.Context, c Config) int {
 		}
 	}
 	w.Close()
-	explain(c.Stderr, f, sn, res)
+	explain(c.Stderr, f, sn, res, c.Lang)
 	return code
 }
 
@@ -192,15 +195,15 @@ func (c *collector) settled() {
 // waitBackground waits until no task runs, every finished background
 // task's notification turn has run and the session is idle (ama waits the
 // same way before printing, print-mode.md §7).
-func waitBackground(ctx context.Context, w *stdio.Writer, col *collector, s *session.Session, stderr io.Writer) string {
+func waitBackground(ctx context.Context, w *stdio.Writer, col *collector, s *session.Session, stderr io.Writer, lang i18n.Lang) string {
 	quiet := func(sn snapshot) bool { return sn.running == 0 && sn.owed == 0 && !sn.active && runningTasks(s) == 0 }
 	if sn := col.snap(); !quiet(sn) {
 		if n := max(sn.running, runningTasks(s)); n > 0 {
-			what := "1 background task and its notification turn"
+			line := i18n.T(lang, i18n.PrintWaitTaskOne)
 			if n > 1 {
-				what = fmt.Sprintf("%d background tasks and their notification turns", n)
+				line = i18n.T(lang, i18n.PrintWaitTasksMany, n)
 			}
-			fmt.Fprintf(stderr, "ama: waiting for %s (Ctrl+C stops them)\n", what)
+			fmt.Fprintln(stderr, line)
 		}
 	}
 	return col.wait(ctx, w, quiet)
@@ -255,11 +258,4 @@ func finalText(m *llm.AssistantMessage) string {
 		t += "\n"
 	}
 	return t
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

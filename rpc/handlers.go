@@ -383,7 +383,7 @@ func handleSetMode(s *Server, c *command) {
 func handleCommands(s *Server, c *command) {
 	out := []wireCommand{}
 	for _, cmd := range s.current().Commands() {
-		out = append(out, wireCommand{Name: cmd.Name, Description: cmd.Description, Source: cmd.Source, ArgumentHint: cmd.ArgumentHint})
+		out = append(out, wireCommand{Name: cmd.Name, Description: sessionText(cmd.Key, cmd.Description, s.opts.Lang), Source: cmd.Source, ArgumentHint: cmd.ArgumentHint})
 	}
 	s.ok(c, struct {
 		Commands []wireCommand `json:"commands"`

@@ -22,3 +22,14 @@ func localize(e events.Event, lang i18n.Lang) events.Event {
 	n.Message = i18n.T(lang, key, n.Args...)
 	return n
 }
+
+// sessionText renders a text the session composed in English from the
+// catalog sentence key (with args) in lang. As for notifications, a key
+// whose English no longer renders to exactly english leaves the text as
+// composed.
+func sessionText(key, english string, lang i18n.Lang, args ...any) string {
+	if key == "" || lang == "" || lang == i18n.En || i18n.T(i18n.En, i18n.Key(key), args...) != english {
+		return english
+	}
+	return i18n.T(lang, i18n.Key(key), args...)
+}

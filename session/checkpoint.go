@@ -65,7 +65,8 @@ func (st *state) turnTools() *tools.Env {
 			s.log.Warn("checkpoint", zap.String("path", abs), zap.Error(err))
 			if first { // said once per file and turn; the turn's rewind point has no checkpoint now (points)
 				s.publish(events.Notification{Level: "warn", Err: err,
-					Message: "the checkpoint of " + abs + " could not be saved, so rewinding this turn cannot restore it: " + err.Error()})
+					Message: "the checkpoint of " + abs + " could not be saved, so rewinding this turn cannot restore it: " + err.Error(),
+					Key:     "notice.checkpointFailed", Args: []any{abs, err.Error()}})
 			}
 		}
 		if first {

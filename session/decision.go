@@ -143,13 +143,11 @@ func (s *Session) record(rec *permlog.Record, tc *llm.ToolCall, strict bool) err
 	if err != nil {
 		if s.perm.logWarned.CompareAndSwap(false, true) {
 			s.log.Error("permission decision log", zap.Error(err))
-			msg := "The permission decision log cannot be written; "
+			msg, key := "The permission decision log cannot be written; decisions go on unlogged.", "notice.decisionLog.unlogged"
 			if s.gateName() == GateEnforce {
-				msg += "calls that would run without a person are asked until it can."
-			} else {
-				msg += "decisions go on unlogged."
+				msg, key = "The permission decision log cannot be written; calls that would run without a person are asked until it can.", "notice.decisionLog.asked"
 			}
-			s.publish(events.Notification{Level: "error", Message: msg, Err: err})
+			s.publish(events.Notification{Level: "error", Message: msg, Err: err, Key: key})
 		}
 		if strict {
 			return err

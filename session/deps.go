@@ -191,6 +191,10 @@ type Settings struct {
 	// error fails that write as a full or broken disk would (tests inject
 	// disk errors with it).
 	WriteFault func() error
+	// ReplyLanguage is config ui.replyLanguage (blank: unset): the rule
+	// "Reply to the user in <it>." is the last line of the system prompt's
+	// rules section of a root session (replyLanguageRule).
+	ReplyLanguage string
 	// Instructions are extra instruction files (profile instructions),
 	// rendered into the project context after AGENTS.md as <file> blocks.
 	Instructions []string

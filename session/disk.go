@@ -136,7 +136,8 @@ func (st *state) diskFailed(err error) {
 	if !st.disk.warned {
 		st.disk.warned = true
 		st.s.publish(events.Notification{Level: "error", Err: err,
-			Message: "session file " + st.disk.path + " could not be written (entries are kept in memory and retried): " + err.Error()})
+			Message: "session file " + st.disk.path + " could not be written (entries are kept in memory and retried): " + err.Error(),
+			Key:     "notice.sessionFile.writeFailed", Args: []any{st.disk.path, err.Error()}})
 	}
 }
 
@@ -165,7 +166,8 @@ func (st *state) rewriteFile(changed error) {
 	st.disk.warned = false
 	st.s.log.Error("session file changed under the server; rewritten from memory", zap.String("path", st.disk.path), zap.Error(changed))
 	st.s.publish(events.Notification{Level: "error", Err: changed,
-		Message: fmt.Sprintf("%v; it was written again from memory (%d entries)", changed, len(entries))})
+		Message: fmt.Sprintf("%v; it was written again from memory (%d entries)", changed, len(entries)),
+		Key:     "notice.sessionFile.rewritten", Args: []any{changed.Error(), len(entries)}})
 }
 
 // ensureFile creates the session file (header plus every entry so far) if

@@ -23,14 +23,18 @@ type Command struct {
 	Source      string // builtin, template, skill
 	// ArgumentHint is a template's argument-hint ("" when none).
 	ArgumentHint string
+	// Key names the catalog sentence (internal/i18n) of a builtin's
+	// Description, which is its English text; the wire layer renders it
+	// in the interface language ("": Description as it is).
+	Key string
 }
 
 // builtinCommands are the slash commands a prompt can carry over RPC.
 var builtinCommands = []Command{
-	{Name: "model", Description: "Switch the model: /model <provider>/<id>", Source: "builtin"},
-	{Name: "thinking", Description: "Set the thinking level: /thinking off|minimal|low|medium|high|xhigh", Source: "builtin"},
-	{Name: "permission", Description: "Set the permission mode: /permission plan|allowlist|default|auto-edit|auto|full-auto", Source: "builtin"},
-	{Name: "name", Description: "Name this session: /name <text>", Source: "builtin"},
+	{Name: "model", Description: "Switch the model: /model <provider>/<id>", Source: "builtin", Key: "command.builtin.model"},
+	{Name: "thinking", Description: "Set the thinking level: /thinking off|minimal|low|medium|high|xhigh", Source: "builtin", Key: "command.builtin.thinking"},
+	{Name: "permission", Description: "Set the permission mode: /permission plan|allowlist|default|auto-edit|auto|full-auto", Source: "builtin", Key: "command.builtin.permission"},
+	{Name: "name", Description: "Name this session: /name <text>", Source: "builtin", Key: "command.builtin.name"},
 }
 
 // Commands lists the slash commands: builtins first, then templates,

@@ -49,10 +49,13 @@ func (st *state) systemSections() llm.Sections {
 		}
 		sec.Tools = str(b.String())
 	}
-	if len(guidelines) > 0 {
+	if rule := replyLanguageRule(st.s.deps.Settings.ReplyLanguage); len(guidelines) > 0 || (rule != "" && !st.s.parent) {
 		r := rules
 		for _, g := range guidelines {
 			r += "\n- " + g
+		}
+		if rule != "" && !st.s.parent {
+			r += "\n- " + rule // a sub-agent replies to its parent, not to the user
 		}
 		sec.Rules = str(r)
 	}
@@ -89,6 +92,18 @@ func (st *state) systemSections() llm.Sections {
 		sec.Hooks = str(st.hookContext)
 	}
 	return sec
+}
+
+// replyLanguageRule is ama's rule for ui.replyLanguage (fixed English,
+// whatever the interface language): "Reply to the user in <language>."
+// with the value trimmed; white space inside it (a newline included) is
+// one space, so the setting adds exactly one line. Blank: no rule.
+func replyLanguageRule(language string) string {
+	language = strings.Join(strings.Fields(language), " ")
+	if language == "" {
+		return ""
+	}
+	return "Reply to the user in " + language + "."
 }
 
 // promptHinter is implemented by tools that bring their own line of the

@@ -8,7 +8,10 @@ type Key string
 // prints "1,234" in English), and the contract keeps numbers, codes and
 // field names untranslated; two languages without plural rules need no
 // more than fmt verbs. TestCatalogComplete checks that every key exists in
-// both languages with the same verbs in the same order.
+// both languages with the same verbs in the same order. It has one file
+// per domain (core: this file; catalog_cli.go, catalog_print.go,
+// catalog_notice.go, catalog_acp.go), merged once at package initialisation (a key
+// defined twice panics there).
 const (
 	// CLI.
 	CLIUsageError Key = "cli.usageError"
@@ -55,7 +58,7 @@ const (
 	NoticeContextTooLong Key = "notice.contextTooLong"
 )
 
-var catalog = map[Lang]map[Key]string{
+var core = map[Lang]map[Key]string{
 	En: {
 		CLIUsageError:        "ama-rpc: %v (ama-rpc --help lists the flags)",
 		CLIBadLang:           "--lang must be zh or en, not %q",
@@ -134,4 +137,32 @@ var catalog = map[Lang]map[Key]string{
 		NoticeCompactFailed:  "自动压缩失败：%s",
 		NoticeContextTooLong: "上下文过长，无法压缩：%s",
 	},
+}
+
+// catalog is every domain's table merged, per language.
+var catalog = merge(core, cliTexts, printTexts, noticeTexts, acpTexts)
+
+func merge(domains ...map[Lang]map[Key]string) map[Lang]map[Key]string {
+	out := map[Lang]map[Key]string{}
+	for _, d := range domains {
+		for l, texts := range d {
+			if out[l] == nil {
+				out[l] = map[Key]string{}
+			}
+			for k, v := range texts {
+				if _, dup := out[l][k]; dup {
+					panic("i18n: key " + string(k) + " defined twice")
+				}
+				out[l][k] = v
+			}
+		}
+	}
+	return out
+}
+
+// Has reports whether key is in the catalog of lang (keys built from a
+// name, such as a flag's, are checked with it by their tests).
+func Has(lang Lang, key Key) bool {
+	_, ok := catalog[lang][key]
+	return ok
 }

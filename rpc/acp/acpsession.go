@@ -151,13 +151,13 @@ func (as *acpSession) track(e events.Event) {
 
 // options returns every config option with its current value.
 func (as *acpSession) options() []configOption {
-	return configOptions(as.settings(), as.srv.deps().Models)
+	return configOptions(as.settings(), as.srv.deps().Models, as.srv.opts.Lang)
 }
 
 // opened is the result of opening the session (new, load, resume).
 func (as *acpSession) opened() openSessionResult {
 	set := as.settings()
-	return openSessionResult{Modes: set.modeState(), ConfigOptions: configOptions(set, as.srv.deps().Models)}
+	return openSessionResult{Modes: set.modeState(as.srv.opts.Lang), ConfigOptions: configOptions(set, as.srv.deps().Models, as.srv.opts.Lang)}
 }
 
 // notifyConfig sends config_option_update with every option.

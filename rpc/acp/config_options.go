@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -15,31 +16,31 @@ const (
 	optThinking = "thinking"
 )
 
-// modeInfo names the permission modes (ids are approvals.Modes, strictest
-// first).
-var modeInfo = map[approvals.Mode]sessionMode{
-	approvals.ModePlan:      {Name: "Plan", Description: "Read-only research: only read-only commands run; a plan is proposed for approval before anything changes"},
-	approvals.ModeAllowlist: {Name: "Allowlist only", Description: "Only calls matching an allow rule run; everything else is denied without asking"},
-	approvals.ModeDefault:   {Name: "Manual", Description: "Ask before writing files or running commands"},
-	approvals.ModeAutoEdit:  {Name: "Accept edits", Description: "File edits are accepted; commands still ask"},
-	approvals.ModeAuto:      {Name: "Auto", Description: "ama judges each step: safe ones run, risky ones ask"},
-	approvals.ModeFullAuto:  {Name: "Bypass permissions", Description: "Everything runs (dangerous commands still ask)"},
+// modeNames are the permission modes' display labels (ids are
+// approvals.Modes, strictest first). They stay English in every language
+// (spec i18n.md §3); the descriptions come from the catalog.
+var modeNames = map[approvals.Mode]string{
+	approvals.ModePlan:      "Plan",
+	approvals.ModeAllowlist: "Allowlist only",
+	approvals.ModeDefault:   "Manual",
+	approvals.ModeAutoEdit:  "Accept edits",
+	approvals.ModeAuto:      "Auto",
+	approvals.ModeFullAuto:  "Bypass permissions",
 }
 
-// availableModes lists the six permission modes as ACP session modes.
-func availableModes() []sessionMode {
+// availableModes lists the six permission modes as ACP session modes,
+// described in lang.
+func availableModes(lang i18n.Lang) []sessionMode {
 	out := make([]sessionMode, 0, len(approvals.Modes))
 	for _, m := range approvals.Modes {
-		info := modeInfo[m]
-		info.ID = string(m)
-		out = append(out, info)
+		out = append(out, sessionMode{ID: string(m), Name: modeNames[m], Description: i18n.T(lang, i18n.ModeDescKey(string(m)))})
 	}
 	return out
 }
 
 // validMode reports whether id is a permission mode.
 func validMode(id string) bool {
-	_, ok := modeInfo[approvals.Mode(id)]
+	_, ok := modeNames[approvals.Mode(id)]
 	return ok
 }
 
@@ -52,22 +53,23 @@ type settings struct {
 }
 
 // modeState is the modes object of session/new, load and resume.
-func (st settings) modeState() modeState {
-	return modeState{CurrentModeID: st.mode, AvailableModes: availableModes()}
+func (st settings) modeState(lang i18n.Lang) modeState {
+	return modeState{CurrentModeID: st.mode, AvailableModes: availableModes(lang)}
 }
 
 // configOptions lists every option: permission mode (category mode),
 // model (category model, grouped by provider) and thinking level
-// (category thought_level, the levels the current model supports).
-func configOptions(st settings, models *llm.Registry) []configOption {
+// (category thought_level, the levels the current model supports); the
+// names and descriptions in lang.
+func configOptions(st settings, models *llm.Registry, lang i18n.Lang) []configOption {
 	modes := make([]selectValue, 0, len(approvals.Modes))
-	for _, m := range availableModes() {
+	for _, m := range availableModes(lang) {
 		modes = append(modes, selectValue{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
 	return []configOption{
-		{ID: optMode, Name: "Permission mode", Category: "mode", Type: "select", CurrentValue: st.mode, Options: modes},
-		{ID: optModel, Name: "Model", Category: "model", Type: "select", CurrentValue: modelValue(st.model), Options: modelGroups(st.model, models)},
-		thinkingOption(st, models),
+		{ID: optMode, Name: i18n.T(lang, i18n.ACPConfigMode), Category: "mode", Type: "select", CurrentValue: st.mode, Options: modes},
+		{ID: optModel, Name: i18n.T(lang, i18n.ACPConfigModel), Category: "model", Type: "select", CurrentValue: modelValue(st.model), Options: modelGroups(st.model, models)},
+		thinkingOption(st, models, lang),
 	}
 }
 
@@ -124,7 +126,7 @@ func thinkingLevels(cur llm.ModelRef, models *llm.Registry) []string {
 
 // thinkingOption shows the effective level: the session's level when the
 // model supports it, else "off" (what a model without reasoning gets).
-func thinkingOption(st settings, models *llm.Registry) configOption {
+func thinkingOption(st settings, models *llm.Registry, lang i18n.Lang) configOption {
 	levels := thinkingLevels(st.model, models)
 	cur := st.thinking
 	if !slices.Contains(levels, cur) {
@@ -132,13 +134,9 @@ func thinkingOption(st settings, models *llm.Registry) configOption {
 	}
 	opts := make([]selectValue, 0, len(levels))
 	for _, l := range levels {
-		opts = append(opts, selectValue{Value: l, Name: thinkingNames[l]})
+		opts = append(opts, selectValue{Value: l, Name: i18n.T(lang, i18n.ThinkingNameKey(l))})
 	}
-	return configOption{ID: optThinking, Name: "Thinking level", Category: "thought_level", Type: "select", CurrentValue: cur, Options: opts}
-}
-
-var thinkingNames = map[string]string{
-	"off": "Off", "minimal": "Minimal", "low": "Low", "medium": "Medium", "high": "High", "xhigh": "Extra high",
+	return configOption{ID: optThinking, Name: i18n.T(lang, i18n.ACPConfigThinking), Category: "thought_level", Type: "select", CurrentValue: cur, Options: opts}
 }
 
 // handleSetMode: session/set_mode {sessionId, modeId} → {}.
@@ -148,7 +146,7 @@ func handleSetMode(s *Server, p *setModeParams) (empty, error) {
 		return empty{}, err
 	}
 	if !validMode(p.ModeID) {
-		return empty{}, errorf(errInvalidParams, "unknown mode %q (one of plan, allowlist, default, auto-edit, auto, full-auto)", p.ModeID)
+		return empty{}, localized(errInvalidParams, i18n.ACPErrUnknownModeOneOf, p.ModeID)
 	}
 	_, err = as.sess.SetPermissionMode(p.ModeID)
 	return empty{}, err
@@ -163,28 +161,28 @@ func handleSetConfigOption(s *Server, p *setConfigParams) (configOptionsResult, 
 	}
 	var value string
 	if err := json.Unmarshal(p.Value, &value); err != nil {
-		return configOptionsResult{}, errorf(errInvalidParams, "value must be a string (a value id of option %q)", p.ConfigID)
+		return configOptionsResult{}, localized(errInvalidParams, i18n.ACPErrValueNotString, p.ConfigID)
 	}
 	cur := as.settings()
 	switch p.ConfigID {
 	case optMode:
 		if !validMode(value) {
-			return configOptionsResult{}, errorf(errInvalidParams, "unknown mode %q", value)
+			return configOptionsResult{}, localized(errInvalidParams, i18n.ACPErrUnknownMode, value)
 		}
 		_, err = as.sess.SetPermissionMode(value)
 	case optModel:
 		provider, id, ok := llm.ParseRef(value)
 		if !ok {
-			return configOptionsResult{}, errorf(errInvalidParams, "model must be provider/id, not %q", value)
+			return configOptionsResult{}, localized(errInvalidParams, i18n.ACPErrBadModel, value)
 		}
 		_, err = as.sess.SetModel(provider, id)
 	case optThinking:
 		if !slices.Contains(thinkingLevels(cur.model, s.deps().Models), value) {
-			return configOptionsResult{}, errorf(errInvalidParams, "thinking level %q is not offered for %s", value, modelValue(cur.model))
+			return configOptionsResult{}, localized(errInvalidParams, i18n.ACPErrThinkingNotOffered, value, modelValue(cur.model))
 		}
 		_, err = as.sess.SetThinkingLevel(value)
 	default:
-		return configOptionsResult{}, errorf(errInvalidParams, "unknown config option %q (one of mode, model, thinking)", p.ConfigID)
+		return configOptionsResult{}, localized(errInvalidParams, i18n.ACPErrUnknownConfig, p.ConfigID)
 	}
 	if err != nil {
 		return configOptionsResult{}, err

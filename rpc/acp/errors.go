@@ -44,6 +44,13 @@ func wireError(err error, lang i18n.Lang) *jsonrpc2.Error {
 }
 
 // errorf returns an error with the formatted text that matches sentinel.
+// localized is an error with a catalog sentence (English in its text,
+// rendered in the server's language by wireError); args are plain
+// values: names, ids, paths.
+func localized(sentinel error, key i18n.Key, args ...any) error {
+	return wirecode.Localized(sentinel, key, args...)
+}
+
 func errorf(sentinel error, format string, args ...any) error {
 	return wirecode.Errorf(sentinel, format, args...)
 }

@@ -1,5 +1,7 @@
 package acp
 
+import "github.com/armadra/ama-rpc/internal/i18n"
+
 // handleInitialize: initialize → protocol version 1 and the agent's
 // capabilities. The client's version and capabilities are accepted as
 // they come (unknown keys are fine); ama never calls fs/*, terminal/* or
@@ -23,5 +25,5 @@ func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) 
 // handleAuthenticate: no authentication method is offered, so every
 // authenticate is invalid (-32602), as in ama.
 func handleAuthenticate(_ *Server, c *call) {
-	c.fail(errorf(errInvalidParams, "no authentication method is offered (authMethods is empty)"))
+	c.fail(localized(errInvalidParams, i18n.ACPErrNoAuthMethod))
 }

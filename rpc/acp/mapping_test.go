@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,14 +123,21 @@ func TestPermissionDecision(t *testing.T) {
 	}
 	// Each option carries optionId, name and kind; ids are unique.
 	seen := map[string]bool{}
-	for _, o := range permissionOptions {
+	for _, o := range permissionOptions(i18n.En) {
 		if o.OptionID == "" || o.Name == "" || o.Kind == "" || seen[o.OptionID] {
 			t.Errorf("bad option %+v", o)
 		}
 		seen[o.OptionID] = true
 	}
-	if got := js(t, permissionOptions); got != `[{"optionId":"allow_once","name":"Allow","kind":"allow_once"},{"optionId":"allow_always","name":"Allow for this session","kind":"allow_always"},{"optionId":"reject_once","name":"Deny","kind":"reject_once"}]` {
+	if got := js(t, permissionOptions(i18n.En)); got != `[{"optionId":"allow_once","name":"Allow","kind":"allow_once"},{"optionId":"allow_always","name":"Allow for this session","kind":"allow_always"},{"optionId":"reject_once","name":"Deny","kind":"reject_once"}]` {
 		t.Errorf("options %s", got)
+	}
+	// In Chinese the names change, the ids and kinds do not.
+	if got := js(t, permissionOptions(i18n.Zh)); got != `[{"optionId":"allow_once","name":"允许","kind":"allow_once"},{"optionId":"allow_always","name":"本会话内允许","kind":"allow_always"},{"optionId":"reject_once","name":"拒绝","kind":"reject_once"}]` {
+		t.Errorf("zh options %s", got)
+	}
+	if got := js(t, planOptions(i18n.Zh)); got != `[{"optionId":"approve","name":"批准并执行计划","kind":"allow_once"},{"optionId":"reject","name":"拒绝计划","kind":"reject_once"}]` {
+		t.Errorf("zh plan options %s", got)
 	}
 }
 
@@ -231,7 +239,7 @@ func TestWireError(t *testing.T) {
 func TestConfigOptions(t *testing.T) {
 	reg := llm.NewRegistry(fake.New(fake.Options{}).Entry(),
 		&llm.ProviderEntry{ID: "nokey", Name: "No key", Models: []*llm.Model{{Provider: "nokey", ID: "m"}}})
-	opts := configOptions(settings{mode: "auto-edit", model: llm.ModelRef{Provider: "fake", ID: "echo"}, thinking: "high"}, reg)
+	opts := configOptions(settings{mode: "auto-edit", model: llm.ModelRef{Provider: "fake", ID: "echo"}, thinking: "high"}, reg, i18n.En)
 	want := `[{"id":"mode","name":"Permission mode","category":"mode","type":"select","currentValue":"auto-edit","options":[` +
 		`{"value":"plan","name":"Plan","description":"Read-only research: only read-only commands run; a plan is proposed for approval before anything changes"},` +
 		`{"value":"allowlist","name":"Allowlist only","description":"Only calls matching an allow rule run; everything else is denied without asking"},` +
@@ -245,13 +253,22 @@ func TestConfigOptions(t *testing.T) {
 	if got := js(t, opts); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	th := thinkingOption(settings{model: llm.ModelRef{Provider: "fake", ID: "reasoning"}, thinking: "high"}, reg)
+	th := thinkingOption(settings{model: llm.ModelRef{Provider: "fake", ID: "reasoning"}, thinking: "high"}, reg, i18n.En)
 	if th.CurrentValue != "high" || len(th.Options.([]selectValue)) != 6 {
 		t.Errorf("reasoning model: %s", js(t, th))
 	}
-	modes := availableModes()
+	modes := availableModes(i18n.En)
 	if len(modes) != 6 || modes[0].ID != "plan" || modes[5].ID != "full-auto" {
 		t.Errorf("modes %s", js(t, modes))
+	}
+	// zh: the labels and every id stay; the descriptions, the option names
+	// and the thinking levels' names are Chinese.
+	zh := js(t, configOptions(settings{mode: "auto-edit", model: llm.ModelRef{Provider: "fake", ID: "reasoning"}, thinking: "high"}, reg, i18n.Zh))
+	for _, want := range []string{`"id":"mode","name":"权限模式"`, `"value":"default","name":"Manual","description":"写文件或运行命令之前先询问"`,
+		`"id":"model","name":"模型"`, `"id":"thinking","name":"思考级别"`, `{"value":"xhigh","name":"极高"}`, `"currentValue":"auto-edit"`} {
+		if !strings.Contains(zh, want) {
+			t.Errorf("zh options lack %s: %s", want, zh)
+		}
 	}
 	for _, m := range []string{"plan", "allowlist", "default", "auto-edit", "auto", "full-auto"} {
 		if !validMode(m) {

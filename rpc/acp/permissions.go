@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/tools"
 )
 
@@ -17,11 +18,13 @@ const (
 	optRejectOnce  = "reject_once"
 )
 
-// permissionOptions are offered with every ask.
-var permissionOptions = []permissionOption{
-	{OptionID: optAllowOnce, Name: "Allow", Kind: "allow_once"},
-	{OptionID: optAllowAlways, Name: "Allow for this session", Kind: "allow_always"},
-	{OptionID: optRejectOnce, Name: "Deny", Kind: "reject_once"},
+// permissionOptions are offered with every ask, named in lang.
+func permissionOptions(lang i18n.Lang) []permissionOption {
+	return []permissionOption{
+		{OptionID: optAllowOnce, Name: i18n.T(lang, i18n.ACPOptAllow), Kind: "allow_once"},
+		{OptionID: optAllowAlways, Name: i18n.T(lang, i18n.ACPOptAllowSession), Kind: "allow_always"},
+		{OptionID: optRejectOnce, Name: i18n.T(lang, i18n.ACPOptDeny), Kind: "reject_once"},
+	}
 }
 
 // decision maps a session/request_permission answer to the session's
@@ -71,7 +74,7 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) event
 	if p, ok := req.Preview.(*tools.Preview); ok && p.Diff != nil {
 		ref.Content = []toolCallContent{diffItem(p.Diff.Path, p.Diff.OldText, p.Diff.NewText)}
 	}
-	res, err := a.as.requestPermission(ctx, ref, permissionOptions)
+	res, err := a.as.requestPermission(ctx, ref, permissionOptions(a.as.srv.opts.Lang))
 	if err != nil {
 		return events.ApprovalDeny
 	}
@@ -79,7 +82,7 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) event
 }
 
 // errWithdrawn: the ask ended before the client answered.
-var errWithdrawn = errorf(errCancelled, "permission request withdrawn")
+var errWithdrawn = localized(errCancelled, i18n.ACPErrWithdrawn)
 
 // requestPermission asks the client about tool and waits for its answer.
 // It fails at once when nobody can answer (end of input, session

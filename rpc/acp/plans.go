@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -33,9 +34,12 @@ const (
 	optRejectPlan  = "reject"
 )
 
-var planOptions = []permissionOption{
-	{OptionID: optApprovePlan, Name: "Approve and run the plan", Kind: "allow_once"},
-	{OptionID: optRejectPlan, Name: "Reject the plan", Kind: "reject_once"},
+// planOptions are offered with a proposed plan, named in lang.
+func planOptions(lang i18n.Lang) []permissionOption {
+	return []permissionOption{
+		{OptionID: optApprovePlan, Name: i18n.T(lang, i18n.ACPOptApprovePlan), Kind: "allow_once"},
+		{OptionID: optRejectPlan, Name: i18n.T(lang, i18n.ACPOptRejectPlan), Kind: "reject_once"},
+	}
 }
 
 // maxPlanText caps the markdown shown in the plan's tool call.
@@ -84,7 +88,7 @@ func (as *acpSession) askPlan(t *turn, p *events.PlanProposed) {
 		as.srv.notify(as.id, planSteps(p.Steps))
 	}
 	res, err := as.requestPermission(context.Background(), toolRef{ToolCallID: id, Title: title, Kind: "switch_mode",
-		Status: statusPending, RawInput: raw}, planOptions)
+		Status: statusPending, RawInput: raw}, planOptions(as.srv.opts.Lang))
 	choice := ""
 	if err == nil && res.Outcome.Outcome == "selected" {
 		choice = res.Outcome.OptionID

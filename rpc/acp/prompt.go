@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
@@ -84,7 +85,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 	var parts []string
 	image := func(i int, data, mime string) error {
 		if data == "" || mime == "" {
-			return errorf(errInvalidParams, "prompt[%d]: an image needs data and mimeType", i)
+			return localized(errInvalidParams, i18n.ACPErrImageFields, i)
 		}
 		if err := llm.ValidateImage(data, mime); err != nil {
 			return errorf(errInvalidParams, "prompt[%d]: %v", i, err)
@@ -106,13 +107,13 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			}
 		case "resource_link":
 			if b.URI == "" {
-				return in, errorf(errInvalidParams, "prompt[%d]: a resource_link needs a uri", i)
+				return in, localized(errInvalidParams, i18n.ACPErrResourceLinkURI, i)
 			}
 			parts = append(parts, "@"+b.URI)
 		case "resource":
 			var r embeddedResource
 			if len(b.Resource) == 0 || json.Unmarshal(b.Resource, &r) != nil || r.URI == "" {
-				return in, errorf(errInvalidParams, "prompt[%d]: a resource needs resource.uri", i)
+				return in, localized(errInvalidParams, i18n.ACPErrResourceURI, i)
 			}
 			switch {
 			case r.Text != nil:
@@ -125,14 +126,14 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 				parts = append(parts, "@"+r.URI)
 			}
 		case "audio":
-			return in, errorf(errInvalidParams, "prompt[%d]: audio is not supported (promptCapabilities.audio is false)", i)
+			return in, localized(errInvalidParams, i18n.ACPErrNoAudio, i)
 		default:
-			return in, errorf(errInvalidParams, "prompt[%d]: unknown content block type %q", i, b.Type)
+			return in, localized(errInvalidParams, i18n.ACPErrUnknownBlock, i, b.Type)
 		}
 	}
 	msg := strings.Join(parts, "\n")
 	if strings.TrimSpace(msg) == "" && len(in.Images) == 0 {
-		return in, errorf(errInvalidParams, "prompt is empty")
+		return in, localized(errInvalidParams, i18n.ACPErrEmptyPrompt)
 	}
 	in.Message = msg
 	return in, nil

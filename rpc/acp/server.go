@@ -233,7 +233,7 @@ func (s *Server) session(id string) (*acpSession, error) {
 	if as, ok := s.sessions[id]; ok && !as.isClosing() {
 		return as, nil
 	}
-	return nil, errorf(errUnknownSession, "session %s is not open (session/new, session/load or session/resume first)", id)
+	return nil, localized(errUnknownSession, i18n.ACPErrSessionNotOpen, id)
 }
 
 // requestID returns the id jsonrpc2 holds for a request id as the client
@@ -285,7 +285,7 @@ func (s *Server) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 		if req.Notif {
 			s.log.Debug("ignored notification", zap.String("method", req.Method))
 		}
-		c.fail(errorf(errMethodNotFound, "method not found: %s", req.Method))
+		c.fail(localized(errMethodNotFound, i18n.ACPErrMethodNotFound, req.Method))
 		return
 	}
 	h(s, c)

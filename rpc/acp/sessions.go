@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -20,10 +21,10 @@ const listPageSize = 50
 // the start directory.
 func (s *Server) checkCwd(cwd string) error {
 	if cwd == "" || !filepath.IsAbs(cwd) {
-		return errorf(errInvalidParams, "cwd must be an absolute path, not %q", cwd)
+		return localized(errInvalidParams, i18n.ACPErrCwdNotAbs, cwd)
 	}
 	if realDir(cwd) != s.startDir {
-		return errorf(errInvalidParams, "cwd %s is not the directory ama-rpc serves (%s); start ama-rpc there", cwd, s.opts.Base.Cwd)
+		return localized(errInvalidParams, i18n.ACPErrCwdFixed, cwd, s.opts.Base.Cwd)
 	}
 	return nil
 }
@@ -73,7 +74,7 @@ func handleNew(s *Server, c *call) {
 		return
 	}
 	if s.stopping() {
-		c.fail(errorf(errInvalidParams, "ama-rpc is shutting down"))
+		c.fail(localized(errInvalidParams, i18n.ACPErrShuttingDown))
 		return
 	}
 	opts := s.opts.Base
@@ -108,10 +109,10 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 		return nil, err
 	}
 	if p.SessionID == "" || strings.ContainsAny(p.SessionID, `/\*?[]`) || p.SessionID == "." || p.SessionID == ".." {
-		return nil, errorf(errInvalidParams, "invalid sessionId %q", p.SessionID)
+		return nil, localized(errInvalidParams, i18n.ACPErrBadSessionID, p.SessionID)
 	}
 	if s.stopping() {
-		return nil, errorf(errInvalidParams, "ama-rpc is shutting down")
+		return nil, localized(errInvalidParams, i18n.ACPErrShuttingDown)
 	}
 	if as, err := s.session(p.SessionID); err == nil {
 		as.noteKeptServers(p)
@@ -119,7 +120,7 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 	}
 	path, err := session.FindSession(s.deps().Dirs.Sessions, s.opts.Base.Cwd, p.SessionID)
 	if err != nil {
-		return nil, errorf(errUnknownSession, "no session %s for %s", p.SessionID, s.opts.Base.Cwd)
+		return nil, localized(errUnknownSession, i18n.ACPErrNoSessionFor, p.SessionID, s.opts.Base.Cwd)
 	}
 	opts := s.opts.Base
 	// A stored session keeps its own thinking level and permission mode.
@@ -127,7 +128,7 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 	opts.MCPServers = p.McpServers
 	return s.openSession(session.Spec{Kind: session.OpenResume, Path: path, Options: opts}, "resume", func(sess *session.Session) error {
 		if realDir(sess.Cwd()) != s.startDir {
-			return errorf(errInvalidParams, "session %s belongs to %s, not %s", p.SessionID, sess.Cwd(), s.opts.Base.Cwd)
+			return localized(errInvalidParams, i18n.ACPErrSessionElsewhere, p.SessionID, sess.Cwd(), s.opts.Base.Cwd)
 		}
 		return nil
 	})
@@ -204,7 +205,7 @@ func decodeCursor(cursor string) (string, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) == 0 {
-		return "", errorf(errInvalidParams, "invalid cursor %q", cursor)
+		return "", localized(errInvalidParams, i18n.ACPErrBadCursor, cursor)
 	}
 	return string(b), nil
 }

@@ -78,6 +78,7 @@ function start(scriptPath, permission) {
       XDG_CONFIG_HOME: path.join(HOME, ".config"),
       XDG_DATA_HOME: path.join(HOME, ".local", "share"),
       AMA_FAKE_SCRIPT: scriptPath,
+      AMA_LANG: "en",
     },
     stdio: ["pipe", "pipe", "pipe"],
   });

@@ -69,7 +69,7 @@ func TestPipelineIntoHead(t *testing.T) {
 	}
 	srv := exec.Command(bin, "--model", "fake/echo")
 	srv.Dir = dir
-	srv.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script}
+	srv.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "AMA_FAKE_SCRIPT=" + script, "AMA_LANG=en"}
 	srv.Stdin = strings.NewReader(`{"type":"prompt","message":"hi"}` + "\n")
 	srv.Stdout = w
 	var stderr strings.Builder

@@ -99,7 +99,7 @@ func start(t testing.TB, cfg procConfig) *proc {
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Dir = p.work
 	p.cmd.Env = []string{"HOME=" + p.home, "PATH=" + os.Getenv("PATH"), "XDG_CONFIG_HOME=" + filepath.Join(p.home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share")}
+		"XDG_DATA_HOME=" + filepath.Join(p.home, ".local", "share"), "AMA_LANG=en"}
 	if cfg.script != "" {
 		path := filepath.Join(t.TempDir(), "script.json")
 		if err := os.WriteFile(path, []byte(cfg.script), 0o644); err != nil {
