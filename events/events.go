@@ -251,6 +251,10 @@ type PermissionCtx struct {
 type PermissionResolved struct {
 	RequestID string   `json:"requestId"`
 	Decision  Approval `json:"decision"`
+	// Reason is set only for a durable (deferred) request: "answered",
+	// "expired" (its deadline passed: deny) or "superseded" (a new
+	// prompt came first: deny).
+	Reason string `json:"reason,omitempty"`
 }
 
 // PermissionModeChanged reports a new permission mode.
