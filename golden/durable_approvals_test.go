@@ -1,0 +1,273 @@
+package golden_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Durable approvals (issue 35), on the real binary: a host that declared
+// durable_approvals answers defer, the process is SIGKILLed while the
+// request is open, a restarted process resumes the session and re-sends
+// the request before anything else; the answer runs the call exactly once
+// (the marker file gets one line), a second answer is approval_resolved.
+
+const durableCmd = `echo ran >> marker.txt`
+
+// durableScripts writes the first process's script (one bash call that
+// asks) and the later processes' (a plain reply).
+func durableScripts(t *testing.T) (first, later string) {
+	t.Helper()
+	dir := t.TempDir()
+	first = filepath.Join(dir, "first.json")
+	later = filepath.Join(dir, "later.json")
+	call := `{"steps":[{"toolCall":{"name":"bash","arguments":{"command":"` + durableCmd + `"},"id":"call_d1"}}]}`
+	if err := os.WriteFile(first, []byte(`{"whenExhausted":"echo","responses":[`+call+`,{"text":"done"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(later, []byte(`{"whenExhausted":"echo","responses":[{"text":"done after approval"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return first, later
+}
+
+func markerLines(t *testing.T, work string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(work, "marker.txt"))
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "ran\n")
+}
+
+func isTyped(typ string) func(map[string]any) bool {
+	return func(v map[string]any) bool { return v["type"] == typ }
+}
+
+func isResp(id string) func(map[string]any) bool {
+	return func(v map[string]any) bool { return v["type"] == "response" && v["id"] == id }
+}
+
+// deferAndKill starts a session, defers its one request and SIGKILLs the
+// process while the request is open. It returns the request id.
+func deferAndKill(t *testing.T, bin, home, work, script, id string, env ...string) string {
+	t.Helper()
+	p := startKproc(t, bin, home, work, append([]string{"AMA_FAKE_SCRIPT=" + script}, env...), "--model", "fake/echo", "--session-id", id)
+	p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+	p.until(isResp("c"))
+	p.send(`{"id":"p","type":"prompt","message":"append to the marker"}`)
+	lines := p.until(isTyped("permission_request"))
+	req := lines[len(lines)-1]
+	rid, _ := req["requestId"].(string)
+	if rid == "" {
+		t.Fatalf("permission_request without requestId: %v", req)
+	}
+	p.send(`{"id":"d","type":"permission_response","requestId":"` + rid + `","decision":"defer"}`)
+	var settled map[string]any
+	for _, l := range p.until(isTyped("agent_settled")) {
+		if l["type"] == "permission_resolved" {
+			t.Fatalf("a deferred request was resolved: %v", l)
+		}
+		settled = l
+	}
+	if settled["warning"] != "waiting_approval" {
+		t.Fatalf("agent_settled %v, want warning waiting_approval", settled)
+	}
+	p.send(`{"id":"s","type":"get_state"}`)
+	st := p.until(isResp("s"))
+	data := st[len(st)-1]["data"].(map[string]any)
+	if data["status"] != "waiting_approval" || !strings.Contains(asJSON(t, data["waitingApproval"]), rid) {
+		t.Fatalf("get_state while parked: %v", data)
+	}
+	_ = p.cmd.Process.Kill() // SIGKILL while the request is open
+	_ = p.cmd.Wait()
+	if n := markerLines(t, work); n != 0 {
+		t.Fatalf("the deferred call ran before it was answered (%d)", n)
+	}
+	return rid
+}
+
+func asJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// resumeDurable restarts the session and declares the capability; it
+// returns the process and the lines up to and including the re-sent
+// request with id rid.
+func resumeDurable(t *testing.T, bin, home, work, script, id, rid string, env ...string) (*kproc, []map[string]any) {
+	t.Helper()
+	p := startKproc(t, bin, home, work, append([]string{"AMA_FAKE_SCRIPT=" + script}, env...), "--model", "fake/echo", "--resume", id)
+	p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+	lines := p.until(func(v map[string]any) bool { return v["type"] == "permission_request" || v["type"] == "permission_resolved" })
+	return p, lines
+}
+
+func TestDurableApprovalDeferKillResumeAllow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	first, later := durableScripts(t)
+	const id = "7d1e2f3a-4b5c-4d6e-8f70-1a2b3c4d5e6f"
+	rid := deferAndKill(t, bin, home, work, first, id)
+
+	p, lines := resumeDurable(t, bin, home, work, later, id, rid)
+	last := lines[len(lines)-1]
+	if last["type"] != "permission_request" || last["requestId"] != rid {
+		t.Fatalf("after resume: %v, want the open request %s again", last, rid)
+	}
+	for _, l := range lines {
+		switch l["type"] {
+		case "agent_start", "turn_start", "tool_execution_start", "message_start":
+			t.Fatalf("%v before the re-sent request", l["type"])
+		}
+	}
+	in := asJSON(t, last["input"])
+	if !strings.Contains(in, "marker.txt") {
+		t.Fatalf("re-sent request lost its frozen input: %s", in)
+	}
+	p.send(`{"id":"a","type":"permission_response","requestId":"` + rid + `","decision":"allow"}`)
+	resp := p.until(isResp("a"))
+	if r := resp[len(resp)-1]; r["success"] != true {
+		t.Fatalf("answer after resume: %v", r)
+	}
+	got := p.until(isTyped("agent_settled"))
+	resolved := false
+	for _, l := range got {
+		if l["type"] == "permission_resolved" && l["requestId"] == rid && l["decision"] == "allow" && l["reason"] == "answered" {
+			resolved = true
+		}
+	}
+	if !resolved {
+		t.Fatalf("no permission_resolved{allow, answered} for %s", rid)
+	}
+	if n := markerLines(t, work); n != 1 {
+		t.Fatalf("marker written %d times, want exactly once", n)
+	}
+	// Answering twice is a typed error, and nothing runs again.
+	p.send(`{"id":"a2","type":"permission_response","requestId":"` + rid + `","decision":"allow"}`)
+	resp = p.until(isResp("a2"))
+	if r := resp[len(resp)-1]; r["success"] != false || r["code"] != "approval_resolved" {
+		t.Fatalf("second answer: %v, want code approval_resolved", r)
+	}
+	p.send(`{"id":"s","type":"get_state"}`)
+	st := p.until(isResp("s"))
+	if d := st[len(st)-1]["data"].(map[string]any); d["status"] != nil || d["waitingApproval"] != nil {
+		t.Fatalf("get_state after the answer still waits: %v", d)
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+
+	// A third process: nothing is open, nothing is re-sent or run again.
+	q := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + later}, "--model", "fake/echo", "--resume", id)
+	q.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+	q.send(`{"id":"a3","type":"permission_response","requestId":"` + rid + `","decision":"allow"}`)
+	for _, l := range q.until(isResp("a3")) {
+		if l["type"] == "permission_request" {
+			t.Fatalf("a resolved request was re-sent: %v", l)
+		}
+		if l["id"] == "a3" && l["code"] != "approval_resolved" {
+			t.Fatalf("answer in a later process: %v", l)
+		}
+	}
+	_ = q.stdin.Close()
+	_ = q.cmd.Wait()
+	if n := markerLines(t, work); n != 1 {
+		t.Fatalf("marker written %d times after another restart, want once", n)
+	}
+}
+
+// The deadline passed while the process was gone: resume resolves the
+// request as deny (permission_resolved reason expired) and the call never
+// runs.
+func TestDurableApprovalExpiresOnResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	first, later := durableScripts(t)
+	const id = "8e2f3a4b-5c6d-4e7f-9a81-2b3c4d5e6f70"
+	// The first process is killed right after the defer, long before the
+	// 3 s deadline; the test then waits (on the wall clock, which is what
+	// the binary reads) until the recorded deadline has passed.
+	rid, file := deferAndKillExpiring(t, bin, home, work, first, id, "AMA_APPROVAL_DEFER_TTL_MS=3000")
+	deadline := recordedDeadline(t, file, rid)
+	if wait := time.Until(time.UnixMilli(deadline)); wait > 0 {
+		time.Sleep(wait + 20*time.Millisecond)
+	}
+	p, lines := resumeDurable(t, bin, home, work, later, id, rid)
+	last := lines[len(lines)-1]
+	if last["type"] != "permission_resolved" || last["requestId"] != rid || last["decision"] != "deny" || last["reason"] != "expired" {
+		t.Fatalf("after resume: %v, want permission_resolved{deny, expired}", last)
+	}
+	p.send(`{"id":"a","type":"permission_response","requestId":"` + rid + `","decision":"allow"}`)
+	resp := p.until(isResp("a"))
+	if r := resp[len(resp)-1]; r["code"] != "approval_resolved" {
+		t.Fatalf("answer after expiry: %v", r)
+	}
+	_ = p.stdin.Close()
+	_ = p.cmd.Wait()
+	if n := markerLines(t, work); n != 0 {
+		t.Fatalf("an expired request ran (%d)", n)
+	}
+}
+
+// deferAndKillExpiring is deferAndKill that also returns the session file.
+func deferAndKillExpiring(t *testing.T, bin, home, work, script, id string, env ...string) (rid, file string) {
+	t.Helper()
+	p := startKproc(t, bin, home, work, append([]string{"AMA_FAKE_SCRIPT=" + script}, env...), "--model", "fake/echo", "--session-id", id)
+	p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+	p.until(isResp("c"))
+	p.send(`{"id":"p","type":"prompt","message":"append to the marker"}`)
+	lines := p.until(isTyped("permission_request"))
+	rid, _ = lines[len(lines)-1]["requestId"].(string)
+	p.send(`{"id":"d","type":"permission_response","requestId":"` + rid + `","decision":"defer"}`)
+	p.until(isTyped("agent_settled"))
+	p.send(`{"id":"s","type":"get_state"}`)
+	st := p.until(isResp("s"))
+	file, _ = st[len(st)-1]["data"].(map[string]any)["sessionFile"].(string)
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	return rid, file
+}
+
+// recordedDeadline reads the deadline of request rid from the session
+// file's approval entry.
+func recordedDeadline(t *testing.T, file, rid string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var e struct {
+			CustomType string `json:"customType"`
+			Data       struct {
+				RequestID string `json:"requestId"`
+				Deadline  int64  `json:"deadline"`
+				OnExpiry  string `json:"onExpiry"`
+			} `json:"data"`
+		}
+		if json.Unmarshal([]byte(line), &e) == nil && e.CustomType == "ama-rpc.approval" && e.Data.RequestID == rid {
+			if e.Data.OnExpiry != "deny" || e.Data.Deadline == 0 {
+				t.Fatalf("approval entry %s", line)
+			}
+			return e.Data.Deadline
+		}
+	}
+	t.Fatalf("no approval entry for %s in %s", rid, file)
+	return 0
+}
