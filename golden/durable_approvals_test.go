@@ -109,7 +109,9 @@ func resumeDurable(t *testing.T, bin, home, work, script, id, rid string, env ..
 	t.Helper()
 	p := startKproc(t, bin, home, work, append([]string{"AMA_FAKE_SCRIPT=" + script}, env...), "--model", "fake/echo", "--resume", id)
 	p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
-	lines := p.until(func(v map[string]any) bool { return v["type"] == "permission_request" || v["type"] == "permission_resolved" })
+	lines := p.until(func(v map[string]any) bool {
+		return v["type"] == "permission_request" || v["type"] == "permission_resolved"
+	})
 	return p, lines
 }
 
