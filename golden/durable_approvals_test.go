@@ -273,3 +273,71 @@ func recordedDeadline(t *testing.T, file, rid string) int64 {
 	t.Fatalf("no approval entry for %s in %s", rid, file)
 	return 0
 }
+
+// The same over ACP: the client declares _meta "ama/durableApprovals",
+// picks the "defer" option, the process is SIGKILLed, a new process's
+// session/load asks again (session/request_permission after the load's
+// answer) and allow_once runs the call exactly once.
+func TestDurableApprovalACPLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	first, later := durableScripts(t)
+	acp := []string{"--mode", "acp", "--model", "fake/echo"}
+	init := map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"_meta": map[string]any{"ama/durableApprovals": true}}}
+	isAsk := func(v map[string]any) bool { return v["method"] == "session/request_permission" }
+	answer := func(p *kproc, ask map[string]any, option string) {
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": ask["id"],
+			"result": map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": option}}})
+		p.send(string(b))
+	}
+
+	p := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + first}, acp...)
+	res := result(t, p.acpCall(1, "initialize", init))
+	if meta, _ := res["agentCapabilities"].(map[string]any)["_meta"].(map[string]any); meta["ama/durableApprovals"] != true {
+		t.Fatalf("initialize does not echo the capability: %v", res)
+	}
+	id, _ := result(t, p.acpCall(2, "session/new", map[string]any{"cwd": work, "mcpServers": []any{}}))["sessionId"].(string)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 3, "method": "session/prompt",
+		"params": map[string]any{"sessionId": id, "prompt": []any{map[string]any{"type": "text", "text": "append to the marker"}}}})
+	p.send(string(b))
+	lines := p.until(isAsk)
+	ask := lines[len(lines)-1]
+	if !strings.Contains(asJSON(t, ask["params"]), `"optionId":"defer"`) {
+		t.Fatalf("no defer option offered: %v", ask["params"])
+	}
+	answer(p, ask, "defer")
+	p.until(func(v map[string]any) bool { n, _ := v["id"].(float64); return n == 3 && v["method"] == nil })
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+	if n := markerLines(t, work); n != 0 {
+		t.Fatalf("ran before the answer (%d)", n)
+	}
+
+	q := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + later}, acp...)
+	result(t, q.acpCall(1, "initialize", init))
+	result(t, q.acpCall(2, "session/load", map[string]any{"sessionId": id, "cwd": work, "mcpServers": []any{}}))
+	lines = q.until(isAsk)
+	ask = lines[len(lines)-1]
+	if in := asJSON(t, ask["params"]); !strings.Contains(in, "marker.txt") {
+		t.Fatalf("re-asked request lost its input: %s", in)
+	}
+	answer(q, ask, "allow_once")
+	q.until(func(v map[string]any) bool {
+		params, _ := v["params"].(map[string]any)
+		u, _ := params["update"].(map[string]any)
+		return u["sessionUpdate"] == "tool_call_update" && (u["status"] == "completed" || u["status"] == "failed")
+	})
+	if n := markerLines(t, work); n != 1 {
+		t.Fatalf("marker written %d times, want once", n)
+	}
+	_ = q.stdin.Close()
+	if err := q.cmd.Wait(); err != nil {
+		t.Fatalf("process 2: %v\n%s", err, q.stderr)
+	}
+	if n := markerLines(t, work); n != 1 {
+		t.Fatalf("marker written %d times, want once", n)
+	}
+}
