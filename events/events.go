@@ -359,6 +359,9 @@ type PlanResolved struct {
 	PlanID   string `json:"planId"`
 	Decision string `json:"decision"`
 	Mode     string `json:"mode,omitempty"`
+	// Reason is "expired" when a durable plan request's deadline passed
+	// (the plan is rejected); else omitted.
+	Reason string `json:"reason,omitempty"`
 }
 
 // TodoUpdated carries the whole todo list after a change.

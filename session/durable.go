@@ -2,11 +2,14 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/plan"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -58,10 +61,14 @@ const warningWaiting = "waiting_approval"
 // approvalRecord is the data of a CustomApproval entry.
 type approvalRecord struct {
 	RequestID  string                    `json:"requestId"`
-	Kind       string                    `json:"kind"` // "tool"
-	ToolCallID string                    `json:"toolCallId"`
-	Request    *events.PermissionRequest `json:"request"`
+	Kind       string                    `json:"kind"` // "tool" or "plan"
+	ToolCallID string                    `json:"toolCallId,omitempty"`
+	Request    *events.PermissionRequest `json:"request,omitempty"`
 	Frozen     frozenCall                `json:"resolved"`
+	// A plan's request: the plan id and version (its markdown is in the
+	// ama.plan entry of that version).
+	PlanID      string `json:"planId,omitempty"`
+	PlanVersion int    `json:"planVersion,omitempty"`
 	// RequestedAt and Deadline are unix milliseconds of Deps.Now.
 	RequestedAt int64  `json:"requestedAt"`
 	Deadline    int64  `json:"deadline"`
@@ -114,6 +121,7 @@ type WaitingApproval struct {
 	Kind       string `json:"kind"`
 	ToolName   string `json:"toolName,omitempty"`
 	ToolCallID string `json:"toolCallId,omitempty"`
+	PlanID     string `json:"planId,omitempty"`
 	Deadline   int64  `json:"deadline"`
 }
 
@@ -243,11 +251,14 @@ func (st *state) knowApproval(id string, resolved bool) {
 
 // waiting lists the open durable requests for get_state.
 func (st *state) waiting() []WaitingApproval {
+	var out []WaitingApproval
+	if p, rec, ok := st.openPlan(); ok {
+		out = append(out, WaitingApproval{RequestID: rec.RequestID, Kind: rec.Kind, PlanID: p.ID, Deadline: rec.Deadline})
+	}
 	b := st.parked()
 	if b == nil {
-		return nil
+		return out
 	}
-	var out []WaitingApproval
 	for _, r := range b.open() {
 		out = append(out, WaitingApproval{RequestID: r.RequestID, Kind: r.Kind, ToolName: r.Request.ToolName,
 			ToolCallID: r.ToolCallID, Deadline: r.Deadline})
@@ -379,6 +390,7 @@ func (s *Session) ReopenApprovals(ask bool) {
 			return
 		}
 		st.expireDue()
+		st.reopenPlan()
 		b := st.parked()
 		if b == nil {
 			return
@@ -441,6 +453,10 @@ func (st *state) armExpiry(r approvalRecord) {
 	st.durable.stops[r.RequestID] = after(wait, func() {
 		s.post(func(st *state) {
 			delete(st.durable.stops, r.RequestID)
+			if r.Kind == "plan" {
+				st.whenIdle(st.expirePlan)
+				return
+			}
 			if st.run != nil {
 				st.whenIdle(st.expireDue)
 				return
@@ -549,4 +565,106 @@ func (r *runState) answer(tc *llm.ToolCall) (resumeAnswer, bool) {
 	}
 	a, ok := r.resume.answers[tc.ID]
 	return a, ok
+}
+
+// Plan approvals. A proposed plan waits for plan_response anyway (its
+// ama.plan entries make it survive a restart); with durable approvals its
+// request is recorded too (kind "plan", id <planId>@v<version>, deadline,
+// onExpiry "reject"), sent again as plan_proposed by ReopenApprovals,
+// listed in get_state, resolved once (a second plan_response is
+// ErrApprovalResolved) and rejected when its deadline passes.
+
+// planRequestID is the durable request id of a plan version.
+func planRequestID(p plan.Plan) string { return fmt.Sprintf("%s@v%d", p.ID, p.Version) }
+
+// recordPlan appends the durable request of a proposed plan.
+func (st *state) recordPlan(p plan.Plan) {
+	if !st.durable.on || st.s.parent || st.s.readOnly {
+		return
+	}
+	now := st.now()
+	rec := approvalRecord{RequestID: planRequestID(p), Kind: "plan", PlanID: p.ID, PlanVersion: p.Version,
+		RequestedAt: now.UnixMilli(), Deadline: now.Add(st.s.deps.Settings.ApprovalDeferTTL).UnixMilli(), OnExpiry: "reject"}
+	st.appendEntry(store.CustomEntry(CustomApproval, rec))
+	st.knowApproval(rec.RequestID, false)
+	st.armExpiry(rec)
+}
+
+// openPlan is the pending plan whose durable request is open.
+func (st *state) openPlan() (plan.Plan, approvalRecord, bool) {
+	if st.durable.known == nil {
+		return plan.Plan{}, approvalRecord{}, false
+	}
+	p, ok := st.plan.book.Pending()
+	if !ok {
+		return plan.Plan{}, approvalRecord{}, false
+	}
+	rid := planRequestID(p)
+	if resolved, seen := st.durable.known[rid]; !seen || resolved {
+		return plan.Plan{}, approvalRecord{}, false
+	}
+	branch := st.branch()
+	for i := len(branch) - 1; i >= 0; i-- {
+		if e := branch[i]; e.Type == store.TypeCustom && e.CustomType() == CustomApproval {
+			if rec, err := store.CustomData[approvalRecord](e); err == nil && rec.RequestID == rid {
+				return p, rec, true
+			}
+		}
+	}
+	return plan.Plan{}, approvalRecord{}, false
+}
+
+// reopenPlan expires the open plan request or sends it again.
+func (st *state) reopenPlan() {
+	p, rec, ok := st.openPlan()
+	if !ok {
+		return
+	}
+	if rec.Deadline <= st.nowMs() {
+		st.expirePlan()
+		return
+	}
+	st.s.publish(events.PlanProposed{PlanID: p.ID, Version: p.Version, Markdown: p.Markdown, Steps: nonNilSteps(p.Steps), FilePath: p.FilePath})
+	st.armExpiry(rec)
+}
+
+// expirePlan rejects the pending plan whose request expired.
+func (st *state) expirePlan() {
+	p, rec, ok := st.openPlan()
+	if !ok || rec.Deadline > st.nowMs() {
+		return
+	}
+	rejected := p.With(plan.StatusRejected)
+	st.appendEntry(store.CustomEntry(plan.CustomPlan, rejected))
+	st.plan.book = st.plan.book.Add(rejected)
+	st.resolve(rec.RequestID, events.ApprovalDeny, ResolvedExpired, false)
+	st.s.publish(events.PlanResolved{PlanID: p.ID, Decision: string(plan.DecisionReject), Reason: ResolvedExpired})
+}
+
+// resolvePlan records the answer to plan p's durable request, if open.
+func (st *state) resolvePlan(p plan.Plan, d plan.Decision, reason string) {
+	rid := planRequestID(p)
+	if resolved, seen := st.durable.known[rid]; !seen || resolved {
+		return
+	}
+	a := events.ApprovalDeny
+	if d == plan.DecisionApprove || d == plan.DecisionApproveFresh {
+		a = events.ApprovalAllow
+	}
+	st.resolve(rid, a, reason, false)
+}
+
+// planAnswered reports a plan id whose durable request was resolved and
+// that is no longer pending (a second plan_response).
+func (st *state) planAnswered(id string) bool {
+	if st.durable.known == nil || id == "" {
+		return false
+	}
+	prefix := id + "@v"
+	for rid, resolved := range st.durable.known {
+		if resolved && strings.HasPrefix(rid, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -510,3 +510,81 @@ func resolvedIn(data []byte, id string) bool {
 	}
 	return false
 }
+
+// A plan approval deferred across a restart: the proposal is recorded,
+// the reopened session sends plan_proposed again and lists it in
+// get_state, the answer carries it out once, and a second answer is
+// ErrApprovalResolved. A plan whose deadline passed is rejected (reason
+// expired) instead.
+func TestDurablePlanAcrossRestart(t *testing.T) {
+	for _, expire := range []bool{false, true} {
+		t.Run(fmt.Sprintf("expire=%v", expire), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				script := &fake.Script{Responses: []fake.Response{reply(proposal), reply("working on it")}}
+				e := newEnv(t, setup{script: script, deps: persisted(t)})
+				e.s.SetPlanAttended(true)
+				e.s.SetDurableApprovals(true)
+				if _, err := e.s.SetPermissionMode("plan"); err != nil {
+					t.Fatal(err)
+				}
+				e.runPrompt(t, "make a plan")
+				pp := eventsOf[events.PlanProposed](e.rec)
+				if len(pp) != 1 {
+					t.Fatalf("plan_proposed %d", len(pp))
+				}
+				st, _ := e.s.State()
+				if len(st.WaitingApproval) != 1 || st.WaitingApproval[0].Kind != "plan" || st.WaitingApproval[0].PlanID != pp[0].PlanID {
+					t.Fatalf("state %+v", st.WaitingApproval)
+				}
+				path, _ := e.s.SessionFile()
+				e.s.Close() // the process ends with the plan unanswered
+				if expire {
+					time.Sleep(25 * time.Hour) // past the default deadline, on the bubble's clock
+				}
+
+				s, err := Open(e.deps, path, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				rec := &recorder{}
+				s.Subscribe(rec.add)
+				s.SetPlanAttended(true)
+				s.SetDurableApprovals(true)
+				s.ReopenApprovals(false)
+				if expire {
+					st, _ := s.State()
+					res := eventsOf[events.PlanResolved](rec)
+					if len(res) != 1 || res[0].Decision != "reject" || res[0].Reason != ResolvedExpired || len(st.WaitingApproval) != 0 {
+						t.Fatalf("after expiry: resolved %+v, waiting %+v", res, st.WaitingApproval)
+					}
+					return
+				}
+				st, _ = s.State() // the reopen ran on the actor
+				again := eventsOf[events.PlanProposed](rec)
+				if len(again) != 1 || again[0].PlanID != pp[0].PlanID || again[0].Markdown != pp[0].Markdown {
+					t.Fatalf("plan_proposed after reopen: %+v", again)
+				}
+				if st, _ := s.State(); len(st.WaitingApproval) != 1 {
+					t.Fatalf("state after reopen %+v", st.WaitingApproval)
+				}
+				done := make(chan error, 1)
+				s.PlanResponse(PlanDecision{PlanID: pp[0].PlanID, Decision: "approve"}, func(_ PlanOutcome, err error) { done <- err })
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				waitIdle(t, s)
+				if n := len(eventsOf[events.PlanResolved](rec)); n != 1 {
+					t.Fatalf("plan_resolved %d", n)
+				}
+				s.PlanResponse(PlanDecision{PlanID: pp[0].PlanID, Decision: "approve"}, func(_ PlanOutcome, err error) { done <- err })
+				if err := <-done; !errors.Is(err, ErrApprovalResolved) {
+					t.Fatalf("second answer: %v", err)
+				}
+				if st, _ := s.State(); len(st.WaitingApproval) != 0 {
+					t.Fatalf("still waiting %+v", st.WaitingApproval)
+				}
+			})
+		})
+	}
+}
