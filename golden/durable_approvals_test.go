@@ -56,7 +56,7 @@ func isResp(id string) func(map[string]any) bool {
 
 // deferAndKill starts a session, defers its one request and SIGKILLs the
 // process while the request is open. It returns the request id.
-func deferAndKill(t *testing.T, bin, home, work, script, id string, env ...string) string {
+func deferAndKill(t *testing.T, bin, home, work, script, id string, clean bool, env ...string) string {
 	t.Helper()
 	p := startKproc(t, bin, home, work, append([]string{"AMA_FAKE_SCRIPT=" + script}, env...), "--model", "fake/echo", "--session-id", id)
 	p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
@@ -85,8 +85,15 @@ func deferAndKill(t *testing.T, bin, home, work, script, id string, env ...strin
 	if data["status"] != "waiting_approval" || !strings.Contains(asJSON(t, data["waitingApproval"]), rid) {
 		t.Fatalf("get_state while parked: %v", data)
 	}
-	_ = p.cmd.Process.Kill() // SIGKILL while the request is open
-	_ = p.cmd.Wait()
+	if clean { // end of input: a clean exit must not turn the deferred request into a deny
+		_ = p.stdin.Close()
+		if err := p.cmd.Wait(); err != nil {
+			t.Fatalf("clean exit while parked: %v\n%s", err, p.stderr)
+		}
+	} else {
+		_ = p.cmd.Process.Kill() // SIGKILL while the request is open
+		_ = p.cmd.Wait()
+	}
 	if n := markerLines(t, work); n != 0 {
 		t.Fatalf("the deferred call ran before it was answered (%d)", n)
 	}
@@ -123,7 +130,7 @@ func TestDurableApprovalDeferKillResumeAllow(t *testing.T) {
 	home, work := t.TempDir(), t.TempDir()
 	first, later := durableScripts(t)
 	const id = "7d1e2f3a-4b5c-4d6e-8f70-1a2b3c4d5e6f"
-	rid := deferAndKill(t, bin, home, work, first, id)
+	rid := deferAndKill(t, bin, home, work, first, id, false)
 
 	p, lines := resumeDurable(t, bin, home, work, later, id, rid)
 	last := lines[len(lines)-1]
@@ -224,6 +231,30 @@ func TestDurableApprovalExpiresOnResume(t *testing.T) {
 	_ = p.cmd.Wait()
 	if n := markerLines(t, work); n != 0 {
 		t.Fatalf("an expired request ran (%d)", n)
+	}
+}
+
+// A clean exit (end of input) while a request is parked leaves it open:
+// the next process asks again and the answer runs it once.
+func TestDurableApprovalCleanExitKeepsRequest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	first, later := durableScripts(t)
+	const id = "9f3a4b5c-6d7e-4f80-8a92-3c4d5e6f7081"
+	rid := deferAndKill(t, bin, home, work, first, id, true)
+	p, lines := resumeDurable(t, bin, home, work, later, id, rid)
+	if last := lines[len(lines)-1]; last["type"] != "permission_request" || last["requestId"] != rid {
+		t.Fatalf("after a clean exit: %v, want the open request again", last)
+	}
+	p.send(`{"id":"a","type":"permission_response","requestId":"` + rid + `","decision":"allow"}`)
+	p.until(isTyped("agent_settled"))
+	_ = p.stdin.Close()
+	_ = p.cmd.Wait()
+	if n := markerLines(t, work); n != 1 {
+		t.Fatalf("marker written %d times, want once", n)
 	}
 }
 
