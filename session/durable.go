@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -466,6 +468,15 @@ func (st *state) armExpiry(r approvalRecord) {
 	})
 }
 
+// stopExpiry disarms every expiry timer (the session closes; the next
+// process checks the deadlines when it reopens the requests).
+func (st *state) stopExpiry() {
+	for id, stop := range st.durable.stops {
+		stop()
+		delete(st.durable.stops, id)
+	}
+}
+
 // expireDue resolves the parked requests whose deadline passed as deny
 // (permission_resolved reason expired) and closes the batch once nothing
 // is open.
@@ -506,7 +517,8 @@ func (st *state) maybeContinue() {
 	}
 	answers := map[string]resumeAnswer{}
 	for _, r := range b.reqs {
-		answers[r.ToolCallID] = resumeAnswer{decision: b.res[r.RequestID].Decision, frozen: r.Frozen}
+		answers[r.ToolCallID] = resumeAnswer{decision: b.res[r.RequestID].Decision, frozen: r.Frozen,
+			tool: r.Request.ToolName, input: r.Request.Input}
 	}
 	st.ensureFile()
 	st.refreshHost()
@@ -556,6 +568,25 @@ type resumeBatch struct {
 type resumeAnswer struct {
 	decision events.Approval
 	frozen   frozenCall
+	tool     string          // the request's tool
+	input    json.RawMessage // the request's input, as the person saw it
+}
+
+// matches reports whether tc is the call the person was asked about
+// (after the PreToolUse hooks, as the request was) and still resolves to
+// the same paths. The session file is the only link between the request
+// and the call, so both are checked.
+func (a resumeAnswer) matches(tc *llm.ToolCall, res *tools.Resolved) bool {
+	return a.tool == tc.Name && sameJSON(a.input, tc.Arguments) && a.frozen.same(freeze(res))
+}
+
+// sameJSON compares two JSON texts ignoring insignificant space.
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y bytes.Buffer
+	if json.Compact(&x, a) != nil || json.Compact(&y, b) != nil {
+		return false
+	}
+	return bytes.Equal(x.Bytes(), y.Bytes())
 }
 
 // answer is the recorded answer for tc in a continuation run.

@@ -588,3 +588,52 @@ func TestDurablePlanAcrossRestart(t *testing.T) {
 		})
 	}
 }
+
+// The session file is the only link between a recorded request and the
+// call it approves: a request whose input no longer matches the call (an
+// edited file) is refused, never run.
+func TestDurableMismatchedRequestRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := newMarker()
+		e := durableEnv(t, m, &scripted{}, &fake.Script{Responses: []fake.Response{batch("c", 1), reply("done")}}, nil)
+		e.s.SetDurableApprovals(true)
+		e.runPrompt(t, "go")
+		path, _ := e.s.SessionFile()
+		e.s.Close()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(data), `"input":{"n":0}`, `"input":{"n":7}`, 1)
+		if edited == string(data) {
+			t.Fatal("no request input in the file")
+		}
+		if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(e.deps, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		rec := &recorder{}
+		s.Subscribe(rec.add)
+		s.SetDurableApprovals(true)
+		s.ReopenApprovals(false)
+		st, _ := s.State()
+		if len(st.WaitingApproval) != 1 {
+			t.Fatalf("waiting %+v", st.WaitingApproval)
+		}
+		if _, err := s.AnswerApproval(st.WaitingApproval[0].RequestID, events.ApprovalAllow, func() {}); err != nil {
+			t.Fatal(err)
+		}
+		waitIdle(t, s)
+		if m.count("c_0") != 0 {
+			t.Fatal("a call that does not match its approved request ran")
+		}
+		ends := eventsOf[events.ToolExecutionEnd](rec)
+		if len(ends) != 1 || !ends[0].Denied {
+			t.Fatalf("tool end %+v", ends)
+		}
+	})
+}

@@ -296,6 +296,7 @@ func (s *Session) Close() {
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {
 		st.closing = true
+		st.stopExpiry() // durable requests stay open in the file
 		st.abortRun()
 		st.whenIdle(func() { close(idle) })
 	}) {

@@ -147,7 +147,7 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 	p.hook = hookGate{decision: gate.decision, reason: gate.reason}
 	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env) // after a hook's updatedInput
 	p.mode = env.policy.policy.Mode
-	if a, ok := r.answer(tc); ok && p.parent == "" && !a.frozen.same(freeze(p.res)) {
+	if a, ok := r.answer(tc); ok && p.parent == "" && !a.matches(tc, p.res) {
 		// A deferred call runs on its frozen arguments only while they
 		// still mean what the person approved.
 		p.result, p.denied = tools.ErrorResult("Not run: "+tools.ErrPathChanged.Error()), true
