@@ -2,8 +2,11 @@ package golden_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -370,5 +373,67 @@ func TestDurableApprovalACPLoad(t *testing.T) {
 	}
 	if n := markerLines(t, work); n != 1 {
 		t.Fatalf("marker written %d times, want once", n)
+	}
+}
+
+// Real SIGKILLs at seeded random points of a run that defers (before the
+// request, between the request and the defer, while parked): a request the
+// host saw is sent again after resume, and allowing it writes the marker
+// once. AMA_DURABLE_KILLS sets the number (default 5).
+func TestDurableApprovalRandomSigkills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	kills := 5
+	if v, err := strconv.Atoi(os.Getenv("AMA_DURABLE_KILLS")); err == nil && v > 0 {
+		kills = v
+	}
+	bin := buildBinary(t)
+	first, later := durableScripts(t)
+	rng := rand.New(rand.NewPCG(35, 3535))
+	for i := range kills {
+		home, work := t.TempDir(), t.TempDir()
+		id := fmt.Sprintf("5a6b7c8d-9e0f-4a1b-8c2d-%012d", i)
+		p := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + first}, "--model", "fake/echo", "--session-id", id)
+		p.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+		p.until(isResp("c"))
+		p.send(`{"id":"p","type":"prompt","message":"append to the marker"}`)
+		stop := 1 + rng.IntN(24) // lines to read before the kill
+		seen, n := "", 0
+		p.until(func(v map[string]any) bool {
+			n++
+			if v["type"] == "permission_request" {
+				seen, _ = v["requestId"].(string)
+				p.send(`{"id":"d","type":"permission_response","requestId":"` + seen + `","decision":"defer"}`)
+			}
+			return n >= stop || v["type"] == "agent_settled"
+		})
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+
+		q := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + later}, "--model", "fake/echo", "--resume", id)
+		q.send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+		q.send(`{"id":"s","type":"get_state"}`)
+		resent := ""
+		for _, l := range q.until(isResp("s")) {
+			if l["type"] == "permission_request" {
+				resent, _ = l["requestId"].(string)
+			}
+		}
+		if seen != "" && resent != seen {
+			t.Fatalf("kill %d after %d lines: the host saw request %s, resume sent %q", i, n, seen, resent)
+		}
+		if resent != "" {
+			q.send(`{"id":"a","type":"permission_response","requestId":"` + resent + `","decision":"allow"}`)
+			q.until(isTyped("agent_settled"))
+			if m := markerLines(t, work); m != 1 {
+				t.Fatalf("kill %d: marker written %d times", i, m)
+			}
+		} else if m := markerLines(t, work); m != 0 {
+			t.Fatalf("kill %d: ran without an answer (%d)", i, m)
+		}
+		_ = q.stdin.Close()
+		_ = q.cmd.Wait()
+		t.Logf("kill %d after %d lines: seen %v, re-sent %v", i, n, seen != "", resent != "")
 	}
 }
