@@ -363,6 +363,9 @@ func (s *Session) AnswerApproval(id string, d events.Approval, ok func()) (known
 			}
 			return out{}
 		}
+		if _, rec, ok := st.openPlan(); ok && rec.RequestID == id {
+			return out{} // a plan is answered by plan_response
+		}
 		b := st.parked()
 		if b == nil || !slices.ContainsFunc(b.open(), func(r approvalRecord) bool { return r.RequestID == id }) {
 			return out{known: true, err: ErrApprovalResolved} // not on the branch any more
