@@ -437,3 +437,68 @@ func TestDurableApprovalRandomSigkills(t *testing.T) {
 		t.Logf("kill %d after %d lines: seen %v, re-sent %v", i, n, seen != "", resent != "")
 	}
 }
+
+// A plan approval deferred across a SIGKILL: the plan proposed in plan mode
+// is sent again as plan_proposed after --resume (listed in get_state), the
+// approval carries it out, and a second plan_response is
+// approval_resolved.
+func TestDurablePlanKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and spawns the binary")
+	}
+	bin := buildBinary(t)
+	home, work := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
+	first, later := filepath.Join(dir, "first.json"), filepath.Join(dir, "later.json")
+	plan := `Here is the plan.\n<proposed_plan>\n# Marker\n1. Append to the marker\n</proposed_plan>`
+	if err := os.WriteFile(first, []byte(`{"responses":[{"text":"`+plan+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(later, []byte(`{"responses":[{"text":"carrying it out"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	caps := `{"id":"c","type":"set_client_capabilities","capabilities":["approvals","plans","durable_approvals"]}`
+	const id = "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e"
+	p := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + first}, "--model", "fake/echo", "--session-id", id, "--permission-mode", "plan")
+	p.send(caps)
+	p.until(isResp("c"))
+	p.send(`{"id":"p","type":"prompt","message":"plan it"}`)
+	lines := p.until(isTyped("plan_proposed"))
+	planID, _ := lines[len(lines)-1]["planId"].(string)
+	p.until(isTyped("agent_settled"))
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+
+	q := startKproc(t, bin, home, work, []string{"AMA_FAKE_SCRIPT=" + later}, "--model", "fake/echo", "--resume", id)
+	q.send(caps)
+	q.send(`{"id":"s","type":"get_state"}`)
+	var again map[string]any
+	var state map[string]any
+	for _, l := range q.until(isResp("s")) {
+		if l["type"] == "plan_proposed" {
+			again = l
+		}
+		if l["id"] == "s" {
+			state, _ = l["data"].(map[string]any)
+		}
+	}
+	if again == nil || again["planId"] != planID || !strings.Contains(asJSON(t, again["markdown"]), "Append to the marker") {
+		t.Fatalf("plan_proposed after resume: %v", again)
+	}
+	if w := asJSON(t, state["waitingApproval"]); !strings.Contains(w, `"kind":"plan"`) || !strings.Contains(w, planID) {
+		t.Fatalf("get_state waitingApproval %s", w)
+	}
+	q.send(`{"id":"a","type":"plan_response","planId":"` + planID + `","decision":"approve"}`)
+	resp := q.until(isResp("a"))
+	if r := resp[len(resp)-1]; r["success"] != true {
+		t.Fatalf("plan_response after resume: %v", r)
+	}
+	q.until(isTyped("agent_settled"))
+	q.send(`{"id":"a2","type":"plan_response","planId":"` + planID + `","decision":"approve"}`)
+	resp = q.until(isResp("a2"))
+	if r := resp[len(resp)-1]; r["code"] != "approval_resolved" {
+		t.Fatalf("second plan_response: %v", r)
+	}
+	_ = q.stdin.Close()
+	_ = q.cmd.Wait()
+}
