@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/armadra/ama-rpc/golden"
 )
 
 // Durable approvals (issue 35), on the real binary: a host that declared
@@ -501,4 +503,46 @@ func TestDurablePlanKillResume(t *testing.T) {
 	}
 	_ = q.stdin.Close()
 	_ = q.cmd.Wait()
+}
+
+// switch_session back to a session with a parked request sends it again
+// right after the switch's response; the answer runs it once.
+func TestDurableApprovalSwitchSession(t *testing.T) {
+	call := `{"steps":[{"toolCall":{"name":"bash","arguments":{"command":"` + durableCmd + `"},"id":"call_s1"}}]}`
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"},
+		Script: []byte(`{"responses":[` + call + `,{"text":"done"}]}`)})
+	r.Send(`{"id":"c","type":"set_client_capabilities","capabilities":["approvals","durable_approvals"]}`)
+	r.WaitFor("caps", 1, isResponse("c"))
+	r.Send(`{"id":"p","type":"prompt","message":"append"}`)
+	i := r.WaitFor("request", 1, isType("permission_request"))
+	var req struct {
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(r.Lines()[i], &req)
+	r.Send(`{"id":"d","type":"permission_response","requestId":"` + req.RequestID + `","decision":"defer"}`)
+	r.WaitFor("parked", 1, isType("agent_settled"))
+	r.Send(`{"id":"s","type":"get_state"}`)
+	i = r.WaitFor("state", 1, isResponse("s"))
+	var st struct {
+		Data struct{ SessionFile string } `json:"data"`
+	}
+	_ = json.Unmarshal(r.Lines()[i], &st)
+	r.Send(`{"id":"n","type":"new_session"}`)
+	r.WaitFor("new", 1, isResponse("n"))
+	r.Send(`{"id":"sw","type":"switch_session","sessionPath":"` + st.Data.SessionFile + `"}`)
+	sw := r.WaitFor("switch", 1, isResponse("sw"))
+	again := r.WaitFor("request again", 2, isType("permission_request"))
+	if again != sw+1 {
+		t.Fatalf("the re-sent request is line %d, the switch's response %d: %s", again, sw, r.Lines()[sw+1])
+	}
+	if !strings.Contains(string(r.Lines()[again]), req.RequestID) {
+		t.Fatalf("re-sent %s, want %s", r.Lines()[again], req.RequestID)
+	}
+	r.Send(`{"id":"a","type":"permission_response","requestId":"` + req.RequestID + `","decision":"allow"}`)
+	r.WaitFor("continued", 2, isType("agent_settled"))
+	r.CloseStdin()
+	r.Wait()
+	if n := markerLines(t, r.Work); n != 1 {
+		t.Fatalf("marker written %d times, want once", n)
+	}
 }
