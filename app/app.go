@@ -285,6 +285,17 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		}
 		timeout = time.Duration(ms) * time.Millisecond
 	}
+	var deferTTL time.Duration // 0: session's default
+	if user.Approvals.DeferTtlMs > 0 {
+		deferTTL = time.Duration(user.Approvals.DeferTtlMs) * time.Millisecond
+	}
+	if v := getenv("AMA_APPROVAL_DEFER_TTL_MS"); v != "" {
+		var ms int64
+		if _, err := fmt.Sscan(v, &ms); err != nil || ms <= 0 {
+			return nil, fmt.Errorf("%w: AMA_APPROVAL_DEFER_TTL_MS must be a positive integer", config.ErrInvalid)
+		}
+		deferTTL = time.Duration(ms) * time.Millisecond
+	}
 	sessionsDir := filepath.Join(paths.Data, "sessions")
 	if user.SessionDir != "" {
 		sessionsDir = user.SessionDir
@@ -327,7 +338,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Approver: broker,
 		Policy:   policy,
 		Dirs:     session.Dirs{Data: paths.Data, Sessions: sessionsDir, Config: paths.Config, Home: paths.Home},
-		Settings: session.Settings{Persist: !flags.NoSession, ApprovalTimeout: timeout,
+		Settings: session.Settings{Persist: !flags.NoSession, ApprovalTimeout: timeout, ApprovalDeferTTL: deferTTL,
 			ClassifierMode: user.Permission.Classifier, ClassifierTimeout: time.Duration(user.Permission.ClassifierTimeoutMs) * time.Millisecond,
 			ClassifierUserTokens: user.Permission.MaxUserTranscriptTokens, ClassifierToolTokens: user.Permission.MaxToolTranscriptTokens},
 		Skills:  skillList,

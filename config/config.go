@@ -412,6 +412,9 @@ type ModelStream struct {
 // Approvals configures permission asks.
 type Approvals struct {
 	TimeoutMs int64 `json:"timeoutMs,omitempty"`
+	// DeferTtlMs is how long a deferred (durable) request stays open
+	// before it expires as deny (default 86400000: a day).
+	DeferTtlMs int64 `json:"deferTtlMs,omitempty"`
 }
 
 // Load reads a config file. A missing file is an empty config.

@@ -11,6 +11,11 @@ const (
 	ApprovalAllow        Approval = "allow"         // run this call
 	ApprovalDeny         Approval = "deny"          // do not run it
 	ApprovalAllowSession Approval = "allow_session" // run it and remember the call for the session
+	// ApprovalDefer parks the request (durable approvals): the run
+	// settles waiting for the answer, which may come after a restart.
+	// Only a client that declared the capability may send it, so Valid
+	// does not accept it.
+	ApprovalDefer Approval = "defer"
 )
 
 // Valid reports whether a is one of the answers.

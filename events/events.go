@@ -251,6 +251,10 @@ type PermissionCtx struct {
 type PermissionResolved struct {
 	RequestID string   `json:"requestId"`
 	Decision  Approval `json:"decision"`
+	// Reason is set only for a durable (deferred) request: "answered",
+	// "expired" (its deadline passed: deny) or "superseded" (a new
+	// prompt came first: deny).
+	Reason string `json:"reason,omitempty"`
 }
 
 // PermissionModeChanged reports a new permission mode.
@@ -355,6 +359,9 @@ type PlanResolved struct {
 	PlanID   string `json:"planId"`
 	Decision string `json:"decision"`
 	Mode     string `json:"mode,omitempty"`
+	// Reason is "expired" when a durable plan request's deadline passed
+	// (the plan is rejected); else omitted.
+	Reason string `json:"reason,omitempty"`
 }
 
 // TodoUpdated carries the whole todo list after a change.

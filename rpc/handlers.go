@@ -307,9 +307,15 @@ func handleCapabilities(s *Server, c *command) {
 	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])
+	durable := seen["durable_approvals"]
+	was := s.durable.Swap(durable)
+	s.current().SetDurableApprovals(durable)
 	s.ok(c, struct {
 		Capabilities []string `json:"capabilities"`
 	}{caps})
+	if durable && !was {
+		s.current().ReopenApprovals(false) // requests a killed process left open
+	}
 }
 
 func handlePermissionResponse(s *Server, c *command) {
@@ -325,9 +331,26 @@ func handlePermissionResponse(s *Server, c *command) {
 		s.fail(c, fmt.Errorf("%w: requestId must be a non-empty string", errInvalidParams))
 		return
 	}
-	if !p.Decision.Valid() {
+	durable := s.durable.Load()
+	if !p.Decision.Valid() && (!durable || p.Decision != events.ApprovalDefer) {
 		s.fail(c, fmt.Errorf("%w: decision must be allow, deny or allow_session", errInvalidParams))
 		return
+	}
+	if durable {
+		// A parked (deferred) request is answered by its session; a
+		// request already resolved is approval_resolved.
+		known, err := s.current().AnswerApproval(p.RequestID, p.Decision, func() {
+			s.ok(c, struct {
+				Accepted bool `json:"accepted"`
+			}{true})
+		})
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		if known {
+			return
+		}
 	}
 	s.opts.Broker.Respond(p.RequestID, p.Decision, func(accepted bool) {
 		s.ok(c, struct {

@@ -81,6 +81,7 @@ type Server struct {
 	decided atomic.Bool                  // permission_decision events (capability permission_decisions)
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
+	durable atomic.Bool                  // the client may answer defer (capability durable_approvals)
 
 	tasksMu sync.Mutex
 	tasks   []func()      // work posted to the dispatcher goroutine
@@ -422,6 +423,7 @@ func (s *Server) attach(sess *session.Session) {
 		old()
 	}
 	sess.SetPlanAttended(s.plans.Load()) // attendance is re-applied after every switch
+	sess.SetDurableApprovals(s.durable.Load())
 }
 
 // forward writes one session event.

@@ -40,6 +40,9 @@ func (s *Server) switchTo(c *command, next *session.Session, reason string) {
 	}
 	file, _ := next.SessionFile()
 	s.ok(c, sessionRef{SessionID: next.ID(), SessionFile: file})
+	if s.durable.Load() {
+		next.ReopenApprovals(false) // its open durable requests, before anything else it does
+	}
 }
 
 // open opens a session of kind with the current session's settings

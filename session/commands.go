@@ -247,12 +247,16 @@ type State struct {
 	FollowUpMode        QueueMode     `json:"followUpMode"`
 	AutoCompaction      bool          `json:"autoCompaction"`
 	AutoRetry           bool          `json:"autoRetry"`
+	// Status is "waiting_approval" while a run is parked on deferred
+	// approvals (durable.go), which WaitingApproval lists; else omitted.
+	Status          string            `json:"status,omitempty"`
+	WaitingApproval []WaitingApproval `json:"waitingApproval,omitempty"`
 }
 
 // State returns a snapshot.
 func (s *Session) State() (State, error) {
 	return call(s, func(st *state) State {
-		return State{
+		out := State{
 			IsStreaming: st.run != nil && st.run.kind == runAgent, IsCompacting: st.compacting,
 			IsRetrying: st.run != nil && st.run.retrying,
 			Model:      modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
@@ -260,7 +264,12 @@ func (s *Session) State() (State, error) {
 			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
 			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
 			AutoCompaction: st.autoCompaction, AutoRetry: st.autoRetry,
+			WaitingApproval: st.waiting(),
 		}
+		if len(out.WaitingApproval) > 0 && st.run == nil {
+			out.Status = warningWaiting
+		}
+		return out
 	})
 }
 

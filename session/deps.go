@@ -150,6 +150,9 @@ type Settings struct {
 	Persist bool
 	// ApprovalTimeout bounds each permission ask (default 10 minutes).
 	ApprovalTimeout time.Duration
+	// ApprovalDeferTTL is how long a deferred (durable) approval request
+	// stays open before it expires as deny (default 24 hours).
+	ApprovalDeferTTL time.Duration
 	// MaxRetries bounds automatic retries of transient model failures.
 	MaxRetries int
 	// RetryBaseDelay is the first retry delay (doubled per attempt).
@@ -299,6 +302,9 @@ func (d *Deps) withDefaults() *Deps {
 	}
 	if c.Settings.ApprovalTimeout <= 0 {
 		c.Settings.ApprovalTimeout = 10 * time.Minute
+	}
+	if c.Settings.ApprovalDeferTTL <= 0 {
+		c.Settings.ApprovalDeferTTL = 24 * time.Hour
 	}
 	if c.Settings.MaxRetries == 0 {
 		c.Settings.MaxRetries = 3

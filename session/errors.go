@@ -25,4 +25,7 @@ var (
 	ErrRewindFailed = errors.New("rewind failed")
 	// ErrEntryNotFound: an entry id is unknown.
 	ErrEntryNotFound = errors.New("entry not found")
+	// ErrApprovalResolved: an answer to a durable approval request that
+	// was already resolved (answered, expired or superseded).
+	ErrApprovalResolved = errors.New("approval request already resolved")
 )

@@ -57,6 +57,7 @@ func (st *state) restore(opts Options) error {
 	// latest of each on the branch); no message is decoded on resume.
 	branch := st.branch()
 	recorded, hasMode := st.rebuildPlan(branch)
+	st.scanApprovals(branch)
 	model, level, _ := store.BranchSettings(branch)
 	restored := false
 	if ref := model; ref != nil {

@@ -117,7 +117,17 @@ func (s *Session) permit(r *runState, env *toolEnv, p *preparedCall, gate hookGa
 		hookReason = gate.reason
 	}
 	start := s.wallNow()
-	answer, unanswered := s.ask(r, env, p, v.AskReason, hookReason, auto)
+	var answer events.Approval
+	var unanswered string
+	if a, ok := r.answer(tc); ok && p.parent == "" {
+		answer = a.decision // a continuation: the recorded answer, nobody is asked again
+	} else {
+		answer, unanswered = s.ask(r, env, p, v.AskReason, hookReason, auto)
+	}
+	if answer == events.ApprovalDefer {
+		p.parked = true // the batch waits (durable.go); recorded when it runs
+		return false, "", auto
+	}
 	vote := permlog.Vote{Layer: "person", Vote: string(approvals.Deny), Answer: string(answer), WaitMs: s.wallNow().Sub(start).Milliseconds()}
 	if unanswered != "" {
 		vote.Answer = "none"
@@ -243,6 +253,7 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 		}
 		cancel()
 	}
+	rec := s.recordAsk(p, req) // durable approvals: on disk before it is sent
 	s.publish(*req)
 	s.notify("approval", "approval requested for "+tc.Name)
 	decision := events.ApprovalDeny
@@ -255,13 +266,25 @@ func (s *Session) ask(r *runState, env *toolEnv, p *preparedCall, reason, hookRe
 		}
 		cancel()
 	}
+	if rec != nil && decision == events.ApprovalDefer && unanswered == "" && r.ctx.Err() == nil {
+		s.settleAsk(rec, decision, "") // parked: open until answered or expired
+		return events.ApprovalDefer, ""
+	}
 	if r.ctx.Err() != nil {
 		unanswered = permlog.CodeAborted
 	}
 	if r.ctx.Err() != nil || !decision.Allows() {
 		decision = events.ApprovalDeny
 	}
-	s.publish(events.PermissionResolved{RequestID: req.RequestID, Decision: decision})
+	resolved := events.PermissionResolved{RequestID: req.RequestID, Decision: decision}
+	if rec != nil {
+		resolved.Reason = ResolvedAnswered
+		if unanswered != "" {
+			resolved.Reason = unanswered
+		}
+		s.settleAsk(rec, decision, resolved.Reason)
+	}
+	s.publish(resolved)
 	return decision, unanswered
 }
 

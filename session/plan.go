@@ -169,6 +169,9 @@ func (st *state) propose(markdown, sourceEntryID string) plan.Plan {
 	if st.plan.planID == "" {
 		st.plan.planID = st.s.deps.NewUUID()
 	}
+	if old, ok := st.plan.book.Pending(); ok { // a new version replaces it
+		st.resolvePlan(old, plan.DecisionRevise, ResolvedSuperseded)
+	}
 	snaps := st.plan.book.Propose(plan.Plan{ID: st.plan.planID, Markdown: markdown, Steps: steps, SourceEntryID: sourceEntryID})
 	p := &snaps[len(snaps)-1]
 	p.FilePath = st.writePlanFile(p.Version, markdown)
@@ -176,11 +179,13 @@ func (st *state) propose(markdown, sourceEntryID string) plan.Plan {
 		st.appendEntry(store.CustomEntry(plan.CustomPlan, sn))
 	}
 	st.plan.book = st.plan.book.Add(snaps...)
+	st.recordPlan(*p) // durable approvals: recorded before it is sent
 	st.s.publish(events.PlanProposed{PlanID: p.ID, Version: p.Version, Markdown: p.Markdown, Steps: nonNilSteps(p.Steps), FilePath: p.FilePath})
 	// A sub-agent's plan is its report: nobody approves it into execution
 	// (a child inherits its parent's plan mode; explore and plan never
 	// write, agents.md §5.1).
 	if !st.plan.attended && st.s.deps.Settings.PlanUnattended == "approve" && !st.s.parent && !st.s.readOnly {
+		st.resolvePlan(*p, plan.DecisionApprove, ResolvedAnswered)
 		st.approve(*p, "", true)
 	}
 	return *p
@@ -290,6 +295,10 @@ func (st *state) planResponse(d PlanDecision, reply func(PlanOutcome, error)) {
 	}
 	p, err := st.plan.book.Awaiting(d.PlanID)
 	if err != nil {
+		if st.planAnswered(d.PlanID) { // durable approvals: answered before
+			reply(PlanOutcome{}, fmt.Errorf("%w: plan %q", ErrApprovalResolved, d.PlanID))
+			return
+		}
 		reply(PlanOutcome{}, fmt.Errorf("%w: plan %q is not waiting for approval", ErrPlanNotFound, d.PlanID))
 		return
 	}
@@ -299,6 +308,7 @@ func (st *state) planResponse(d PlanDecision, reply func(PlanOutcome, error)) {
 			p = st.propose(md, p.SourceEntryID)
 		}
 	}
+	st.resolvePlan(p, decision, ResolvedAnswered)
 	switch decision {
 	case plan.DecisionReject:
 		rejected := p.With(plan.StatusRejected)

@@ -26,6 +26,12 @@ type runState struct {
 	warning  string         // agent_settled warning (limit_reached, repeated_tool_call)
 	stopping bool           // a limit ended the run: no further turn
 
+	// resume is the parked batch a continuation run executes instead of
+	// its first model request (durable.go); parked: a deferred ask parked
+	// this run's batch, the run settles waiting.
+	resume *resumeBatch
+	parked bool
+
 	hookStop          atomic.Bool // a hook returned continue:false
 	stopContinuations int         // runs a Stop hook added to this prompt
 }
@@ -56,6 +62,9 @@ func (st *state) startRun(prompt string, first []input, onStarted func(), onFail
 		})
 		return
 	}
+	// A parked batch (durable approvals) is closed before a new run: its
+	// open requests are denied as superseded.
+	st.supersede()
 	// The file is created (and the entries that waited for it announced)
 	// before the run's first event: a run always leads to a model request.
 	st.ensureFile()
@@ -83,11 +92,14 @@ func (st *state) abortRun() {
 // runLoop is the runner goroutine of one run.
 func (s *Session) runLoop(r *runState, prompt string, pending []input, onStarted func(), onFail func(error)) {
 	defer r.cancel()
-	pending, prompt, err := s.promptHook(r, prompt, pending)
-	if err != nil {
-		_ = s.do(func(st *state) { st.settled() })
-		onFail(err)
-		return
+	if r.resume == nil { // a continuation has no prompt of its own
+		var err error
+		pending, prompt, err = s.promptHook(r, prompt, pending)
+		if err != nil {
+			_ = s.do(func(st *state) { st.settled() })
+			onFail(err)
+			return
+		}
 	}
 	s.publish(events.BeforeAgentStart{Prompt: prompt})
 	s.publish(events.AgentStart{})
@@ -173,7 +185,12 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		}
 		// The inputs are appended by the same actor call that decides on
 		// compaction and takes the request snapshot (replyOnce).
-		tr := s.reply(r, pending)
+		var tr turnReply
+		if b := r.resume; b != nil { // the parked batch is this turn's reply
+			tr = turnReply{msg: b.msg}
+		} else {
+			tr = s.reply(r, pending)
+		}
 		if tr.closed {
 			return llm.StopAborted
 		}
@@ -183,8 +200,14 @@ func (s *Session) turns(r *runState, pending []input, onStarted *func()) string 
 		pending = nil
 		msg := tr.msg
 		results, terminate := s.runTools(r, msg)
+		r.resume = nil
 		s.publish(events.TurnEnd{Message: msg, ToolResults: results})
 		tr.trace.Permissions, tr.trace.PermissionsDropped = s.perm.pending.Take()
+		if r.parked {
+			_ = s.do(func(st *state) { st.afterTurn(tr, len(msg.ToolCalls())) })
+			r.warning, r.stopping = warningWaiting, true
+			return msg.StopReason
+		}
 		_ = s.do(func(st *state) { st.afterTurn(tr, len(results)) })
 		if msg.Failed() {
 			if msg.StopReason == llm.StopError {
@@ -274,6 +297,9 @@ func (s *Session) limitReached(r *runState, msg *llm.AssistantMessage) bool {
 func (s *Session) settle(st *state, r *runState, stop string) {
 	s.publish(events.AgentSettled{Warning: r.warning})
 	s.outcomes.settled(r.warning)
+	if r.parked { // answers that came while the run settled
+		st.whenIdle(st.maybeContinue)
+	}
 	switch {
 	case stop == llm.StopError:
 		s.notify("error", st.lastError())

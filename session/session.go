@@ -50,9 +50,12 @@ type Session struct {
 
 	limits   runLimits // per-session turn/cost limits (Options, SetLimits)
 	readOnly bool      // asks become denies (read-only sub-agents)
-	parent   bool      // a task child (depth 1): Stop hooks fire as SubagentStop
-	tasks    Tasks     // the registry of a root session (Deps.Tasks; nil: none)
-	mcp      MCP       // the MCP servers of a root session (nil: none)
+	// durableOn mirrors the actor's durable.on for the runner, so a
+	// session without the capability makes no extra round trip per ask.
+	durableOn atomic.Bool
+	parent    bool  // a task child (depth 1): Stop hooks fire as SubagentStop
+	tasks     Tasks // the registry of a root session (Deps.Tasks; nil: none)
+	mcp       MCP   // the MCP servers of a root session (nil: none)
 
 	outcomes outcomes // the current run's outcome (outcome.go)
 	shown    shown    // settings as announced (shown.go)
@@ -293,6 +296,7 @@ func (s *Session) Close() {
 	idle := make(chan struct{})
 	if !s.post(func(st *state) {
 		st.closing = true
+		st.stopExpiry() // durable requests stay open in the file
 		st.abortRun()
 		st.whenIdle(func() { close(idle) })
 	}) {

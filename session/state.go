@@ -75,6 +75,8 @@ type state struct {
 	role        string          // role section of a sub-agent's system prompt
 	unavailable map[string]bool // tools in the table but refused (fork children)
 
+	durable durableState // durable approvals (durable.go)
+
 	cache *telemetry.Cache // prompt-cache accounting (telemetry.go)
 	warm  warmState
 	sub   subtask

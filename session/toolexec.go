@@ -29,6 +29,7 @@ type preparedCall struct {
 	parent string          // the calling call of a nested call ("": the model's)
 	via    bool            // a codemode script's call (viaCodemode on hooks, asks, events)
 	depth  int             // nesting level (0: the model's call)
+	parked bool            // its ask was deferred: the batch waits (durable.go)
 }
 
 // runTools executes the tool calls of msg and records their results. Every
@@ -45,9 +46,17 @@ func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) (_ []*llm.Too
 		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, MCPServer: mcpServer(env.lookup(tc.Name))})
 		p := s.prepare(r, env, msg, tc)
 		prepared[i] = p
-		if p.result != nil {
+		if p.parked {
+			r.parked = true
+		} else if p.result != nil {
 			s.publishEnd(p, p.result)
 		}
+	}
+	if r.parked {
+		// A deferred ask parks the whole batch: nothing runs and no
+		// result is recorded; the batch runs once its requests are
+		// resolved (durable.go maybeContinue).
+		return []*llm.ToolResultMessage{}, false
 	}
 	results := make([]*tools.Result, len(calls))
 	for i, p := range prepared {
@@ -138,8 +147,18 @@ func (s *Session) gate(r *runState, env *toolEnv, p *preparedCall, tool tools.To
 	p.hook = hookGate{decision: gate.decision, reason: gate.reason}
 	p.res = tools.Resolve(tc.Name, tc.Arguments, env.env) // after a hook's updatedInput
 	p.mode = env.policy.policy.Mode
+	if a, ok := r.answer(tc); ok && p.parent == "" && !a.matches(tc, p.res) {
+		// A deferred call runs on its frozen arguments only while they
+		// still mean what the person approved.
+		p.result, p.denied = tools.ErrorResult("Not run: "+tools.ErrPathChanged.Error()), true
+		p.denial = &events.Denial{Layer: "resolve", Code: events.DenialDenied}
+		return
+	}
 	allowed, denyText, auto := s.permit(r, env, p, gate)
 	p.auto = auto
+	if p.parked {
+		return
+	}
 	if !allowed {
 		p.denied = true
 		if r.ctx.Err() != nil {

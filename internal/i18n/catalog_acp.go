@@ -8,6 +8,7 @@ const (
 	ACPOptAllow        Key = "acp.permission.allow"
 	ACPOptAllowSession Key = "acp.permission.allowSession"
 	ACPOptDeny         Key = "acp.permission.deny"
+	ACPOptDefer        Key = "acp.permission.defer"
 	ACPOptApprovePlan  Key = "acp.plan.approve"
 	ACPOptRejectPlan   Key = "acp.plan.reject"
 	ACPConfigMode      Key = "acp.config.permissionMode"
@@ -52,6 +53,7 @@ var acpTexts = map[Lang]map[Key]string{
 		ACPOptAllow:        "Allow",
 		ACPOptAllowSession: "Allow for this session",
 		ACPOptDeny:         "Deny",
+		ACPOptDefer:        "Decide later",
 		ACPOptApprovePlan:  "Approve and run the plan",
 		ACPOptRejectPlan:   "Reject the plan",
 		ACPConfigMode:      "Permission mode",
@@ -100,6 +102,7 @@ var acpTexts = map[Lang]map[Key]string{
 		ACPOptAllow:        "允许",
 		ACPOptAllowSession: "本会话内允许",
 		ACPOptDeny:         "拒绝",
+		ACPOptDefer:        "稍后决定",
 		ACPOptApprovePlan:  "批准并执行计划",
 		ACPOptRejectPlan:   "拒绝计划",
 		ACPConfigMode:      "权限模式",

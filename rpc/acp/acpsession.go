@@ -64,6 +64,9 @@ func (s *Server) openSession(sp session.Spec, reason string, check func(*session
 	unsubEvents, unsubSettle := sess.Subscribe(as.onEvent), sess.OnSettle(as.onSettle)
 	as.unsub = func() { unsubEvents(); unsubSettle() }
 	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)
+	if s.durable.Load() {
+		sess.SetDurableApprovals(true) // durable.go
+	}
 	if err := m.Start(sess, reason); err != nil {
 		as.unsub()
 		m.Close(sess, "exit")

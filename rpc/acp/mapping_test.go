@@ -117,7 +117,7 @@ func TestPermissionDecision(t *testing.T) {
 		{mk("", ""), "deny"},
 	}
 	for _, c := range cases {
-		if got := decision(c.r); got != c.want {
+		if got := decision(c.r, false); got != c.want {
 			t.Errorf("decision(%+v) = %s, want %s", c.r.Outcome, got, c.want)
 		}
 	}

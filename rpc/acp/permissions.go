@@ -16,6 +16,7 @@ const (
 	optAllowOnce   = "allow_once"
 	optAllowAlways = "allow_always"
 	optRejectOnce  = "reject_once"
+	optDefer       = "defer" // durable approvals only
 )
 
 // permissionOptions are offered with every ask, named in lang.
@@ -27,10 +28,20 @@ func permissionOptions(lang i18n.Lang) []permissionOption {
 	}
 }
 
+// durableOptions are offered to a client that declared durable approvals:
+// the usual three and "decide later" (the request stays open across a
+// restart; ACP has no kind for it, so it is a reject_once for clients that
+// only read kinds, which is what not answering now means for this run).
+func durableOptions(lang i18n.Lang) []permissionOption {
+	return append(permissionOptions(lang),
+		permissionOption{OptionID: optDefer, Name: i18n.T(lang, i18n.ACPOptDefer), Kind: "reject_once"})
+}
+
 // decision maps a session/request_permission answer to the session's
-// decision: allow_once → allow, allow_always → allow_session, and
-// reject_once, a cancelled outcome or anything not offered → deny.
-func decision(r permissionResult) events.Approval {
+// decision: allow_once → allow, allow_always → allow_session, defer (when
+// offered) → defer, and reject_once, a cancelled outcome or anything not
+// offered → deny.
+func decision(r permissionResult, durable bool) events.Approval {
 	if r.Outcome.Outcome != "selected" {
 		return events.ApprovalDeny
 	}
@@ -39,6 +50,10 @@ func decision(r permissionResult) events.Approval {
 		return events.ApprovalAllow
 	case optAllowAlways:
 		return events.ApprovalAllowSession
+	case optDefer:
+		if durable {
+			return events.ApprovalDefer
+		}
 	}
 	return events.ApprovalDeny
 }
@@ -74,11 +89,16 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) event
 	if p, ok := req.Preview.(*tools.Preview); ok && p.Diff != nil {
 		ref.Content = []toolCallContent{diffItem(p.Diff.Path, p.Diff.OldText, p.Diff.NewText)}
 	}
-	res, err := a.as.requestPermission(ctx, ref, permissionOptions(a.as.srv.opts.Lang))
+	durable := a.as.srv.durable.Load() && (req.Context == nil || req.Context.Depth == 0)
+	options := permissionOptions(a.as.srv.opts.Lang)
+	if durable {
+		options = durableOptions(a.as.srv.opts.Lang)
+	}
+	res, err := a.as.requestPermission(ctx, ref, options)
 	if err != nil {
 		return events.ApprovalDeny
 	}
-	return decision(res)
+	return decision(res, durable)
 }
 
 // errWithdrawn: the ask ended before the client answered.

@@ -87,6 +87,7 @@ type Server struct {
 	detachedOnce sync.Once
 
 	closing atomic.Bool // shutdown has begun: no new sessions or prompts
+	durable atomic.Bool // the client declared _meta "ama/durableApprovals" (durable.go)
 
 	// Start-up still to finish (Options.Boot); read-loop only.
 	booted  bool

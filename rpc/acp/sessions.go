@@ -168,6 +168,9 @@ func openExisting(s *Server, c *call, replay bool) {
 	c.reply(as.opened())
 	as.announce()
 	as.noteIgnored(p)
+	if s.durable.Load() {
+		as.sess.ReopenApprovals(true) // the open durable requests, asked again (durable.go)
+	}
 }
 
 // handleList: session/list {cwd?, cursor?} → the sessions of the start

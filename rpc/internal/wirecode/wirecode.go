@@ -45,6 +45,9 @@ const (
 	// written (notification; under gate enforce the call is asked).
 	PermissionLogFailed = "permission_log_failed"
 	SkillNotFound       = "skill_not_found"
+	// ApprovalResolved: an answer to a durable approval request that was
+	// already resolved (answered, expired or superseded).
+	ApprovalResolved = "approval_resolved"
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
@@ -138,6 +141,7 @@ var table = []row{
 	{err: trace.ErrTaskNotFound, native: TaskNotFound},
 	{err: session.ErrPromptBlocked, native: PromptBlocked},
 	{err: permlog.ErrLogWrite, native: PermissionLogFailed},
+	{err: session.ErrApprovalResolved, native: ApprovalResolved, acp: InvalidParams},
 	{err: session.ErrSkillNotFound, native: SkillNotFound, acp: InvalidParams, msg: i18n.RPCUnknownSkill},
 
 	// Provider failures by kind, after every sentinel.
