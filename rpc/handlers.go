@@ -82,6 +82,7 @@ func init() {
 		"set_session_name":              handleSetSessionName,
 		"get_fork_messages":             handleForkMessages,
 		"get_trace":                     handleGetTrace,
+		"replay":                        handleReplay,
 	}
 }
 
@@ -309,7 +310,10 @@ func handleCapabilities(s *Server, c *command) {
 	s.current().SetPlanAttended(seen["plans"])
 	s.ok(c, struct {
 		Capabilities []string `json:"capabilities"`
-	}{caps})
+		// SeqBase (capability event_seq): the cursor that replays the
+		// current session's numbered stream from its first line.
+		SeqBase *uint64 `json:"seqBase,omitempty"`
+	}{caps, s.setEventSeq(wantsEventSeq(seen))})
 }
 
 func handlePermissionResponse(s *Server, c *command) {
