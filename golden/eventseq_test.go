@@ -201,3 +201,153 @@ func replayProperty(t *testing.T, seed uint64) {
 	}
 	t.Logf("seed %d: %d numbered lines, %d replays", seed, len(refOrder), h.replays)
 }
+
+// seqRun collects a run's lines as maps, by index.
+type seqRun struct {
+	t *testing.T
+	r *golden.Run
+	i int
+}
+
+// until reads lines until pred matches one and returns it.
+func (s *seqRun) until(desc string, pred func(map[string]any) bool) map[string]any {
+	s.t.Helper()
+	for ; ; s.i++ {
+		line, ok := s.r.Line(s.i)
+		if !ok {
+			s.t.Fatalf("waiting for %s: output ended; stderr:\n%s", desc, s.r.Stderr())
+		}
+		var o map[string]any
+		if err := json.Unmarshal(line, &o); err != nil {
+			s.t.Fatalf("not JSON: %q", line)
+		}
+		if pred(o) {
+			s.i++
+			return o
+		}
+	}
+}
+
+func (s *seqRun) response(id string) map[string]any {
+	return s.until("response "+id, func(o map[string]any) bool { return o["type"] == "response" && o["id"] == id })
+}
+
+func seqOf(o map[string]any) uint64 {
+	n, _ := o["seq"].(float64)
+	return uint64(n)
+}
+
+// TestReplayCursorExpiredAndResume: a cursor older than the ring, or
+// newer than the stream, answers the typed cursor_expired and nothing
+// else; a resumed session's numbers continue above every number the
+// earlier process could have given, and that process's cursors are
+// expired.
+func TestReplayCursorExpiredAndResume(t *testing.T) {
+	cfg := golden.Config{
+		Args:       []string{"--model", "fake/echo"},
+		UserConfig: []byte(`{"replay":{"ringLines":8}}`),
+	}
+	r1 := golden.Start(t, cfg)
+	s1 := &seqRun{t: t, r: r1}
+	r1.Send(`{"id":"cap","type":"set_client_capabilities","capabilities":["event_seq"]}`)
+	base1 := uint64(s1.response("cap")["data"].(map[string]any)["seqBase"].(float64))
+	r1.Send(`{"id":"p","type":"prompt","message":"hello there"}`)
+	last1 := seqOf(s1.until("agent_settled", func(o map[string]any) bool { return o["type"] == "agent_settled" }))
+	if last1 <= base1+8 {
+		t.Fatalf("a prompt wrote only %d numbered lines; the test needs more than the ring", last1-base1)
+	}
+	for _, tc := range []struct {
+		id      string
+		since   uint64
+		expired bool
+	}{
+		{"old", base1, true},           // evicted by the ring of 8
+		{"future", last1 + 1000, true}, // never given by this stream
+		{"recent", last1 - 3, false},
+	} {
+		r1.Send(fmt.Sprintf(`{"id":%q,"type":"replay","sinceSeq":%d}`, tc.id, tc.since))
+		o := s1.response(tc.id)
+		if tc.expired {
+			if o["success"] != false || o["code"] != "cursor_expired" {
+				t.Fatalf("%s: %v, want code cursor_expired", tc.id, o)
+			}
+			continue
+		}
+		d := o["data"].(map[string]any)
+		if o["success"] != true || uint64(d["fromSeq"].(float64)) != tc.since+1 || d["status"] != "idle" {
+			t.Fatalf("%s: %v", tc.id, o)
+		}
+		if st := d["state"].(map[string]any); st["sessionId"] == nil {
+			t.Fatalf("snapshot without the session state: %v", d)
+		}
+		to := uint64(d["toSeq"].(float64))
+		for want := tc.since + 1; want <= to; want++ {
+			line, ok := r1.Line(s1.i)
+			if !ok {
+				t.Fatal("replay ended early")
+			}
+			s1.i++
+			var l map[string]any
+			_ = json.Unmarshal(line, &l)
+			if seqOf(l) != want {
+				t.Fatalf("replayed line %s, want seq %d", line, want)
+			}
+		}
+	}
+	r1.Send(`{"id":"bad","type":"replay","sinceSeq":-1}`)
+	if o := s1.response("bad"); o["code"] != "invalid_arguments" {
+		t.Fatalf("negative cursor: %v", o)
+	}
+	r1.Send(`{"id":"gs","type":"get_state"}`)
+	path := s1.response("gs")["data"].(map[string]any)["sessionFile"].(string)
+	r1.CloseStdin()
+	if code := r1.Wait(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"customType":"ama-rpc.seq"`) {
+		t.Fatalf("no seq reservation in the session file:\n%s", data)
+	}
+
+	// A new process resumes the session.
+	r2 := golden.Start(t, golden.Config{
+		Args:        []string{"--model", "fake/echo", "--session", "<session>"},
+		SessionFile: []byte(strings.ReplaceAll(string(data), r1.Work, "<work>")),
+	})
+	s2 := &seqRun{t: t, r: r2}
+	r2.Send(`{"id":"cap","type":"set_client_capabilities","capabilities":["event_seq"]}`)
+	base2 := uint64(s2.response("cap")["data"].(map[string]any)["seqBase"].(float64))
+	if base2 < last1 {
+		t.Fatalf("resumed stream starts at %d, below the earlier process's %d", base2+1, last1)
+	}
+	r2.Send(`{"id":"p","type":"prompt","message":"again"}`)
+	first2 := seqOf(s2.until("a numbered line", func(o map[string]any) bool { return seqOf(o) != 0 }))
+	if first2 != base2+1 || first2 <= last1 {
+		t.Fatalf("first number after resume %d (base %d, earlier last %d)", first2, base2, last1)
+	}
+	s2.until("agent_settled", func(o map[string]any) bool { return o["type"] == "agent_settled" })
+	r2.Send(fmt.Sprintf(`{"id":"old","type":"replay","sinceSeq":%d}`, last1))
+	if o := s2.response("old"); o["code"] != "cursor_expired" {
+		t.Fatalf("a cursor of the earlier process: %v, want cursor_expired", o)
+	}
+}
+
+// Without event_seq, replay is refused and no line carries a seq.
+func TestReplayNeedsCapability(t *testing.T) {
+	r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}})
+	s := &seqRun{t: t, r: r}
+	r.Send(`{"id":"p","type":"prompt","message":"hi"}`)
+	s.until("agent_settled", func(o map[string]any) bool { return o["type"] == "agent_settled" })
+	r.Send(`{"id":"r","type":"replay","sinceSeq":0}`)
+	if o := s.response("r"); o["code"] != "invalid_arguments" {
+		t.Fatalf("replay without the capability: %v", o)
+	}
+	for _, l := range r.Lines() {
+		if strings.Contains(string(l), `"seq":`) {
+			t.Fatalf("a line carries seq without the capability: %s", l)
+		}
+	}
+}
