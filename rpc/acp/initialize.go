@@ -4,7 +4,8 @@ package acp
 // capabilities. The client's version and capabilities are accepted as
 // they come (unknown keys are fine); ama never calls fs/*, terminal/* or
 // elicitation/*, so they do not matter.
-func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) {
+func handleInitialize(s *Server, p *initializeParams) (initializeResult, error) {
+	s.seqs.on.Store(wantsSeq(p.ClientCapabilities))
 	return initializeResult{
 		ProtocolVersion: ProtocolVersion,
 		AgentCapabilities: agentCapabilities{
