@@ -194,27 +194,34 @@ func handleReplay(s *Server, c *command) {
 	err := f.sess.AtState(func(st session.State) {
 		pending := s.opts.Broker.Pending()
 		snap := replaySnapshot{Status: replayStatus(st, pending), PendingRequests: pending, State: st}
-		s.w.SendPieces(1, func(emit func([]byte)) {
-			from, to, ok := q.Range(since)
-			if !ok {
-				line, _ := stdio.Marshal(s.errorResponse(reply, wirecode.Errorf(wirecode.ErrCursorExpired,
-					"cursor %d is outside the retained stream of session %s (rebuild with get_state and get_entries)", since, st.SessionID)))
-				emit(line)
-				return
-			}
-			snap.FromSeq, snap.ToSeq = from, to
-			line, err := encodeOK(reply.id, reply.name, snap)
-			if err != nil { // plain data: never
-				line, _ = stdio.Marshal(s.errorResponse(reply, fmt.Errorf("%w: %v", errEncode, err)))
-				emit(line)
-				return
-			}
-			emit(line)
-			q.Each(since, emit)
-		})
+		s.w.SendPieces(1, s.replayFill(reply, q, since, snap))
 	})
 	if err != nil {
 		s.fail(c, err)
+	}
+}
+
+// replayFill writes a replay's answer on the writer goroutine: the
+// cursor_expired error alone, or the snapshot with fromSeq..toSeq and
+// then the kept lines after since.
+func (s *Server) replayFill(c *command, q *stdio.Seq, since uint64, snap replaySnapshot) func(emit func([]byte)) {
+	return func(emit func([]byte)) {
+		from, to, ok := q.Range(since)
+		if !ok {
+			line, _ := stdio.Marshal(s.errorResponse(c, wirecode.Errorf(wirecode.ErrCursorExpired,
+				"cursor %d is outside the retained stream of session %s (rebuild with get_state and get_entries)", since, snap.State.SessionID)))
+			emit(line)
+			return
+		}
+		snap.FromSeq, snap.ToSeq = from, to
+		line, err := encodeOK(c.id, c.name, snap)
+		if err != nil { // plain data: never
+			line, _ = stdio.Marshal(s.errorResponse(c, fmt.Errorf("%w: %v", errEncode, err)))
+			emit(line)
+			return
+		}
+		emit(line)
+		q.Each(since, emit)
 	}
 }
 
