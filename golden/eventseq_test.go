@@ -294,6 +294,10 @@ func TestReplayCursorExpiredAndResume(t *testing.T) {
 			}
 		}
 	}
+	r1.Send(fmt.Sprintf(`{"id":"other","type":"replay","sinceSeq":%d,"sessionId":"not-this-one"}`, last1-1))
+	if o := s1.response("other"); o["code"] != "cursor_expired" {
+		t.Fatalf("another session's cursor: %v, want cursor_expired", o)
+	}
 	r1.Send(`{"id":"bad","type":"replay","sinceSeq":-1}`)
 	if o := s1.response("bad"); o["code"] != "invalid_arguments" {
 		t.Fatalf("negative cursor: %v", o)

@@ -157,6 +157,10 @@ type replaySnapshot struct {
 
 type replayParams struct {
 	SinceSeq *float64 `json:"sinceSeq"`
+	// SessionID (optional) is the session the cursor belongs to: numbers
+	// are per session, and another session's cursor is expired, never
+	// read as one of the current stream.
+	SessionID string `json:"sessionId"`
 }
 
 // handleReplay answers replay{sinceSeq}. The answer is positioned in the
@@ -188,6 +192,10 @@ func handleReplay(s *Server, c *command) {
 	}
 	if q == nil {
 		s.fail(c, fmt.Errorf("%w: replay needs the %s client capability (set_client_capabilities)", errInvalidParams, CapEventSeq))
+		return
+	}
+	if p.SessionID != "" && p.SessionID != f.sess.ID() {
+		s.fail(c, wirecode.Errorf(wirecode.ErrCursorExpired, "cursor %d is of session %s; the current session is %s (rebuild with get_state and get_entries)", since, p.SessionID, f.sess.ID()))
 		return
 	}
 	reply := &command{id: c.id, name: c.name}
