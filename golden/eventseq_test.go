@@ -355,3 +355,32 @@ func TestReplayNeedsCapability(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot reports a run waiting for a permission_response as
+// waiting_approval with the request's id, then running once answered.
+func TestReplaySnapshotWaitingApproval(t *testing.T) {
+	r := golden.Start(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--permission-mode", "default"},
+		Script: []byte(`[{"steps":[{"toolCall":{"name":"write","arguments":{"path":"a.txt","content":"x"},"id":"call_1"}}]},{"text":"done"}]`),
+	})
+	s := &seqRun{t: t, r: r}
+	r.Send(`{"id":"cap","type":"set_client_capabilities","capabilities":["approvals","event_seq"]}`)
+	base := uint64(s.response("cap")["data"].(map[string]any)["seqBase"].(float64))
+	r.Send(`{"id":"p","type":"prompt","message":"write it"}`)
+	req := s.until("permission_request", func(o map[string]any) bool { return o["type"] == "permission_request" })
+	r.Send(fmt.Sprintf(`{"id":"r1","type":"replay","sinceSeq":%d}`, base))
+	d := s.response("r1")["data"].(map[string]any)
+	pending, _ := d["pendingRequests"].([]any)
+	if d["status"] != "waiting_approval" || len(pending) != 1 || pending[0] != req["requestId"] {
+		t.Fatalf("snapshot while asking: %v (request %v)", d, req["requestId"])
+	}
+	if uint64(d["toSeq"].(float64)) < seqOf(req) {
+		t.Fatalf("the replayed range %v..%v misses the permission_request %d", d["fromSeq"], d["toSeq"], seqOf(req))
+	}
+	r.Send(fmt.Sprintf(`{"id":"a","type":"permission_response","requestId":%q,"decision":"deny"}`, req["requestId"]))
+	s.until("agent_settled", func(o map[string]any) bool { return o["type"] == "agent_settled" })
+	r.Send(fmt.Sprintf(`{"id":"r2","type":"replay","sinceSeq":%d}`, base))
+	if d := s.response("r2")["data"].(map[string]any); d["status"] != "idle" || len(d["pendingRequests"].([]any)) != 0 {
+		t.Fatalf("snapshot after the run: %v", d)
+	}
+}
