@@ -211,6 +211,8 @@ type wiring struct {
 	early *outbox
 	// lang is the interface language of human-readable wire texts.
 	lang i18n.Lang
+	// replay bounds the numbered streams' rings (config replay).
+	replay stdio.RingOptions
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -531,7 +533,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		return nil, err
 	}
 	return &wiring{log: log, deps: deps, broker: broker, mgr: mgr, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early,
-		lang: wiredLang(env, flags, profile, user, project)}, nil
+		lang: wiredLang(env, flags, profile, user, project), replay: stdio.RingOptions{MaxLines: user.Replay.RingLines, MaxBytes: user.Replay.RingBytes}}, nil
 }
 
 // permissionLayer is the permission part of a config file.
@@ -692,7 +694,7 @@ func keyHint(provider string) string {
 func runRPC(ctx context.Context, env Env, w *wiring) int {
 	opts := rpc.Options{
 		In: env.Stdin, Out: env.Stdout, Log: w.log, Version: Version, Sessions: w.mgr, StartReason: w.reason,
-		Models: w.deps.Models, Broker: w.broker, Lang: w.lang,
+		Models: w.deps.Models, Broker: w.broker, Lang: w.lang, Replay: w.replay,
 	}
 	if env.Hooks != nil {
 		opts.Writer = env.Hooks.Writer

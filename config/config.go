@@ -40,6 +40,7 @@ type Config struct {
 	UI            UI                         `json:"ui"`
 	Cache         Cache                      `json:"cache"`
 	ModelStream   ModelStream                `json:"modelStream"`
+	Replay        Replay                     `json:"replay"`
 	// ModelOverrides amend catalog models (e.g. declare a prompt-cache
 	// TTL, which enables cache warming).
 	ModelOverrides []ModelOverride `json:"modelOverrides,omitempty"`
@@ -170,6 +171,14 @@ type Retry struct {
 	Enabled     *bool `json:"enabled,omitempty"`
 	MaxAttempts int   `json:"maxAttempts,omitempty"`
 	BaseDelayMs int   `json:"baseDelayMs,omitempty"`
+}
+
+// Replay bounds the ring of each numbered session stream (issue 35,
+// capability event_seq / ACP _meta "ama/seq"): the last RingLines lines,
+// at most RingBytes bytes (zero: 4096 lines, 8 MiB).
+type Replay struct {
+	RingLines int `json:"ringLines,omitempty"`
+	RingBytes int `json:"ringBytes,omitempty"`
 }
 
 // Compaction configures context compaction.

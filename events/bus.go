@@ -52,3 +52,13 @@ func (b *Bus) Subscribe(fn func(Event)) (unsubscribe func()) {
 		}
 	}
 }
+
+// Hold runs f under the bus lock: no event is being delivered while it
+// runs, every event published before has reached every subscriber, and
+// every later one reaches them after f returns. f must not call Publish
+// or Subscribe. (A replay is positioned in the stream this way.)
+func (b *Bus) Hold(f func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f()
+}

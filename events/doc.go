@@ -7,7 +7,8 @@
 // message_update (delta only, never the accumulated message).
 //
 // Concurrency: a Bus may be used from any goroutine; it serialises Publish
-// calls so that every subscriber observes one total order. Event values are
+// calls so that every subscriber observes one total order; Hold runs a
+// function at one point of that order (no event in delivery). Event values are
 // immutable after publication (the Partial message of MessageUpdate belongs
 // to the producer and must only be read during the callback).
 package events

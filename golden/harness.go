@@ -454,3 +454,25 @@ func (r *Run) Poll(desc string, cond func() bool) {
 		<-tick.C
 	}
 }
+
+// Line waits for output line i (0-based) and returns it; false when the
+// output ended before it or WaitTimeout passed.
+func (r *Run) Line(i int) ([]byte, bool) {
+	timedOut := false
+	deadline := time.AfterFunc(WaitTimeout, func() {
+		r.mu.Lock()
+		timedOut = true
+		r.cond.Broadcast()
+		r.mu.Unlock()
+	})
+	defer deadline.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for len(r.lines) <= i && !r.eof && !timedOut {
+		r.cond.Wait()
+	}
+	if len(r.lines) <= i {
+		return nil, false
+	}
+	return r.lines[i], true
+}

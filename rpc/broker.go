@@ -128,6 +128,13 @@ func (b *Broker) Respond(id string, decision events.Approval, before func(accept
 	}
 }
 
+// Pending returns the ids of the asks waiting for an answer, sorted.
+func (b *Broker) Pending() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return pendingIDs(b.pending)
+}
+
 // forgetEarly drops a kept answer (b.mu held).
 func (b *Broker) forgetEarly(id string) {
 	delete(b.early, id)

@@ -43,6 +43,14 @@
 //   - After a signal the shutdown has Options.ShutdownGrace (stdio.Finish); when it runs
 //     out the Writer is abandoned (blocked senders return, queued lines are
 //     dropped) so an aborted run stuck on output can still end.
+//   - Numbered event lines (capability event_seq, replay.go): each
+//     attachment of a session (feed) holds its stdio.Seq in an atomic
+//     pointer read by the bus subscriber; the writer goroutine numbers
+//     and keeps the lines. replay is positioned by Session.AtState (the
+//     session's actor, under its bus lock) and answered by a SendPieces
+//     fill on the writer goroutine, which alone reads the ring. A
+//     stream's next reservation is written from a goroutine of its own
+//     (the writer never waits for an actor).
 //   - Broker methods are safe for concurrent use; Respond calls its
 //     callback before waking the asking session.
 //   - Send and Notify (events no session publishes: a host adapter's

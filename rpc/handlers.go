@@ -82,6 +82,7 @@ func init() {
 		"set_session_name":              handleSetSessionName,
 		"get_fork_messages":             handleForkMessages,
 		"get_trace":                     handleGetTrace,
+		"replay":                        handleReplay,
 	}
 }
 
@@ -312,7 +313,10 @@ func handleCapabilities(s *Server, c *command) {
 	s.current().SetDurableApprovals(durable)
 	s.ok(c, struct {
 		Capabilities []string `json:"capabilities"`
-	}{caps})
+		// SeqBase (capability event_seq): the cursor that replays the
+		// current session's numbered stream from its first line.
+		SeqBase *uint64 `json:"seqBase,omitempty"`
+	}{caps, s.setEventSeq(wantsEventSeq(seen))})
 	if durable && !was {
 		s.current().ReopenApprovals(false) // requests a killed process left open
 	}

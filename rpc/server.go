@@ -59,6 +59,9 @@ type Options struct {
 	// error responses (wirecode.Message; zero: English). Codes and
 	// everything sent to the model do not depend on it.
 	Lang i18n.Lang
+	// Replay bounds the ring of each numbered session stream (capability
+	// event_seq, replay.go; zero: stdio's defaults).
+	Replay stdio.RingOptions
 }
 
 // Server speaks ama's stdio JSONL protocol for one host.
@@ -72,9 +75,10 @@ type Server struct {
 	log  *zap.Logger
 	w    *stdio.Writer
 
-	mu    sync.Mutex // guards cur, unsub and caps
+	mu    sync.Mutex // guards cur, unsub, feed and caps
 	cur   *session.Session
 	unsub func()
+	feed  *feed // the current session's event stream (replay.go)
 	caps  []string
 
 	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
@@ -82,6 +86,7 @@ type Server struct {
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
 	durable atomic.Bool                  // the client may answer defer (capability durable_approvals)
+	seqOn   atomic.Bool                  // event lines carry seq (capability event_seq, replay.go)
 
 	tasksMu sync.Mutex
 	tasks   []func()      // work posted to the dispatcher goroutine
@@ -414,10 +419,11 @@ func (s *Server) current() *session.Session {
 // attach makes sess the current session and streams its events. The bus
 // is never touched with s.mu held: forward runs under the bus lock.
 func (s *Server) attach(sess *session.Session) {
-	unsub := sess.Subscribe(s.forward)
+	f := s.newFeed(sess)
+	unsub := sess.Subscribe(f.forward)
 	s.mu.Lock()
 	old := s.unsub
-	s.cur, s.unsub = sess, unsub
+	s.cur, s.unsub, s.feed = sess, unsub, f
 	s.mu.Unlock()
 	if old != nil {
 		old()
@@ -426,15 +432,15 @@ func (s *Server) attach(sess *session.Session) {
 	sess.SetDurableApprovals(s.durable.Load())
 }
 
-// forward writes one session event.
-func (s *Server) forward(e events.Event) {
+// forward writes one session event, numbered in q's stream (nil: none).
+func (s *Server) forward(e events.Event, q *stdio.Seq) {
 	if _, ok := e.(events.PermissionDecision); ok && !s.decided.Load() {
 		return // only for clients that declared permission_decisions
 	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
 	}
-	sendEvent(s.w, s.log, localize(e, s.opts.Lang))
+	sendEventSeq(s.w, s.log, localize(e, s.opts.Lang), q)
 }
 
 // EventSink is a bus subscriber that writes every event to w in this
@@ -457,7 +463,11 @@ func EventWriter(out io.Writer, opt stdio.WriterOptions) *stdio.Writer {
 }
 
 // sendEvent enqueues one event line on w.
-func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
+func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) { sendEventSeq(w, log, e, nil) }
+
+// sendEventSeq enqueues one event line on w, numbered in q's stream when
+// it is written (nil q: no number).
+func sendEventSeq(w *stdio.Writer, log *zap.Logger, e events.Event, q *stdio.Seq) {
 	if u, ok := e.(events.MessageUpdate); ok {
 		ev := u.AssistantMessageEvent
 		if ev.IsDelta() {
@@ -465,10 +475,15 @@ func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
 			if u.Usage != nil {
 				usage = u.Usage
 			}
-			w.SendDelta(ev.Type, ev.ContentIndex, ev.Delta, usage)
+			w.SendDeltaSeq(ev.Type, ev.ContentIndex, ev.Delta, usage, q)
 			return
 		}
-		w.Send(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
+		line, err := stdio.Marshal(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
+		if err != nil {
+			log.Error("encode event", zap.Error(err))
+			return
+		}
+		w.SendLineSeq(line, q)
 		return
 	}
 	if n := hugeEventSize(e); n >= stdio.CollectBytes {
@@ -479,7 +494,7 @@ func sendEvent(w *stdio.Writer, log *zap.Logger, e events.Event) {
 		log.Error("encode event", zap.Error(err))
 		return
 	}
-	w.SendLine(line)
+	w.SendLineSeq(line, q)
 }
 
 // wireMessageUpdate is the delta-only projection of message_update.
@@ -596,7 +611,7 @@ func (s *Server) ok(c *command, data any) {
 
 // fail writes an error response with the wire code of err.
 func (s *Server) fail(c *command, err error) {
-	s.w.Send(Response{ID: c.id, Type: "response", Command: c.name, Error: wirecode.Message(err, s.opts.Lang), Code: wirecode.Native(err)})
+	s.w.Send(s.errorResponse(c, err))
 }
 
 // answer writes ok or fail.

@@ -255,22 +255,25 @@ type State struct {
 
 // State returns a snapshot.
 func (s *Session) State() (State, error) {
-	return call(s, func(st *state) State {
-		out := State{
-			IsStreaming: st.run != nil && st.run.kind == runAgent, IsCompacting: st.compacting,
-			IsRetrying: st.run != nil && st.run.retrying,
-			Model:      modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
-			SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
-			MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
-			SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
-			AutoCompaction: st.autoCompaction, AutoRetry: st.autoRetry,
-			WaitingApproval: st.waiting(),
-		}
-		if len(out.WaitingApproval) > 0 && st.run == nil {
-			out.Status = warningWaiting
-		}
-		return out
-	})
+	return call(s, func(st *state) State { return st.snapshot() })
+}
+
+// snapshot is the session's State (actor only).
+func (st *state) snapshot() State {
+	out := State{
+		IsStreaming: st.run != nil && st.run.kind == runAgent, IsCompacting: st.compacting,
+		IsRetrying: st.run != nil && st.run.retrying,
+		Model:      modelRef(st.model), ThinkingLevel: st.thinkingLevel, PermissionMode: string(st.mode),
+		SessionID: st.id, SessionFile: st.filePath(), Cwd: st.cwd, SessionName: st.tree.Name(),
+		MessageCount: st.messageCount(), PendingMessageCount: len(st.steering) + len(st.followUp),
+		SteeringMode: st.steeringMode, FollowUpMode: st.followUpMode,
+		AutoCompaction: st.autoCompaction, AutoRetry: st.autoRetry,
+		WaitingApproval: st.waiting(),
+	}
+	if len(out.WaitingApproval) > 0 && st.run == nil {
+		out.Status = warningWaiting
+	}
+	return out
 }
 
 // Messages returns the projected context of the active branch.

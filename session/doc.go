@@ -22,6 +22,10 @@
 //     calls exactly once, at the point the protocol fixes (prompt: right
 //     after the first turn_start; abort: once idle), so replies and events
 //     are ordered against each other.
+//   - AtState (seq.go) reads the State on the actor and runs the caller's
+//     function under the bus lock (events.Bus.Hold): a protocol positions
+//     a replay's answer between two events with it. The function must not
+//     call into the session.
 //   - How a run ended (Outcome: stop reason, usage, warning, limit, plan
 //     proposal) goes to the OnSettle callbacks on the actor, right after
 //     agent_settled; outcome.go records it from the session's own events

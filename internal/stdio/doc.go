@@ -17,6 +17,12 @@
 //   - marshal.go: Marshal, one line without HTML escaping.
 //   - shutdown.go: Finish, the end of a server's Run (signal, grace,
 //     abandon), and ErrInterrupted.
+//   - seq.go: Seq, one session's numbered stream (issue 35): lines sent
+//     with a Seq (SendLineSeq, SendDeltaSeq, SendJoinableSeq; merging
+//     and joining stay within one stream) are numbered by the writer
+//     goroutine as it writes them, stamped by the protocol's Stamp and
+//     kept in a bounded ring that a replay's SendPieces fill reads
+//     (Range, Each).
 //
 // It imports no protocol package and knows no wire shape beyond "a JSON
 // line"; the error → code table is rpc/internal/wirecode's.
@@ -25,6 +31,9 @@
 // methods are safe for concurrent use; exactly one goroutine, started by
 // NewWriter, writes to the output, and lines are written whole, in
 // enqueue order; a SendPieces line's fill runs on that goroutine, after
-// SendPieces returned, and must read only data nobody changes. Finish is called once, by the goroutine that runs the
+// SendPieces returned, and must read only data nobody changes. A Seq's
+// counter and ring belong to the writer goroutine (its Stamp and Extend
+// run there; Range and Each only from a fill); Seq.Reserve is safe from
+// any goroutine. Finish is called once, by the goroutine that runs the
 // server.
 package stdio

@@ -85,6 +85,8 @@ type outItem struct {
 	// writer goroutine; n is about the line's length.
 	fill func(emit func(piece []byte))
 	n    int
+
+	seq *Seq // numbers the line when it is written (seq.go); nil: none
 }
 
 func (it *outItem) size() int {
@@ -134,10 +136,14 @@ func NewWriter(out io.Writer, opt WriterOptions) *Writer {
 
 // SendLine enqueues one complete line (ending in '\n'), blocking while the
 // queue is full. Lines sent after Close are discarded.
-func (w *Writer) SendLine(line []byte) {
+func (w *Writer) SendLine(line []byte) { w.SendLineSeq(line, nil) }
+
+// SendLineSeq is SendLine for a line of q's stream: it is numbered and
+// kept when it is written (nil q: SendLine).
+func (w *Writer) SendLineSeq(line []byte, q *Seq) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.push(&outItem{line: line})
+	w.push(&outItem{line: line, seq: q})
 }
 
 // Send encodes v and enqueues it. Encoding failures are logged; they
@@ -156,6 +162,12 @@ func (w *Writer) Send(v any) {
 // is a delta of the same kind and block. usage (nil: none) is handed over
 // to DeltaLine: the caller does not change it after the call.
 func (w *Writer) SendDelta(typ string, idx int, delta string, usage any) {
+	w.SendDeltaSeq(typ, idx, delta, usage, nil)
+}
+
+// SendDeltaSeq is SendDelta for a delta of q's stream: it merges only
+// with a delta of the same stream, and the merged line is numbered once.
+func (w *Writer) SendDeltaSeq(typ string, idx int, delta string, usage any, q *Seq) {
 	if w.render == nil {
 		panic(fmt.Sprintf("stdio: SendDelta(%s) on a writer without WriterOptions.DeltaLine", typ))
 	}
@@ -163,7 +175,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage any) {
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && (last.usage != nil) == (usage != nil) {
+		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && (last.usage != nil) == (usage != nil) && last.seq == q {
 			last.delta = append(last.delta, delta...)
 			if usage != nil {
 				last.usage = usage
@@ -174,7 +186,7 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage any) {
 			return
 		}
 	}
-	w.push(&outItem{deltaType: typ, deltaIdx: idx, delta: append(make([]byte, 0, len(delta)+64), delta...), usage: usage})
+	w.push(&outItem{deltaType: typ, deltaIdx: idx, delta: append(make([]byte, 0, len(delta)+64), delta...), usage: usage, seq: q})
 }
 
 // SendJoinable enqueues the line head+body+tail (tail ends in '\n'). When
@@ -186,12 +198,16 @@ func (w *Writer) SendDelta(typ string, idx int, delta string, usage any) {
 // concatenation of the pieces). head and tail are kept, not copied, and
 // must not change afterwards; body is copied. The line is written as
 // built (no ValidUTF8 pass): the caller makes it valid.
-func (w *Writer) SendJoinable(head, body, tail []byte) {
+func (w *Writer) SendJoinable(head, body, tail []byte) { w.SendJoinableSeq(head, body, tail, nil) }
+
+// SendJoinableSeq is SendJoinable for a line of q's stream: it joins only
+// with a line of the same stream, and the joined line is numbered once.
+func (w *Writer) SendJoinableSeq(head, body, tail []byte, q *Seq) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.head != nil && bytes.Equal(last.head, head) && bytes.Equal(last.tail, tail) {
+		if last.head != nil && last.seq == q && bytes.Equal(last.head, head) && bytes.Equal(last.tail, tail) {
 			last.body = append(last.body, body...)
 			w.qBytes += len(body)
 			w.stats.MergedDeltas++
@@ -199,7 +215,7 @@ func (w *Writer) SendJoinable(head, body, tail []byte) {
 			return
 		}
 	}
-	w.push(&outItem{head: head, body: append(make([]byte, 0, len(body)+64), body...), tail: tail})
+	w.push(&outItem{head: head, body: append(make([]byte, 0, len(body)+64), body...), tail: tail, seq: q})
 }
 
 // SendPieces enqueues one line that is written in pieces, never built
@@ -310,6 +326,9 @@ func (w *Writer) loop() {
 		}
 		if it.line != nil { // DeltaLine and SendJoinable callers build valid lines (jsonstr)
 			line = ValidUTF8(line)
+		}
+		if it.seq != nil {
+			line = it.seq.stamp(line) // a kept copy: buf stays the writer's
 		}
 		w.write(line)
 		n := len(line)

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -22,6 +23,7 @@ type acpSession struct {
 	sess  *session.Session
 	tr    *translator // touched only by event callbacks
 	heads *chunkHeads // touched only by event callbacks (chunks.go)
+	seq   *stdio.Seq  // numbered updates (seq.go); nil: the client did not opt in
 	log   *zap.Logger
 
 	unsubOnce sync.Once
@@ -61,6 +63,7 @@ func (s *Server) openSession(sp session.Spec, reason string, check func(*session
 	as.log = s.log.With(zap.String("session", as.id))
 	as.tr = newTranslator(sess.Cwd())
 	as.heads = newChunkHeads(as.id)
+	as.seq = s.openSeq(sess) // before the first event is subscribed
 	unsubEvents, unsubSettle := sess.Subscribe(as.onEvent), sess.OnSettle(as.onSettle)
 	as.unsub = func() { unsubEvents(); unsubSettle() }
 	sess.SetPlanAttended(true) // plan proposals are offered to the client (plans.go)

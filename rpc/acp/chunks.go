@@ -86,7 +86,7 @@ func (as *acpSession) sendChunk(e events.Event) bool {
 	default:
 	}
 	as.heads.scratch = appendChunkBody(as.heads.scratch[:0], ev.Delta)
-	as.srv.w.SendJoinable(head, as.heads.scratch, chunkTail)
+	as.srv.w.SendJoinableSeq(head, as.heads.scratch, chunkTail, as.seq)
 	if cap(as.heads.scratch) > 1<<20 {
 		as.heads.scratch = nil
 	}

@@ -64,6 +64,10 @@
 //     there; the read loop delivers the answer. A cancel, a
 //     close, the approval timeout or the end of input withdraws it: the
 //     wait ends, $/cancel_request is sent and the ask yields deny.
+//   - Numbered updates (seq.go, clientCapabilities._meta["ama/seq"]): a
+//     session's stdio.Seq is opened before its events are subscribed;
+//     its session/update lines are built here (notifySeq, chunks) and
+//     numbered by the writer goroutine as it writes them.
 //   - Updates: session events arrive synchronously on the session's actor
 //     or runner goroutine (the session's event bus orders them); each is
 //     translated and written right there (Notify; chunks: chunks.go), so

@@ -11,6 +11,7 @@ import (
 // they come (unknown keys are fine); ama never calls fs/*, terminal/* or
 // elicitation/*, so they do not matter.
 func handleInitialize(s *Server, p *initializeParams) (initializeResult, error) {
+	s.seqs.on.Store(wantsSeq(p.ClientCapabilities))
 	meta := sandboxMeta(s.deps())
 	if durableDeclared(p.ClientCapabilities) {
 		s.durable.Store(true)

@@ -102,6 +102,8 @@ type Server struct {
 	// and background finishers; shutdown waits for it before the
 	// connection closes.
 	work stdio.Owed
+
+	seqs seqStreams // numbered session updates (seq.go)
 }
 
 // NewServer prepares a server; Run starts it.
@@ -252,6 +254,10 @@ func (s *Server) newID() jsonrpc2.ID { return jsonrpc2.ID{Num: s.nextID.Add(1)} 
 
 // notify sends a session/update. Errors (a closed connection) are logged.
 func (s *Server) notify(sessionID string, update any) {
+	if q := s.seqOf(sessionID); q != nil {
+		s.notifySeq(q, sessionID, update)
+		return
+	}
 	if err := s.conn.Notify(context.Background(), "session/update", notification{SessionID: sessionID, Update: update}); err != nil {
 		s.log.Debug("session/update not sent", zap.Error(err))
 	}

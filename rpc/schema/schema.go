@@ -326,6 +326,12 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 		Description: "the wire code of the error the notification reports (wirecode's table)"}
 	defs["message_update"].Properties["assistantMessageEvent"].Properties["type"] = &jsonschema.Schema{Type: "string", Enum: streamEventTypes()}
 	defs["message_update"].Description = "delta steps are rendered by rpc's appendDeltaLine with the same members as llm.StreamEvent"
+	// Every event line may end with its number in the replayable stream
+	// (issue 35: only for a client with the capability event_seq).
+	for _, typ := range order {
+		defs[typ].Properties["seq"] = &jsonschema.Schema{Type: "integer",
+			Description: "the line's number in the session's replayable stream (capability event_seq)"}
+	}
 	defs["event"] = dispatch("type", byEvent, order)
 
 	byEvent["hello"], byEvent["response"] = "hello", "response"

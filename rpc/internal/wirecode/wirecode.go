@@ -51,6 +51,10 @@ const (
 	// EncodeFailed: the result exists but cannot be written as one JSON
 	// line (a programming error; the command is still answered).
 	EncodeFailed = "encode_failed"
+	// CursorExpired: replay{sinceSeq} names a line no longer retained
+	// (or never given by this stream); the host rebuilds with get_state
+	// and get_entries (README "Replayable event stream").
+	CursorExpired = "cursor_expired"
 )
 
 // JSON-RPC 2.0 codes, and ACP's beyond them.
@@ -78,6 +82,8 @@ var (
 	// ErrParse: a native input line that is not a command object (its
 	// response has command "parse" and no code).
 	ErrParse = errors.New("parse error")
+	// ErrCursorExpired: a replay cursor outside the stream's retention.
+	ErrCursorExpired = errors.New("cursor expired")
 
 	// ACP. The texts of ErrACPParse and ErrACPRequest are the messages of
 	// the raw replies to lines that are not messages.
@@ -109,6 +115,7 @@ var table = []row{
 	{err: ErrNativeParams, native: InvalidArguments},
 	{err: ErrEncode, native: EncodeFailed},
 	{err: ErrParse},
+	{err: ErrCursorExpired, native: CursorExpired},
 	{err: ErrACPParse, acp: ParseError},
 	{err: ErrACPRequest, acp: InvalidRequest},
 	{err: ErrACPParams, acp: InvalidParams, msg: i18n.RPCInvalidParams},
