@@ -8,14 +8,7 @@ import (
 )
 
 func handleGetTrace(s *Server, c *command) {
-	var p struct {
-		Branch    string          `json:"branch"`
-		TurnLimit json.RawMessage `json:"turnLimit"`
-		Before    string          `json:"before"`
-		Since     string          `json:"since"`
-		TaskID    string          `json:"taskId"`
-		Content   string          `json:"content"`
-	}
+	var p traceParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
