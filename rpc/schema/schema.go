@@ -344,6 +344,13 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	defs["message_update"].Description = "delta steps are rendered by rpc's appendDeltaLine with the same members as llm.StreamEvent"
 	defs["event"] = dispatch("type", byEvent, order)
 
+	if err := printLines(defs, opts, byEvent, order); err != nil {
+		return nil, err
+	}
+	if err := acpExtensions(defs, opts); err != nil {
+		return nil, err
+	}
+
 	byEvent["hello"], byEvent["response"] = "hello", "response"
 	lines := dispatch("type", byEvent, append([]string{"hello", "response"}, order...))
 	lines.Schema = Draft

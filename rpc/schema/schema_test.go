@@ -661,3 +661,45 @@ func TestApprovalsComplete(t *testing.T) {
 		t.Errorf("events' Approval constants %v, listed %v", declared, listed)
 	}
 }
+
+// Every stdout line of the print-mode goldens that use --output-format
+// json or stream-json validates as a print line.
+func TestPrintGoldensValidate(t *testing.T) {
+	doc, err := JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := compileAt(t, doc, "#/$defs/"+PrintLine)
+	cases, _ := filepath.Glob("../../test/fixtures/print/*/case.json")
+	var files []string
+	for _, c := range cases {
+		b, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs struct{ Args []string }
+		if err := json.Unmarshal(b, &cs); err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.Index(cs.Args, "--output-format"); i >= 0 && i+1 < len(cs.Args) && cs.Args[i+1] != "text" && slices.Contains(cs.Args, "-p") {
+			files = append(files, filepath.Join(filepath.Dir(c), "out.txt"))
+		}
+	}
+	if len(files) < 5 {
+		t.Fatalf("only %d print goldens with a JSON format", len(files))
+	}
+	lines := readLines(t, files)
+	for _, f := range failures(t, s, lines) {
+		t.Error(f)
+	}
+	results := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l.text, `{"type":"result"`) {
+			results++
+		}
+	}
+	if results == 0 {
+		t.Error("no result line validated")
+	}
+	t.Logf("%d print lines of %d goldens validated (%d result lines)", len(lines), len(files), results)
+}
