@@ -114,6 +114,8 @@ func Main(ctx context.Context, env Env) int {
 			return runSessions(env, env.Args[1:])
 		case "schema":
 			return runSchema(env, env.Args[1:])
+		case "replay":
+			return runReplay(ctx, env, env.Args[1:])
 		case "help":
 			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK
