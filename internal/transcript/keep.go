@@ -74,4 +74,3 @@ func (k Keep) Select(lines [][]byte) [][]byte {
 	}
 	return out
 }
-
