@@ -437,9 +437,10 @@ func isResponse(o *transcript.Object) bool {
 }
 
 // play runs the steps. $NAME in a command is replaced by a value bound
-// with @bind.
+// with @bind; $WORK is the work directory (the server's cwd, which ACP's
+// session/new names) and $ROOT the run's temporary root.
 func (r *run) play(steps []Step) error {
-	vars := map[string]string{}
+	vars := map[string]string{"WORK": r.work, "ROOT": r.root}
 	for _, st := range steps {
 		if err := r.step(st, vars); err != nil {
 			return err

@@ -201,3 +201,37 @@ func TestFilesStayInRoot(t *testing.T) {
 		}
 	}
 }
+
+// ACP mode: two replays of the same commands have the same shape, and a
+// changed field is found.
+func TestReplayACP(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}
+{"@wait":{"id":"1"}}
+{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"$WORK","mcpServers":[]}}
+{"@wait":{"id":"2"}}
+{"@bind":{"SID":{"id":"2","path":"result.sessionId"}}}
+{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"$SID","prompt":[{"type":"text","text":"hi"}]}}
+{"@wait":{"id":"3"}}
+`
+	play := func() []byte {
+		steps, err := replaykit.ParseSteps(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := replaykit.Replay(context.Background(), app.ReplayServer, replaykit.Options{Mode: "acp", Script: []byte(`[{"text":"hello back"}]`)}, steps)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, res.Stderr)
+		}
+		return res.Transcript
+	}
+	a, b := play(), play()
+	if !bytes.Contains(a, []byte(`"stopReason":"end_turn"`)) || !bytes.Contains(a, []byte("hello back")) {
+		t.Fatalf("transcript:\n%s", a)
+	}
+	if d := replaykit.Check(a, b); len(d) != 0 {
+		t.Errorf("two replays differ: %v", d)
+	}
+	if d := replaykit.Check(a, bytes.Replace(b, []byte(`"end_turn"`), []byte(`"cancelled"`), 1)); len(d) != 1 {
+		t.Errorf("a changed stop reason: %v", d)
+	}
+}
