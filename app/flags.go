@@ -230,7 +230,9 @@ func printUsage(w io.Writer, fs *flag.FlagSet, lang i18n.Lang) {
                                      print the stored sessions, one JSON object per line
   ama-rpc explain [--cwd dir] [--permission-mode m] [--allow r] [--deny r] [--unattended]
                                      run the permission pipeline over tool calls read from stdin
-  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the rpc output
+  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the protocol
+  ama-rpc replay --script fake.json [--mode rpc|acp] [--check expected.jsonl] < commands.jsonl
+                                     the replay kit: the server with a scripted fake model, a normalised transcript
   ama-rpc help                       print this text
 
 `)
