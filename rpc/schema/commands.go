@@ -45,7 +45,14 @@ func commands(defs map[string]*jsonschema.Schema, opts *jsonschema.ForOptions, r
 	for _, name := range rpc.Commands() {
 		w, ok := wires[name]
 		if !ok {
-			return fmt.Errorf("schema: command %s has no wire types (rpc.CommandWires)", name)
+			// A command added to the handlers table without its wire
+			// types: described as open (rpc's TestCommandWiresComplete
+			// fails until rpc.CommandWires lists it).
+			defs[ParamsDef(name)] = mark(&jsonschema.Schema{Type: "object", Description: name + ": not described (rpc.CommandWires lacks it)",
+				Properties: map[string]*jsonschema.Schema{"id": {Type: "string"}, "type": constant(name)}, Required: []string{"type"}}, Experimental)
+			defs[DataDef(name)] = mark(&jsonschema.Schema{Description: name + ": not described (rpc.CommandWires lacks it)"}, Experimental)
+			byName[name], order = ParamsDef(name), append(order, name)
+			continue
 		}
 		params := w.Params
 		if r, ok := replace[ParamsDef(name)]; ok {

@@ -332,6 +332,11 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 		if err := add(typ, s, err, e.Stability); err != nil {
 			return nil, err
 		}
+		// The line's number, which rpc's writer appends (not a member of
+		// the event type) for a host that declared the capability
+		// event_seq (issue 35, merged separately).
+		s.Properties["seq"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(0.0),
+			Description: "the line's number in the session's event stream, when the host declared the capability event_seq"}
 		byEvent[typ], order = typ, append(order, typ)
 	}
 	// message_update's delta steps are written by a hand-made encoder
