@@ -120,6 +120,8 @@ func Main(ctx context.Context, env Env) int {
 			return runSessions(env, sub[1:], lang)
 		case "schema":
 			return runSchema(env, sub[1:], lang)
+		case "replay":
+			return runReplayKit(ctx, env, sub[1:])
 		case "help":
 			_, _ = parseFlags([]string{"--help"}, env.Stdout, lang)
 			return ExitOK
@@ -159,7 +161,7 @@ func Main(ctx context.Context, env Env) int {
 }
 
 // subcommands are the names Main dispatches before the server's flags.
-var subcommands = map[string]bool{"explain": true, "sessions": true, "schema": true, "help": true}
+var subcommands = map[string]bool{"explain": true, "sessions": true, "schema": true, "replay": true, "help": true}
 
 // exitCodeFor maps startup errors to exit codes.
 func exitCodeFor(err error) int {

@@ -18,6 +18,7 @@ import (
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/rpc"
+	"github.com/armadra/ama-rpc/rpc/schema/schemacheck"
 )
 
 // WaitTimeout bounds every wait of a run.
@@ -60,6 +61,10 @@ type Config struct {
 	// BootRetry is the least time between two ACP start-up attempts
 	// without a model (zero: the real second).
 	BootRetry time.Duration
+	// NoSchemaCheck turns off the validation of the run's output lines
+	// against the protocol's schema (checkLines), for a run whose output
+	// is broken on purpose.
+	NoSchemaCheck bool
 }
 
 // Run is a server running in-process with piped stdio, as a host sees it:
@@ -213,6 +218,11 @@ func Start(t testing.TB, cfg Config) *Run {
 	hooks := &app.Hooks{Now: clock(), NewUUID: seqUUID(), NewEntryID: seqID(), Writer: cfg.Writer, ShutdownGrace: cfg.ShutdownGrace,
 		WriteFault: cfg.WriteFault, Clock: stepClock(cfg.TelemetryStep), AfterFunc: cfg.AfterFunc, BootRetry: cfg.BootRetry,
 		OnServer: func(s *rpc.Server) { r.server.Store(s) }}
+	if !cfg.NoSchemaCheck {
+		// Registered before the cleanup that waits for the exit: it runs
+		// after it, on every line the run wrote.
+		t.Cleanup(func() { r.checkLines(cfg.Args) })
+	}
 	go r.collect()
 	go func() {
 		code := app.Main(ctx, app.Env{
@@ -475,4 +485,61 @@ func (r *Run) Line(i int) ([]byte, bool) {
 		return nil, false
 	}
 	return r.lines[i], true
+}
+
+// lineKind names the protocol of a run's stdout from its arguments:
+// "acp", "print" (-p with --output-format json or stream-json), "" (-p
+// text: not JSON) or "rpc".
+func lineKind(args []string) string {
+	kind := "rpc"
+	for i, a := range args {
+		switch {
+		case a == "--mode=acp", a == "--mode" && i+1 < len(args) && args[i+1] == "acp":
+			return "acp"
+		case a == "-p", a == "--print":
+			kind = "print-text"
+		}
+	}
+	if kind == "print-text" {
+		for i, a := range args {
+			if (a == "--output-format" && i+1 < len(args) && args[i+1] != "text") || a == "--output-format=json" || a == "--output-format=stream-json" {
+				return "print"
+			}
+		}
+		return ""
+	}
+	return kind
+}
+
+// checkLines validates every line the run wrote against the protocol's
+// schema (package schemacheck): the native protocol's lines, ama-rpc's
+// ACP extensions, print mode's JSON lines. One error per distinct
+// failure, with the count of lines.
+func (r *Run) checkLines(args []string) {
+	check := map[string]func([]byte) error{"rpc": schemacheck.RPCLine, "acp": schemacheck.ACPLine, "print": schemacheck.PrintLine}[lineKind(args)]
+	if check == nil {
+		return
+	}
+	type failure struct {
+		first string
+		n     int
+	}
+	var order []string
+	seen := map[string]*failure{}
+	for i, l := range r.Lines() {
+		err := check(l)
+		if err == nil {
+			continue
+		}
+		why := err.Error()
+		if f := seen[why]; f != nil {
+			f.n++
+			continue
+		}
+		order = append(order, why)
+		seen[why] = &failure{fmt.Sprintf("stdout line %d: %s\n%s", i+1, trim(string(l)), why), 1}
+	}
+	for _, why := range order {
+		r.t.Errorf("schema check (%d lines), first %s", seen[why].n, seen[why].first)
+	}
 }

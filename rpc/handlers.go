@@ -114,12 +114,7 @@ func toImages(in []imageParam) ([]*llm.ImageContent, error) {
 }
 
 func handlePrompt(s *Server, c *command) {
-	var p struct {
-		Message           *string         `json:"message"`
-		Images            []imageParam    `json:"images"`
-		StreamingBehavior string          `json:"streamingBehavior"`
-		Interrupt         json.RawMessage `json:"interrupt"`
-	}
+	var p promptParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -155,9 +150,7 @@ func handlePrompt(s *Server, c *command) {
 			reply(nil, err)
 			return
 		}
-		reply(struct {
-			Disposition session.Disposition `json:"disposition"`
-		}{d}, nil)
+		reply(promptResult{d}, nil)
 	})
 }
 
@@ -168,10 +161,7 @@ func handleAbort(s *Server, c *command) {
 
 func handleClearQueue(s *Server, c *command) {
 	st, fu, err := s.current().ClearQueue()
-	s.answer(c, struct {
-		Steering []string `json:"steering"`
-		FollowUp []string `json:"followUp"`
-	}{st, fu}, err)
+	s.answer(c, clearQueueResult{st, fu}, err)
 }
 
 func handleGetState(s *Server, c *command) {
@@ -188,16 +178,12 @@ func handleGetMessages(s *Server, c *command) {
 	if msgs == nil {
 		msgs = []llm.Message{}
 	}
-	s.answer(c, struct {
-		Messages []llm.Message `json:"messages"`
-	}{msgs}, err)
+	s.answer(c, messagesResult{msgs}, err)
 }
 
 func handleLastText(s *Server, c *command) {
 	t, err := s.current().LastAssistantText()
-	s.answer(c, struct {
-		Text *string `json:"text"`
-	}{t}, err)
+	s.answer(c, lastTextResult{t}, err)
 }
 
 func handleStats(s *Server, c *command) {
@@ -220,9 +206,7 @@ func handleSetModel(s *Server, _ *command, p *setModelParams) (modelResult, erro
 }
 
 func handleModels(s *Server, c *command) {
-	s.ok(c, struct {
-		Models []wireModel `json:"models"`
-	}{wireModels(s.opts.Models)})
+	s.ok(c, modelsResult{wireModels(s.opts.Models)})
 }
 
 type levelParams struct {
@@ -236,9 +220,7 @@ func handleSetThinking(s *Server, _ *command, p *levelParams) (levelParams, erro
 
 func handleThinkingLevels(s *Server, c *command) {
 	levels, err := s.current().ThinkingLevels()
-	s.answer(c, struct {
-		Levels []string `json:"levels"`
-	}{levels}, err)
+	s.answer(c, levelsResult{levels}, err)
 }
 
 type modeParams struct {
@@ -278,16 +260,12 @@ func handleToggle(s *Server, c *command, p *toggleParams) (toggleResult, error) 
 
 // handleInspect answers permission_inspect: read-only permission
 // diagnostics of the current session (session.InspectPermissions).
-func handleInspect(s *Server, _ *command, p *struct {
-	Action string `json:"action"`
-}) (any, error) {
+func handleInspect(s *Server, _ *command, p *inspectParams) (any, error) {
 	return s.current().InspectPermissions(p.Action)
 }
 
 func handleCapabilities(s *Server, c *command) {
-	var p struct {
-		Capabilities []string `json:"capabilities"`
-	}
+	var p capabilitiesParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -311,22 +289,14 @@ func handleCapabilities(s *Server, c *command) {
 	durable := seen["durable_approvals"]
 	was := s.durable.Swap(durable)
 	s.current().SetDurableApprovals(durable)
-	s.ok(c, struct {
-		Capabilities []string `json:"capabilities"`
-		// SeqBase (capability event_seq): the cursor that replays the
-		// current session's numbered stream from its first line.
-		SeqBase *uint64 `json:"seqBase,omitempty"`
-	}{caps, s.setEventSeq(wantsEventSeq(seen))})
+	s.ok(c, capabilitiesResult{caps, s.setEventSeq(wantsEventSeq(seen))})
 	if durable && !was {
 		s.current().ReopenApprovals(false) // requests a killed process left open
 	}
 }
 
 func handlePermissionResponse(s *Server, c *command) {
-	var p struct {
-		RequestID string          `json:"requestId"`
-		Decision  events.Approval `json:"decision"`
-	}
+	var p permissionResponseParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -344,9 +314,7 @@ func handlePermissionResponse(s *Server, c *command) {
 		// A parked (deferred) request is answered by its session; a
 		// request already resolved is approval_resolved.
 		known, err := s.current().AnswerApproval(p.RequestID, p.Decision, func() {
-			s.ok(c, struct {
-				Accepted bool `json:"accepted"`
-			}{true})
+			s.ok(c, acceptedResult{true})
 		})
 		if err != nil {
 			s.fail(c, err)
@@ -357,9 +325,7 @@ func handlePermissionResponse(s *Server, c *command) {
 		}
 	}
 	s.opts.Broker.Respond(p.RequestID, p.Decision, func(accepted bool) {
-		s.ok(c, struct {
-			Accepted bool `json:"accepted"`
-		}{accepted})
+		s.ok(c, acceptedResult{accepted})
 	})
 }
 
@@ -370,15 +336,11 @@ func handleGetTools(s *Server, c *command) {
 		out = append(out, wireTool{Name: t.Decl.Name, Description: t.Decl.Description, Parameters: t.Decl.Parameters,
 			Permission: t.Permission, Active: t.Active, MCPServer: t.Server})
 	}
-	s.answer(c, struct {
-		Tools []wireTool `json:"tools"`
-	}{out}, err)
+	s.answer(c, toolsResult{out}, err)
 }
 
 func handleSetActiveTools(s *Server, c *command) {
-	var p struct {
-		Names []string `json:"names"`
-	}
+	var p namesParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -388,23 +350,17 @@ func handleSetActiveTools(s *Server, c *command) {
 		return
 	}
 	names, err := s.current().SetActiveTools(p.Names)
-	s.answer(c, struct {
-		Names []string `json:"names"`
-	}{names}, err)
+	s.answer(c, namesParams{names}, err)
 }
 
 func handleSetMode(s *Server, c *command) {
-	var p struct {
-		Mode string `json:"mode"`
-	}
+	var p modeParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
 	}
 	mode, err := s.current().SetPermissionMode(p.Mode)
-	s.answer(c, struct {
-		Mode string `json:"mode"`
-	}{mode}, err)
+	s.answer(c, modeParams{mode}, err)
 }
 
 func handleCommands(s *Server, c *command) {
@@ -412,32 +368,20 @@ func handleCommands(s *Server, c *command) {
 	for _, cmd := range s.current().Commands() {
 		out = append(out, wireCommand{Name: cmd.Name, Description: sessionText(cmd.Key, cmd.Description, s.opts.Lang), Source: cmd.Source, ArgumentHint: cmd.ArgumentHint})
 	}
-	s.ok(c, struct {
-		Commands []wireCommand `json:"commands"`
-	}{out})
+	s.ok(c, commandsResult{out})
 }
 
 func handleSkills(s *Server, c *command) {
-	type wireSkill struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Location    string `json:"location"`
-		Source      string `json:"source"`
-	}
 	out := []wireSkill{}
 	for _, sk := range s.current().Skills() {
 		out = append(out, wireSkill{sk.Name, sk.Description, sk.Location, sk.Source})
 	}
-	s.ok(c, struct {
-		Skills []wireSkill `json:"skills"`
-	}{out})
+	s.ok(c, skillsResult{out})
 }
 
 func handleAbortRetry(s *Server, c *command) {
 	reply := s.later(c)
 	s.current().AbortRetry(func(aborted bool) {
-		reply(struct {
-			Aborted bool `json:"aborted"`
-		}{aborted}, nil)
+		reply(abortedResult{aborted}, nil)
 	})
 }

@@ -6,13 +6,7 @@ import (
 )
 
 func handlePlanResponse(s *Server, c *command) {
-	var p struct {
-		PlanID         string `json:"planId"`
-		Decision       string `json:"decision"`
-		Mode           string `json:"mode"`
-		Feedback       string `json:"feedback"`
-		EditedMarkdown string `json:"editedMarkdown"`
-	}
+	var p planResponseParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -27,10 +21,7 @@ func handlePlanResponse(s *Server, c *command) {
 	cur := s.current()
 	cur.PlanResponse(session.PlanDecision{PlanID: p.PlanID, Decision: p.Decision, Mode: p.Mode, Feedback: p.Feedback,
 		EditedMarkdown: p.EditedMarkdown}, func(out session.PlanOutcome, err error) {
-		data := struct {
-			PlanID   string `json:"planId"`
-			Decision string `json:"decision"`
-		}{out.PlanID, out.Decision}
+		data := planResponseResult{out.PlanID, out.Decision}
 		if !fresh {
 			if err != nil {
 				reply(nil, err)
@@ -79,9 +70,7 @@ func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done 
 }
 
 func handleGetPlan(s *Server, c *command) {
-	var p struct {
-		PlanID string `json:"planId"`
-	}
+	var p getPlanParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return

@@ -23,28 +23,15 @@ type wireRewind struct {
 
 func handleRewindPoints(s *Server, c *command) {
 	pts, err := s.current().RewindPoints()
-	type wire struct {
-		EntryID       string `json:"entryId"`
-		Text          string `json:"text"`
-		Timestamp     int64  `json:"timestamp"`
-		HasCheckpoint bool   `json:"hasCheckpoint"`
-	}
-	out := make([]wire, 0, len(pts))
+	out := make([]wireRewindPoint, 0, len(pts))
 	for _, p := range pts {
-		out = append(out, wire{p.EntryID, p.Text, p.Timestamp, p.HasCheckpoint})
+		out = append(out, wireRewindPoint{p.EntryID, p.Text, p.Timestamp, p.HasCheckpoint})
 	}
-	s.answer(c, struct {
-		Points []wire `json:"points"`
-	}{out}, err)
+	s.answer(c, rewindPointsResult{out}, err)
 }
 
 func handleRewind(s *Server, c *command) {
-	var p struct {
-		EntryID    string `json:"entryId"`
-		Mode       string `json:"mode"`
-		DryRun     bool   `json:"dryRun"`
-		OnConflict string `json:"onConflict"`
-	}
+	var p rewindParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -62,10 +49,7 @@ func handleRewind(s *Server, c *command) {
 }
 
 func handleSummarizeFrom(s *Server, c *command) {
-	var p struct {
-		EntryID      string `json:"entryId"`
-		Instructions string `json:"instructions"`
-	}
+	var p summarizeParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -76,19 +60,12 @@ func handleSummarizeFrom(s *Server, c *command) {
 			reply(nil, err)
 			return
 		}
-		reply(struct {
-			LeafID  *string   `json:"leafId"`
-			Draft   wireDraft `json:"draft"`
-			Summary string    `json:"summary,omitempty"`
-		}{r.LeafID, wireDraft{Text: r.Draft.Text, Images: r.Draft.Images}, r.Summary}, nil)
+		reply(summarizeFromResult{r.LeafID, wireDraft{Text: r.Draft.Text, Images: r.Draft.Images}, r.Summary}, nil)
 	})
 }
 
 func handleSummarizeUpTo(s *Server, c *command) {
-	var p struct {
-		EntryID      string `json:"entryId"`
-		Instructions string `json:"instructions"`
-	}
+	var p summarizeParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -97,9 +74,7 @@ func handleSummarizeUpTo(s *Server, c *command) {
 }
 
 func handleCompact(s *Server, c *command) {
-	var p struct {
-		CustomInstructions string `json:"customInstructions"`
-	}
+	var p compactParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return

@@ -73,9 +73,7 @@ func handleNewSession(s *Server, c *command) {
 }
 
 func handleSwitchSession(s *Server, c *command) {
-	var p struct {
-		SessionPath string `json:"sessionPath"`
-	}
+	var p switchSessionParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -97,9 +95,7 @@ func handleSwitchSession(s *Server, c *command) {
 }
 
 func handleFork(s *Server, c *command) {
-	var p struct {
-		EntryID string `json:"entryId"`
-	}
+	var p forkParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -111,9 +107,7 @@ func handleFork(s *Server, c *command) {
 }
 
 func handleGetEntries(s *Server, c *command) {
-	var p struct {
-		Since string `json:"since"`
-	}
+	var p entriesParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -122,10 +116,7 @@ func handleGetEntries(s *Server, c *command) {
 	if entries == nil {
 		entries = []*store.Entry{}
 	}
-	s.answer(c, struct {
-		Entries []*store.Entry `json:"entries"`
-		LeafID  *string        `json:"leafId"`
-	}{entries, leaf}, err)
+	s.answer(c, entriesResult{entries, leaf}, err)
 }
 
 func handleGetTree(s *Server, c *command) {
@@ -148,30 +139,20 @@ func handleGetTree(s *Server, c *command) {
 }
 
 func handleSetSessionName(s *Server, c *command) {
-	var p struct {
-		Name string `json:"name"`
-	}
+	var p nameParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
 	}
 	name, err := s.current().SetName(p.Name)
-	s.answer(c, struct {
-		Name string `json:"name"`
-	}{name}, err)
+	s.answer(c, nameParams{name}, err)
 }
 
 func handleForkMessages(s *Server, c *command) {
 	msgs, err := s.current().ForkMessages()
-	type wire struct {
-		EntryID string `json:"entryId"`
-		Text    string `json:"text"`
-	}
-	out := make([]wire, 0, len(msgs))
+	out := make([]wireForkMessage, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, wire{m.EntryID, m.Text})
+		out = append(out, wireForkMessage{m.EntryID, m.Text})
 	}
-	s.answer(c, struct {
-		Messages []wire `json:"messages"`
-	}{out}, err)
+	s.answer(c, forkMessagesResult{out}, err)
 }

@@ -23,9 +23,7 @@ func handleGetTasks(s *Server, c *command) {
 	if r := s.registry(); r != nil {
 		tasks = r.List()
 	}
-	s.ok(c, struct {
-		Tasks []session.TaskInfo `json:"tasks"`
-	}{tasks})
+	s.ok(c, tasksResult{tasks})
 }
 
 func handleGetAgents(s *Server, c *command) {
@@ -33,15 +31,11 @@ func handleGetAgents(s *Server, c *command) {
 	if r := s.registry(); r != nil {
 		list = r.Agents()
 	}
-	s.ok(c, struct {
-		Agents []session.AgentInfo `json:"agents"`
-	}{list})
+	s.ok(c, agentsResult{list})
 }
 
 func handleBackgroundTask(s *Server, c *command) {
-	var p struct {
-		TaskID json.RawMessage `json:"taskId"`
-	}
+	var p backgroundParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return
@@ -58,8 +52,6 @@ func handleBackgroundTask(s *Server, c *command) {
 		moved, release = r.Background(id, "host")
 	}
 	// The answer precedes the moved tasks' tool results.
-	s.ok(c, struct {
-		Backgrounded []string `json:"backgrounded"`
-	}{moved})
+	s.ok(c, backgroundResult{moved})
 	release()
 }

@@ -8,15 +8,7 @@ import (
 )
 
 func handleGetTrace(s *Server, c *command) {
-	var p struct {
-		Branch    string          `json:"branch"`
-		TurnLimit json.RawMessage `json:"turnLimit"`
-		Before    string          `json:"before"`
-		Since     string          `json:"since"`
-		TaskID    string          `json:"taskId"`
-		Content   string          `json:"content"`
-		Decisions bool            `json:"decisions"`
-	}
+	var p traceParams
 	if err := params(c, &p); err != nil {
 		s.fail(c, err)
 		return

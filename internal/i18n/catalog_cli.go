@@ -51,7 +51,9 @@ var cliTexts = map[Lang]map[Key]string{
                                      run the permission pipeline over tool calls read from stdin
   ama-rpc explain --replay file [--candidate] [--all] [--sessions dir]
                                      re-judge recorded verdicts; print those that would change
-  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the rpc output
+  ama-rpc schema [--out dir]         print (or write dir/rpc.schema.json) the JSON Schema of the protocol
+  ama-rpc replay --script fake.json [--mode rpc|acp] [--check expected.jsonl] < commands.jsonl
+                                     the replay kit: the server with a scripted fake model, a normalised transcript
   ama-rpc help                       print this text`,
 		CLIHelpEnvBlock: `  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   locate config (~/.config/ama) and data (~/.local/share/ama)
   AMA_CONFIG_DIR, AMA_DATA_DIR           override those two directories
@@ -171,7 +173,9 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
                                      对从标准输入读到的工具调用运行权限流水线
   ama-rpc explain --replay 文件 [--candidate] [--all] [--sessions dir]
                                      重新评判记录下的裁决，打印会改变的那些
-  ama-rpc schema [--out dir]         打印（或写入 dir/rpc.schema.json）rpc 输出的 JSON Schema
+  ama-rpc schema [--out dir]         打印（或写入 dir/rpc.schema.json）协议的 JSON Schema
+  ama-rpc replay --script fake.json [--mode rpc|acp] [--check expected.jsonl] < commands.jsonl
+                                     回放工具：用脚本化的假模型运行服务器，输出规范化的记录
   ama-rpc help                       打印本说明`,
 		CLIHelpEnvBlock: `  HOME, XDG_CONFIG_HOME, XDG_DATA_HOME   配置（~/.config/ama）和数据（~/.local/share/ama）的位置
   AMA_CONFIG_DIR, AMA_DATA_DIR           覆盖上面这两个目录

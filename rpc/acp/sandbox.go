@@ -9,7 +9,7 @@ func sandboxMeta(d *session.Deps) map[string]any {
 		return nil
 	}
 	if r := d.Sandbox.Report(); r != nil {
-		return map[string]any{"ama/sandbox": r}
+		return map[string]any{MetaSandbox: r}
 	}
 	return nil
 }

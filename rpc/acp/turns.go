@@ -159,7 +159,7 @@ func (t *turn) result() (promptResult, error) {
 		TotalTokens: u.Input + u.Output + u.CacheRead + u.CacheWrite,
 	}
 	if p := t.out.Permissions; p != nil {
-		usage.Meta = map[string]any{"ama/permissions": p}
+		usage.Meta = map[string]any{MetaPermissions: p}
 	}
 	return promptResult{StopReason: reason, Usage: usage}, nil
 }

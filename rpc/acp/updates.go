@@ -115,7 +115,7 @@ func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
 	}
 	if e.ViaCodemode { // folded under the codemode call in the client
 		u.Title = "codemode › " + u.Title
-		u.Meta = map[string]any{"ama": map[string]string{"parentToolCallId": t.ids.get(e.ParentToolCallID)}}
+		u.Meta = map[string]any{MetaAma: toolCallMeta{ParentToolCallID: t.ids.get(e.ParentToolCallID)}}
 	}
 	return u
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
 	"github.com/armadra/ama-rpc/store"
+	"github.com/armadra/ama-rpc/trace"
 )
 
 // Draft is the JSON Schema dialect of the document.
@@ -70,6 +71,11 @@ func Events() []Event {
 		{events.SubagentStart{}, s}, {events.SubagentUpdate{}, s}, {events.SubagentBackground{}, s},
 		{events.SubagentEnd{}, s}, {events.HookExecuted{}, x},
 	}
+}
+
+// approvals are events.Approval's values.
+func approvals() []any {
+	return []any{events.ApprovalAllow, events.ApprovalDeny, events.ApprovalAllowSession, events.ApprovalDefer}
 }
 
 // member is one member of a closed set of llm (an interface's types),
@@ -129,6 +135,18 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 		// Inline, not a $ref: the inferrer makes a pointer's override
 		// nullable by its "type", which a bare $ref does not have.
 		reflect.TypeFor[store.Entry](): sessionEntry(),
+		// A string type with constants: its values (TestApprovalsComplete
+		// checks the list against events' constants of the type).
+		reflect.TypeFor[events.Approval](): {Type: "string", Enum: approvals()},
+		// A recursive type (its children): a reference to its definition.
+		// With "type": the inferrer makes a pointer's override nullable by it.
+		reflect.TypeFor[trace.Tool](): {Type: "object", Ref: "#/$defs/traceTool"},
+		// get_tree's nodes, which store writes itself (store.NodesJSON).
+		reflect.TypeFor[store.Node](): {Type: "object", Ref: "#/$defs/treeNode"},
+		// Written as one object keyed by tree key (trace.Previews.MarshalJSON).
+		reflect.TypeFor[trace.Previews](): {Type: "object", Description: "trace.Previews (custom MarshalJSON): preview key -> {input, output, args, result}, each a string, absent members left out",
+			AdditionalProperties: &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				Properties: map[string]*jsonschema.Schema{"input": str(), "output": str(), "args": str(), "result": str()}}},
 	}
 }
 
@@ -287,22 +305,20 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	}}
 	resp.Properties["data"].Description = "the command's result (per command: not described yet)"
 
-	// Commands (input lines): the envelope only. The command names come
-	// from rpc's handlers table; the parameters of each command are not
-	// described yet (members beyond id and type are open).
-	var names []any
-	for _, c := range rpc.Commands() {
-		names = append(names, c)
+	// Commands (input lines) and their success data, per command, from
+	// rpc's wire types (rpc.CommandWires, kept in step with the handlers
+	// table).
+	if err := commands(defs, opts, replace); err != nil {
+		return nil, err
 	}
-	defs["command"] = mark(&jsonschema.Schema{
-		Description: "one input line (stdin): a command; its parameters per command are not described yet",
-		Type:        "object",
-		Properties: map[string]*jsonschema.Schema{
-			"id":   {Type: "string", Description: "echoed in the response; at most 1024 UTF-8 bytes (rpc.MaxIDBytes)"},
-			"type": {Type: "string", Enum: names},
-		},
-		Required: []string{"type"},
-	}, Stable)
+	for _, name := range rpc.Commands() {
+		resp.AllOf = append(resp.AllOf, &jsonschema.Schema{
+			If: &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"command": constant(name), "success": constant(true)},
+				Required: []string{"command", "success"}},
+			Then: &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"data": ref(DataDef(name))}, Required: []string{"data"}},
+		})
+	}
+	resp.Properties["data"].Description = "the command's result: $defs/data.<command> (matched by the response's command)"
 
 	// Events, by "type".
 	byEvent, order := map[string]string{}, []string(nil)
@@ -316,6 +332,11 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 		if err := add(typ, s, err, e.Stability); err != nil {
 			return nil, err
 		}
+		// The line's number, which rpc's writer appends (not a member of
+		// the event type) for a host that declared the capability
+		// event_seq (issue 35, merged separately).
+		s.Properties["seq"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(0.0),
+			Description: "the line's number in the session's event stream, when the host declared the capability event_seq"}
 		byEvent[typ], order = typ, append(order, typ)
 	}
 	// message_update's delta steps are written by a hand-made encoder
@@ -333,6 +354,13 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 			Description: "the line's number in the session's replayable stream (capability event_seq)"}
 	}
 	defs["event"] = dispatch("type", byEvent, order)
+
+	if err := printLines(defs, opts, byEvent, order); err != nil {
+		return nil, err
+	}
+	if err := acpExtensions(defs, opts); err != nil {
+		return nil, err
+	}
 
 	byEvent["hello"], byEvent["response"] = "hello", "response"
 	lines := dispatch("type", byEvent, append([]string{"hello", "response"}, order...))

@@ -1,0 +1,173 @@
+package schemacheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	v6 "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/armadra/ama-rpc/rpc/acp"
+	"github.com/armadra/ama-rpc/rpc/schema"
+)
+
+const url = "https://github.com/armadra/ama-rpc/schema/rpc.schema.json"
+
+type compiled struct {
+	line, command, print *v6.Schema
+	acp                  map[string]*v6.Schema // by extension name
+	method               map[string]bool       // extension methods
+	err                  error
+}
+
+var (
+	once sync.Once
+	c    compiled
+)
+
+func load() *compiled {
+	once.Do(func() {
+		doc, err := schema.JSON()
+		if err != nil {
+			c.err = err
+			return
+		}
+		v, err := v6.UnmarshalJSON(bytes.NewReader(doc))
+		if err != nil {
+			c.err = err
+			return
+		}
+		comp := v6.NewCompiler()
+		if err := comp.AddResource(url, v); err != nil {
+			c.err = err
+			return
+		}
+		at := func(frag string) *v6.Schema {
+			s, err := comp.Compile(url + frag)
+			if err != nil && c.err == nil {
+				c.err = fmt.Errorf("compile %s: %w", frag, err)
+			}
+			return s
+		}
+		c.line, c.command, c.print = at(""), at("#/$defs/command"), at("#/$defs/"+schema.PrintLine)
+		c.acp, c.method = map[string]*v6.Schema{}, map[string]bool{}
+		for _, e := range acp.Extensions() {
+			c.acp[e.Name] = at("#/$defs/" + schema.ACPDef(e.Name))
+			c.method[e.Name] = e.Method
+		}
+	})
+	return &c
+}
+
+func validate(s *v6.Schema, line []byte) error {
+	v, err := v6.UnmarshalJSON(bytes.NewReader(line))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	return s.Validate(v)
+}
+
+// RPCLine validates one output line of the native protocol.
+func RPCLine(line []byte) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	return validate(c.line, line)
+}
+
+// Command validates one input line of the native protocol.
+func Command(line []byte) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	return validate(c.command, line)
+}
+
+// PrintLine validates one stdout line of print mode (json, stream-json).
+func PrintLine(line []byte) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	return validate(c.print, line)
+}
+
+// ACPLine validates ama-rpc's extensions in one ACP message: every value
+// of a _meta key named "ama" or "ama/…" against its definition (an
+// unknown one is an undescribed extension), and the params of a method
+// whose name starts with "_" (an unknown one likewise). The rest is ACP's
+// own schema's business.
+func ACPLine(line []byte) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	var msg any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&msg); err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	var errs []string
+	if m, ok := msg.(map[string]any); ok {
+		if method, ok := m["method"].(string); ok && strings.HasPrefix(method, "_") {
+			if s, ok := c.acp[method]; !ok || !c.method[method] {
+				errs = append(errs, fmt.Sprintf("extension method %s is not described (acp.Extensions)", method))
+			} else if err := validateValue(s, m["params"]); err != nil {
+				errs = append(errs, fmt.Sprintf("%s params: %v", method, err))
+			}
+		}
+	}
+	walkMeta(msg, "", func(path, key string, v any) {
+		if key != acp.MetaAma && !strings.HasPrefix(key, "ama/") {
+			return
+		}
+		s, ok := c.acp[key]
+		if !ok || c.method[key] {
+			errs = append(errs, fmt.Sprintf("%s._meta[%q] is not described (acp.Extensions)", path, key))
+			return
+		}
+		if err := validateValue(s, v); err != nil {
+			errs = append(errs, fmt.Sprintf("%s._meta[%q]: %v", path, key, err))
+		}
+	})
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// validateValue validates a decoded value (json.Number numbers) by its
+// JSON text, as the validator reads it.
+func validateValue(s *v6.Schema, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return validate(s, b)
+}
+
+// walkMeta calls f for every member of every _meta object in v.
+func walkMeta(v any, path string, f func(path, key string, v any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		if meta, ok := x["_meta"].(map[string]any); ok {
+			for k, mv := range meta {
+				f(path, k, mv)
+			}
+		}
+		for k, c := range x {
+			if k != "_meta" {
+				walkMeta(c, path+"."+k, f)
+			}
+		}
+	case []any:
+		for i, c := range x {
+			walkMeta(c, fmt.Sprintf("%s[%d]", path, i), f)
+		}
+	}
+}
