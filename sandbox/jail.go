@@ -23,10 +23,12 @@ import (
 //     hidden directory that holds a writable tree, like ama's data
 //     directory holding the session's output directory, becomes an empty
 //     tmpfs with just that tree in it);
-//  5. .git is pinned (a mount point cannot be renamed or replaced), the
+//  5. the pathname Unix sockets of daemons and agents (Policy.Sockets)
+//     are covered by a read-only /dev/null each (connect fails);
+//  6. .git is pinned (a mount point cannot be renamed or replaced), the
 //     missing protected directories are created empty, and the protected
 //     paths are bound read-only;
-//  6. a new /proc shows only the sandbox's processes; the tmpfs layers are
+//  7. a new /proc shows only the sandbox's processes; the tmpfs layers are
 //     sealed read-only.
 //
 // It stats paths (whether HOME exists, whether .git is a file), so it runs
@@ -132,6 +134,11 @@ func jailPlan(p Policy, pidNS bool) string {
 			}
 			op(launcher.OpHide, it.path, kind)
 		}
+	}
+	// Sockets last among the hidden paths: one in a writable tree is
+	// covered in the tree's mount.
+	for _, s := range p.Sockets {
+		op(launcher.OpHide, s, "")
 	}
 	if pins {
 		for i, pin := range p.Pin {

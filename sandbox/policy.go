@@ -40,6 +40,10 @@ type Policy struct {
 	// Hide are unreadable (credentials, ama's own files, sockets that
 	// reach outside the sandbox).
 	Hide []string `json:"hide,omitempty"`
+	// Sockets are pathname Unix sockets outside the sandbox (daemons,
+	// agents) that the jail covers, so connect(2) cannot reach them; Wrap
+	// finds them at each start (pathSockets).
+	Sockets []string `json:"sockets,omitempty"`
 	// Home is HOME: only its HomeRead entries (and the writable trees in
 	// it) are visible; empty: HOME is not restricted.
 	Home string `json:"home,omitempty"`
