@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,8 +27,9 @@ import (
 //  5. the pathname Unix sockets of daemons and agents (Policy.Sockets)
 //     are covered by a read-only /dev/null each (connect fails);
 //  6. .git is pinned (a mount point cannot be renamed or replaced), the
-//     missing protected directories are created empty, and the protected
-//     paths are bound read-only;
+//     missing protected directories are created empty and the missing
+//     protected files with content that changes nothing (commondir "."),
+//     and the protected paths are bound read-only;
 //  7. a new /proc shows only the sandbox's processes; the tmpfs layers are
 //     sealed read-only.
 //
@@ -149,6 +151,15 @@ func jailPlan(p Policy, pidNS bool) string {
 		}
 		for _, c := range p.Create {
 			op(launcher.OpMkdir, c)
+		}
+		for _, f := range p.Placeholders {
+			content := ""
+			if p.Project != "" {
+				if rel, err := filepath.Rel(p.Project, f); err == nil {
+					content = PlaceholderFiles[rel]
+				}
+			}
+			op(launcher.OpPlaceholder, f, content)
 		}
 	}
 	for _, pr := range p.Protect {

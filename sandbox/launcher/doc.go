@@ -81,6 +81,10 @@ const (
 	OpAttach = "attach"
 	// OpMkdir "path" creates a missing directory (a mount point for OpRO).
 	OpMkdir = "mkdir"
+	// OpPlaceholder "path" "content" creates a missing file (a mount
+	// point for OpRO) with content, atomically (a git outside never
+	// reads it half written), when its directory exists.
+	OpPlaceholder = "placeholder"
 	// OpRO "path" binds an existing path onto itself read-only.
 	OpRO = "ro"
 	// OpHide "path" "kind" covers an existing directory with an empty,

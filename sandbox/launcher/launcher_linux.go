@@ -395,7 +395,7 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
+		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -450,6 +450,8 @@ func step(op string, a []string, js *jailState) error {
 			!errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTDIR) {
 			return err
 		}
+	case OpPlaceholder:
+		return placeholder(a[0], a[1])
 	case OpRO:
 		fi, err := os.Lstat(a[0])
 		if err != nil {
@@ -636,4 +638,35 @@ func unquote(s string) ([]string, error) {
 		s = s[len(q):]
 	}
 	return out, nil
+}
+
+// placeholder creates the missing file p with content: written under a
+// temporary name, then linked into place (never replacing anything), so
+// it appears whole. A missing or non-directory parent (no .git, a .git
+// file) leaves nothing to protect.
+func placeholder(p, content string) error {
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		return nil // exists (then OpRO protects it), or cannot be judged
+	}
+	if !isDir(p[:strings.LastIndexByte(p, '/')+1]) {
+		return nil
+	}
+	tmp := p + ".ama-placeholder"
+	_ = os.Remove(tmp) // a leftover (never followed: a link is removed itself)
+	fd, err := syscall.Open(tmp, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := syscall.Write(fd, []byte(content))
+	cerr := syscall.Close(fd)
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := syscall.Link(tmp, p); err != nil && err != syscall.EEXIST {
+			werr = err
+		}
+	}
+	_ = os.Remove(tmp)
+	return werr
 }
