@@ -55,6 +55,10 @@ type Runtime struct {
 	small    string // the small launcher next to self, if any
 	base     Dirs   // Home, Temp, Cache, Config, Data
 
+	zmu     sync.Mutex // guards zygotes and zclock
+	zygotes []*zygote  // pre-started launchers (linux; see Command.Start)
+	zclock  uint64
+
 	verifyOnce   sync.Once
 	mu           sync.Mutex   // guards verification
 	verification Verification // the canary self-test (Verify)

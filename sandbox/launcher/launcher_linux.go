@@ -129,6 +129,9 @@ func run(args []string) error {
 		return errors.New("landlock_restrict_self: " + e.Error())
 	}
 	_ = syscall.Close(fd)
+	if z, err := strconv.Atoi(os.Getenv(EnvZygote)); err == nil && ns == "pid" {
+		return runZygote(z, fd, sweep)
+	}
 	if ns == "pid" {
 		return initProcess(path, argv, env, fd, sweep)
 	}
