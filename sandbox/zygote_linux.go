@@ -34,8 +34,9 @@ type zygote struct {
 	key  string
 	cmd  *exec.Cmd
 	ctl  int
-	wmu  sync.Mutex // one writer on ctl
-	errb syncBuffer // the launcher's stderr
+	wmu  sync.Mutex    // one writer on ctl
+	errb syncBuffer    // the launcher's stderr
+	gone chan struct{} // closed when the launcher was reaped
 
 	mu      sync.Mutex // guards the fields below
 	starts  map[string]chan error
@@ -85,12 +86,23 @@ func (c *Command) Start(path string, argv, env []string, dir string, stdin, stdo
 		env = childenv.Environ(childenv.Policy{})
 	}
 	env = commandEnv(env, p)
-	z, err := c.rt.zygoteFor(p, env)
-	if err != nil {
-		return nil, err
+	fds := []int{int(stdin.Fd()), int(stdout.Fd()), int(stderr.Fd())}
+	for attempt := 0; ; attempt++ {
+		z, err := c.rt.zygoteFor(p, env)
+		if err != nil {
+			return nil, err
+		}
+		pr, err := z.start(path, argv, env, dir, fds)
+		if errors.Is(err, errRetired) && attempt == 0 {
+			continue // tripped or ended meanwhile: a new launcher
+		}
+		return pr, err
 	}
-	return z.start(path, argv, env, dir, []int{int(stdin.Fd()), int(stdout.Fd()), int(stderr.Fd())})
 }
+
+// errRetired: the launcher serves no more commands (its tripwire fired,
+// or it ended).
+var errRetired = errors.New("sandbox: the launcher was retired")
 
 // commandEnv is what a sandboxed command gets: env without the launcher's
 // variables, TMPDIR the private /tmp, the caches in the sandbox's cache.
@@ -184,7 +196,7 @@ func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
 	}
 	child := os.NewFile(uintptr(fds[1]), "sandbox-launcher-control")
 	defer child.Close()
-	z := &zygote{key: key, ctl: fds[0], starts: map[string]chan error{}, exits: map[string]chan int{}}
+	z := &zygote{key: key, ctl: fds[0], starts: map[string]chan error{}, exits: map[string]chan int{}, gone: make(chan struct{})}
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
 	cmd.Env = childenv.Environ(childenv.Policy{})
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
@@ -234,9 +246,16 @@ func (z *zygote) read() {
 		case "started", "error":
 			if ch := z.starts[f[1]]; ch != nil {
 				delete(z.starts, f[1])
-				if f[0] == "started" {
+				switch {
+				case f[0] == "started":
 					ch <- nil
-				} else {
+				case len(f) > 2 && strings.HasPrefix(f[2], "tripped: "):
+					z.running--
+					if z.dead == nil {
+						z.dead = errRetired
+					}
+					ch <- errRetired
+				default:
 					z.running--
 					ch <- errors.New("sandbox: " + strings.Join(f[2:], " "))
 				}
@@ -257,7 +276,9 @@ func (z *zygote) read() {
 	if msg == "" {
 		msg = z.cmd.ProcessState.String()
 	}
-	z.dead = errors.New("sandbox: the launcher ended: " + msg)
+	if z.dead == nil {
+		z.dead = fmt.Errorf("%w: it ended: %s", errRetired, msg)
+	}
 	for id, ch := range z.starts {
 		ch <- z.dead
 		delete(z.starts, id)
@@ -268,6 +289,7 @@ func (z *zygote) read() {
 	}
 	z.mu.Unlock()
 	_ = syscall.Close(z.ctl)
+	close(z.gone)
 }
 
 func (z *zygote) send(fields []string, fds []int) error {
@@ -288,7 +310,7 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 	z.mu.Lock()
 	if z.dead != nil {
 		z.mu.Unlock()
-		return nil, ErrNoLauncher
+		return nil, errRetired
 	}
 	z.next++
 	id := strconv.FormatUint(z.next, 10)
@@ -306,6 +328,9 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 		if errors.Is(err, syscall.EMSGSIZE) || errors.Is(err, syscall.ENOBUFS) {
 			return nil, ErrNoLauncher
 		}
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) {
+			return nil, errRetired
+		}
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	if err := <-started; err != nil {
@@ -322,14 +347,18 @@ func (z *zygote) close() {
 }
 
 // CloseLaunchers ends every pre-started launcher (and with them any
-// command still running in them).
+// command still running in them) and waits until they are gone.
 func (r *Runtime) CloseLaunchers() {
 	r.zmu.Lock()
-	defer r.zmu.Unlock()
-	for _, z := range r.zygotes {
+	zs := r.zygotes
+	r.zygotes = nil
+	r.zmu.Unlock()
+	for _, z := range zs {
 		z.close()
 	}
-	r.zygotes = nil
+	for _, z := range zs {
+		<-z.gone
+	}
 }
 
 type syncBuffer struct {
@@ -350,4 +379,24 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return string(s.b)
+}
+
+// CloseLaunchers ends the pre-started launchers of the command's runtime.
+func (c *Command) CloseLaunchers() {
+	if c != nil && c.rt != nil {
+		c.rt.CloseLaunchers()
+	}
+}
+
+// StartCommand is Start for the bash tool (tools.CommandStarter): the same,
+// returning the started command as an interface.
+func (c *Command) StartCommand(path string, argv, env []string, dir string, stdin, stdout, stderr *os.File) (interface {
+	Wait() (int, error)
+	Signal(syscall.Signal) error
+}, error) {
+	p, err := c.Start(path, argv, env, dir, stdin, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }

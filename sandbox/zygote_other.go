@@ -30,3 +30,14 @@ func (c *Command) Start(string, []string, []string, string, *os.File, *os.File, 
 
 // CloseLaunchers has nothing to end here.
 func (r *Runtime) CloseLaunchers() {}
+
+// CloseLaunchers has nothing to end here.
+func (c *Command) CloseLaunchers() {}
+
+// StartCommand has no pre-started launcher on this platform.
+func (c *Command) StartCommand(string, []string, []string, string, *os.File, *os.File, *os.File) (interface {
+	Wait() (int, error)
+	Signal(syscall.Signal) error
+}, error) {
+	return nil, ErrNoLauncher
+}

@@ -15,11 +15,18 @@ import (
 // zygoteMaxMsg is the largest control message.
 const zygoteMaxMsg = 1 << 20
 
+// started is a running command: its id and a copy of its stderr (for the
+// tripwire's message; closed when it is reported).
+type started struct {
+	id     string
+	stderr int
+}
+
 type zygote struct {
 	ctl     int
 	wmu     sync.Mutex // one writer on ctl at a time
 	mu      sync.Mutex // guards running
-	running map[int]string
+	running map[int]started
 	started chan struct{} // a command was started (wakes reap)
 	guards  []guard
 	tripped func() string // the tripwire's tripped path, or ""
@@ -43,7 +50,7 @@ func runZygote(ctl int, minFD int, sweep []string) error {
 		for range sigs {
 		}
 	}()
-	z := &zygote{ctl: ctl, running: map[int]string{}, started: make(chan struct{}, 1)}
+	z := &zygote{ctl: ctl, running: map[int]started{}, started: make(chan struct{}, 1)}
 	// The tripwire kills every process of the namespace but the zygote
 	// (kill(-1) from its init): every running command.
 	guards, trip, err := tripwire(guardsOf(sweep), minFD)
@@ -106,7 +113,7 @@ func (z *zygote) handle(f []string, fds []int) {
 		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
 			Sys: &syscall.SysProcAttr{Setsid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}}
 		if p := z.tripped(); p != "" {
-			z.send("error", id, "the sandbox launcher was stopped when a command created or replaced "+p)
+			z.send("error", id, "tripped: the sandbox launcher was stopped when a command created or replaced "+p)
 			return
 		}
 		z.mu.Lock()
@@ -116,7 +123,13 @@ func (z *zygote) handle(f []string, fds []int) {
 			z.send("error", id, "exec "+f[2]+": "+err.Error())
 			return
 		}
-		z.running[pid] = id
+		errFD, derr := syscall.Dup(fds[2])
+		if derr != nil {
+			errFD = -1
+		} else {
+			syscall.CloseOnExec(errFD)
+		}
+		z.running[pid] = started{id: id, stderr: errFD}
 		z.mu.Unlock()
 		select {
 		case z.started <- struct{}{}:
@@ -129,8 +142,8 @@ func (z *zygote) handle(f []string, fds []int) {
 			return
 		}
 		z.mu.Lock()
-		for pid, id := range z.running {
-			if id == f[1] {
+		for pid, s := range z.running {
+			if s.id == f[1] {
 				_ = syscall.Kill(-pid, syscall.Signal(sig)) // its group (setsid)
 				_ = syscall.Kill(pid, syscall.Signal(sig))
 			}
@@ -157,11 +170,12 @@ func (z *zygote) reap() {
 			return
 		}
 		z.mu.Lock()
-		id, ok := z.running[pid]
+		s, ok := z.running[pid]
 		delete(z.running, pid)
 		empty := len(z.running) == 0
 		z.mu.Unlock()
-		tripped := z.tripped() != ""
+		trippedBy := z.tripped()
+		tripped := trippedBy != ""
 		if !ok {
 			continue
 		}
@@ -174,13 +188,22 @@ func (z *zygote) reap() {
 		case ws.Signaled():
 			code = 128 + int(ws.Signal())
 		}
+		if tripped && s.stderr >= 0 {
+			_, _ = syscall.Write(s.stderr, []byte("ama-rpc sandbox: the command was stopped when it created or replaced "+trippedBy+"\n"))
+		}
+		if s.stderr >= 0 {
+			_ = syscall.Close(s.stderr)
+		}
 		if tripped && empty {
 			for _, g := range z.guards {
-				if g.restore() {
-					os.Stderr.WriteString("ama-rpc sandbox: restored " + g.path + ", which a command changed\n")
-				}
+				g.restore()
 			}
 		}
-		z.send("exit", id, strconv.Itoa(code))
+		z.send("exit", s.id, strconv.Itoa(code))
+		if tripped && empty {
+			// A tripped launcher serves no more commands: ama-rpc starts
+			// a new one (its guards are taken afresh).
+			os.Exit(0)
+		}
 	}
 }
