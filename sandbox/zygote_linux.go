@@ -251,12 +251,14 @@ func (z *zygote) read() {
 					ch <- nil
 				case len(f) > 2 && strings.HasPrefix(f[2], "tripped: "):
 					z.running--
+					delete(z.exits, f[1])
 					if z.dead == nil {
 						z.dead = errRetired
 					}
 					ch <- errRetired
 				default:
 					z.running--
+					delete(z.exits, f[1])
 					ch <- errors.New("sandbox: " + strings.Join(f[2:], " "))
 				}
 			}

@@ -115,3 +115,71 @@ func TestLauncherSignal(t *testing.T) {
 		t.Errorf("code %d err %v", code, err)
 	}
 }
+
+// TestLauncherUnreachable: a command cannot reach the launcher that
+// started it: its descriptors (the control socket to ama-rpc), memory and
+// environment are closed to it (not dumpable), and no signal it sends
+// ends it (the next command runs in the same launcher: its start time in
+// /proc/1/stat is unchanged).
+func TestLauncherUnreachable(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	started := func() string {
+		out, code := w.zsh(t, c, "cut -d' ' -f22 /proc/1/stat")
+		if code != 0 {
+			t.Fatalf("%d %s", code, out)
+		}
+		return strings.TrimSpace(out)
+	}
+	before := started()
+	out, _ := w.zsh(t, c, `ls /proc/1/fd 2>&1; cat /proc/1/environ 2>&1 | head -c 200; head -c 16 /proc/1/mem 2>&1; `+
+		`ls -l /proc/$$/fd 2>&1; for s in TERM INT HUP QUIT USR1 TRAP ILL SEGV BUS ABRT SYS STOP KILL; do kill -$s 1 2>&1; done; echo signalled`)
+	t.Logf("%s", out)
+	if strings.Contains(out, "socket:") {
+		t.Errorf("a socket is reachable: %s", out)
+	}
+	if strings.Contains(out, "AMA_SANDBOX") || strings.Contains(out, "PATH=") {
+		t.Errorf("the launcher's environment is readable: %s", out)
+	}
+	// The command holds its standard files only (3 is ls's own listing).
+	if out, _ := w.zsh(t, c, "ls /proc/self/fd | tr '\\n' ' '"); strings.TrimSpace(out) != "0 1 2 3" {
+		t.Errorf("the command inherited descriptors: %s", out)
+	}
+	if after := started(); after != before {
+		t.Errorf("the launcher was replaced (start %s, now %s): a command ended it", before, after)
+	}
+}
+
+// TestNoStrayDescriptors: a descriptor ama-rpc inherited without
+// close-on-exec (a host's pipe) does not reach a sandboxed command, in the
+// jail started per call (Wrap) and in the pre-started launcher.
+func TestNoStrayDescriptors(t *testing.T) {
+	w := newWorld(t)
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer wr.Close()
+	// Inheritable, as a host's descriptor would be.
+	if err := syscall.Dup2(int(wr.Fd()), 77); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(77)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	for name, run := range map[string]func(*testing.T, *sandbox.Command, string) (string, int){"wrap": w.sh, "launcher": w.zsh} {
+		out, _ := run(t, c, "ls /proc/self/fd | tr '\\n' ' '; echo leaked >&77")
+		if strings.Contains(out, " 77 ") {
+			t.Errorf("%s: the command holds descriptor 77: %s", name, out)
+		}
+	}
+	// The pre-started launcher closed its inherited copy: once this
+	// process's copies are closed, the pipe ends.
+	wr.Close()
+	syscall.Close(77)
+	if b, _ := io.ReadAll(r); strings.Contains(string(b), "leaked") {
+		t.Error("a command wrote to the inherited descriptor")
+	}
+}

@@ -71,6 +71,17 @@ func run(args []string) error {
 	if err != nil || fd < 3 {
 		return errors.New("no Landlock ruleset was passed")
 	}
+	// Descriptors ama-rpc inherited from its own parent without
+	// close-on-exec (a host's pipes and sockets) reach this process too:
+	// none of them may reach the command. Those below the ruleset's are
+	// the ones the caller passed on purpose (exec.Cmd.ExtraFiles). A
+	// pre-started launcher, which outlives many commands, closes them
+	// (a host waiting for a pipe's end would otherwise wait for it).
+	_, zygoteMode := os.LookupEnv(EnvZygote)
+	if err := strays(fd+1, zygoteMode); err != nil {
+		return err
+	}
+	syscall.CloseOnExec(fd)
 	flags, _ := strconv.ParseUint(os.Getenv(EnvFlags), 10, 32)
 	ns := os.Getenv(EnvNamespaces)
 	plan := os.Getenv(EnvMounts)
@@ -672,4 +683,36 @@ func placeholder(p, content string) error {
 	}
 	_ = os.Remove(tmp)
 	return werr
+}
+
+// strays marks every descriptor from min up that is not close-on-exec
+// (so was inherited, not opened here) close-on-exec, or closes it.
+func strays(min int, close bool) error {
+	if !close {
+		// close_range(2) with CLOSE_RANGE_CLOEXEC (Linux 5.11).
+		const sysCloseRange, closeRangeCloexec = 436, 4
+		if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(min), ^uintptr(0)>>32, closeRangeCloexec); e == 0 {
+			return nil
+		}
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return errors.New("list descriptors: " + err.Error())
+	}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < min {
+			continue
+		}
+		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(n), syscall.F_GETFD, 0)
+		if errno != 0 || flags&syscall.FD_CLOEXEC != 0 {
+			continue // gone (the listing's own), or opened here
+		}
+		if close {
+			_ = syscall.Close(n)
+		} else {
+			syscall.CloseOnExec(n)
+		}
+	}
+	return nil
 }
