@@ -145,6 +145,7 @@ func Main(ctx context.Context, env Env) int {
 		return exitCodeFor(err)
 	}
 	defer func() { _ = w.deps.Decisions.Close() }()
+	defer w.deps.Sandbox.CloseLaunchers() // the sandbox's pre-started launchers end with the server
 	if flags.Mode == "acp" {
 		return runACP(ctx, env, w)
 	}

@@ -351,6 +351,9 @@ func (z *zygote) close() {
 // CloseLaunchers ends every pre-started launcher (and with them any
 // command still running in them) and waits until they are gone.
 func (r *Runtime) CloseLaunchers() {
+	if r == nil {
+		return
+	}
 	r.zmu.Lock()
 	zs := r.zygotes
 	r.zygotes = nil
