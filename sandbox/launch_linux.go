@@ -61,6 +61,14 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	return st
 }
 
+// readUnixSocketTable reads the kernel's table of bound Unix sockets
+// (unixSocketTable); unreadable, the environment's sockets are the only
+// ones covered.
+func readUnixSocketTable() []byte {
+	b, _ := os.ReadFile(unixSocketTable)
+	return b
+}
+
 // usernsBlocked says why unprivileged user namespaces are unavailable
 // (the knobs of Linux, Debian and Ubuntu), or "".
 func usernsBlocked() string {

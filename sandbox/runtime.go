@@ -202,8 +202,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 	}
 	if p.Namespaces {
-		table, _ := os.ReadFile(unixSocketTable) // unreadable: the environment's sockets only
-		p.Sockets = pathSockets(table, env, p.Tmp, p.Cache)
+		p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
 		set[launcher.EnvNamespaces] = "pid"
 		set[launcher.EnvMounts] = jailPlan(p, true)
 		set[launcher.EnvRules] = jailRules(p)

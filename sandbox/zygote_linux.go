@@ -135,8 +135,7 @@ func commandEnv(env []string, p Policy) []string {
 // the sockets and HOME entries found now, the Landlock rules' inputs, the
 // .git it pins): a policy whose world changed gets a new launcher.
 func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
-	table, _ := os.ReadFile(unixSocketTable)
-	p.Sockets = pathSockets(table, env, p.Tmp, p.Cache)
+	p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
 	key := jailPlan(p, true) + "\x00" + jailRules(p) + "\x00" + r.launcher() + "\x00" + inodes(p.Pin) + "\x00" + fmt.Sprint(p.DenyNetwork, p.Write, p.Hide, p.HomeRead)
 	r.zmu.Lock()
 	defer r.zmu.Unlock()
