@@ -465,7 +465,11 @@ func step(op string, a []string, js *jailState) error {
 			return err
 		}
 	case OpPlaceholder:
-		return placeholder(a[0], a[1])
+		// Not fatal: a name a command blocked (a directory at the
+		// temporary name) must not turn the sandbox off; the path then
+		// stays missing and the init's guard (EnvSweep) watches it.
+		_ = placeholder(a[0], a[1])
+		return nil
 	case OpRO:
 		fi, err := os.Lstat(a[0])
 		if err != nil {
