@@ -30,7 +30,6 @@ import (
 	"github.com/armadra/ama-rpc/llm/openai"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/session"
-	"github.com/armadra/ama-rpc/skills"
 	"github.com/armadra/ama-rpc/telemetry"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -154,6 +153,7 @@ func Main(ctx context.Context, env Env) int {
 		return exitCodeFor(err)
 	}
 	defer func() { _ = w.deps.Decisions.Close() }()
+	defer w.deps.Sandbox.CloseLaunchers() // the sandbox's pre-started launchers end with the server
 	if flags.Mode == "acp" {
 		return runACP(ctx, env, w)
 	}
@@ -265,19 +265,6 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			errNoModel, entry.ID, keyHint(entry.ID), paths.UserFile())
 	}
 
-	var skillList []skills.Skill
-	if b, err := skills.Builtin(paths.Data); err == nil {
-		skillList = append(skillList, b)
-	} else {
-		log.Warn("builtin skill", zap.Error(err))
-	}
-	skillList = append(skillList, skills.Discover(map[string]string{
-		"user": filepath.Join(paths.Config, "skills"), "project": filepath.Join(cwd, ".ama", "skills"),
-	})...)
-	if profile != nil {
-		skillList = withProfileSkills(skillList, profile.SkillDirs)
-	}
-
 	timeout := 10 * time.Minute
 	if user.Approvals.TimeoutMs > 0 {
 		timeout = time.Duration(user.Approvals.TimeoutMs) * time.Millisecond
@@ -345,7 +332,6 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		Settings: session.Settings{Persist: !flags.NoSession, ApprovalTimeout: timeout, ApprovalDeferTTL: deferTTL,
 			ClassifierMode: user.Permission.Classifier, ClassifierTimeout: time.Duration(user.Permission.ClassifierTimeoutMs) * time.Millisecond,
 			ClassifierUserTokens: user.Permission.MaxUserTranscriptTokens, ClassifierToolTokens: user.Permission.MaxToolTranscriptTokens},
-		Skills:  skillList,
 		Version: Version,
 		Sandbox: sb,
 	}
@@ -362,6 +348,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		return nil, err
 	}
 	deps.Templates = discoverTemplates(paths.Config, cwd, profile, trusted, log)
+	deps.Skills = discoverSkills(paths, cwd, profile, trusted, log)
 	if h := env.Hooks; h != nil {
 		deps.Now, deps.NewUUID, deps.NewEntryID = h.Now, h.NewUUID, h.NewEntryID
 		deps.Settings.WriteFault = h.WriteFault

@@ -243,7 +243,8 @@ func TestDeputySkillBody(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo"}, Script: turns(),
+			// --trust: an untrusted project's skills are not loaded at all.
+			r := golden.Start(t, golden.Config{Args: []string{"--model", "fake/echo", "--trust"}, Script: turns(),
 				Files: map[string]string{".ama/skills/evil/SKILL.md": "---\nname: evil\ndescription: A skill.\n---\nSkill body.\n"}})
 			key := plantKey(t, r.Home)
 			tc.plant(t, r, key)

@@ -17,6 +17,11 @@
 //     ama-rpc-sandbox binary next to the executable, else this binary
 //     re-executed as `__sandbox-exec`) that applies them and runs the
 //     command. Without user namespaces it falls back to Landlock alone.
+//   - the pre-started launchers: Command.Start sends a foreground command
+//     to the launcher of its session and policy (started on first use,
+//     the jail built once), which forks it into a PID namespace of its
+//     own; Wrap remains for background jobs, the self-test and whenever
+//     Start cannot (ErrNoLauncher).
 //   - the proof: Verify runs canary probes inside the real sandbox and
 //     caches the result per boot, launcher and policy; a failure turns the
 //     sandbox (or the network denial) off and Report says so.
@@ -25,6 +30,9 @@
 //
 // Concurrency: Resolve, ForBash, Hint and LooksLikeDenial are pure. A
 // Runtime is immutable after New except for the self-test's result, which
-// Verify sets once under a mutex; all methods are safe for concurrent use.
+// Verify sets once under a mutex, and the list of pre-started launchers
+// (zmu); all methods are safe for concurrent use. Each launcher has one
+// reader goroutine (its control socket's replies; sends are serialised by
+// a writer mutex).
 // Wrap only touches the given command.
 package sandbox

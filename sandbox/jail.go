@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,10 +24,13 @@ import (
 //     hidden directory that holds a writable tree, like ama's data
 //     directory holding the session's output directory, becomes an empty
 //     tmpfs with just that tree in it);
-//  5. .git is pinned (a mount point cannot be renamed or replaced), the
-//     missing protected directories are created empty, and the protected
-//     paths are bound read-only;
-//  6. a new /proc shows only the sandbox's processes; the tmpfs layers are
+//  5. the pathname Unix sockets of daemons and agents (Policy.Sockets)
+//     are covered by a read-only /dev/null each (connect fails);
+//  6. .git is pinned (a mount point cannot be renamed or replaced), the
+//     missing protected directories are created empty and the missing
+//     protected files with content that changes nothing (commondir "."),
+//     and the protected paths are bound read-only;
+//  7. a new /proc shows only the sandbox's processes; the tmpfs layers are
 //     sealed read-only.
 //
 // It stats paths (whether HOME exists, whether .git is a file), so it runs
@@ -133,6 +137,11 @@ func jailPlan(p Policy, pidNS bool) string {
 			op(launcher.OpHide, it.path, kind)
 		}
 	}
+	// Sockets last among the hidden paths: one in a writable tree is
+	// covered in the tree's mount.
+	for _, s := range p.Sockets {
+		op(launcher.OpHide, s, "")
+	}
 	if pins {
 		for i, pin := range p.Pin {
 			op(launcher.OpAttach, "p"+strconv.Itoa(i), pin)
@@ -142,6 +151,15 @@ func jailPlan(p Policy, pidNS bool) string {
 		}
 		for _, c := range p.Create {
 			op(launcher.OpMkdir, c)
+		}
+		for _, f := range p.Placeholders {
+			content := ""
+			if p.Project != "" {
+				if rel, err := filepath.Rel(p.Project, f); err == nil {
+					content = PlaceholderFiles[rel]
+				}
+			}
+			op(launcher.OpPlaceholder, f, content)
 		}
 	}
 	for _, pr := range p.Protect {

@@ -1,6 +1,11 @@
 package sandbox
 
 import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -70,5 +75,50 @@ func TestSeccompFilterAssembles(t *testing.T) {
 	b, _ := seccompFilter(true)
 	if len(b) <= len(a) {
 		t.Error("denyInet adds no instruction")
+	}
+}
+
+// TestPathSockets: the sockets of the kernel's table and of the
+// environment (plain paths, unix:path=, unix://, WAYLAND_DISPLAY below
+// XDG_RUNTIME_DIR) are found; non-sockets, abstract names and the
+// sandbox's own directories are not.
+func TestPathSockets(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string) string {
+		p := filepath.Join(dir, name)
+		l, err := net.Listen("unix", p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return p
+	}
+	listed, agent, bus, docker, wl := mk("listed"), mk("agent"), mk("bus"), mk("docker"), mk("wayland-0")
+	own := filepath.Join(dir, "own")
+	if err := os.Mkdir(own, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := mk("own/mine")
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table := "Num       RefCount Protocol Flags    Type St Inode Path\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 1234 " + listed + "\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 1235 @/tmp/.X11-unix/X0\n" +
+		"0000000000000000: 00000003 00000000 00000000 0001 03 1236\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 1237 " + plain + "\n" +
+		"0000000000000000: 00000002 00000000 00010000 0001 01 1238 " + mine + "\n"
+	env := []string{"SSH_AUTH_SOCK=" + agent, "DBUS_SESSION_BUS_ADDRESS=unix:path=" + bus + ",guid=abc",
+		"DOCKER_HOST=unix://" + docker, "XDG_RUNTIME_DIR=" + dir, "WAYLAND_DISPLAY=wayland-0", "PATH=/usr/bin:" + plain}
+	got := pathSockets([]byte(table), env, own)
+	want := []string{agent, bus, docker, listed, wl}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("pathSockets = %q, want %q", got, want)
+	}
+	plan := jailPlan(Policy{Sockets: []string{agent}}, true)
+	if !strings.Contains(plan, "hide "+strconv.Quote(agent)+` ""`) {
+		t.Errorf("plan does not cover the socket:\n%s", plan)
 	}
 }

@@ -61,6 +61,14 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	return st
 }
 
+// readUnixSocketTable reads the kernel's table of bound Unix sockets
+// (unixSocketTable); unreadable, the environment's sockets are the only
+// ones covered.
+func readUnixSocketTable() []byte {
+	b, _ := os.ReadFile(unixSocketTable)
+	return b
+}
+
 // usernsBlocked says why unprivileged user namespaces are unavailable
 // (the knobs of Linux, Debian and Ubuntu), or "".
 func usernsBlocked() string {
@@ -136,7 +144,7 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 		return nil, 0, fmt.Errorf("Landlock ABI %d is not usable (%v)", abi, err)
 	}
 	cfg := landlock.Config{
-		HandledAccessFS: fsAll,
+		HandledAccessFS: fsAll | fsResolveUnix,
 		Scoped:          landlock.ScopedSet(ll.ScopeAbstractUnixSocket | ll.ScopeSignal),
 	}
 	if p.DenyNetwork {
@@ -148,7 +156,9 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 	// Best effort only downgrades what the kernel lacks beyond the checks
 	// above (minABI, TCP rules): rights newer than its ABI (ioctl on
 	// devices before ABI 5, IPC scoping before 6), which such kernels do
-	// not restrict at all.
+	// not restrict at all; connect(2) to pathname Unix sockets
+	// (fsResolveUnix) before ABI 9, where the jail's mounts
+	// (Policy.Sockets) are the only layer.
 	fd, flags, err := cfg.BestEffort().NewRulesetFD(buildRules(p)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("build the Landlock ruleset: %w", err)
@@ -178,11 +188,15 @@ func jailRules(p Policy) string {
 
 // Access rights.
 const (
-	fsAll      = landlock.AccessFSSet(1<<16 - 1) // every right up to ABI 5 (ioctl_dev)
-	fsFile     = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
-	fsRead     = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir)
-	fsReadFile = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile)
-	fsListDir  = landlock.AccessFSSet(ll.AccessFSReadDir)
+	fsAll = landlock.AccessFSSet(1<<16 - 1) // every right up to ABI 5 (ioctl_dev)
+	// fsResolveUnix (ABI 9) is connect(2) to a pathname Unix socket: only
+	// granted in the writable trees (the project, the private /tmp), so
+	// the sockets of daemons and agents elsewhere cannot be reached.
+	fsResolveUnix = landlock.AccessFSSet(ll.AccessFSResolveUnix)
+	fsFile        = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
+	fsRead        = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir)
+	fsReadFile    = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile)
+	fsListDir     = landlock.AccessFSSet(ll.AccessFSReadDir)
 )
 
 // buildRules expands the policy: read everywhere except HOME and the
@@ -225,7 +239,7 @@ func buildRules(p Policy) []landlock.Rule {
 				ex = append(ex, x)
 			}
 		}
-		grant(&rules, w, ex, fsAll, 0)
+		grant(&rules, w, ex, fsAll|fsResolveUnix, 0)
 	}
 	for _, d := range p.Devices {
 		fi, err := os.Stat(d)

@@ -27,6 +27,11 @@ type Policy struct {
 	// .git/modules, .git/worktrees, .ama): an empty one changes nothing
 	// for git or ama-rpc.
 	Create []string `json:"create,omitempty"`
+	// Placeholders are protected files the jail creates when missing,
+	// with content git reads as nothing changed (PlaceholderFiles), so
+	// they are read-only mount points from the first instant: a command
+	// cannot create them (with namespaces only).
+	Placeholders []string `json:"placeholders,omitempty"`
 	// Sweep are the protected paths the jail's init guards when they are
 	// missing (.git/commondir, .git/config.worktree, a missing
 	// .git/config) or links (a .ama or .git/hooks link inside the
@@ -40,6 +45,10 @@ type Policy struct {
 	// Hide are unreadable (credentials, ama's own files, sockets that
 	// reach outside the sandbox).
 	Hide []string `json:"hide,omitempty"`
+	// Sockets are pathname Unix sockets outside the sandbox (daemons,
+	// agents) that the jail covers, so connect(2) cannot reach them; Wrap
+	// finds them at each start (pathSockets).
+	Sockets []string `json:"sockets,omitempty"`
 	// Home is HOME: only its HomeRead entries (and the writable trees in
 	// it) are visible; empty: HOME is not restricted.
 	Home string `json:"home,omitempty"`
@@ -111,6 +120,17 @@ var ProtectedProjectPaths = []string{
 // init guards those that are missing or links.
 var createdDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/worktrees", ".ama"}
 
+// PlaceholderFiles are the protected files that redirect git when a
+// command creates them (.git/commondir names another common directory
+// with its own config and hooks; config.worktree and a missing config are
+// config), with the content the jail gives them when they are missing:
+// commondir "." is the repository itself (what git assumes without the
+// file), an empty config.worktree or config sets nothing. Made before the
+// command starts and read-only for it, they leave no instant in which a
+// git outside could follow a planted one; they stay in .git afterwards
+// (like the empty directories of createdDirs).
+var PlaceholderFiles = map[string]string{".git/commondir": ".\n", ".git/config.worktree": "", ".git/config": ""}
+
 // DevicePaths may be written by sandboxed commands.
 var DevicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
 
@@ -172,6 +192,11 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 		}
 		for _, rel := range createdDirs {
 			add(&p.Create, filepath.Join(d.Project, rel))
+		}
+		for _, rel := range ProtectedProjectPaths {
+			if _, ok := PlaceholderFiles[rel]; ok {
+				add(&p.Placeholders, filepath.Join(d.Project, rel))
+			}
 		}
 		for _, rel := range ProtectedProjectPaths {
 			add(&p.Sweep, filepath.Join(d.Project, rel))

@@ -55,6 +55,10 @@ type Runtime struct {
 	small    string // the small launcher next to self, if any
 	base     Dirs   // Home, Temp, Cache, Config, Data
 
+	zmu     sync.Mutex // guards zygotes and zclock
+	zygotes []*zygote  // pre-started launchers (linux; see Command.Start)
+	zclock  uint64
+
 	verifyOnce   sync.Once
 	mu           sync.Mutex   // guards verification
 	verification Verification // the canary self-test (Verify)
@@ -198,6 +202,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 	}
 	if p.Namespaces {
+		p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
 		set[launcher.EnvNamespaces] = "pid"
 		set[launcher.EnvMounts] = jailPlan(p, true)
 		set[launcher.EnvRules] = jailRules(p)

@@ -79,6 +79,11 @@ func runtimeFor(t *testing.T, s sandbox.Settings, w world) *sandbox.Runtime {
 // the exit code.
 func (w world) sh(t *testing.T, c *sandbox.Command, script string) (string, int) {
 	t.Helper()
+	// AMA_SANDBOX_TEST_LAUNCHER=1 runs every jail test through the
+	// pre-started launcher (Command.Start) instead of Wrap.
+	if os.Getenv("AMA_SANDBOX_TEST_LAUNCHER") == "1" && c.Policy().Namespaces {
+		return w.zsh(t, c, script)
+	}
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir = w.project
 	cmd.Env = append(os.Environ(), "HOME="+w.home, "TMPDIR="+w.tmp)

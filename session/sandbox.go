@@ -2,6 +2,8 @@ package session
 
 import (
 	"github.com/armadra/ama-rpc/approvals"
+	"github.com/armadra/ama-rpc/sandbox"
+	"github.com/armadra/ama-rpc/tools"
 )
 
 // applySandbox gives a turn's tools and permission snapshot the same answer
@@ -28,3 +30,7 @@ func (p *permissionSnapshot) sandboxNote(call approvals.Call) string {
 	}
 	return p.sandboxDesc
 }
+
+// The session's sandbox starts foreground bash commands through its
+// pre-started launcher (tools.CommandStarter).
+var _ tools.CommandStarter = (*sandbox.Command)(nil)

@@ -3,14 +3,11 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -144,20 +141,31 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	env := call.env()
 	sink := newOutputSink(env, NameBash)
 	cmd := newShellCmd(shellOf(env), a.Command, dir, extra)
-	sb, release, err := wrapSandbox(env, a, cmd)
-	if err != nil {
-		sink.finish()
-		return errorf("%v", err), nil
+	sb := callSandbox(env, a)
+	var pr proc
+	started := false
+	if st, ok := sb.(CommandStarter); ok {
+		// The session's pre-started launcher; Wrap when it cannot.
+		pr, started = startInLauncher(st, cmd, sink)
 	}
-	cmd.Stdout, cmd.Stderr = sink, sink
-	cmd.WaitDelay = bashPipeGrace
-	err = cmd.Start()
-	release()
-	if err != nil {
-		sink.finish()
-		return errorf("Cannot start %s: %v", shellOf(env), err), nil
+	if !started {
+		var release func()
+		var err error
+		sb, release, err = wrapSandbox(env, a, cmd)
+		if err != nil {
+			sink.finish()
+			return errorf("%v", err), nil
+		}
+		cmd.Stdout, cmd.Stderr = sink, sink
+		cmd.WaitDelay = bashPipeGrace
+		err = cmd.Start()
+		release()
+		if err != nil {
+			sink.finish()
+			return errorf("Cannot start %s: %v", shellOf(env), err), nil
+		}
+		pr = cmdProc(cmd)
 	}
-	pid := cmd.Process.Pid
 	timeout := a.timeout()
 
 	done := make(chan struct{})
@@ -180,7 +188,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 		case <-t.C:
 			timedOut = true
 		}
-		stopGroup(pid, done, b.KillGrace)
+		pr.stop(done, b.KillGrace)
 	}()
 	if call.Update != nil {
 		wg.Add(1)
@@ -201,7 +209,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 			}
 		}()
 	}
-	waitErr := cmd.Wait()
+	ps, waitDelay := pr.wait()
 	close(done)
 	wg.Wait()
 	// The final update, unless a tick already sent everything: the events
@@ -216,13 +224,8 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 
 	d := BashDetails{Truncated: cut, FullOutputPath: full, TimedOut: timedOut, Sandboxed: sb != nil}
 	var notes []string
-	if ps := cmd.ProcessState; ps != nil && !timedOut {
-		if ps.Exited() {
-			c := ps.ExitCode()
-			d.ExitCode = &c
-		} else if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			d.Signal = ws.Signal().String()
-		}
+	if !timedOut {
+		d.ExitCode, d.Signal = ps.code, ps.signal
 	}
 	switch {
 	case timedOut:
@@ -232,7 +235,7 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 	case d.ExitCode != nil && *d.ExitCode != 0:
 		notes = append(notes, fmt.Sprintf("Exit code %d", *d.ExitCode))
 	}
-	if errors.Is(waitErr, exec.ErrWaitDelay) {
+	if waitDelay {
 		notes = append(notes, "Processes started in the background still hold the output; use background:true for long-running processes.")
 	}
 	body := strings.TrimRight(text, "\n")

@@ -30,6 +30,7 @@ func sandboxEnv(t *testing.T) (*tools.Env, string) {
 	if !rt.Active() {
 		t.Skipf("needs the Landlock sandbox: %s", rt.Status().Detail)
 	}
+	t.Cleanup(rt.CloseLaunchers)
 	env.Sandbox = rt.For(env.Cwd, env.OutputDir, false)
 	return env, root
 }

@@ -57,8 +57,34 @@ const (
 	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
 
+// EnvZygote, when set (to the control socket's descriptor number), makes
+// the launcher a pre-started launcher ("zygote") instead of running one
+// command: it builds the jail and restricts itself exactly as for one
+// command (mounts, securebits, no_new_privs, seccomp, Landlock; all
+// inherited by what it starts), then starts each command ama-rpc sends it
+// on the control socket, in a PID namespace of its own (the command is
+// its init: when it ends, everything it started ends) and a new session.
+// See ZygoteProtocol.
+const EnvZygote = "AMA_SANDBOX_ZYGOTE"
+
+// ZygoteProtocol describes the control socket (SOCK_SEQPACKET, one message
+// a datagram, fields separated by NUL):
+//
+//	ama-rpc → zygote: "run" id path dir argc argv… env…, with the
+//	                  command's stdin, stdout and stderr as SCM_RIGHTS
+//	                  "kill" id signal   (to the command's process group)
+//	zygote → ama-rpc: "started" id | "error" id message
+//	                  "exit" id code   (128+n for a signal, 126 when the
+//	                                    command was stopped by the tripwire)
+//
+// The socket is close-on-exec and never passed to a command; the zygote
+// is not dumpable (no ptrace, no /proc/<pid>/fd of it from the commands)
+// and takes every signal its commands may send to it into a channel it
+// drains, so a command can neither talk to ama-rpc through it nor end it.
+const ZygoteProtocol = "v1"
+
 // Envs are all of them (for filtering).
-var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces, EnvSeccomp, EnvSweep, EnvRules}
+var Envs = []string{EnvFD, EnvFlags, EnvMounts, EnvNamespaces, EnvSeccomp, EnvSweep, EnvRules, EnvZygote}
 
 // Jail plan operations, one a line: the name, a space, then the operands,
 // each quoted (strconv.Quote) and separated by spaces.
@@ -81,6 +107,10 @@ const (
 	OpAttach = "attach"
 	// OpMkdir "path" creates a missing directory (a mount point for OpRO).
 	OpMkdir = "mkdir"
+	// OpPlaceholder "path" "content" creates a missing file (a mount
+	// point for OpRO) with content, atomically (a git outside never
+	// reads it half written), when its directory exists.
+	OpPlaceholder = "placeholder"
 	// OpRO "path" binds an existing path onto itself read-only.
 	OpRO = "ro"
 	// OpHide "path" "kind" covers an existing directory with an empty,

@@ -71,6 +71,17 @@ func run(args []string) error {
 	if err != nil || fd < 3 {
 		return errors.New("no Landlock ruleset was passed")
 	}
+	// Descriptors ama-rpc inherited from its own parent without
+	// close-on-exec (a host's pipes and sockets) reach this process too:
+	// none of them may reach the command. Those below the ruleset's are
+	// the ones the caller passed on purpose (exec.Cmd.ExtraFiles). A
+	// pre-started launcher, which outlives many commands, closes them
+	// (a host waiting for a pipe's end would otherwise wait for it).
+	_, zygoteMode := os.LookupEnv(EnvZygote)
+	if err := strays(fd+1, zygoteMode); err != nil {
+		return err
+	}
+	syscall.CloseOnExec(fd)
 	flags, _ := strconv.ParseUint(os.Getenv(EnvFlags), 10, 32)
 	ns := os.Getenv(EnvNamespaces)
 	plan := os.Getenv(EnvMounts)
@@ -129,6 +140,9 @@ func run(args []string) error {
 		return errors.New("landlock_restrict_self: " + e.Error())
 	}
 	_ = syscall.Close(fd)
+	if z, err := strconv.Atoi(os.Getenv(EnvZygote)); err == nil && ns == "pid" {
+		return runZygote(z, fd, sweep)
+	}
 	if ns == "pid" {
 		return initProcess(path, argv, env, fd, sweep)
 	}
@@ -395,7 +409,7 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
+		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -450,6 +464,12 @@ func step(op string, a []string, js *jailState) error {
 			!errors.Is(err, syscall.ENOENT) && !errors.Is(err, syscall.ENOTDIR) {
 			return err
 		}
+	case OpPlaceholder:
+		// Not fatal: a name a command blocked (a directory at the
+		// temporary name) must not turn the sandbox off; the path then
+		// stays missing and the init's guard (EnvSweep) watches it.
+		_ = placeholder(a[0], a[1])
+		return nil
 	case OpRO:
 		fi, err := os.Lstat(a[0])
 		if err != nil {
@@ -636,4 +656,67 @@ func unquote(s string) ([]string, error) {
 		s = s[len(q):]
 	}
 	return out, nil
+}
+
+// placeholder creates the missing file p with content: written under a
+// temporary name, then linked into place (never replacing anything), so
+// it appears whole. A missing or non-directory parent (no .git, a .git
+// file) leaves nothing to protect.
+func placeholder(p, content string) error {
+	if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
+		return nil // exists (then OpRO protects it), or cannot be judged
+	}
+	if !isDir(p[:strings.LastIndexByte(p, '/')+1]) {
+		return nil
+	}
+	tmp := p + ".ama-placeholder"
+	_ = os.Remove(tmp) // a leftover (never followed: a link is removed itself)
+	fd, err := syscall.Open(tmp, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := syscall.Write(fd, []byte(content))
+	cerr := syscall.Close(fd)
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		if err := syscall.Link(tmp, p); err != nil && err != syscall.EEXIST {
+			werr = err
+		}
+	}
+	_ = os.Remove(tmp)
+	return werr
+}
+
+// strays marks every descriptor from min up that is not close-on-exec
+// (so was inherited, not opened here) close-on-exec, or closes it.
+func strays(min int, close bool) error {
+	if !close {
+		// close_range(2) with CLOSE_RANGE_CLOEXEC (Linux 5.11).
+		const sysCloseRange, closeRangeCloexec = 436, 4
+		if _, _, e := syscall.RawSyscall(sysCloseRange, uintptr(min), ^uintptr(0)>>32, closeRangeCloexec); e == 0 {
+			return nil
+		}
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return errors.New("list descriptors: " + err.Error())
+	}
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n < min {
+			continue
+		}
+		flags, _, errno := syscall.RawSyscall(syscall.SYS_FCNTL, uintptr(n), syscall.F_GETFD, 0)
+		if errno != 0 || flags&syscall.FD_CLOEXEC != 0 {
+			continue // gone (the listing's own), or opened here
+		}
+		if close {
+			_ = syscall.Close(n)
+		} else {
+			syscall.CloseOnExec(n)
+		}
+	}
+	return nil
 }

@@ -1,0 +1,209 @@
+//go:build linux
+
+package launcher
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// zygoteMaxMsg is the largest control message.
+const zygoteMaxMsg = 1 << 20
+
+// started is a running command: its id and a copy of its stderr (for the
+// tripwire's message; closed when it is reported).
+type started struct {
+	id     string
+	stderr int
+}
+
+type zygote struct {
+	ctl     int
+	wmu     sync.Mutex // one writer on ctl at a time
+	mu      sync.Mutex // guards running
+	running map[int]started
+	started chan struct{} // a command was started (wakes reap)
+	guards  []guard
+	tripped func() string // the tripwire's tripped path, or ""
+}
+
+// runZygote serves the control socket until it closes (ama-rpc ended or
+// closed it), then kills what still runs and exits.
+func runZygote(ctl int, minFD int, sweep []string) error {
+	syscall.CloseOnExec(ctl) // inherited without: never a command's
+	// Not dumpable: the commands (same uid) cannot ptrace it, open its
+	// /proc entries or take its descriptors (pidfd_getfd).
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); e != 0 {
+		return errors.New("dumpable: " + e.Error())
+	}
+	// As the PID namespace's init it only gets the signals it handles;
+	// taking all of them into a drained channel means a command's kill
+	// changes nothing (real faults still crash it, as they should).
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs)
+	go func() {
+		for range sigs {
+		}
+	}()
+	z := &zygote{ctl: ctl, running: map[int]started{}, started: make(chan struct{}, 1)}
+	// The tripwire kills every process of the namespace but the zygote
+	// (kill(-1) from its init): every running command.
+	guards, trip, err := tripwire(guardsOf(sweep), minFD)
+	if err != nil {
+		return err
+	}
+	z.guards, z.tripped = guards, trip
+	go z.reap()
+	buf := make([]byte, zygoteMaxMsg)
+	oob := make([]byte, syscall.CmsgSpace(3*4))
+	for {
+		n, oobn, _, _, err := syscall.Recvmsg(ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			break
+		}
+		var fds []int
+		if msgs, err := syscall.ParseSocketControlMessage(oob[:oobn]); err == nil {
+			for _, m := range msgs {
+				if f, err := syscall.ParseUnixRights(&m); err == nil {
+					fds = append(fds, f...)
+				}
+			}
+		}
+		z.handle(strings.Split(string(buf[:n]), "\x00"), fds)
+		for _, fd := range fds {
+			_ = syscall.Close(fd)
+		}
+	}
+	z.mu.Lock()
+	for pid := range z.running {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	z.mu.Unlock()
+	os.Exit(0)
+	return nil
+}
+
+func (z *zygote) send(fields ...string) {
+	z.wmu.Lock()
+	defer z.wmu.Unlock()
+	_ = syscall.Sendmsg(z.ctl, []byte(strings.Join(fields, "\x00")), nil, nil, 0)
+}
+
+func (z *zygote) handle(f []string, fds []int) {
+	switch {
+	case len(f) >= 5 && f[0] == "run":
+		id := f[1]
+		argc, err := strconv.Atoi(f[4])
+		if err != nil || argc < 1 || 5+argc > len(f) || len(fds) != 3 {
+			z.send("error", id, "bad run request")
+			return
+		}
+		argv, env := f[5:5+argc], f[5+argc:]
+		// Fresh PID namespace (the command is its init) and session (no
+		// controlling terminal); the seccomp filter, Landlock domain,
+		// no_new_privs and securebits are the zygote's, inherited.
+		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
+			Sys: &syscall.SysProcAttr{Setsid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}}
+		if p := z.tripped(); p != "" {
+			z.send("error", id, "tripped: the sandbox launcher was stopped when a command created or replaced "+p)
+			return
+		}
+		z.mu.Lock()
+		pid, err := syscall.ForkExec(f[2], argv, attr)
+		if err != nil {
+			z.mu.Unlock()
+			z.send("error", id, "exec "+f[2]+": "+err.Error())
+			return
+		}
+		errFD, derr := syscall.Dup(fds[2])
+		if derr != nil {
+			errFD = -1
+		} else {
+			syscall.CloseOnExec(errFD)
+		}
+		z.running[pid] = started{id: id, stderr: errFD}
+		z.mu.Unlock()
+		select {
+		case z.started <- struct{}{}:
+		default:
+		}
+		z.send("started", id)
+	case len(f) == 3 && f[0] == "kill":
+		sig, err := strconv.Atoi(f[2])
+		if err != nil || sig <= 0 || sig > 64 {
+			return
+		}
+		z.mu.Lock()
+		for pid, s := range z.running {
+			if s.id == f[1] {
+				_ = syscall.Kill(-pid, syscall.Signal(sig)) // its group (setsid)
+				_ = syscall.Kill(pid, syscall.Signal(sig))
+			}
+		}
+		z.mu.Unlock()
+	}
+}
+
+// reap waits for every child (commands and what their namespaces leave
+// to it) and reports the commands' ends; after a trip, once nothing runs,
+// the guards are restored.
+func (z *zygote) reap() {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err == syscall.ECHILD {
+			<-z.started // no child: wait for the next start
+			continue
+		}
+		if err != nil {
+			return
+		}
+		z.mu.Lock()
+		s, ok := z.running[pid]
+		delete(z.running, pid)
+		empty := len(z.running) == 0
+		z.mu.Unlock()
+		trippedBy := z.tripped()
+		tripped := trippedBy != ""
+		if !ok {
+			continue
+		}
+		code := 0
+		switch {
+		case tripped:
+			code = 126
+		case ws.Exited():
+			code = ws.ExitStatus()
+		case ws.Signaled():
+			code = 128 + int(ws.Signal())
+		}
+		if tripped && s.stderr >= 0 {
+			_, _ = syscall.Write(s.stderr, []byte("ama-rpc sandbox: the command was stopped when it created or replaced "+trippedBy+"\n"))
+		}
+		if s.stderr >= 0 {
+			_ = syscall.Close(s.stderr)
+		}
+		if tripped && empty {
+			for _, g := range z.guards {
+				g.restore()
+			}
+		}
+		z.send("exit", s.id, strconv.Itoa(code))
+		if tripped && empty {
+			// A tripped launcher serves no more commands: ama-rpc starts
+			// a new one (its guards are taken afresh).
+			os.Exit(0)
+		}
+	}
+}

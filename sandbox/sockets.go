@@ -1,0 +1,73 @@
+package sandbox
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// unixSocketTable lists the bound Unix sockets of this network namespace
+// (the kernel's own list: every listening pathname socket of the machine's
+// daemons and agents, wherever it lies).
+const unixSocketTable = "/proc/net/unix"
+
+// pathSockets returns the pathname Unix sockets a sandboxed command could
+// connect(2) to outside the sandbox: those the kernel lists as bound in
+// this network namespace (unixSocketTable) and those named by the
+// command's environment (SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS's
+// unix:path=, DOCKER_HOST's unix://, WAYLAND_DISPLAY below
+// XDG_RUNTIME_DIR, …: any value, or part of one, that is the absolute path
+// of a socket). Only paths that are sockets now are returned, sorted; the
+// jail covers each with a read-only /dev/null (a read-only mount does not
+// refuse connect, a device file does), so the service behind it cannot be
+// reached. Sockets below the private temp and cache directories are the
+// sandbox's own and are left alone.
+func pathSockets(table []byte, env []string, own ...string) []string {
+	var cands []string
+	sc := bufio.NewScanner(bytes.NewReader(table))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for first := true; sc.Scan(); first = false {
+		if first {
+			continue // the header
+		}
+		// Num RefCount Protocol Flags Type St Inode Path
+		f := strings.Fields(sc.Text())
+		if len(f) >= 8 && strings.HasPrefix(f[7], "/") {
+			cands = append(cands, f[7])
+		}
+	}
+	runtimeDir := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_RUNTIME_DIR="); ok {
+			runtimeDir = v
+		}
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "WAYLAND_DISPLAY" && runtimeDir != "" && v != "" && !strings.HasPrefix(v, "/") {
+			cands = append(cands, filepath.Join(runtimeDir, v))
+		}
+		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ';' || r == ' ' || r == ':' || r == '=' }) {
+			part = strings.TrimPrefix(part, "//") // unix:///run/docker.sock
+			if strings.HasPrefix(part, "/") {
+				cands = append(cands, part)
+			}
+		}
+	}
+	var out []string
+	for _, c := range cands {
+		c = filepath.Clean(c)
+		if slices.Contains(out, c) || slices.ContainsFunc(own, func(o string) bool { return o != "" && within(c, o) }) {
+			continue
+		}
+		if fi, err := os.Lstat(c); err == nil && fi.Mode().Type() == fs.ModeSocket {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

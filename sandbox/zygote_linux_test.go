@@ -1,0 +1,185 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+// zsh runs script through the policy's pre-started launcher (Command.Start)
+// and returns the combined output and the exit code.
+func (w world) zsh(t *testing.T, c *sandbox.Command, script string) (string, int) {
+	t.Helper()
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	env := append(os.Environ(), "HOME="+w.home, "TMPDIR="+w.tmp)
+	p, err := c.Start(sh, []string{"sh", "-c", script}, env, w.project, null, wr, wr)
+	wr.Close()
+	if err != nil {
+		r.Close()
+		t.Fatalf("start: %v", err)
+	}
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, r)
+	r.Close()
+	code, err := p.Wait()
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	return out.String(), code
+}
+
+func zygoteRuntime(t *testing.T, w world) *sandbox.Runtime {
+	t.Helper()
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	t.Cleanup(rt.CloseLaunchers)
+	return rt
+}
+
+// TestLauncherRunsCommands: commands started by the pre-started launcher
+// get their output, exit code and working directory, run in a PID
+// namespace of their own (pid 1) in a new session, and what they leave
+// running ends with them.
+func TestLauncherRunsCommands(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	out, code := w.zsh(t, c, "echo hi; pwd; exit 3")
+	if code != 3 || out != "hi\n"+w.project+"\n" {
+		t.Fatalf("got %d %q", code, out)
+	}
+	out, code = w.zsh(t, c, `echo $$; cut -d' ' -f6 /proc/self/stat; ls /proc | grep -c '^[0-9]'`)
+	t.Logf("pid, session, processes: %s", out)
+	if f := strings.Fields(out); code != 0 || len(f) < 1 || f[0] != "1" {
+		t.Errorf("not its PID namespace's init (%d): %s", code, out)
+	}
+	marker := w.project + "/daemon-ran"
+	out, code = w.zsh(t, c, "setsid sh -c 'sleep 1; touch "+marker+"' >/dev/null 2>&1 & echo started")
+	if code != 0 {
+		t.Fatalf("%d %s", code, out)
+	}
+	// Had the daemon survived its command, it would touch the marker
+	// while the next command runs.
+	w.zsh(t, c, "sleep 2")
+	if exists(marker) {
+		t.Error("a daemon outlived its command")
+	}
+}
+
+// TestLauncherSignal: Signal reaches the command's group; 128+n is
+// reported.
+func TestLauncherSignal(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	r, wr, _ := os.Pipe()
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	p, err := c.Start("/bin/sh", []string{"sh", "-c", "echo ready; sleep 60"}, os.Environ(), w.project, null, wr, wr)
+	wr.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
+		t.Fatalf("%q %v", buf, err)
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	code, err := p.Wait()
+	r.Close()
+	if err != nil || code != 128+int(syscall.SIGKILL) {
+		t.Errorf("code %d err %v", code, err)
+	}
+}
+
+// TestLauncherUnreachable: a command cannot reach the launcher that
+// started it: its descriptors (the control socket to ama-rpc), memory and
+// environment are closed to it (not dumpable), and no signal it sends
+// ends it (the next command runs in the same launcher: its start time in
+// /proc/1/stat is unchanged).
+func TestLauncherUnreachable(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	started := func() string {
+		out, code := w.zsh(t, c, "cut -d' ' -f22 /proc/1/stat")
+		if code != 0 {
+			t.Fatalf("%d %s", code, out)
+		}
+		return strings.TrimSpace(out)
+	}
+	before := started()
+	out, _ := w.zsh(t, c, `ls /proc/1/fd 2>&1; cat /proc/1/environ 2>&1 | head -c 200; head -c 16 /proc/1/mem 2>&1; `+
+		`ls -l /proc/$$/fd 2>&1; for s in TERM INT HUP QUIT USR1 TRAP ILL SEGV BUS ABRT SYS STOP KILL; do kill -$s 1 2>&1; done; echo signalled`)
+	t.Logf("%s", out)
+	if strings.Contains(out, "socket:") {
+		t.Errorf("a socket is reachable: %s", out)
+	}
+	if strings.Contains(out, "AMA_SANDBOX") || strings.Contains(out, "PATH=") {
+		t.Errorf("the launcher's environment is readable: %s", out)
+	}
+	// The command holds its standard files only (3 is ls's own listing).
+	if out, _ := w.zsh(t, c, "ls /proc/self/fd | tr '\\n' ' '"); strings.TrimSpace(out) != "0 1 2 3" {
+		t.Errorf("the command inherited descriptors: %s", out)
+	}
+	if after := started(); after != before {
+		t.Errorf("the launcher was replaced (start %s, now %s): a command ended it", before, after)
+	}
+}
+
+// TestNoStrayDescriptors: a descriptor ama-rpc inherited without
+// close-on-exec (a host's pipe) does not reach a sandboxed command, in the
+// jail started per call (Wrap) and in the pre-started launcher.
+func TestNoStrayDescriptors(t *testing.T) {
+	w := newWorld(t)
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer wr.Close()
+	// Inheritable, as a host's descriptor would be.
+	if err := syscall.Dup2(int(wr.Fd()), 77); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(77)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	for name, run := range map[string]func(*testing.T, *sandbox.Command, string) (string, int){"wrap": w.sh, "launcher": w.zsh} {
+		out, _ := run(t, c, "ls /proc/self/fd | tr '\\n' ' '; echo leaked >&77")
+		if strings.Contains(out, " 77 ") {
+			t.Errorf("%s: the command holds descriptor 77: %s", name, out)
+		}
+	}
+	// The pre-started launcher closed its inherited copy: once this
+	// process's copies are closed, the pipe ends.
+	wr.Close()
+	syscall.Close(77)
+	if b, _ := io.ReadAll(r); strings.Contains(string(b), "leaked") {
+		t.Error("a command wrote to the inherited descriptor")
+	}
+}
