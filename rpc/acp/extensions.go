@@ -43,6 +43,9 @@ func Extensions() []Extension {
 		{Name: MetaSandbox, Where: "initialize result: agentCapabilities._meta", Type: reflect.TypeFor[sandbox.Report]()},
 		{Name: MetaPermissions, Where: "session/prompt result: usage._meta", Type: reflect.TypeFor[permlog.Counts]()},
 		{Name: MetaAma, Where: "session/update tool_call (a codemode script's nested call): _meta", Type: reflect.TypeFor[toolCallMeta]()},
+		{Name: seqMetaKey, Where: "session/update params._meta (client opted in with initialize clientCapabilities._meta[\"ama/seq\"]): the line's number in its session's stream", Type: reflect.TypeFor[uint64]()},
+		{Name: metaDurable, Where: "initialize result: agentCapabilities._meta (echoes the client's clientCapabilities._meta flag: durable approvals)", Type: reflect.TypeFor[bool]()},
+		{Name: InspectMethod, Method: true, Where: "request, client to agent: read-only permission diagnostics", Type: reflect.TypeFor[inspectParams]()},
 		{Name: NoticeMethod, Method: true, Where: "notification, agent to client: a notice the client may show", Type: reflect.TypeFor[noticeParams]()},
 	}
 }

@@ -625,7 +625,7 @@ func TestApprovalsComplete(t *testing.T) {
 	}
 	for _, v := range approvals() {
 		a := v.(events.Approval)
-		if !a.Valid() {
+		if !a.Valid() && a != events.ApprovalDefer { // defer: only with durable approvals
 			t.Errorf("%s is listed but not Valid", a)
 		}
 		listed = append(listed, string(a))
