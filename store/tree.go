@@ -24,6 +24,9 @@ type Tree struct {
 	leaf    *string
 	labels  map[string]string
 	name    string
+	// slab backs the first child of each entry NewTree links (one
+	// allocation for a chain, not one per entry); empty afterwards.
+	slab []int32
 }
 
 // NewTree builds a tree over entries (file order) with the given leaf (nil
@@ -37,6 +40,7 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		kids:    make([][]int32, n),
 		orphans: map[string][]int32{},
 		labels:  map[string]string{},
+		slab:    make([]int32, n),
 	}
 	for i, e := range entries {
 		t.pos.put(entries, e.ID, int32(i))
@@ -46,11 +50,23 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		t.link(int32(i), unique)
 		t.note(e)
 	}
+	t.slab = nil
 	if leaf != nil {
 		id := *leaf
 		t.leaf = &id
 	}
 	return t
+}
+
+// addKid appends i to q's children, the first one carved from the slab.
+func (t *Tree) addKid(q, i int32) {
+	if len(t.kids[q]) == 0 && len(t.slab) > 0 {
+		t.kids[q] = t.slab[:1:1]
+		t.kids[q][0] = i
+		t.slab = t.slab[1:]
+		return
+	}
+	t.kids[q] = append(t.kids[q], i)
 }
 
 // link attaches entry i to its parent (or makes it a root). With unique
@@ -65,13 +81,13 @@ func (t *Tree) link(i int32, unique bool) {
 	}
 	if unique && i > 0 && t.entries[i-1].ID == *e.ParentID && e.ID != *e.ParentID {
 		t.parent[i] = i - 1
-		t.kids[i-1] = append(t.kids[i-1], i)
+		t.addKid(i-1, i)
 		return
 	}
 	q, ok := t.pos.get(t.entries, *e.ParentID)
 	if ok && q != i {
 		t.parent[i] = q
-		t.kids[q] = append(t.kids[q], i)
+		t.addKid(q, i)
 		return
 	}
 	t.roots = append(t.roots, i)
