@@ -120,7 +120,7 @@ func handleGetEntries(s *Server, c *command) {
 }
 
 func handleGetTree(s *Server, c *command) {
-	nodes, err := s.current().Tree()
+	tree, err := s.current().TreeJSON()
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -130,7 +130,6 @@ func handleGetTree(s *Server, c *command) {
 	// line is never built: the writer writes it piece by piece as the
 	// store produces them (the nodes and entries are immutable).
 	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	tree := store.NewNodesJSON(nodes)
 	s.w.SendPieces(len(head)+tree.Len()+len("}}\n"), func(emit func([]byte)) {
 		emit(head)
 		tree.WriteTo(stdio.ChunkSize, emit)

@@ -33,6 +33,13 @@ func (s *Session) Tree() ([]*store.Node, error) {
 	return call(s, func(st *state) []*store.Node { return st.tree.Nodes() })
 }
 
+// TreeJSON returns get_tree's JSON of the session tree, measured and
+// ready to be written in pieces (store.NodesJSON, a copy of the tree's
+// shape: no Node is built).
+func (s *Session) TreeJSON() (store.NodesJSON, error) {
+	return call(s, func(st *state) store.NodesJSON { return st.tree.NodesJSON() })
+}
+
 // SetName names the session (a session_info entry).
 func (s *Session) SetName(name string) (string, error) {
 	if name == "" {

@@ -168,6 +168,23 @@ func writeFloor(b *testing.B, dir string, data []byte, fsync bool) {
 	os.Remove(f.Name())
 }
 
+// writeFloorPieces is writeFloor in writes of treePiece bytes.
+func writeFloorPieces(b *testing.B, dir string, data []byte) {
+	f, err := os.CreateTemp(dir, "floor-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for p := data; len(p) > 0; {
+		n := min(len(p), treePiece)
+		if _, err := f.Write(p[:n]); err != nil {
+			b.Fatal(err)
+		}
+		p = p[n:]
+	}
+	f.Close()
+	os.Remove(f.Name())
+}
+
 // BenchmarkGetTree is get_tree as the rpc server writes it (the session's
 // nodes written as JSON in pieces of the writer's chunk size, never built
 // whole), next to writing the same bytes to a file from one buffer.
@@ -187,6 +204,16 @@ func BenchmarkGetTree(b *testing.B) {
 				}
 				cpu()
 			})
+			// The writer writes every line in pieces of stdio.ChunkSize;
+			// to a regular file that costs more than one write.
+			b.Run("floor-pieces", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					writeFloorPieces(b, dir, out)
+				}
+				cpu()
+			})
 			b.Run("get_tree", func(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				b.ReportAllocs()
@@ -202,7 +229,11 @@ func BenchmarkGetTree(b *testing.B) {
 						}
 					}
 					write([]byte(`{"tree":`))
-					store.NewNodesJSON(mustTree(b, s)).WriteTo(treePiece, write)
+					tree, err := s.TreeJSON()
+					if err != nil {
+						b.Fatal(err)
+					}
+					tree.WriteTo(treePiece, write)
 					write([]byte(`}`))
 					f.Close()
 					os.Remove(f.Name())

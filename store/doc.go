@@ -14,7 +14,8 @@
 //     modified.
 //   - Writing: Create (mode 0600, dirs 0700; a new session's small file
 //     in place with O_EXCL, a large one such as a fork through a temp
-//     file + rename; fsynced either way), then
+//     file + rename and fsynced; the small one is fsynced, with its
+//     directory, by the first Append, Sync or Close), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
@@ -57,11 +58,13 @@
 // (Entry.NotUser). What get_trace counts of a message it does not return
 // (role, time, usage, tool-call ids: MessageFacts, msgfacts.go) is read
 // while the line is validated: the scanner records the spans of the
-// message object's members and of its content blocks in the same pass,
-// and a message made in memory takes them from the message itself.
+// message object's members, of its content blocks, of its usage and of
+// the usage's cost in the same pass, and a message made in memory takes
+// them from the message itself.
 // get_tree's JSON is written in pieces through one reused buffer
-// (NodesJSON.WriteTo; AppendNodesJSON sizes its buffer once from the
-// entries' encoded lengths), a created file through one reused buffer,
+// (NodesJSON.WriteTo, from Tree.NodesJSON: the tree's shape as int32
+// ranges, no Node per entry; AppendNodesJSON sizes its buffer once from
+// the entries' encoded lengths), a created file through one reused buffer,
 // and a body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a

@@ -780,4 +780,16 @@ func (e *Entry) CustomType() string {
 	return s
 }
 
+// IsCustomType reports whether e's customType is name. When the type was
+// read with the entry, an other length answers without touching the body.
+func (e *Entry) IsCustomType(name string) bool {
+	if e.Type != TypeCustom && e.Type != TypeCustomMessage {
+		return false
+	}
+	if e.facts&factCustom != 0 && int(e.span) != len(name) {
+		return false
+	}
+	return e.CustomType() == name
+}
+
 var customTypePrefix = []byte(`{"customType":"`)

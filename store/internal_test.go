@@ -351,3 +351,57 @@ func mustParse(t *testing.T, s string) time.Time {
 	}
 	return tm
 }
+
+// syncCounter counts the fsyncs of a file.
+type syncCounter struct {
+	*os.File
+	syncs int
+}
+
+func (w *syncCounter) Sync() error { w.syncs++; return w.File.Sync() }
+
+// TestCreateSyncsOnFirstAppend: a file created in place is not fsynced by
+// Create (session/new waits for no disk flush) but by the first Append,
+// once; a file closed without an entry is fsynced by Close.
+func TestCreateSyncsOnFirstAppend(t *testing.T) {
+	h := NewHeader("s", mustParse(t, "2026-10-01T00:00:00Z"), "/w", "1")
+	entry := func(id string, parent *string) *Entry {
+		e := RawEntry(TypeCustom, json.RawMessage(`{"customType":"x","data":1}`))
+		e.ID, e.ParentID, e.Timestamp = id, parent, "t"
+		return e
+	}
+	for _, appendFirst := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		e1 := entry("e1", nil)
+		f, err := Create(path, h, []*Entry{e1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.unsynced {
+			t.Fatal("a small file created in place is marked synced")
+		}
+		w := &syncCounter{File: f.fd.(*os.File)}
+		f.fd = w
+		if appendFirst {
+			for _, id := range []string{"e2", "e3"} {
+				if err := f.Append(entry(id, &e1.ID)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if w.syncs != 1 || f.unsynced {
+				t.Fatalf("two appends after Create: %d fsyncs (unsynced %v), want 1", w.syncs, f.unsynced)
+			}
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if want := 1; w.syncs != want {
+			t.Fatalf("append first %v: %d fsyncs by Close, want %d in all", appendFirst, w.syncs, want)
+		}
+		g, snap, err := Open(path, OpenOptions{})
+		if err != nil || len(snap.Entries) == 0 {
+			t.Fatalf("reopen: %v", err)
+		}
+		g.Close()
+	}
+}

@@ -43,8 +43,15 @@ type scanner struct {
 	// are recorded in the same pass, so a message's facts are read from
 	// spans (msgfacts.go) without a second walk of its body. Only when
 	// message is set (the readers of entry lines).
-	message       bool
-	inner, blocks []field
+	// usage holds the members of the message's object member keyed
+	// exactly "usage", and cost those of that object's object member
+	// keyed exactly "cost" (the last of each); usageAt and costAt are the
+	// offsets of the values they were recorded from (-1: none), so that
+	// the facts read a usage without scanning it again.
+	message         bool
+	inner, blocks   []field
+	usage, cost     []field
+	usageAt, costAt int
 }
 
 // rec says which members object records.
@@ -55,6 +62,8 @@ const (
 	recTop       // the top-level object's members: fields
 	recInner     // the message object's members: inner
 	recBlock     // a content block's members: blocks
+	recUsage     // the message's usage members: usage
+	recCost      // the usage's cost members: cost
 )
 
 // Value kinds returned by scan.
@@ -73,6 +82,8 @@ func (s *scanner) scan(b []byte) byte {
 	s.b = b
 	s.fields = s.fields[:0]
 	s.inner, s.blocks = s.inner[:0], s.blocks[:0]
+	s.usage, s.cost = s.usage[:0], s.cost[:0]
+	s.usageAt, s.costAt = -1, -1
 	s.ws = false
 	i := skipWS(b, 0)
 	if i >= len(b) {
@@ -188,6 +199,14 @@ func (s *scanner) object(i, depth int, r rec) int {
 			ve = s.object(vs, depth+1, recInner)
 		case r == recInner && b[vs] == '[' && string(b[ks:ke]) == `"content"`:
 			ve = s.blockArray(vs, depth+1)
+		case r == recInner && b[vs] == '{' && string(b[ks:ke]) == `"usage"`:
+			s.usage, s.cost, s.costAt = s.usage[:0], s.cost[:0], -1 // the last one counts
+			s.usageAt = vs
+			ve = s.object(vs, depth+1, recUsage)
+		case r == recUsage && b[vs] == '{' && string(b[ks:ke]) == `"cost"`:
+			s.cost = s.cost[:0]
+			s.costAt = vs
+			ve = s.object(vs, depth+1, recCost)
 		default:
 			ve = s.value(vs, depth)
 		}
@@ -201,6 +220,10 @@ func (s *scanner) object(i, depth int, r rec) int {
 			s.inner = append(s.inner, f)
 		case recBlock:
 			s.blocks = append(s.blocks, f)
+		case recUsage:
+			s.usage = append(s.usage, f)
+		case recCost:
+			s.cost = append(s.cost, f)
 		}
 		i = s.skip(ve)
 		if i >= len(b) {

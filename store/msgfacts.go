@@ -83,7 +83,8 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 		return
 	}
 	var f MessageFacts
-	var role, callID, usage, content []byte
+	var role, callID, content []byte
+	var usage *field
 	var seen uint8
 	exactContent := false
 	for i := range sc.inner {
@@ -111,7 +112,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 		case bitToolCallID:
 			callID = val
 		case bitUsage:
-			usage = val
+			usage = m
 		case bitContent:
 			// The scanner recorded the blocks of a member keyed exactly so.
 			content, exactContent = val, string(key) == `"content"`
@@ -133,7 +134,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 		}
 	case llm.RoleAssistant:
 		f.Role = llm.RoleAssistant
-		if usage != nil && !b.readUsage(usage, &f) {
+		if usage != nil && !b.readUsage(text, sc, usage, &f) {
 			return
 		}
 		if content != nil && string(content) != "null" {
@@ -190,22 +191,32 @@ func foldIs(k []byte, name string) bool {
 	return len(k) == len(name) && (string(k) == name || bytes.EqualFold(k, []byte(name)))
 }
 
-// readUsage reads an assistant's usage object (null: none).
-func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
+// readUsage reads an assistant's usage object (null: none) from the
+// members the scanner recorded with the line (sc.usage, sc.cost), or, for
+// a usage keyed otherwise ("Usage"), from a scan of its own.
+func (b *builder) readUsage(text []byte, sc *scanner, u *field, f *MessageFacts) bool {
+	val := text[u.vs:u.ve]
 	if string(val) == "null" {
 		return true
 	}
-	if val[0] != '{' || b.sub.scan(val) != kindObject {
+	if val[0] != '{' {
 		return false
 	}
-	var cost []byte
+	src, fields, recorded := text, sc.usage, sc.usageAt == u.vs
+	if !recorded {
+		if b.sub.scan(val) != kindObject {
+			return false
+		}
+		src, fields = val, b.sub.fields
+	}
+	var cost *field
 	var seen uint8
-	for i := range b.sub.fields {
-		m := &b.sub.fields[i]
+	for i := range fields {
+		m := &fields[i]
 		if m.kesc {
 			return false
 		}
-		k := val[m.ks+1 : m.ke-1]
+		k := src[m.ks+1 : m.ke-1]
 		var dst *int
 		var bit uint8
 		switch {
@@ -223,7 +234,7 @@ func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
 			var n int
 			dst, bit = &n, 16
 		case foldIs(k, "cost"):
-			cost, bit = val[m.vs:m.ve], 32
+			cost, bit = m, 32
 		default:
 			continue
 		}
@@ -232,26 +243,38 @@ func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
 		}
 		seen |= bit
 		if dst != nil {
-			n, ok := plainInt64(val[m.vs:m.ve])
+			n, ok := plainInt64(src[m.vs:m.ve])
 			if !ok || n != int64(int(n)) {
 				return false
 			}
 			*dst = int(n)
 		}
 	}
-	if cost == nil || string(cost) == "null" {
+	if cost == nil {
 		return true
 	}
-	if cost[0] != '{' || b.sub.scan(cost) != kindObject {
+	cv := src[cost.vs:cost.ve]
+	if string(cv) == "null" {
+		return true
+	}
+	if cv[0] != '{' {
 		return false
 	}
+	if recorded && sc.costAt == cost.vs {
+		fields = sc.cost
+	} else {
+		if b.sub.scan(cv) != kindObject {
+			return false
+		}
+		src, fields = cv, b.sub.fields
+	}
 	seen = 0
-	for i := range b.sub.fields {
-		m := &b.sub.fields[i]
+	for i := range fields {
+		m := &fields[i]
 		if m.kesc {
 			return false
 		}
-		k := cost[m.ks+1 : m.ke-1]
+		k := src[m.ks+1 : m.ke-1]
 		if !asciiKey(k) {
 			return false
 		}
@@ -263,9 +286,12 @@ func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
 				return false
 			}
 			seen |= 1 << j
-			v := cost[m.vs:m.ve]
+			v := src[m.vs:m.ve]
 			if v[0] != '-' && !isDigit(v[0]) {
 				return false // a string, null, an object…: the decoder fails or keeps
+			}
+			if name != "total" && finiteFloat(v) {
+				continue // only the total is kept
 			}
 			x, err := strconv.ParseFloat(numStr(v), 64)
 			if err != nil || math.IsInf(x, 0) {
@@ -277,6 +303,13 @@ func (b *builder) readUsage(val []byte, f *MessageFacts) bool {
 		}
 	}
 	return true
+}
+
+// finiteFloat reports a valid JSON number that surely parses as a finite
+// float64 (no exponent and fewer than 300 digits), so its value need not
+// be parsed when it is not kept.
+func finiteFloat(v []byte) bool {
+	return len(v) < 300 && bytes.IndexAny(v, "eE") < 0
 }
 
 // readCalls reads the ids of the toolCall blocks of an assistant's content

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -46,6 +47,12 @@ func FuzzMessageFacts(f *testing.F) {
 		`{"message":{"role":"assistant","usage":{"cost":{"total":1e400}}}}`,
 		`{"message":{"role":"user"},"message":{"role":"assistant"}}`,
 		`{"message":{"role":"user","timestamp":2},"extra":1}`,
+		`{"message":{"role":"assistant","usage":{"cost":{"total":2},"cost":{"total":3}}}}`,
+		`{"message":{"role":"assistant","usage":{"Cost":{"total":2}},"timestamp":1}}`,
+		`{"message":{"role":"assistant","usage":{"input":1,"cost":{"input":1e400,"total":1}}}}`,
+		`{"message":{"role":"assistant","usage":{"cost":{"output":1` + strings.Repeat("0", 320) + `,"total":1}}}}`,
+		`{"message":{"role":"assistant","usage":{"cost":{"total":-0.5e-2}},"usage":{"input":3}}}`,
+		`{"message":{"role":"assistant","usage":{"input":4,"cost":{"total":1.25},"x":{"cost":{"total":9}}}}}`,
 	} {
 		f.Add(s)
 	}

@@ -24,6 +24,9 @@ type Tree struct {
 	leaf    *string
 	labels  map[string]string
 	name    string
+	// slab backs the first child of each entry NewTree links (one
+	// allocation for a chain, not one per entry); empty afterwards.
+	slab []int32
 }
 
 // NewTree builds a tree over entries (file order) with the given leaf (nil
@@ -37,6 +40,7 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		kids:    make([][]int32, n),
 		orphans: map[string][]int32{},
 		labels:  map[string]string{},
+		slab:    make([]int32, n),
 	}
 	for i, e := range entries {
 		t.pos.put(entries, e.ID, int32(i))
@@ -46,11 +50,23 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		t.link(int32(i), unique)
 		t.note(e)
 	}
+	t.slab = nil
 	if leaf != nil {
 		id := *leaf
 		t.leaf = &id
 	}
 	return t
+}
+
+// addKid appends i to q's children, the first one carved from the slab.
+func (t *Tree) addKid(q, i int32) {
+	if len(t.kids[q]) == 0 && len(t.slab) > 0 {
+		t.kids[q] = t.slab[:1:1]
+		t.kids[q][0] = i
+		t.slab = t.slab[1:]
+		return
+	}
+	t.kids[q] = append(t.kids[q], i)
 }
 
 // link attaches entry i to its parent (or makes it a root). With unique
@@ -65,13 +81,13 @@ func (t *Tree) link(i int32, unique bool) {
 	}
 	if unique && i > 0 && t.entries[i-1].ID == *e.ParentID && e.ID != *e.ParentID {
 		t.parent[i] = i - 1
-		t.kids[i-1] = append(t.kids[i-1], i)
+		t.addKid(i-1, i)
 		return
 	}
 	q, ok := t.pos.get(t.entries, *e.ParentID)
 	if ok && q != i {
 		t.parent[i] = q
-		t.kids[q] = append(t.kids[q], i)
+		t.addKid(q, i)
 		return
 	}
 	t.roots = append(t.roots, i)
@@ -371,22 +387,108 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 // "label"?} objects. It does not recurse, so any depth works.
 // dst grows once, to the size the nodes' encoded lengths add up to.
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
-	size, depth := nodesJSONLen(nodes)
-	dst = slices.Grow(dst, size+nodesSlack)
-	return walkNodesJSON(dst, nodes, depth, 0, nil)
+	j := NewNodesJSON(nodes)
+	dst = slices.Grow(dst, j.size+nodesSlack)
+	return j.walk(dst, 0, nil)
 }
 
 // NodesJSON is the get_tree JSON of a forest, measured (one walk) and
-// ready to be written in pieces (WriteTo).
+// ready to be written in pieces (WriteTo). It holds the forest as flat
+// arrays (the children of node i are kids[first[i]:first[i+1]]), so a
+// tree as long as its session costs a few int32 a node, not a Node.
 type NodesJSON struct {
-	nodes       []*Node
+	entries []*Entry
+	first   []int32 // len(entries)+1
+	kids    []int32
+	roots   []int32
+	// labelled marks the nodes with a label (a bit each); label holds them.
+	labelled []uint64
+	label    map[int32]string
+	// size is the JSON's length (measure), depth the most nested list's.
 	size, depth int
 }
 
 // NewNodesJSON measures the JSON of nodes.
 func NewNodesJSON(nodes []*Node) NodesJSON {
-	size, depth := nodesJSONLen(nodes)
-	return NodesJSON{nodes, size, depth}
+	// Nodes numbered breadth first: the roots, then each node's children
+	// in turn, so each node's children are consecutive numbers.
+	var j NodesJSON
+	queue := slices.Clone(nodes)
+	j.roots = make([]int32, len(nodes))
+	for k := range nodes {
+		j.roots[k] = int32(k)
+	}
+	for i := 0; i < len(queue); i++ {
+		n := queue[i]
+		j.entries = append(j.entries, n.Entry)
+		j.first = append(j.first, int32(len(j.kids)))
+		for _, c := range n.Children {
+			j.kids = append(j.kids, int32(len(queue)))
+			queue = append(queue, c)
+		}
+		if n.Label != "" {
+			j.setLabel(int32(i), n.Label)
+		}
+	}
+	j.first = append(j.first, int32(len(j.kids)))
+	j.measure()
+	return j
+}
+
+// NodesJSON returns the get_tree JSON of the tree (Nodes' forest) without
+// building the nodes. It holds a copy of the tree's shape, so the tree may
+// change afterwards; the entries are shared (the tree only appends to its
+// list, and entries are immutable).
+func (t *Tree) NodesJSON() NodesJSON {
+	n := len(t.entries)
+	j := NodesJSON{entries: t.entries[:n:n], first: make([]int32, n+1), roots: slices.Clone(t.roots)}
+	total := 0
+	for i := range n {
+		total += len(t.kids[i])
+	}
+	j.kids = make([]int32, 0, total)
+	for i := range n {
+		j.first[i] = int32(len(j.kids))
+		j.kids = append(j.kids, t.kids[i]...)
+	}
+	j.first[n] = int32(len(j.kids))
+	if len(t.labels) > 0 {
+		if t.pos.n == n { // unique ids: each label names one entry
+			for id, l := range t.labels {
+				if i, ok := t.pos.get(t.entries, id); ok {
+					j.setLabel(i, l)
+				}
+			}
+		} else {
+			for i, e := range t.entries {
+				if l := t.labels[e.ID]; l != "" {
+					j.setLabel(int32(i), l)
+				}
+			}
+		}
+	}
+	j.measure()
+	return j
+}
+
+func (j *NodesJSON) setLabel(i int32, l string) {
+	if j.labelled == nil {
+		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.label = map[int32]string{}
+	}
+	for int(i/64) >= len(j.labelled) {
+		j.labelled = append(j.labelled, 0)
+	}
+	j.labelled[i/64] |= 1 << (i % 64)
+	j.label[i] = l
+}
+
+// labelOf returns node i's label ("" for none).
+func (j *NodesJSON) labelOf(i int32) string {
+	if int(i/64) < len(j.labelled) && j.labelled[i/64]&(1<<(i%64)) != 0 {
+		return j.label[i]
+	}
+	return ""
 }
 
 // Len returns about the length of the JSON array that AppendNodesJSON and
@@ -401,85 +503,97 @@ func (j NodesJSON) Len() int { return j.size }
 // whole UTF-8 where the entries are. A get_tree as large as its session
 // is never built in memory.
 func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
-	buf := walkNodesJSON(make([]byte, 0, piece+piece/4), j.nodes, j.depth, piece, flush)
+	buf := j.walk(make([]byte, 0, piece+piece/4), piece, flush)
 	if len(buf) > 0 {
 		flush(buf)
 	}
 }
 
-// walkNodesJSON appends the array of nodes to dst; with flush, it hands
-// dst to flush and starts over whenever it holds at least piece bytes.
-// depth sizes its stack (a long session's tree is a chain as deep as its
-// length).
-func walkNodesJSON(dst []byte, nodes []*Node, depth, piece int, flush func([]byte)) []byte {
-	type frame struct {
-		list []*Node
-		next int
-	}
+// frame is a list of nodes being written: the roots (owner -1) or the
+// children of owner, from position next to end (in roots or kids).
+type frame struct{ owner, next, end int32 }
+
+// walk appends the array of the roots to dst; with flush, it hands dst to
+// flush and starts over whenever it holds at least piece bytes. It does
+// not recurse: a long session's tree is a chain as deep as its length.
+func (j *NodesJSON) walk(dst []byte, piece int, flush func([]byte)) []byte {
 	dst = append(dst, '[')
-	stack := make([]frame, 1, depth+1)
-	stack[0] = frame{list: nodes}
+	stack := make([]frame, 1, j.depth+1)
+	stack[0] = frame{owner: -1, end: int32(len(j.roots))}
 	for len(stack) > 0 {
 		if flush != nil && len(dst) >= piece {
 			flush(dst)
 			dst = dst[:0]
 		}
 		top := &stack[len(stack)-1]
-		if top.next == len(top.list) {
+		if top.next == top.end {
 			dst = append(dst, ']')
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 { // that was a children array: close its node
-				up := stack[len(stack)-1]
-				if owner := up.list[up.next-1]; owner.Label != "" {
+			if owner := top.owner; owner >= 0 { // a children array: close its node
+				if l := j.labelOf(owner); l != "" {
 					dst = append(dst, `,"label":`...)
-					dst = appendJSONString(dst, owner.Label)
+					dst = appendJSONString(dst, l)
 				}
 				dst = append(dst, '}')
 			}
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		n := top.list[top.next]
-		if top.next > 0 {
+		var n int32
+		if top.owner < 0 {
+			n = j.roots[top.next]
+		} else {
+			n = j.kids[top.next]
+		}
+		if top.next > j.start(top.owner) {
 			dst = append(dst, ',')
 		}
 		top.next++
 		dst = append(dst, `{"entry":`...)
-		dst = n.Entry.AppendJSON(dst)
+		dst = j.entries[n].AppendJSON(dst)
 		dst = append(dst, `,"children":[`...)
-		stack = append(stack, frame{list: n.Children})
+		stack = append(stack, frame{owner: n, next: j.first[n], end: j.first[n+1]})
 	}
 	return dst
+}
+
+// start is where the list of owner begins (in roots or kids).
+func (j *NodesJSON) start(owner int32) int32 {
+	if owner < 0 {
+		return 0
+	}
+	return j.first[owner]
 }
 
 // nodesSlack is room left after AppendNodesJSON's output for the caller's
 // closing bytes (rpc's envelope).
 const nodesSlack = 64
 
-// nodesJSONLen returns the length of AppendNodesJSON's output for nodes
-// (exact unless an id, type, timestamp or label needs escaping) and the
-// depth of the deepest node. It walks the nodes without recursion, like
-// AppendNodesJSON.
-func nodesJSONLen(nodes []*Node) (size, depth int) {
+// measure sets the length of the JSON (exact unless an id, type,
+// timestamp or label needs escaping), counting the nodes reachable from
+// the roots, as walk writes them, and the depth of the deepest list (the
+// size of walk's stack).
+func (j *NodesJSON) measure() {
 	const perNode = len(`{"entry":,"children":[]}`) + 1 // and a comma
-	type level struct {
-		list  []*Node
-		depth int
-	}
-	size = 2
-	stack := []level{{nodes, 1}}
-	for len(stack) > 0 {
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		depth = max(depth, top.depth)
-		for _, n := range top.list {
-			size += perNode + n.Entry.jsonLen()
-			if n.Label != "" {
-				size += len(`,"label":""`) + len(n.Label)
+	type item struct{ node, depth int32 }
+	size, depth := 2, 1
+	var stack []item
+	add := func(list []int32, d int32) {
+		depth = max(depth, int(d))
+		for _, n := range list {
+			size += perNode + j.entries[n].jsonLen()
+			if l := j.labelOf(n); l != "" {
+				size += len(`,"label":""`) + len(l)
 			}
-			if len(n.Children) > 0 {
-				stack = append(stack, level{n.Children, top.depth + 1})
+			if j.first[n+1] > j.first[n] {
+				stack = append(stack, item{n, d + 1})
 			}
 		}
 	}
-	return size, depth + 1
+	add(j.roots, 1)
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		add(j.kids[j.first[it.node]:j.first[it.node+1]], it.depth)
+	}
+	j.size, j.depth = size, depth
 }

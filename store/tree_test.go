@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -329,6 +330,67 @@ func TestNodesJSONSize(t *testing.T) {
 			if pieces < len(out)/(piece+600) {
 				t.Errorf("%s: %d bytes in %d pieces of about %d", name, len(out), pieces, piece)
 			}
+		}
+	}
+}
+
+// TestTreeNodesJSONMatchesNodes: get_tree's JSON from the tree's flat
+// shape (Tree.NodesJSON) is byte for byte the JSON of Nodes' forest, and
+// its length the same, for trees with branches, labels (moved and
+// removed), repeated ids, orphans adopted later, a cycle, and entries
+// appended after it was taken (which it must not see).
+func TestTreeNodesJSONMatchesNodes(t *testing.T) {
+	_, fixture := treeFixture(t)
+	r := rand.New(rand.NewPCG(37, 1))
+	trees := map[string]*store.Tree{"fixture": fixture}
+	for k := range 40 {
+		var es []*store.Entry
+		n := 1 + r.IntN(60)
+		for i := range n {
+			var parent *string
+			switch x := r.IntN(10); {
+			case x == 0: // a root
+			case x == 1: // an id that comes later, or never
+				p := fmt.Sprintf("e%d", r.IntN(n+5))
+				parent = &p
+			case i > 0:
+				p := es[r.IntN(i)].ID
+				if r.IntN(3) > 0 {
+					p = es[i-1].ID
+				}
+				parent = &p
+			}
+			id := fmt.Sprintf("e%d", i)
+			if r.IntN(15) == 0 && i > 0 {
+				id = es[r.IntN(i)].ID // a repeated id
+			}
+			e := msgEntry(id, parent, fmt.Sprintf("m%d", i))
+			if r.IntN(6) == 0 && i > 0 {
+				label := fmt.Sprintf("l%d", r.IntN(3))
+				if r.IntN(4) == 0 {
+					label = ""
+				}
+				e = store.LabelEntry(es[r.IntN(i)].ID, label)
+				e.ID, e.ParentID = id, parent
+			}
+			es = append(es, e)
+		}
+		trees[fmt.Sprint("random", k)] = store.NewTree(es, nil)
+	}
+	a, b := "x", "y" // a cycle: each the other's parent, neither a root
+	trees["cycle"] = store.NewTree([]*store.Entry{msgEntry("r", nil, "r"), msgEntry(a, &b, "a"), msgEntry(b, &a, "b")}, nil)
+	for name, tr := range trees {
+		want := store.AppendNodesJSON(nil, tr.Nodes())
+		j := tr.NodesJSON()
+		leaf := "late"
+		tr.Append(msgEntry(leaf, nil, "appended after")) // not in j
+		var got []byte
+		j.WriteTo(64, func(p []byte) { got = append(got, p...) })
+		if !bytes.Equal(got, want) {
+			t.Fatalf("%s: Tree.NodesJSON wrote\n%s\nNodes give\n%s", name, got, want)
+		}
+		if n := store.NewNodesJSON(tr.Nodes()[:len(tr.Nodes())-1]).Len(); j.Len() != n {
+			t.Errorf("%s: Tree.NodesJSON.Len %d, of the nodes %d", name, j.Len(), n)
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package trace
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/armadra/ama-rpc/llm"
@@ -35,21 +37,41 @@ type stepRecord struct {
 	data    stepData
 }
 
+// stepRef is where a step record is: the entry it names (at), its own
+// entry (rec) and its doneAt, all a turn outside the window needs of it;
+// a returned step reads the record again (stepRecordOf).
+type stepRef struct {
+	at, rec int32
+	doneAt  float64
+}
+
 // builder holds the state of one Build.
 type builder struct {
-	in     Input
-	pos    map[string]int // entry id → index in in.Entries (built on first use, index)
-	turnOf []int          // entry index → turn index (-1: none)
-	turns  []*Turn
-	aux    []*Aux
-	steps  []stepRecord // the step records, in selection order (records)
+	in  Input
+	pos map[string]int // entry id → index in in.Entries (built on first use, index)
+	// path: the entries are a branch (each one's parent is the one
+	// before), so a turn's entries are contiguous and an entry's turn is
+	// the last start at or before it; otherwise turnOf maps each entry.
+	path   bool
+	starts []int32 // turn index → the index of its first (user) entry
+	turnOf []int32 // entry index → turn index (-1: none); off a path only
+	// turns are the window's turns [from, to), the only ones built: only
+	// their messages are decoded; the others feed the totals (lite.go).
+	turns    []*Turn
+	from, to int
+	aux      []*Aux
+	// steps are the step records, ordered by the entry they name (records).
+	steps []stepRef
 	// recordAt are the indexes of the ama.trace entries (assignTurns).
 	recordAt []int32
-	stepOf   []int32 // entry index → 1 + its record's index in steps (0: none)
-	// from and to bound the window of turns the result returns: only
-	// their messages are decoded; the others feed the totals (lite.go).
-	from, to int
-	lite     []liteTurn // turn index → its tally when outside the window (lite.go)
+	// The tallies of the turns outside the window (lite.go): on a path the
+	// one being walked (cur, its turn curTurn), else one per turn.
+	cur     liteTurn
+	curTurn int
+	lite    []liteTurn
+	// The finished tallies, summed: of the turns before the window and
+	// of those after it.
+	liteSum, liteAfter Usage
 	// decisions: put the permission decision records on the calls.
 	decisions bool
 	// Content kept for previews.
@@ -66,7 +88,7 @@ func Build(in Input, q Query) (*Result, error) {
 		return nil, err
 	}
 	limit, _ := q.limit()
-	b := &builder{in: in, decisions: q.Decisions,
+	b := &builder{in: in, curTurn: -1, decisions: q.Decisions,
 		prompts: map[*Turn]*llm.UserMessage{}, replies: map[*Step]*llm.AssistantMessage{},
 		calls: map[*Tool]*llm.ToolCall{}, results: map[*Tool]*llm.ToolResultMessage{}}
 	b.assignTurns(!q.All())
@@ -75,19 +97,20 @@ func Build(in Input, q Query) (*Result, error) {
 		return nil, err
 	}
 	b.from, b.to = from, to
+	b.makeTurns()
 	b.fill()
 	b.finish()
 	res := &Result{
 		Trace: Trace{Version: Version, SessionID: in.SessionID, Cwd: in.Cwd, Totals: b.totals(),
-			Turns: append([]*Turn{}, b.turns[from:to]...), Aux: b.aux, Partial: in.Running, SessionFile: in.SessionFile},
+			Turns: b.turns, Aux: b.aux, Partial: in.Running, SessionFile: in.SessionFile},
 		HasMoreBefore: from > 0,
 		LeafID:        in.Leaf,
 	}
 	if res.Trace.Aux == nil {
 		res.Trace.Aux = []*Aux{}
 	}
-	if from > 0 && from < len(b.turns) {
-		res.Cursor.Before = b.turns[from].ID
+	if from > 0 && from < len(b.starts) {
+		res.Cursor.Before = b.turnID(from)
 	}
 	if n := len(in.Entries); n > 0 {
 		id := in.Entries[n-1].ID
@@ -97,6 +120,35 @@ func Build(in Input, q Query) (*Result, error) {
 		res.Previews = b.previews(res.Trace.Turns)
 	}
 	return res, nil
+}
+
+// turnID is the id of turn ti: its first entry's.
+func (b *builder) turnID(ti int) string { return b.in.Entries[b.starts[ti]].ID }
+
+// turnAt returns the turn of entry i (-1: none).
+func (b *builder) turnAt(i int) int {
+	if !b.path {
+		return int(b.turnOf[i])
+	}
+	// The last start at or before i.
+	k, _ := slices.BinarySearch(b.starts, int32(i+1))
+	return k - 1
+}
+
+// inWindow reports whether turn ti is returned.
+func (b *builder) inWindow(ti int) bool { return ti >= b.from && ti < b.to }
+
+// makeTurns builds the window's turns (one allocation for them and one
+// for their first entry ids).
+func (b *builder) makeTurns() {
+	n := b.to - b.from
+	turns, ids := make([]Turn, n), make([]string, n)
+	b.turns = make([]*Turn, n)
+	for k := range n {
+		ids[k] = b.turnID(b.from + k)
+		turns[k] = Turn{ID: ids[k], Kind: KindTurn, EntryIDs: ids[k : k+1 : k+1], Steps: []*Step{}}
+		b.turns[k] = &turns[k]
+	}
 }
 
 // index returns the index of the first entry with id in the selection.
@@ -113,52 +165,39 @@ func (b *builder) index(id string) (int, bool) {
 	return i, ok
 }
 
-// assignTurns creates the turns (in selection order) and maps every entry
-// to the turn of its nearest ancestor (itself included) that starts one.
-// Turn starts come from the facts the store read with each entry
-// (store.TurnStarts.Entry); no message is decoded here. On a path (the
-// branch: each entry's parent is the one before it) that ancestor is the
-// nearest start before the entry, and parents are not looked at.
+// assignTurns finds the turns (in selection order) and, off a path,
+// maps every entry to the turn of its nearest ancestor (itself included)
+// that starts one. Turn starts come from the facts the store read with
+// each entry (store.TurnStarts.Entry); no message is decoded here. On a
+// path (the branch: each entry's parent is the one before it) that
+// ancestor is the nearest start before the entry: turnAt finds it, and
+// parents are not looked at.
 func (b *builder) assignTurns(path bool) {
-	const unknown = -2
-	b.turnOf = make([]int, len(b.in.Entries))
-	for i := range b.turnOf {
-		b.turnOf[i] = unknown
-	}
+	b.path = path
 	starts := store.NewTurnStarts(b.in.Entries)
-	var at []int
 	for i, e := range b.in.Entries {
 		switch {
 		case starts.Entry(e):
-			at = append(at, i)
-		case e.Type == store.TypeCustom && e.CustomType() == CustomType:
+			b.starts = append(b.starts, int32(i))
+		case e.Type == store.TypeCustom && e.IsCustomType(CustomType):
 			b.recordAt = append(b.recordAt, int32(i)) // for records, in the same pass
 		}
 	}
-	// One allocation for the turns and one for their first entry ids.
-	turns, ids := make([]Turn, len(at)), make([]string, len(at))
-	b.turns = make([]*Turn, len(at))
-	for k, i := range at {
-		id := b.in.Entries[i].ID
-		ids[k] = id
-		turns[k] = Turn{ID: id, Kind: KindTurn, EntryIDs: ids[k : k+1 : k+1], Steps: []*Step{}}
-		b.turns[k] = &turns[k]
-		b.turnOf[i] = k
-	}
 	if path {
-		t := -1
-		for i, ti := range b.turnOf {
-			if ti != unknown {
-				t = ti
-			}
-			b.turnOf[i] = t
-		}
 		return
+	}
+	const unknown = -2
+	b.turnOf = make([]int32, len(b.in.Entries))
+	for i := range b.turnOf {
+		b.turnOf[i] = unknown
+	}
+	for k, i := range b.starts {
+		b.turnOf[i] = int32(k)
 	}
 	var chain []int
 	for i := range b.in.Entries {
 		chain = chain[:0]
-		cur, t := i, -1
+		cur, t := i, int32(-1)
 		for {
 			if b.turnOf[cur] != unknown {
 				t = b.turnOf[cur]
@@ -169,8 +208,8 @@ func (b *builder) assignTurns(path bool) {
 			if p == nil {
 				break
 			}
-			// On a branch the parent is the entry before; look it up
-			// only when it is not.
+			// In file order the parent is often the entry before; look it
+			// up only when it is not.
 			next, ok := cur-1, cur > 0 && b.in.Entries[cur-1].ID == *p
 			if !ok {
 				next, ok = b.index(*p)
@@ -186,23 +225,39 @@ func (b *builder) assignTurns(path bool) {
 	}
 }
 
-// fill walks the entries in order and attaches them to their turns.
+// fill walks the entries in order and attaches them to their turns: a
+// message of a returned turn is decoded, one of another turn tallied.
 func (b *builder) fill() {
 	b.records()
+	next := 0 // on a path: the next step record's index in steps
+	ti, nextStart := -1, 0
 	for i, e := range b.in.Entries {
-		ti := b.turnOf[i]
-		var turn *Turn
-		if ti >= 0 {
-			turn = b.turns[ti]
+		if b.path {
+			for nextStart < len(b.starts) && int(b.starts[nextStart]) <= i {
+				ti, nextStart = nextStart, nextStart+1
+			}
+		} else {
+			ti = int(b.turnOf[i])
 		}
 		switch e.Type {
 		case store.TypeMessage:
+			var rec *stepRef
+			if b.path {
+				for next < len(b.steps) && int(b.steps[next].at) < i {
+					next++
+				}
+				if next < len(b.steps) && int(b.steps[next].at) == i {
+					rec = &b.steps[next]
+				}
+			} else {
+				rec = b.record(i)
+			}
 			switch {
-			case turn == nil:
-			case ti >= b.from && ti < b.to:
-				b.message(turn, e, b.record(i))
+			case ti < 0:
+			case b.inWindow(ti):
+				b.message(b.turns[ti-b.from], e, b.stepRecordOf(rec))
 			default:
-				b.tally(ti, turn, e, b.record(i))
+				b.tally(ti, i, e, rec)
 			}
 		case store.TypeUsage:
 			var u struct {
@@ -212,7 +267,7 @@ func (b *builder) fill() {
 				Usage    llm.Usage `json:"usage"`
 			}
 			if e.Decode(&u) == nil {
-				b.addAux(e, turn, u.Kind, u.Provider, u.Model, u.Usage)
+				b.addAux(e, ti, u.Kind, u.Provider, u.Model, u.Usage)
 			}
 		case store.TypeCompaction, store.TypeBranchSummary:
 			var u struct {
@@ -223,16 +278,17 @@ func (b *builder) fill() {
 				if e.Type == store.TypeBranchSummary {
 					purpose = PurposeBranchSummary
 				}
-				b.addAux(e, turn, purpose, "", "", *u.Usage)
+				b.addAux(e, ti, purpose, "", "", *u.Usage)
 			}
 		}
 	}
+	b.flushLite()
 }
 
-func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model string, u llm.Usage) {
+func (b *builder) addAux(e *store.Entry, ti int, purpose, provider, model string, u llm.Usage) {
 	a := &Aux{ID: e.ID, Kind: KindAux, Purpose: purpose, Provider: provider, Model: model, Usage: u}
-	if turn != nil {
-		a.TurnID = turn.ID
+	if ti >= 0 {
+		a.TurnID = b.turnID(ti)
 	}
 	b.aux = append(b.aux, a)
 }
@@ -242,26 +298,20 @@ func (b *builder) addAux(e *store.Entry, turn *Turn, purpose, provider, model st
 // names an entry is its step's. The session writes a record after its
 // reply's tool results, so the entry is looked for a few entries back
 // first; only a record further away needs the id index. assignTurns
-// found the records in its pass over the entries (recordAt).
+// found the records in its pass over the entries (recordAt). steps end
+// ordered by the entry they name (stepAt), so fill meets them in order.
 func (b *builder) records() {
 	const near = 64
 	at := b.recordAt
 	if len(at) == 0 {
 		return
 	}
-	b.steps = make([]stepRecord, 0, len(at))
-	b.stepOf = make([]int32, len(b.in.Entries))
+	b.steps = make([]stepRef, 0, len(at))
+	sorted := true
 	for _, r := range at {
 		r := int(r)
-		e := b.in.Entries[r]
 		var d stepData
-		if !readStep(e, &d) {
-			var err error
-			if d, err = store.CustomData[stepData](e); err != nil {
-				continue
-			}
-		}
-		if d.Kind != "step" || d.AssistantEntryID == "" {
+		if !b.readRecord(r, &d) || d.Kind != "step" || d.AssistantEntryID == "" {
 			continue
 		}
 		a := -1
@@ -276,19 +326,55 @@ func (b *builder) records() {
 				a = i
 			}
 		}
-		if a >= 0 && b.stepOf[a] == 0 {
-			b.steps = append(b.steps, stepRecord{entryID: e.ID, data: d})
-			b.stepOf[a] = int32(len(b.steps))
+		if a < 0 {
+			continue
 		}
+		if n := len(b.steps); n > 0 && int(b.steps[n-1].at) >= a {
+			if int(b.steps[n-1].at) == a {
+				continue // the entry has its record
+			}
+			sorted = false
+		}
+		b.steps = append(b.steps, stepRef{at: int32(a), rec: int32(r), doneAt: d.DoneAt})
+	}
+	if !sorted {
+		// Records out of order: by the entry they name, the first record
+		// of an entry kept.
+		slices.SortStableFunc(b.steps, func(x, y stepRef) int { return cmp.Compare(x.at, y.at) })
+		b.steps = slices.CompactFunc(b.steps, func(x, y stepRef) bool { return x.at == y.at })
 	}
 }
 
+// readRecord reads the data of the ama.trace entry at index r (false: it
+// cannot be decoded).
+func (b *builder) readRecord(r int, d *stepData) bool {
+	e := b.in.Entries[r]
+	if readStep(e, d) {
+		return true
+	}
+	var err error
+	*d, err = store.CustomData[stepData](e)
+	return err == nil
+}
+
 // record returns the step record of entry i (nil: none).
-func (b *builder) record(i int) *stepRecord {
-	if i < len(b.stepOf) && b.stepOf[i] > 0 {
-		return &b.steps[b.stepOf[i]-1]
+func (b *builder) record(i int) *stepRef {
+	if k, ok := slices.BinarySearchFunc(b.steps, int32(i), func(r stepRef, at int32) int { return cmp.Compare(r.at, at) }); ok {
+		return &b.steps[k]
 	}
 	return nil
+}
+
+// stepRecordOf reads the record ref points at (nil: none).
+func (b *builder) stepRecordOf(ref *stepRef) *stepRecord {
+	if ref == nil {
+		return nil
+	}
+	r := &stepRecord{entryID: b.in.Entries[ref.rec].ID}
+	if !b.readRecord(int(ref.rec), &r.data) {
+		return nil // not reached: it was read before
+	}
+	return r
 }
 
 // message attaches a message entry of turn.
@@ -402,16 +488,13 @@ func (b *builder) finish() {
 	if b.in.Running && b.in.Leaf != nil {
 		n := len(b.in.Entries)
 		if n > 0 && b.in.Entries[n-1].ID == *b.in.Leaf { // the usual case: the branch ends at the leaf
-			running = b.turnOf[n-1]
+			running = b.turnAt(n - 1)
 		} else if i, ok := b.index(*b.in.Leaf); ok {
-			running = b.turnOf[i]
+			running = b.turnAt(i)
 		}
 	}
-	for ti, t := range b.turns {
-		if l := b.liteTurn(ti); l != nil {
-			l.finish(t)
-			continue
-		}
+	for k, t := range b.turns {
+		ti := b.from + k
 		u := &t.Usage
 		for _, s := range t.Steps {
 			u.addRequest(s.Usage)
@@ -438,7 +521,7 @@ func (b *builder) finish() {
 
 // totals sums every turn of the selection and the auxiliary requests.
 func (b *builder) totals() Usage {
-	var u Usage
+	u := b.liteSum
 	for _, t := range b.turns {
 		u.Requests += t.Usage.Requests
 		u.Input += t.Usage.Input
@@ -449,6 +532,14 @@ func (b *builder) totals() Usage {
 		u.Cost += t.Usage.Cost
 		u.DurationMs += t.Usage.DurationMs
 	}
+	u.Requests += b.liteAfter.Requests
+	u.Input += b.liteAfter.Input
+	u.Output += b.liteAfter.Output
+	u.CacheRead += b.liteAfter.CacheRead
+	u.CacheWrite += b.liteAfter.CacheWrite
+	u.ToolCalls += b.liteAfter.ToolCalls
+	u.Cost += b.liteAfter.Cost
+	u.DurationMs += b.liteAfter.DurationMs
 	for _, a := range b.aux {
 		u.addRequest(a.Usage)
 	}
@@ -458,11 +549,11 @@ func (b *builder) totals() Usage {
 
 // window returns the range [from, to) of turns the query selects.
 func (b *builder) window(q Query, limit int) (from, to int, err error) {
-	n := len(b.turns)
+	n := len(b.starts)
 	switch {
 	case q.Before != "":
-		for i, t := range b.turns {
-			if t.ID == q.Before {
+		for i := range n {
+			if b.turnID(i) == q.Before {
 				return max(0, i-limit), i, nil
 			}
 		}
@@ -482,8 +573,11 @@ func (b *builder) window(q Query, limit int) (from, to int, err error) {
 		// belongs to; entries before the first turn start at the next turn.
 		from = n
 		for j := i; j < len(b.in.Entries); j++ {
-			if t := b.turnOf[j]; t >= 0 && t < from {
+			if t := b.turnAt(j); t >= 0 && t < from {
 				from = t
+				if b.path {
+					break // on a path the turns only grow
+				}
 			}
 		}
 		return from, n, nil

@@ -32,8 +32,9 @@ type liteCall struct {
 	done bool
 }
 
-// tally adds message entry e to turn ti, which is outside the window.
-func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
+// tally adds message entry e (index i) to turn ti, which is outside the
+// window.
+func (b *builder) tally(ti, i int, e *store.Entry, rec *stepRef) {
 	f := e.MessageFacts()
 	if f == nil {
 		m, err := e.Message()
@@ -44,14 +45,11 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
 			return
 		}
 	}
-	if b.lite == nil {
-		b.lite = make([]liteTurn, len(b.turns))
-	}
-	l := &b.lite[ti]
+	l := b.liteOf(ti)
 	l.used = true
 	switch f.Role {
 	case llm.RoleUser:
-		if e.ID == turn.ID {
+		if i == int(b.starts[ti]) {
 			l.started = f.Timestamp
 		}
 	case llm.RoleAssistant:
@@ -64,7 +62,7 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
 		u.ToolCalls += len(f.ToolCalls)
 		l.ended = max(l.ended, f.Timestamp)
 		if rec != nil {
-			l.ended = max(l.ended, ms(rec.data.DoneAt))
+			l.ended = max(l.ended, ms(rec.doneAt))
 		}
 	case llm.RoleToolResult:
 		for end := len(l.calls); end > 0; { // step by step, the latest first
@@ -84,22 +82,62 @@ func (b *builder) tally(ti int, turn *Turn, e *store.Entry, rec *stepRecord) {
 	}
 }
 
-// liteTurn returns the tally of turn ti (nil: none, the turn is in the
-// window or has no message).
-func (b *builder) liteTurn(ti int) *liteTurn {
-	if ti < len(b.lite) && b.lite[ti].used {
+// liteOf returns the tally of turn ti. On a path a turn's entries are
+// contiguous: one tally is kept, added to the sum when the next turn
+// begins (its calls' slice reused); otherwise each turn has its own.
+func (b *builder) liteOf(ti int) *liteTurn {
+	if !b.path {
+		if b.lite == nil {
+			b.lite = make([]liteTurn, len(b.starts))
+		}
 		return &b.lite[ti]
 	}
-	return nil
+	if ti != b.curTurn {
+		b.flushCur()
+		b.curTurn = ti
+	}
+	return &b.cur
 }
 
-// finish sets t's usage from the tally, as finish does for a returned
-// turn (its status is not needed: the turn is not returned).
-func (l *liteTurn) finish(t *Turn) {
-	t.StartedAt, t.EndedAt = l.started, l.ended
-	t.Usage = l.usage
-	t.Usage.CacheHitRatio = hitRatio(l.usage.Input, l.usage.CacheRead, l.usage.CacheWrite)
-	if t.StartedAt > 0 && t.EndedAt > t.StartedAt {
-		t.Usage.DurationMs = t.EndedAt - t.StartedAt
+// flushCur adds the current tally to the sum and clears it.
+func (b *builder) flushCur() {
+	b.cur.addTo(b.sumOf(b.curTurn))
+	b.cur = liteTurn{calls: b.cur.calls[:0]}
+}
+
+// flushLite adds every tally to the sum (after the walk).
+func (b *builder) flushLite() {
+	b.flushCur()
+	for k := range b.lite {
+		b.lite[k].addTo(b.sumOf(k))
+	}
+	b.lite = nil
+}
+
+// sumOf is the sum turn ti's tally goes to: the turns before the window
+// or those after it (totals adds them in turn order, the window between).
+func (b *builder) sumOf(ti int) *Usage {
+	if ti < b.from {
+		return &b.liteSum
+	}
+	return &b.liteAfter
+}
+
+// addTo adds the tally's usage to sum as totals adds a returned turn's
+// (its duration from its prompt to its last reply, record or result).
+func (l *liteTurn) addTo(sum *Usage) {
+	if !l.used {
+		return
+	}
+	u := &l.usage
+	sum.Requests += u.Requests
+	sum.Input += u.Input
+	sum.Output += u.Output
+	sum.CacheRead += u.CacheRead
+	sum.CacheWrite += u.CacheWrite
+	sum.ToolCalls += u.ToolCalls
+	sum.Cost += u.Cost
+	if l.started > 0 && l.ended > l.started {
+		sum.DurationMs += l.ended - l.started
 	}
 }

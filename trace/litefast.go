@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/store"
@@ -194,14 +195,15 @@ func readStepAsWritten(body []byte, d *stepData) bool {
 			if end >= len(body) {
 				return false
 			}
-			s := internStep(body[i+1 : end])
-			switch k {
+			switch v := body[i+1 : end]; k {
 			case 0:
-				d.Kind = s
+				d.Kind = internStep(v)
 			case 2:
-				d.AssistantEntryID = s
+				// The entry's body never changes (store.Entry): the id
+				// is read in place, not copied.
+				d.AssistantEntryID = unsafe.String(unsafe.SliceData(v), len(v))
 			default:
-				d.Status = s
+				d.Status = internStep(v)
 			}
 			end++
 		default: // integers
