@@ -284,33 +284,16 @@ func BenchmarkCreate(b *testing.B) {
 		withIDs(store.ThinkingLevelEntry("medium"), "e2", ptr("e1")),
 		withIDs(store.MessageEntry(&llm.SystemMessage{Role: llm.RoleSystem}), "e3", ptr("e2")),
 	}
+	b.ReportAllocs()
 	i := 0
-	// create: what ACP session/new waits for (the file stays open);
-	// create+close: with the close, which makes it durable if no entry
-	// did.
-	for _, close := range []bool{false, true} {
-		name := "create"
-		if close {
-			name = "create+close"
+	for b.Loop() {
+		i++
+		f, err := store.Create(filepath.Join(dir, "s", fmt.Sprintf("%d.jsonl", i)), testHeader("create"), entries)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				i++
-				f, err := store.Create(filepath.Join(dir, "s", fmt.Sprintf("%d.jsonl", i)), testHeader("create"), entries)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if !close {
-					b.StopTimer()
-				}
-				if err := f.Close(); err != nil {
-					b.Fatal(err)
-				}
-				if !close {
-					b.StartTimer()
-				}
-			}
-		})
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

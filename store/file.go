@@ -27,13 +27,9 @@ import (
 // millisecond to tens of milliseconds per call, 100x the append budget, for
 // protection ama itself does not give either; callers that want a
 // power-loss barrier at a chosen point (say, the end of a turn) call Sync.
-// Create is the exception, once: a new file and its directory are fsynced
-// by the first Append (or Sync, or Close) after Create, not by Create, so
-// that creating a session (ACP session/new) costs no disk flush; a
-// session whose creation returned survives the death of the process (a
-// later session/load reads it) and, once it has an entry or was closed,
-// a crash of the kernel (see directCreateBytes for how a crash during
-// Create ends). A large file (a fork) is fsynced before Create returns.
+// Create is the exception: it fsyncs the new file and its directory, so
+// a session whose creation returned survives a crash (see
+// directCreateBytes for how a crash during Create ends).
 //
 // A File is safe for concurrent use; its methods are serialised.
 type File struct {
@@ -49,9 +45,6 @@ type File struct {
 	closed bool
 	broken error    // a failed append could not be rolled back
 	blobs  blobFile // where huge entries go once written (spill.go)
-	// unsynced: created in place and not fsynced yet (the file and its
-	// directory); the next Append, Sync or Close does it.
-	unsynced bool
 }
 
 // writeTarget is the part of *os.File that File uses (replaced in tests to
@@ -138,9 +131,8 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 // directCreateBytes bounds the files Create writes in place. A new
 // session's file (header, settings, system prompt; ACP session/new
 // writes it at once) is one small write: it is created under its own
-// name with O_EXCL and written; it and its directory are fsynced by the
-// first Append, Sync or Close (File.unsynced): no sync at creation, no
-// temporary file, no rename. A crash
+// name with O_EXCL, written, fsynced, and its directory fsynced; two
+// syncs, no temporary file, no rename (a third of the time). A crash
 // before Create returns can then leave an empty or torn header under the
 // name, which every reader rejects as "missing session header" and List
 // skips; the id was never given out. A larger file (a fork of a long
@@ -162,14 +154,16 @@ func createDirect(path string, h Header, entries []*Entry, size int) (*File, err
 		}
 		return nil, fmt.Errorf("create %s: %w: %w", path, ErrWrite, pathless(err))
 	}
-	if _, err = fd.Write(buf); err != nil {
+	if _, err = fd.Write(buf); err == nil {
+		err = fd.Sync()
+	}
+	if err != nil {
 		fd.Close()
 		os.Remove(path)
 		return nil, fmt.Errorf("create %s: %w: %w", path, ErrWrite, pathless(err))
 	}
-	f := created(path, fd, int64(len(buf)), entries)
-	f.unsynced = true
-	return f, nil
+	syncDir(filepath.Dir(path))
+	return created(path, fd, int64(len(buf)), entries), nil
 }
 
 // writeLines writes the header and entries to w through one reused
@@ -417,8 +411,8 @@ func (f *File) write(pieces ...[]byte) error {
 	}
 	if err == nil && n == total {
 		f.size += int64(n)
-		if f.sync || f.unsynced {
-			if err := f.syncNow(); err != nil {
+		if f.sync {
+			if err := f.fd.Sync(); err != nil {
 				return fmt.Errorf("sync %s: %w: %w", f.path, ErrWrite, pathless(err))
 			}
 		}
@@ -534,21 +528,8 @@ func (f *File) Sync() error {
 	if f.closed {
 		return fmt.Errorf("sync %s: %w", f.path, ErrClosed)
 	}
-	if err := f.syncNow(); err != nil {
-		return fmt.Errorf("sync %s: %w", f.path, err)
-	}
-	return nil
-}
-
-// syncNow fsyncs the file, and its directory the first time after an
-// in-place creation. Called with mu held.
-func (f *File) syncNow() error {
 	if err := f.fd.Sync(); err != nil {
-		return err
-	}
-	if f.unsynced {
-		f.unsynced = false
-		syncDir(filepath.Dir(f.path))
+		return fmt.Errorf("sync %s: %w", f.path, err)
 	}
 	return nil
 }
@@ -563,13 +544,7 @@ func (f *File) Close() error {
 	}
 	f.closed = true
 	f.blobs.close()
-	var err error
-	if f.unsynced {
-		err = f.syncNow()
-	}
-	if cerr := f.fd.Close(); err == nil {
-		err = cerr
-	}
+	err := f.fd.Close()
 	if f.lock != nil {
 		f.lock.release()
 	}
