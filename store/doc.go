@@ -14,8 +14,8 @@
 //     modified.
 //   - Writing: Create (mode 0600, dirs 0700; a new session's small file
 //     in place with O_EXCL, a large one such as a fork through a temp
-//     file + rename and fsynced; the small one is fsynced, with its
-//     directory, by the first Append, Sync or Close), then
+//     file + rename; both fsynced, with the directory, before Create
+//     returns), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
