@@ -299,11 +299,9 @@ func handleCapabilities(s *Server, c *command) {
 			caps = append(caps, x)
 		}
 	}
-	s.mu.Lock()
-	s.caps = caps
-	s.mu.Unlock()
+	set := capSet(seen)
+	s.client.Store(&set)
 	s.compact.Store(seen["compact_events"])
-	s.decided.Store(seen["permission_decisions"])
 	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])

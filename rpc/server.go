@@ -72,13 +72,12 @@ type Server struct {
 	log  *zap.Logger
 	w    *stdio.Writer
 
-	mu    sync.Mutex // guards cur, unsub and caps
+	mu    sync.Mutex // guards cur and unsub
 	cur   *session.Session
 	unsub func()
-	caps  []string
 
 	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
-	decided atomic.Bool                  // permission_decision events (capability permission_decisions)
+	client  atomic.Pointer[capSet]       // the capabilities the client declared (gate)
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
 
@@ -109,7 +108,7 @@ func NewServer(opts Options) *Server {
 	}
 	opts.Writer.Log = opts.Log
 	opts.Writer.DeltaLine = appendDeltaLine
-	s := &Server{opts: opts, log: opts.Log, caps: []string{}}
+	s := &Server{opts: opts, log: opts.Log}
 	s.pending.Log = opts.Log
 	return s
 }
@@ -426,8 +425,8 @@ func (s *Server) attach(sess *session.Session) {
 
 // forward writes one session event.
 func (s *Server) forward(e events.Event) {
-	if _, ok := e.(events.PermissionDecision); ok && !s.decided.Load() {
-		return // only for clients that declared permission_decisions
+	if s.declared().hides(e) {
+		return
 	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
@@ -440,8 +439,8 @@ func (s *Server) forward(e events.Event) {
 // w must have been made with EventWriter.
 func EventSink(w *stdio.Writer, log *zap.Logger) func(events.Event) {
 	return func(e events.Event) {
-		if _, ok := e.(events.PermissionDecision); ok {
-			return // behind a client capability print mode never declares
+		if capSet(nil).hides(e) {
+			return // print mode declares no capability
 		}
 		sendEvent(w, log, e)
 	}
