@@ -5,25 +5,21 @@ import (
 	"github.com/armadra/ama-rpc/session"
 )
 
-func handlePlanResponse(s *Server, c *command) {
-	var p struct {
-		PlanID         string `json:"planId"`
-		Decision       string `json:"decision"`
-		Mode           string `json:"mode"`
-		Feedback       string `json:"feedback"`
-		EditedMarkdown string `json:"editedMarkdown"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type planResponseParams struct {
+	PlanID         string `json:"planId"`
+	Decision       string `json:"decision"`
+	Mode           string `json:"mode"`
+	Feedback       string `json:"feedback"`
+	EditedMarkdown string `json:"editedMarkdown"`
+}
+
+func handlePlanResponse(s *Server, _ *command, p *planResponseParams, reply reply) {
 	fresh := p.Decision == string(plan.DecisionApproveFresh)
 	if fresh {
 		// The switch to a fresh session holds back later commands until
 		// the new session runs the plan.
 		s.beginSwitch()
 	}
-	reply := s.later(c)
 	cur := s.current()
 	cur.PlanResponse(session.PlanDecision{PlanID: p.PlanID, Decision: p.Decision, Mode: p.Mode, Feedback: p.Feedback,
 		EditedMarkdown: p.EditedMarkdown}, func(out session.PlanOutcome, err error) {
@@ -78,26 +74,21 @@ func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done 
 	next.AdoptPlan(*fp, done)
 }
 
-func handleGetPlan(s *Server, c *command) {
-	var p struct {
-		PlanID string `json:"planId"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	pl, err := s.current().Plan(p.PlanID)
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	if pl == nil {
-		s.ok(c, null)
-		return
-	}
-	s.ok(c, pl)
+type planIDParams struct {
+	PlanID string `json:"planId"`
 }
 
-func handleGetTodos(s *Server, c *command) {
-	s.ok(c, plan.TodoList{Items: s.current().Todos()})
+func handleGetPlan(s *Server, _ *command, p *planIDParams) (any, error) {
+	pl, err := s.current().Plan(p.PlanID)
+	if err != nil {
+		return nil, err
+	}
+	if pl == nil {
+		return null, nil
+	}
+	return pl, nil
+}
+
+func handleGetTodos(s *Server, _ *command, _ *none) (plan.TodoList, error) {
+	return plan.TodoList{Items: s.current().Todos()}, nil
 }

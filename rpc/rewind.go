@@ -21,7 +21,7 @@ type wireRewind struct {
 	Code         *checkpoint.Result `json:"code,omitempty"`
 }
 
-func handleRewindPoints(s *Server, c *command) {
+func handleRewindPoints(s *Server, _ *command, _ *none) (any, error) {
 	pts, err := s.current().RewindPoints()
 	type wire struct {
 		EntryID       string `json:"entryId"`
@@ -33,44 +33,36 @@ func handleRewindPoints(s *Server, c *command) {
 	for _, p := range pts {
 		out = append(out, wire{p.EntryID, p.Text, p.Timestamp, p.HasCheckpoint})
 	}
-	s.answer(c, struct {
+	return struct {
 		Points []wire `json:"points"`
-	}{out}, err)
+	}{out}, err
 }
 
-func handleRewind(s *Server, c *command) {
-	var p struct {
-		EntryID    string `json:"entryId"`
-		Mode       string `json:"mode"`
-		DryRun     bool   `json:"dryRun"`
-		OnConflict string `json:"onConflict"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type rewindParams struct {
+	EntryID    string `json:"entryId"`
+	Mode       string `json:"mode"`
+	DryRun     bool   `json:"dryRun"`
+	OnConflict string `json:"onConflict"`
+}
+
+func handleRewind(s *Server, _ *command, p *rewindParams) (wireRewind, error) {
 	res, err := s.current().Rewind(session.RewindRequest{EntryID: p.EntryID, Mode: p.Mode, DryRun: p.DryRun, OnConflict: p.OnConflict})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return wireRewind{}, err
 	}
 	out := wireRewind{Code: res.Code}
 	if cv := res.Conversation; cv != nil {
 		out.Conversation = &wireConversation{LeafID: cv.LeafID, Draft: wireDraft{Text: cv.Draft.Text, Images: cv.Draft.Images}}
 	}
-	s.ok(c, out)
+	return out, nil
 }
 
-func handleSummarizeFrom(s *Server, c *command) {
-	var p struct {
-		EntryID      string `json:"entryId"`
-		Instructions string `json:"instructions"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	reply := s.later(c)
+type summarizeParams struct {
+	EntryID      string `json:"entryId"`
+	Instructions string `json:"instructions"`
+}
+
+func handleSummarizeFrom(s *Server, _ *command, p *summarizeParams, reply reply) {
 	s.current().SummarizeFrom(p.EntryID, p.Instructions, func(r session.SummarizeFromResult, err error) {
 		if err != nil {
 			reply(nil, err)
@@ -84,31 +76,20 @@ func handleSummarizeFrom(s *Server, c *command) {
 	})
 }
 
-func handleSummarizeUpTo(s *Server, c *command) {
-	var p struct {
-		EntryID      string `json:"entryId"`
-		Instructions string `json:"instructions"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.current().SummarizeUpTo(p.EntryID, p.Instructions, compactionReply(s.later(c)))
+func handleSummarizeUpTo(s *Server, _ *command, p *summarizeParams, reply reply) {
+	s.current().SummarizeUpTo(p.EntryID, p.Instructions, compactionReply(reply))
 }
 
-func handleCompact(s *Server, c *command) {
-	var p struct {
-		CustomInstructions string `json:"customInstructions"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.current().Compact(p.CustomInstructions, compactionReply(s.later(c)))
+type compactParams struct {
+	CustomInstructions string `json:"customInstructions"`
+}
+
+func handleCompact(s *Server, _ *command, p *compactParams, reply reply) {
+	s.current().Compact(p.CustomInstructions, compactionReply(reply))
 }
 
 // compactionReply answers with a CompactionResult.
-func compactionReply(reply func(any, error)) func(session.CompactionResult, error) {
+func compactionReply(reply reply) func(session.CompactionResult, error) {
 	return func(r session.CompactionResult, err error) {
 		if err != nil {
 			reply(nil, err)

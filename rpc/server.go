@@ -582,6 +582,10 @@ func (s *Server) dispatch(line []byte) {
 // ok writes a success response. A result that cannot be encoded is
 // answered with an encode_failed error instead of vanishing.
 func (s *Server) ok(c *command, data any) {
+	if w, ok := data.(selfWriting); ok {
+		w.writeOK(s, c)
+		return
+	}
 	line, err := encodeOK(c.id, c.name, data)
 	if err != nil {
 		s.log.Error("encode response", zap.String("command", c.name), zap.Error(err))
@@ -590,6 +594,10 @@ func (s *Server) ok(c *command, data any) {
 	}
 	s.w.SendLine(line)
 }
+
+// selfWriting is a result that writes its own response line (get_tree's,
+// in pieces).
+type selfWriting interface{ writeOK(s *Server, c *command) }
 
 // fail writes an error response with the wire code of err.
 func (s *Server) fail(c *command, err error) {

@@ -16,39 +16,33 @@ type sessionRef struct {
 }
 
 // idle fails with busy while the current session runs.
-func (s *Server) idle(c *command) bool {
+func (s *Server) idle() error {
 	busy, err := s.current().Busy()
 	if err == nil && busy {
 		err = fmt.Errorf("%w: a run is active; abort it or wait for agent_settled", session.ErrBusy)
 	}
-	if err != nil {
-		s.fail(c, err)
-		return false
-	}
-	return true
+	return err
 }
 
 // switchTo makes next (opened by the manager) the current session in
 // the manager's order (session.Manager.Switch: the old session's
 // SessionEnd and close, this stream subscribed to next, its session_start
-// and SessionStart), then answers. A failed switch leaves the old session
-// current.
-func (s *Server) switchTo(c *command, next *session.Session, reason string) {
+// and SessionStart); the answer follows. A failed switch leaves the old
+// session current.
+func (s *Server) switchTo(next *session.Session, reason string) (sessionRef, error) {
 	if err := s.opts.Sessions.Switch(next, reason, s.attach); err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
 	file, _ := next.SessionFile()
-	s.ok(c, sessionRef{SessionID: next.ID(), SessionFile: file})
+	return sessionRef{SessionID: next.ID(), SessionFile: file}, nil
 }
 
 // open opens a session of kind with the current session's settings
 // (adjust may change them) and switches to it.
-func (s *Server) open(c *command, sp session.Spec, adjust func(*session.Options)) {
+func (s *Server) open(sp session.Spec, adjust func(*session.Options)) (sessionRef, error) {
 	opts, err := s.current().Settings()
 	if err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -56,109 +50,97 @@ func (s *Server) open(c *command, sp session.Spec, adjust func(*session.Options)
 	sp.Options = opts
 	next, err := s.opts.Sessions.Open(sp)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
-	s.switchTo(c, next, sp.Kind.Reason())
+	return s.switchTo(next, sp.Kind.Reason())
 }
 
-func handleNewSession(s *Server, c *command) {
-	if !s.idle(c) {
-		return
+func handleNewSession(s *Server, _ *command, _ *none) (sessionRef, error) {
+	if err := s.idle(); err != nil {
+		return sessionRef{}, err
 	}
-	s.open(c, session.Spec{Kind: session.OpenNew}, nil)
+	return s.open(session.Spec{Kind: session.OpenNew}, nil)
 }
 
-func handleSwitchSession(s *Server, c *command) {
-	var p struct {
-		SessionPath string `json:"sessionPath"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type switchParams struct {
+	SessionPath string `json:"sessionPath"`
+}
+
+func handleSwitchSession(s *Server, _ *command, p *switchParams) (sessionRef, error) {
 	if p.SessionPath == "" {
-		s.fail(c, wirecode.Errorf(errInvalidParams, "sessionPath must be a non-empty string"))
-		return
+		return sessionRef{}, wirecode.Errorf(errInvalidParams, "sessionPath must be a non-empty string")
 	}
-	if !s.idle(c) {
-		return
+	if err := s.idle(); err != nil {
+		return sessionRef{}, err
 	}
 	cur := s.current()
 	path, _ := filepath.Abs(p.SessionPath)
 	if file, _ := cur.SessionFile(); file != "" && file == path {
-		s.switchTo(c, cur, "resume") // already open: announce it again
-		return
+		return s.switchTo(cur, "resume") // already open: announce it again
 	}
-	s.open(c, session.Spec{Kind: session.OpenResume, Path: path}, func(o *session.Options) { o.Cwd, o.ThinkingLevel = "", "" })
+	return s.open(session.Spec{Kind: session.OpenResume, Path: path}, func(o *session.Options) { o.Cwd, o.ThinkingLevel = "", "" })
 }
 
-func handleFork(s *Server, c *command) {
-	var p struct {
-		EntryID string `json:"entryId"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	if !s.idle(c) {
-		return
-	}
-	s.open(c, session.Spec{Kind: session.OpenFork, From: s.current(), EntryID: p.EntryID}, nil)
+type entryIDParams struct {
+	EntryID string `json:"entryId"`
 }
 
-func handleGetEntries(s *Server, c *command) {
-	var p struct {
-		Since string `json:"since"`
+func handleFork(s *Server, _ *command, p *entryIDParams) (sessionRef, error) {
+	if err := s.idle(); err != nil {
+		return sessionRef{}, err
 	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+	return s.open(session.Spec{Kind: session.OpenFork, From: s.current(), EntryID: p.EntryID}, nil)
+}
+
+type sinceParams struct {
+	Since string `json:"since"`
+}
+
+func handleGetEntries(s *Server, _ *command, p *sinceParams) (any, error) {
 	entries, leaf, err := s.current().Entries(p.Since)
 	if entries == nil {
 		entries = []*store.Entry{}
 	}
-	s.answer(c, struct {
+	return struct {
 		Entries []*store.Entry `json:"entries"`
 		LeafID  *string        `json:"leafId"`
-	}{entries, leaf}, err)
+	}{entries, leaf}, err
 }
 
-func handleGetTree(s *Server, c *command) {
-	nodes, err := s.current().Tree()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	// Deep trees exceed encoding/json's nesting limit; the store writes
-	// them itself. A long session's tree is as large as its file, so the
-	// line is never built: the writer writes it piece by piece as the
-	// store produces them (the nodes and entries are immutable).
+// treeAnswer is get_tree's result, which writes its own response line.
+// Deep trees exceed encoding/json's nesting limit; the store writes them
+// itself. A long session's tree is as large as its file, so the line is
+// never built: the writer writes it piece by piece as the store produces
+// them (the nodes and entries are immutable).
+type treeAnswer struct{ tree store.NodesJSON }
+
+func (t treeAnswer) writeOK(s *Server, c *command) {
 	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	tree := store.NewNodesJSON(nodes)
-	s.w.SendPieces(len(head)+tree.Len()+len("}}\n"), func(emit func([]byte)) {
+	s.w.SendPieces(len(head)+t.tree.Len()+len("}}\n"), func(emit func([]byte)) {
 		emit(head)
-		tree.WriteTo(stdio.ChunkSize, emit)
+		t.tree.WriteTo(stdio.ChunkSize, emit)
 		emit([]byte("}}\n"))
 	})
 }
 
-func handleSetSessionName(s *Server, c *command) {
-	var p struct {
-		Name string `json:"name"`
+func handleGetTree(s *Server, _ *command, _ *none) (treeAnswer, error) {
+	nodes, err := s.current().Tree()
+	if err != nil {
+		return treeAnswer{}, err
 	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	name, err := s.current().SetName(p.Name)
-	s.answer(c, struct {
-		Name string `json:"name"`
-	}{name}, err)
+	return treeAnswer{store.NewNodesJSON(nodes)}, nil
 }
 
-func handleForkMessages(s *Server, c *command) {
+type nameParams struct {
+	Name string `json:"name"`
+}
+
+func handleSetSessionName(s *Server, _ *command, p *nameParams) (nameParams, error) {
+	name, err := s.current().SetName(p.Name)
+	return nameParams{name}, err
+}
+
+func handleForkMessages(s *Server, _ *command, _ *none) (any, error) {
 	msgs, err := s.current().ForkMessages()
 	type wire struct {
 		EntryID string `json:"entryId"`
@@ -168,7 +150,7 @@ func handleForkMessages(s *Server, c *command) {
 	for _, m := range msgs {
 		out = append(out, wire{m.EntryID, m.Text})
 	}
-	s.answer(c, struct {
+	return struct {
 		Messages []wire `json:"messages"`
-	}{out}, err)
+	}{out}, err
 }

@@ -7,19 +7,16 @@ import (
 	"github.com/armadra/ama-rpc/trace"
 )
 
-func handleGetTrace(s *Server, c *command) {
-	var p struct {
-		Branch    string          `json:"branch"`
-		TurnLimit json.RawMessage `json:"turnLimit"`
-		Before    string          `json:"before"`
-		Since     string          `json:"since"`
-		TaskID    string          `json:"taskId"`
-		Content   string          `json:"content"`
-	}
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+type traceParams struct {
+	Branch    string          `json:"branch"`
+	TurnLimit json.RawMessage `json:"turnLimit"`
+	Before    string          `json:"before"`
+	Since     string          `json:"since"`
+	TaskID    string          `json:"taskId"`
+	Content   string          `json:"content"`
+}
+
+func handleGetTrace(s *Server, _ *command, p *traceParams) (*trace.Result, error) {
 	q := trace.Query{Branch: p.Branch, Before: p.Before, Since: p.Since, TaskID: p.TaskID, Content: p.Content}
 	if len(p.TurnLimit) > 0 && string(p.TurnLimit) != "null" {
 		limit := math.NaN() // not a number: Validate rejects it
@@ -34,8 +31,7 @@ func handleGetTrace(s *Server, c *command) {
 		res, err = s.current().Trace(q)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
-	s.ok(c, res) // trace's types are the wire shape
+	return res, nil // trace's types are the wire shape
 }
