@@ -22,6 +22,6 @@ func handleInitialize(s *Server, _ *initializeParams) (initializeResult, error) 
 
 // handleAuthenticate: no authentication method is offered, so every
 // authenticate is invalid (-32602), as in ama.
-func handleAuthenticate(_ *Server, c *call) {
-	c.fail(errorf(errInvalidParams, "no authentication method is offered (authMethods is empty)"))
+func handleAuthenticate(*Server, *ignored) (empty, error) {
+	return empty{}, errorf(errInvalidParams, "no authentication method is offered (authMethods is empty)")
 }

@@ -13,13 +13,7 @@ import (
 // handlePrompt: session/prompt {sessionId, prompt} → {stopReason, usage}
 // once the turn has settled. The request is validated and queued inline;
 // the answer comes later (see turns.go).
-func handlePrompt(s *Server, c *call) {
-	p, err := decodePrompt(c)
-	c.params = nil // the call lives until the turn ends; the line need not
-	if err != nil {
-		c.fail(err)
-		return
-	}
+func handlePrompt(s *Server, c *call, p *promptParams) {
 	if s.stopping() {
 		c.fail(fmt.Errorf("ama-rpc is shutting down"))
 		return
@@ -38,12 +32,11 @@ func handlePrompt(s *Server, c *call) {
 	as.enqueue(newTurn(c, in))
 }
 
-// decodePrompt decodes session/prompt's params as decodeParams would
+// decodeParams decodes session/prompt's params as decodeParams would
 // (keys matched without regard to case, the last one winning), except that
 // the content blocks stay sub-slices of the params: json.RawMessage
 // would copy a pasted 50 MiB text once more.
-func decodePrompt(c *call) (promptParams, error) {
-	var p promptParams
+func (p *promptParams) decodeParams(c *call) error {
 	raw := c.rawParams()
 	var err error
 	fail := func(format string, args ...any) {
@@ -69,7 +62,7 @@ func decodePrompt(c *call) (promptParams, error) {
 	}) {
 		fail("params are not an object")
 	}
-	return p, err
+	return err
 }
 
 // promptInput converts ACP content blocks into the session's input, as
@@ -139,13 +132,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 }
 
 // handleCancel: the session/cancel notification.
-func handleCancel(s *Server, c *call) {
-	defer c.reply(nil)
-	var p sessionIDParams
-	if err := decodeParams(c, &p); err != nil {
-		s.log.Debug("session/cancel ignored: " + err.Error())
-		return
-	}
+func handleCancel(s *Server, p *sessionIDParams) {
 	if as, err := s.session(p.SessionID); err == nil {
 		as.cancel()
 	}
@@ -154,12 +141,7 @@ func handleCancel(s *Server, c *call) {
 // handleCancelRequest: the $/cancel_request notification withdraws one of
 // the client's requests. Only prompts take long enough to be withdrawn;
 // the withdrawn prompt answers -32800.
-func handleCancelRequest(s *Server, c *call) {
-	defer c.reply(nil)
-	var p cancelRequestParams
-	if err := decodeParams(c, &p); err != nil {
-		return
-	}
+func handleCancelRequest(s *Server, p *cancelRequestParams) {
 	id, ok := s.requestID(p.RequestID)
 	if !ok {
 		return
