@@ -22,7 +22,7 @@ var methods = map[string]func(*Server, *call){
 	"$/cancel_request":          notice(handleCancelRequest),
 }
 
-// Every method is registered through one of two adapters, in the style of
+// Every method is registered through one of three adapters, in the style of
 // the go-sdk's newServerMethodInfo[P, R]: the adapter decodes the params
 // into P (a bad one is -32602, errInvalidParams in the one wire-code
 // table), so no method decodes by hand.
