@@ -107,7 +107,13 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 360 MiB through the server")
 	}
-	// Measured: one 50 MiB prompt 181-190 MB, four 40 MiB prompts 185 MB
+	// Measured (three 40 MiB prompts, a loaded 2-core machine, issue 28):
+	// plain 188-189 MB, escaped 171-180, images 177-180; they varied
+	// 174-201 / 179-206 / 187-189 while the reader's doubled-through
+	// buffers stayed resident beside the handling (memlimit.Reserve now
+	// returns them) and the text was held as line, block text and joined
+	// message at once (rpc/acp joinParts). Earlier: one 50 MiB prompt
+	// 181-190 MB, four 40 MiB prompts 185 MB
 	// (plain) and 162 MB (escaped); before: 623 MB and 405-430 MB (the
 	// library decoded each request through a json.Decoder and copied its
 	// params twice; the session title split the first prompt into lines
