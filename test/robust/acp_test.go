@@ -108,7 +108,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 		t.Skip("moves 360 MiB through the server")
 	}
 	// Measured (three 40 MiB prompts, a loaded 2-core machine, issue 28):
-	// plain 188-189 MB, escaped 171-180, images 177-180; they varied
+	// plain 178-189 MB, escaped 170-180, images 175-180 (10 runs); they varied
 	// 174-201 / 179-206 / 187-189 while the reader's doubled-through
 	// buffers stayed resident beside the handling (memlimit.Reserve now
 	// returns them) and the text was held as line, block text and joined
