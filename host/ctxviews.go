@@ -78,7 +78,7 @@ func (h *Host) pushTasks(toolCallID, callRef string, lc liveCall) {
 // BeforeChange may wait for the session's actor, which may itself wait on
 // this connection, so it runs on its own goroutine. Sent as a
 // notification it is recorded all the same, without an answer.
-func (h *Host) checkpointBeforeWrite(id jsonrpc2.ID, notif bool, raw json.RawMessage) error {
+func (h *Host) checkpointBeforeWrite(r *reply, raw json.RawMessage) error {
 	var p struct {
 		ToolCallID string `json:"toolCallId"`
 		CallRef    string `json:"callRef"`
@@ -99,10 +99,7 @@ func (h *Host) checkpointBeforeWrite(id jsonrpc2.ID, notif bool, raw json.RawMes
 	}
 	go func() {
 		lc.env.BeforeChange(filepath.Clean(p.Path))
-		if notif {
-			return
-		}
-		_ = h.conn.Reply(context.Background(), id, struct{}{})
+		r.send(nil, nil) // {}; nothing for a notification
 	}()
 	return errDeferred
 }

@@ -492,18 +492,51 @@ func (f handlerFunc) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 	f(ctx, conn, req)
 }
 
-// errDeferred says the handler answers later itself.
+// errDeferred says the handler took the request's reply (h.owe) and
+// gives it later.
 var errDeferred = errors.New("answered later")
 
-func (h *Host) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (h *Host) serve(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	res, err := h.handle(req)
 	if errors.Is(err, errDeferred) {
 		return
 	}
+	h.owe(req).send(res, err)
+}
+
+// reply is the one answer the bridge is owed for a request, and the one
+// place host writes answers: serve gives it for a method that answers at
+// once; a method that answers later takes its own (h.owe) to its
+// goroutine and returns errDeferred. A notification's answer is dropped
+// (logged when its params were bad); a second answer is a bug, logged and
+// dropped.
+type reply struct {
+	h    *Host
+	req  *jsonrpc2.Request
+	once sync.Once
+}
+
+func (h *Host) owe(req *jsonrpc2.Request) *reply { return &reply{h: h, req: req} }
+
+// send answers res ({} when nil), or the JSON-RPC error of err (an error
+// that is not one is internal).
+func (r *reply) send(res any, err error) {
+	first := false
+	r.once.Do(func() {
+		first = true
+		r.write(res, err)
+	})
+	if !first {
+		r.h.log.Error("second host reply dropped", zap.String("method", r.req.Method))
+	}
+}
+
+func (r *reply) write(res any, err error) {
+	req, conn := r.req, r.h.conn
 	if req.Notif {
 		var je *jsonrpc2.Error
 		if errors.As(err, &je) && je.Code == jsonrpc2.CodeInvalidParams {
-			h.log.Warn("host notification dropped", zap.String("method", req.Method), zap.Error(err))
+			r.h.log.Warn("host notification dropped", zap.String("method", req.Method), zap.Error(err))
 		}
 		return
 	}
@@ -512,13 +545,13 @@ func (h *Host) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Req
 		if !errors.As(err, &je) {
 			je = &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
 		}
-		_ = conn.ReplyWithError(ctx, req.ID, je)
+		_ = conn.ReplyWithError(context.Background(), req.ID, je)
 		return
 	}
 	if res == nil {
 		res = struct{}{}
 	}
-	_ = conn.Reply(ctx, req.ID, res)
+	_ = conn.Reply(context.Background(), req.ID, res)
 }
 
 // handle serves the bridge's calls through the methods table. It runs on
@@ -533,7 +566,7 @@ func (h *Host) handle(req *jsonrpc2.Request) (any, error) {
 }
 
 // method serves one method of the bridge. A handler that answers later
-// (its reply owed on req.ID) returns errDeferred.
+// takes the request's reply (h.owe) and returns errDeferred.
 type method func(h *Host, req *jsonrpc2.Request) (any, error)
 
 // on is a method whose params decode into P: a request whose params do not
@@ -659,14 +692,14 @@ var methods = map[string]method{
 		return nil, nil
 	}),
 	"messages.sendUser": on(func(h *Host, req *jsonrpc2.Request, p struct{ Text, Origin string }) (any, error) {
-		go h.sendUser(req.ID, p.Text, p.Origin)
+		go h.sendUser(h.owe(req), p.Text, p.Origin)
 		return nil, errDeferred
 	}),
 	"tool.executeTool": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
-		return nil, h.executeTool(req.ID, p)
+		return nil, h.executeTool(h.owe(req), p)
 	}),
 	"tool.spawnSubagent": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
-		return nil, h.spawnSubagent(req.ID, p)
+		return nil, h.spawnSubagent(h.owe(req), p)
 	}),
 	"tool.cancel": on(func(h *Host, _ *jsonrpc2.Request, p struct {
 		CallID string `json:"callId"`
@@ -683,7 +716,7 @@ var methods = map[string]method{
 		return nil, nil
 	}),
 	"checkpoint.beforeWrite": raw(func(h *Host, req *jsonrpc2.Request, p json.RawMessage) (any, error) {
-		return nil, h.checkpointBeforeWrite(req.ID, req.Notif, p)
+		return nil, h.checkpointBeforeWrite(h.owe(req), p)
 	}),
 }
 
@@ -760,7 +793,7 @@ func validName(n string) bool {
 
 // sendUser is messages.sendUser: busy until the session exists, else a
 // prompt that steers a running run.
-func (h *Host) sendUser(id jsonrpc2.ID, text, from string) {
+func (h *Host) sendUser(r *reply, text, from string) {
 	origin := llm.Origin(from)
 	switch from {
 	case "":
@@ -772,15 +805,15 @@ func (h *Host) sendUser(id jsonrpc2.ID, text, from string) {
 	ready, s := h.ready, h.cur
 	h.mu.Unlock()
 	if !ready || s == nil {
-		_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: "busy: the session does not exist yet", Data: rawJSON(`{"code":"busy"}`)})
+		r.send(nil, &jsonrpc2.Error{Code: -32000, Message: "busy: the session does not exist yet", Data: rawJSON(`{"code":"busy"}`)})
 		return
 	}
 	s.Prompt(session.KindPrompt, session.PromptInput{Message: text, StreamingBehavior: session.QueueSteer, Origin: origin}, func(d session.Disposition, err error) {
 		if err != nil {
-			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000, Message: err.Error()})
+			r.send(nil, &jsonrpc2.Error{Code: -32000, Message: err.Error()})
 			return
 		}
-		_ = h.conn.Reply(context.Background(), id, string(d))
+		r.send(string(d), nil)
 	})
 }
 

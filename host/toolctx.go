@@ -82,7 +82,7 @@ func (h *Host) nestedCtx(parent context.Context, callID string) (context.Context
 
 // executeTool serves tool.executeTool: the nested call runs through the
 // session's pipeline on its own goroutine; the answer is its ToolResult.
-func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
+func (h *Host) executeTool(r *reply, raw json.RawMessage) error {
 	var p struct {
 		ToolCallID string          `json:"toolCallId"`
 		CallRef    string          `json:"callRef"`
@@ -102,14 +102,14 @@ func (h *Host) executeTool(id jsonrpc2.ID, raw json.RawMessage) error {
 		defer done()
 		res := lc.cs.ExecuteTool(ctx, p.Name, p.Input)
 		h.pushTasks(p.ToolCallID, p.CallRef, lc)
-		_ = h.conn.Reply(context.Background(), id, wireOf(res))
+		r.send(wireOf(res), nil)
 	}()
 	return errDeferred
 }
 
 // spawnSubagent serves tool.spawnSubagent: the SubagentRequest becomes the
 // task tool's arguments (same names), the task's result a SubagentResult.
-func (h *Host) spawnSubagent(id jsonrpc2.ID, raw json.RawMessage) error {
+func (h *Host) spawnSubagent(r *reply, raw json.RawMessage) error {
 	var p struct {
 		ToolCallID string          `json:"toolCallId"`
 		CallRef    string          `json:"callRef"`
@@ -129,12 +129,12 @@ func (h *Host) spawnSubagent(id jsonrpc2.ID, raw json.RawMessage) error {
 		res, ok := lc.cs.SpawnSubagent(ctx, p.Request)
 		h.pushTasks(p.ToolCallID, p.CallRef, lc)
 		if !ok {
-			_ = h.conn.ReplyWithError(context.Background(), id, &jsonrpc2.Error{Code: -32000,
+			r.send(nil, &jsonrpc2.Error{Code: -32000,
 				Message: "spawnSubagent is not available: sub-agents are off here (depth 1, or the task tool is not registered)",
 				Data:    rawJSON(`{"code":"unavailable"}`)})
 			return
 		}
-		_ = h.conn.Reply(context.Background(), id, subagentResultOf(res))
+		r.send(subagentResultOf(res), nil)
 	}()
 	return errDeferred
 }

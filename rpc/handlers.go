@@ -11,12 +11,27 @@ import (
 
 type handler func(s *Server, c *command)
 
-// typed adapts a handler that answers at once, in the style of the go-sdk's
-// newServerMethodInfo[P, R]: the adapter decodes the command into P (exact
-// keys, see params; a bad one is invalid_arguments), the handler validates
-// and returns its result or error, and the adapter answers exactly once.
-// Handlers that answer later (s.later) or need the raw line take the
-// command itself.
+// Every command is registered through one of two adapters, in the style of
+// the go-sdk's newServerMethodInfo[P, R]: the adapter decodes the command
+// into P (exact keys, see params; a bad one is invalid_arguments, answered
+// at once), so no handler decodes by hand. A command without parameters
+// takes none.
+//
+//   - typed: the handler answers at once: it validates, returns its result
+//     or error, and the adapter answers exactly once.
+//   - async: the handler answers through the reply it is handed, exactly
+//     once, now or later (a run's callback); the reply is owed from the
+//     start (s.later), so the shutdown waits for it.
+//
+// A result that writes its own response line (get_tree's, in pieces)
+// implements selfWriting.
+
+// none is the parameters of a command that takes none.
+type none struct{}
+
+// reply gives a command's one answer: data, or the error's wire code.
+type reply = func(data any, err error)
+
 func typed[P, R any](h func(s *Server, c *command, p *P) (R, error)) handler {
 	return func(s *Server, c *command) {
 		var p P
@@ -29,6 +44,17 @@ func typed[P, R any](h func(s *Server, c *command, p *P) (R, error)) handler {
 	}
 }
 
+func async[P any](h func(s *Server, c *command, p *P, r reply)) handler {
+	return func(s *Server, c *command) {
+		var p P
+		if err := params(c, &p); err != nil {
+			s.fail(c, err)
+			return
+		}
+		h(s, c, &p, s.later(c))
+	}
+}
+
 // handlers maps command names to their implementation.
 var handlers map[string]handler
 
@@ -37,52 +63,52 @@ var handlers map[string]handler
 // dispatch → handlers.
 func init() {
 	handlers = map[string]handler{
-		string(session.KindPrompt):      handlePrompt,
-		string(session.KindSteer):       handlePrompt,
-		string(session.KindFollowUp):    handlePrompt,
-		"abort":                         handleAbort,
-		"clear_queue":                   handleClearQueue,
-		"get_state":                     handleGetState,
-		"get_messages":                  handleGetMessages,
-		"get_last_assistant_text":       handleLastText,
-		"get_session_stats":             handleStats,
+		string(session.KindPrompt):      async(handlePrompt),
+		string(session.KindSteer):       async(handlePrompt),
+		string(session.KindFollowUp):    async(handlePrompt),
+		"abort":                         async(handleAbort),
+		"clear_queue":                   typed(handleClearQueue),
+		"get_state":                     typed(handleGetState),
+		"get_messages":                  typed(handleGetMessages),
+		"get_last_assistant_text":       typed(handleLastText),
+		"get_session_stats":             typed(handleStats),
 		"permission_inspect":            typed(handleInspect),
 		"set_model":                     typed(handleSetModel),
-		"get_available_models":          handleModels,
+		"get_available_models":          typed(handleModels),
 		"set_thinking_level":            typed(handleSetThinking),
-		"get_available_thinking_levels": handleThinkingLevels,
+		"get_available_thinking_levels": typed(handleThinkingLevels),
 		"set_steering_mode":             typed(handleQueueMode),
 		"set_follow_up_mode":            typed(handleQueueMode),
 		"set_auto_compaction":           typed(handleToggle),
 		"set_auto_retry":                typed(handleToggle),
-		"set_client_capabilities":       handleCapabilities,
-		"permission_response":           handlePermissionResponse,
-		"get_tools":                     handleGetTools,
-		"set_active_tools":              handleSetActiveTools,
-		"set_permission_mode":           handleSetMode,
-		"get_commands":                  handleCommands,
-		"get_skills":                    handleSkills,
-		"abort_retry":                   handleAbortRetry,
-		"plan_response":                 handlePlanResponse,
-		"get_plan":                      handleGetPlan,
-		"get_todos":                     handleGetTodos,
-		"compact":                       handleCompact,
-		"get_rewind_points":             handleRewindPoints,
-		"rewind":                        handleRewind,
-		"summarize_from":                handleSummarizeFrom,
-		"summarize_up_to":               handleSummarizeUpTo,
-		"get_tasks":                     handleGetTasks,
-		"get_agents":                    handleGetAgents,
-		"background_task":               handleBackgroundTask,
-		"new_session":                   handleNewSession,
-		"switch_session":                handleSwitchSession,
-		"fork":                          handleFork,
-		"get_entries":                   handleGetEntries,
-		"get_tree":                      handleGetTree,
-		"set_session_name":              handleSetSessionName,
-		"get_fork_messages":             handleForkMessages,
-		"get_trace":                     handleGetTrace,
-		"replay":                        handleReplay,
+		"set_client_capabilities":       async(handleCapabilities),
+		"permission_response":           async(handlePermissionResponse),
+		"get_tools":                     typed(handleGetTools),
+		"set_active_tools":              typed(handleSetActiveTools),
+		"set_permission_mode":           typed(handleSetMode),
+		"get_commands":                  typed(handleCommands),
+		"get_skills":                    typed(handleSkills),
+		"abort_retry":                   async(handleAbortRetry),
+		"plan_response":                 async(handlePlanResponse),
+		"get_plan":                      typed(handleGetPlan),
+		"get_todos":                     typed(handleGetTodos),
+		"compact":                       async(handleCompact),
+		"get_rewind_points":             typed(handleRewindPoints),
+		"rewind":                        typed(handleRewind),
+		"summarize_from":                async(handleSummarizeFrom),
+		"summarize_up_to":               async(handleSummarizeUpTo),
+		"get_tasks":                     typed(handleGetTasks),
+		"get_agents":                    typed(handleGetAgents),
+		"background_task":               async(handleBackgroundTask),
+		"new_session":                   async(handleNewSession),
+		"switch_session":                async(handleSwitchSession),
+		"fork":                          async(handleFork),
+		"get_entries":                   typed(handleGetEntries),
+		"get_tree":                      typed(handleGetTree),
+		"set_session_name":              typed(handleSetSessionName),
+		"get_fork_messages":             typed(handleForkMessages),
+		"get_trace":                     typed(handleGetTrace),
+		"replay":                        typed(handleReplay),
 	}
 }
 
@@ -113,30 +139,25 @@ func toImages(in []imageParam) ([]*llm.ImageContent, error) {
 	return out, nil
 }
 
-func handlePrompt(s *Server, c *command) {
-	var p promptParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handlePrompt(s *Server, c *command, p *promptParams, reply reply) {
 	interrupt := false
 	if len(p.Interrupt) > 0 && string(p.Interrupt) != "null" {
 		if err := json.Unmarshal(p.Interrupt, &interrupt); err != nil {
-			s.fail(c, fmt.Errorf("%w: interrupt must be a boolean", errInvalidParams))
+			reply(nil, fmt.Errorf("%w: interrupt must be a boolean", errInvalidParams))
 			return
 		}
 	}
 	if p.Message == nil {
-		s.fail(c, fmt.Errorf("%w: message must be a string", errInvalidParams))
+		reply(nil, fmt.Errorf("%w: message must be a string", errInvalidParams))
 		return
 	}
 	if !session.Queue(p.StreamingBehavior).Valid() {
-		s.fail(c, fmt.Errorf("%w: streamingBehavior must be steer or followUp", errInvalidParams))
+		reply(nil, fmt.Errorf("%w: streamingBehavior must be steer or followUp", errInvalidParams))
 		return
 	}
 	images, err := toImages(p.Images)
 	if err != nil {
-		s.fail(c, err)
+		reply(nil, err)
 		return
 	}
 	in := session.PromptInput{Message: *p.Message, Images: images, StreamingBehavior: session.Queue(p.StreamingBehavior), Interrupt: interrupt}
@@ -144,7 +165,6 @@ func handlePrompt(s *Server, c *command) {
 	if kind == session.KindFollowUp {
 		in.Interrupt = false
 	}
-	reply := s.later(c)
 	s.current().Prompt(kind, in, func(d session.Disposition, err error) {
 		if err != nil {
 			reply(nil, err)
@@ -154,41 +174,40 @@ func handlePrompt(s *Server, c *command) {
 	})
 }
 
-func handleAbort(s *Server, c *command) {
-	reply := s.later(c)
+func handleAbort(s *Server, _ *command, _ *none, reply reply) {
 	s.current().Abort(func() { reply(empty{}, nil) })
 }
 
-func handleClearQueue(s *Server, c *command) {
+func handleClearQueue(s *Server, _ *command, _ *none) (any, error) {
 	st, fu, err := s.current().ClearQueue()
-	s.answer(c, clearQueueResult{st, fu}, err)
+	return clearQueueResult{st, fu}, err
 }
 
-func handleGetState(s *Server, c *command) {
+func handleGetState(s *Server, _ *command, _ *none) (wireState, error) {
 	st, err := s.current().State()
 	ws := wireState{State: st}
 	if s.opts.Sessions != nil {
 		ws.Sandbox = s.opts.Sessions.Deps().Sandbox.Report()
 	}
-	s.answer(c, ws, err)
+	return ws, err
 }
 
-func handleGetMessages(s *Server, c *command) {
+func handleGetMessages(s *Server, _ *command, _ *none) (any, error) {
 	msgs, err := s.current().Messages()
 	if msgs == nil {
 		msgs = []llm.Message{}
 	}
-	s.answer(c, messagesResult{msgs}, err)
+	return messagesResult{msgs}, err
 }
 
-func handleLastText(s *Server, c *command) {
+func handleLastText(s *Server, _ *command, _ *none) (any, error) {
 	t, err := s.current().LastAssistantText()
-	s.answer(c, lastTextResult{t}, err)
+	return lastTextResult{t}, err
 }
 
-func handleStats(s *Server, c *command) {
+func handleStats(s *Server, _ *command, _ *none) (any, error) {
 	st, err := s.current().Stats()
-	s.answer(c, toWireStats(st), err)
+	return toWireStats(st), err
 }
 
 type setModelParams struct {
@@ -205,8 +224,8 @@ func handleSetModel(s *Server, _ *command, p *setModelParams) (modelResult, erro
 	return modelResult{ref}, err
 }
 
-func handleModels(s *Server, c *command) {
-	s.ok(c, modelsResult{wireModels(s.opts.Models)})
+func handleModels(s *Server, _ *command, _ *none) (any, error) {
+	return modelsResult{wireModels(s.opts.Models)}, nil
 }
 
 type levelParams struct {
@@ -218,9 +237,9 @@ func handleSetThinking(s *Server, _ *command, p *levelParams) (levelParams, erro
 	return levelParams{level}, err
 }
 
-func handleThinkingLevels(s *Server, c *command) {
+func handleThinkingLevels(s *Server, _ *command, _ *none) (any, error) {
 	levels, err := s.current().ThinkingLevels()
-	s.answer(c, levelsResult{levels}, err)
+	return levelsResult{levels}, err
 }
 
 type modeParams struct {
@@ -264,12 +283,7 @@ func handleInspect(s *Server, _ *command, p *inspectParams) (any, error) {
 	return s.current().InspectPermissions(p.Action)
 }
 
-func handleCapabilities(s *Server, c *command) {
-	var p capabilitiesParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleCapabilities(s *Server, _ *command, p *capabilitiesParams, reply reply) {
 	seen := map[string]bool{}
 	caps := []string{}
 	for _, x := range p.Capabilities {
@@ -278,46 +292,41 @@ func handleCapabilities(s *Server, c *command) {
 			caps = append(caps, x)
 		}
 	}
-	s.mu.Lock()
-	s.caps = caps
-	s.mu.Unlock()
+	set := capSet(seen)
+	s.client.Store(&set)
 	s.compact.Store(seen["compact_events"])
-	s.decided.Store(seen["permission_decisions"])
 	s.plans.Store(seen["plans"])
 	s.opts.Broker.SetAttended(seen["approvals"])
 	s.current().SetPlanAttended(seen["plans"])
 	durable := seen["durable_approvals"]
 	was := s.durable.Swap(durable)
 	s.current().SetDurableApprovals(durable)
-	s.ok(c, capabilitiesResult{caps, s.setEventSeq(wantsEventSeq(seen))})
+	reply(capabilitiesResult{caps, s.setEventSeq(wantsEventSeq(seen))}, nil)
 	if durable && !was {
-		s.current().ReopenApprovals(false) // requests a killed process left open
+		s.current().ReopenApprovals(false) // requests a killed process left open, after the answer
 	}
 }
 
-func handlePermissionResponse(s *Server, c *command) {
-	var p permissionResponseParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+// handlePermissionResponse answers before the waiting run goes on (the
+// broker calls back before it hands the decision over).
+func handlePermissionResponse(s *Server, _ *command, p *permissionResponseParams, reply reply) {
 	if p.RequestID == "" {
-		s.fail(c, fmt.Errorf("%w: requestId must be a non-empty string", errInvalidParams))
+		reply(nil, fmt.Errorf("%w: requestId must be a non-empty string", errInvalidParams))
 		return
 	}
 	durable := s.durable.Load()
 	if !p.Decision.Valid() && (!durable || p.Decision != events.ApprovalDefer) {
-		s.fail(c, fmt.Errorf("%w: decision must be allow, deny or allow_session", errInvalidParams))
+		reply(nil, fmt.Errorf("%w: decision must be allow, deny or allow_session", errInvalidParams))
 		return
 	}
 	if durable {
 		// A parked (deferred) request is answered by its session; a
 		// request already resolved is approval_resolved.
 		known, err := s.current().AnswerApproval(p.RequestID, p.Decision, func() {
-			s.ok(c, acceptedResult{true})
+			reply(acceptedResult{true}, nil)
 		})
 		if err != nil {
-			s.fail(c, err)
+			reply(nil, err)
 			return
 		}
 		if known {
@@ -325,62 +334,50 @@ func handlePermissionResponse(s *Server, c *command) {
 		}
 	}
 	s.opts.Broker.Respond(p.RequestID, p.Decision, func(accepted bool) {
-		s.ok(c, acceptedResult{accepted})
+		reply(acceptedResult{accepted}, nil)
 	})
 }
 
-func handleGetTools(s *Server, c *command) {
+func handleGetTools(s *Server, _ *command, _ *none) (any, error) {
 	list, err := s.current().Tools()
 	out := make([]wireTool, 0, len(list))
 	for _, t := range list {
 		out = append(out, wireTool{Name: t.Decl.Name, Description: t.Decl.Description, Parameters: t.Decl.Parameters,
 			Permission: t.Permission, Active: t.Active, MCPServer: t.Server})
 	}
-	s.answer(c, toolsResult{out}, err)
+	return toolsResult{out}, err
 }
 
-func handleSetActiveTools(s *Server, c *command) {
-	var p namesParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleSetActiveTools(s *Server, _ *command, p *namesParams) (namesParams, error) {
 	if p.Names == nil {
-		s.fail(c, fmt.Errorf("%w: names must be an array of tool names ([] turns every tool off)", errInvalidParams))
-		return
+		return namesParams{}, fmt.Errorf("%w: names must be an array of tool names ([] turns every tool off)", errInvalidParams)
 	}
 	names, err := s.current().SetActiveTools(p.Names)
-	s.answer(c, namesParams{names}, err)
+	return namesParams{names}, err
 }
 
-func handleSetMode(s *Server, c *command) {
-	var p modeParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleSetMode(s *Server, _ *command, p *modeParams) (modeParams, error) {
 	mode, err := s.current().SetPermissionMode(p.Mode)
-	s.answer(c, modeParams{mode}, err)
+	return modeParams{mode}, err
 }
 
-func handleCommands(s *Server, c *command) {
+func handleCommands(s *Server, _ *command, _ *none) (any, error) {
 	out := []wireCommand{}
 	for _, cmd := range s.current().Commands() {
 		out = append(out, wireCommand{Name: cmd.Name, Description: sessionText(cmd.Key, cmd.Description, s.opts.Lang), Source: cmd.Source, ArgumentHint: cmd.ArgumentHint})
 	}
-	s.ok(c, commandsResult{out})
+	return commandsResult{out}, nil
 }
 
-func handleSkills(s *Server, c *command) {
+func handleSkills(s *Server, _ *command, _ *none) (any, error) {
 	out := []wireSkill{}
 	for _, sk := range s.current().Skills() {
 		out = append(out, wireSkill{sk.Name, sk.Description, sk.Location, sk.Source})
 	}
-	s.ok(c, skillsResult{out})
+	return skillsResult{out}, nil
 }
 
-func handleAbortRetry(s *Server, c *command) {
-	reply := s.later(c)
+func handleAbortRetry(s *Server, _ *command, _ *none, reply reply) {
 	s.current().AbortRetry(func(aborted bool) {
 		reply(abortedResult{aborted}, nil)
 	})

@@ -5,19 +5,13 @@ import (
 	"github.com/armadra/ama-rpc/session"
 )
 
-func handlePlanResponse(s *Server, c *command) {
-	var p planResponseParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handlePlanResponse(s *Server, _ *command, p *planResponseParams, reply reply) {
 	fresh := p.Decision == string(plan.DecisionApproveFresh)
 	if fresh {
 		// The switch to a fresh session holds back later commands until
 		// the new session runs the plan.
 		s.beginSwitch()
 	}
-	reply := s.later(c)
 	cur := s.current()
 	cur.PlanResponse(session.PlanDecision{PlanID: p.PlanID, Decision: p.Decision, Mode: p.Mode, Feedback: p.Feedback,
 		EditedMarkdown: p.EditedMarkdown}, func(out session.PlanOutcome, err error) {
@@ -69,24 +63,17 @@ func (s *Server) approveFresh(old *session.Session, fp *session.FreshPlan, done 
 	next.AdoptPlan(*fp, done)
 }
 
-func handleGetPlan(s *Server, c *command) {
-	var p getPlanParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleGetPlan(s *Server, _ *command, p *getPlanParams) (any, error) {
 	pl, err := s.current().Plan(p.PlanID)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
 	if pl == nil {
-		s.ok(c, null)
-		return
+		return null, nil
 	}
-	s.ok(c, pl)
+	return pl, nil
 }
 
-func handleGetTodos(s *Server, c *command) {
-	s.ok(c, plan.TodoList{Items: s.current().Todos()})
+func handleGetTodos(s *Server, _ *command, _ *none) (plan.TodoList, error) {
+	return plan.TodoList{Items: s.current().Todos()}, nil
 }

@@ -181,15 +181,9 @@ type replayParams struct {
 // kept lines numbered after sinceSeq; every line enqueued after it comes
 // next with the following numbers. A cursor outside retention answers
 // cursor_expired, nothing else.
-func handleReplay(s *Server, c *command) {
-	var p replayParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleReplay(s *Server, _ *command, p *replayParams) (replayAnswer, error) {
 	if p.SinceSeq == nil || *p.SinceSeq < 0 || *p.SinceSeq != math.Trunc(*p.SinceSeq) || *p.SinceSeq > 1<<53 {
-		s.fail(c, fmt.Errorf("%w: sinceSeq must be a non-negative integer (the last seq the host has)", errInvalidParams))
-		return
+		return replayAnswer{}, fmt.Errorf("%w: sinceSeq must be a non-negative integer (the last seq the host has)", errInvalidParams)
 	}
 	since := uint64(*p.SinceSeq)
 	s.mu.Lock()
@@ -200,18 +194,29 @@ func handleReplay(s *Server, c *command) {
 		q = f.q.Load()
 	}
 	if q == nil {
-		s.fail(c, fmt.Errorf("%w: replay needs the %s client capability (set_client_capabilities)", errInvalidParams, CapEventSeq))
-		return
+		return replayAnswer{}, fmt.Errorf("%w: replay needs the %s client capability (set_client_capabilities)", errInvalidParams, CapEventSeq)
 	}
 	if p.SessionID != "" && p.SessionID != f.sess.ID() {
-		s.fail(c, wirecode.Errorf(wirecode.ErrCursorExpired, "cursor %d is of session %s; the current session is %s (rebuild with get_state and get_entries)", since, p.SessionID, f.sess.ID()))
-		return
+		return replayAnswer{}, wirecode.Errorf(wirecode.ErrCursorExpired, "cursor %d is of session %s; the current session is %s (rebuild with get_state and get_entries)", since, p.SessionID, f.sess.ID())
 	}
+	return replayAnswer{f: f, q: q, since: since}, nil
+}
+
+// replayAnswer is replay's result, which writes its own response line:
+// the snapshot, taken on the session actor under the bus lock, then the
+// kept lines, in pieces on the writer goroutine (replayFill).
+type replayAnswer struct {
+	f     *feed
+	q     *stdio.Seq
+	since uint64
+}
+
+func (a replayAnswer) writeOK(s *Server, c *command) {
 	reply := &command{id: c.id, name: c.name}
-	err := f.sess.AtState(func(st session.State) {
+	err := a.f.sess.AtState(func(st session.State) {
 		pending := openRequestIDs(st, s.opts.Broker.Pending())
 		snap := replaySnapshot{Status: replayStatus(st, pending), PendingRequests: pending, State: st}
-		s.w.SendPieces(1, s.replayFill(reply, q, since, snap))
+		s.w.SendPieces(1, s.replayFill(reply, a.q, a.since, snap))
 	})
 	if err != nil {
 		s.fail(c, err)

@@ -21,40 +21,28 @@ type wireRewind struct {
 	Code         *checkpoint.Result `json:"code,omitempty"`
 }
 
-func handleRewindPoints(s *Server, c *command) {
+func handleRewindPoints(s *Server, _ *command, _ *none) (any, error) {
 	pts, err := s.current().RewindPoints()
 	out := make([]wireRewindPoint, 0, len(pts))
 	for _, p := range pts {
 		out = append(out, wireRewindPoint{p.EntryID, p.Text, p.Timestamp, p.HasCheckpoint})
 	}
-	s.answer(c, rewindPointsResult{out}, err)
+	return rewindPointsResult{out}, err
 }
 
-func handleRewind(s *Server, c *command) {
-	var p rewindParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleRewind(s *Server, _ *command, p *rewindParams) (wireRewind, error) {
 	res, err := s.current().Rewind(session.RewindRequest{EntryID: p.EntryID, Mode: p.Mode, DryRun: p.DryRun, OnConflict: p.OnConflict})
 	if err != nil {
-		s.fail(c, err)
-		return
+		return wireRewind{}, err
 	}
 	out := wireRewind{Code: res.Code}
 	if cv := res.Conversation; cv != nil {
 		out.Conversation = &wireConversation{LeafID: cv.LeafID, Draft: wireDraft{Text: cv.Draft.Text, Images: cv.Draft.Images}}
 	}
-	s.ok(c, out)
+	return out, nil
 }
 
-func handleSummarizeFrom(s *Server, c *command) {
-	var p summarizeParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	reply := s.later(c)
+func handleSummarizeFrom(s *Server, _ *command, p *summarizeParams, reply reply) {
 	s.current().SummarizeFrom(p.EntryID, p.Instructions, func(r session.SummarizeFromResult, err error) {
 		if err != nil {
 			reply(nil, err)
@@ -64,26 +52,16 @@ func handleSummarizeFrom(s *Server, c *command) {
 	})
 }
 
-func handleSummarizeUpTo(s *Server, c *command) {
-	var p summarizeParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.current().SummarizeUpTo(p.EntryID, p.Instructions, compactionReply(s.later(c)))
+func handleSummarizeUpTo(s *Server, _ *command, p *summarizeParams, reply reply) {
+	s.current().SummarizeUpTo(p.EntryID, p.Instructions, compactionReply(reply))
 }
 
-func handleCompact(s *Server, c *command) {
-	var p compactParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
-	s.current().Compact(p.CustomInstructions, compactionReply(s.later(c)))
+func handleCompact(s *Server, _ *command, p *compactParams, reply reply) {
+	s.current().Compact(p.CustomInstructions, compactionReply(reply))
 }
 
 // compactionReply answers with a CompactionResult.
-func compactionReply(reply func(any, error)) func(session.CompactionResult, error) {
+func compactionReply(reply reply) func(session.CompactionResult, error) {
 	return func(r session.CompactionResult, err error) {
 		if err != nil {
 			reply(nil, err)

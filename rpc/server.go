@@ -75,14 +75,13 @@ type Server struct {
 	log  *zap.Logger
 	w    *stdio.Writer
 
-	mu    sync.Mutex // guards cur, unsub, feed and caps
+	mu    sync.Mutex // guards cur, unsub and feed
 	cur   *session.Session
 	unsub func()
 	feed  *feed // the current session's event stream (replay.go)
-	caps  []string
 
 	compact atomic.Bool                  // compact_events shapes (read under the bus lock)
-	decided atomic.Bool                  // permission_decision events (capability permission_decisions)
+	client  atomic.Pointer[capSet]       // the capabilities the client declared (gate)
 	live    atomic.Pointer[stdio.Writer] // the writer while Run serves (Notify)
 	plans   atomic.Bool                  // the client answers plan proposals
 	durable atomic.Bool                  // the client may answer defer (capability durable_approvals)
@@ -115,7 +114,7 @@ func NewServer(opts Options) *Server {
 	}
 	opts.Writer.Log = opts.Log
 	opts.Writer.DeltaLine = appendDeltaLine
-	s := &Server{opts: opts, log: opts.Log, caps: []string{}}
+	s := &Server{opts: opts, log: opts.Log}
 	s.pending.Log = opts.Log
 	return s
 }
@@ -434,8 +433,8 @@ func (s *Server) attach(sess *session.Session) {
 
 // forward writes one session event, numbered in q's stream (nil: none).
 func (s *Server) forward(e events.Event, q *stdio.Seq) {
-	if _, ok := e.(events.PermissionDecision); ok && !s.decided.Load() {
-		return // only for clients that declared permission_decisions
+	if s.declared().hides(e) {
+		return
 	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
@@ -448,8 +447,8 @@ func (s *Server) forward(e events.Event, q *stdio.Seq) {
 // w must have been made with EventWriter.
 func EventSink(w *stdio.Writer, log *zap.Logger) func(events.Event) {
 	return func(e events.Event) {
-		if _, ok := e.(events.PermissionDecision); ok {
-			return // behind a client capability print mode never declares
+		if capSet(nil).hides(e) {
+			return // print mode declares no capability
 		}
 		sendEvent(w, log, e)
 	}
@@ -600,6 +599,10 @@ func (s *Server) dispatch(line []byte) {
 // ok writes a success response. A result that cannot be encoded is
 // answered with an encode_failed error instead of vanishing.
 func (s *Server) ok(c *command, data any) {
+	if w, ok := data.(selfWriting); ok {
+		w.writeOK(s, c)
+		return
+	}
 	line, err := encodeOK(c.id, c.name, data)
 	if err != nil {
 		s.log.Error("encode response", zap.String("command", c.name), zap.Error(err))
@@ -608,6 +611,10 @@ func (s *Server) ok(c *command, data any) {
 	}
 	s.w.SendLine(line)
 }
+
+// selfWriting is a result that writes its own response line (get_tree's,
+// in pieces).
+type selfWriting interface{ writeOK(s *Server, c *command) }
 
 // fail writes an error response with the wire code of err.
 func (s *Server) fail(c *command, err error) {

@@ -16,42 +16,33 @@ type sessionRef struct {
 }
 
 // idle fails with busy while the current session runs.
-func (s *Server) idle(c *command) bool {
+func (s *Server) idle() error {
 	busy, err := s.current().Busy()
 	if err == nil && busy {
 		err = fmt.Errorf("%w: a run is active; abort it or wait for agent_settled", session.ErrBusy)
 	}
-	if err != nil {
-		s.fail(c, err)
-		return false
-	}
-	return true
+	return err
 }
 
 // switchTo makes next (opened by the manager) the current session in
 // the manager's order (session.Manager.Switch: the old session's
 // SessionEnd and close, this stream subscribed to next, its session_start
-// and SessionStart), then answers. A failed switch leaves the old session
-// current.
-func (s *Server) switchTo(c *command, next *session.Session, reason string) {
+// and SessionStart); the answer follows. A failed switch leaves the old
+// session current.
+func (s *Server) switchTo(next *session.Session, reason string) (sessionRef, error) {
 	if err := s.opts.Sessions.Switch(next, reason, s.attach); err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
 	file, _ := next.SessionFile()
-	s.ok(c, sessionRef{SessionID: next.ID(), SessionFile: file})
-	if s.durable.Load() {
-		next.ReopenApprovals(false) // its open durable requests, before anything else it does
-	}
+	return sessionRef{SessionID: next.ID(), SessionFile: file}, nil
 }
 
 // open opens a session of kind with the current session's settings
 // (adjust may change them) and switches to it.
-func (s *Server) open(c *command, sp session.Spec, adjust func(*session.Options)) {
+func (s *Server) open(sp session.Spec, adjust func(*session.Options)) (sessionRef, error) {
 	opts, err := s.current().Settings()
 	if err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
 	if adjust != nil {
 		adjust(&opts)
@@ -59,99 +50,105 @@ func (s *Server) open(c *command, sp session.Spec, adjust func(*session.Options)
 	sp.Options = opts
 	next, err := s.opts.Sessions.Open(sp)
 	if err != nil {
-		s.fail(c, err)
-		return
+		return sessionRef{}, err
 	}
-	s.switchTo(c, next, sp.Kind.Reason())
+	return s.switchTo(next, sp.Kind.Reason())
 }
 
-func handleNewSession(s *Server, c *command) {
-	if !s.idle(c) {
+// answerSwitch answers a command that switched sessions, then (durable
+// approvals) sends the new current session's open requests again, before
+// anything else it does.
+func (s *Server) answerSwitch(reply reply, ref sessionRef, err error) {
+	if err != nil {
+		reply(nil, err)
 		return
 	}
-	s.open(c, session.Spec{Kind: session.OpenNew}, nil)
+	reply(ref, nil)
+	if s.durable.Load() {
+		s.current().ReopenApprovals(false)
+	}
 }
 
-func handleSwitchSession(s *Server, c *command) {
-	var p switchSessionParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
+func handleNewSession(s *Server, _ *command, _ *none, reply reply) {
+	if err := s.idle(); err != nil {
+		reply(nil, err)
 		return
 	}
+	ref, err := s.open(session.Spec{Kind: session.OpenNew}, nil)
+	s.answerSwitch(reply, ref, err)
+}
+
+func handleSwitchSession(s *Server, _ *command, p *switchSessionParams, reply reply) {
 	if p.SessionPath == "" {
-		s.fail(c, wirecode.Errorf(errInvalidParams, "sessionPath must be a non-empty string"))
+		reply(nil, wirecode.Errorf(errInvalidParams, "sessionPath must be a non-empty string"))
 		return
 	}
-	if !s.idle(c) {
+	if err := s.idle(); err != nil {
+		reply(nil, err)
 		return
 	}
 	cur := s.current()
 	path, _ := filepath.Abs(p.SessionPath)
 	if file, _ := cur.SessionFile(); file != "" && file == path {
-		s.switchTo(c, cur, "resume") // already open: announce it again
+		ref, err := s.switchTo(cur, "resume") // already open: announce it again
+		s.answerSwitch(reply, ref, err)
 		return
 	}
-	s.open(c, session.Spec{Kind: session.OpenResume, Path: path}, func(o *session.Options) { o.Cwd, o.ThinkingLevel = "", "" })
+	ref, err := s.open(session.Spec{Kind: session.OpenResume, Path: path}, func(o *session.Options) { o.Cwd, o.ThinkingLevel = "", "" })
+	s.answerSwitch(reply, ref, err)
 }
 
-func handleFork(s *Server, c *command) {
-	var p forkParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
+func handleFork(s *Server, _ *command, p *forkParams, reply reply) {
+	if err := s.idle(); err != nil {
+		reply(nil, err)
 		return
 	}
-	if !s.idle(c) {
-		return
-	}
-	s.open(c, session.Spec{Kind: session.OpenFork, From: s.current(), EntryID: p.EntryID}, nil)
+	ref, err := s.open(session.Spec{Kind: session.OpenFork, From: s.current(), EntryID: p.EntryID}, nil)
+	s.answerSwitch(reply, ref, err)
 }
 
-func handleGetEntries(s *Server, c *command) {
-	var p entriesParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleGetEntries(s *Server, _ *command, p *entriesParams) (any, error) {
 	entries, leaf, err := s.current().Entries(p.Since)
 	if entries == nil {
 		entries = []*store.Entry{}
 	}
-	s.answer(c, entriesResult{entries, leaf}, err)
+	return entriesResult{entries, leaf}, err
 }
 
-func handleGetTree(s *Server, c *command) {
-	tree, err := s.current().TreeJSON()
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	// Deep trees exceed encoding/json's nesting limit; the store writes
-	// them itself. A long session's tree is as large as its file, so the
-	// line is never built: the writer writes it piece by piece as the
-	// store produces them (the nodes and entries are immutable).
+// treeAnswer is get_tree's result, which writes its own response line.
+// Deep trees exceed encoding/json's nesting limit; the store writes them
+// itself. A long session's tree is as large as its file, so the line is
+// never built: the writer writes it piece by piece as the store produces
+// them (the nodes and entries are immutable).
+type treeAnswer struct{ tree store.NodesJSON }
+
+func (t treeAnswer) writeOK(s *Server, c *command) {
 	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	s.w.SendPieces(len(head)+tree.Len()+len("}}\n"), func(emit func([]byte)) {
+	s.w.SendPieces(len(head)+t.tree.Len()+len("}}\n"), func(emit func([]byte)) {
 		emit(head)
-		tree.WriteTo(stdio.ChunkSize, emit)
+		t.tree.WriteTo(stdio.ChunkSize, emit)
 		emit([]byte("}}\n"))
 	})
 }
 
-func handleSetSessionName(s *Server, c *command) {
-	var p nameParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
+func handleGetTree(s *Server, _ *command, _ *none) (treeAnswer, error) {
+	tree, err := s.current().TreeJSON()
+	if err != nil {
+		return treeAnswer{}, err
 	}
-	name, err := s.current().SetName(p.Name)
-	s.answer(c, nameParams{name}, err)
+	return treeAnswer{tree}, nil
 }
 
-func handleForkMessages(s *Server, c *command) {
+func handleSetSessionName(s *Server, _ *command, p *nameParams) (nameParams, error) {
+	name, err := s.current().SetName(p.Name)
+	return nameParams{name}, err
+}
+
+func handleForkMessages(s *Server, _ *command, _ *none) (any, error) {
 	msgs, err := s.current().ForkMessages()
 	out := make([]wireForkMessage, 0, len(msgs))
 	for _, m := range msgs {
 		out = append(out, wireForkMessage{m.EntryID, m.Text})
 	}
-	s.answer(c, forkMessagesResult{out}, err)
+	return forkMessagesResult{out}, err
 }

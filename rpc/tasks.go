@@ -18,32 +18,29 @@ func (s *Server) registry() session.Tasks {
 	return nil
 }
 
-func handleGetTasks(s *Server, c *command) {
+func handleGetTasks(s *Server, _ *command, _ *none) (any, error) {
 	tasks := []session.TaskInfo{}
 	if r := s.registry(); r != nil {
 		tasks = r.List()
 	}
-	s.ok(c, tasksResult{tasks})
+	return tasksResult{tasks}, nil
 }
 
-func handleGetAgents(s *Server, c *command) {
+func handleGetAgents(s *Server, _ *command, _ *none) (any, error) {
 	list := []session.AgentInfo{}
 	if r := s.registry(); r != nil {
 		list = r.Agents()
 	}
-	s.ok(c, agentsResult{list})
+	return agentsResult{list}, nil
 }
 
-func handleBackgroundTask(s *Server, c *command) {
-	var p backgroundParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+// handleBackgroundTask answers before the moved tasks' tool results
+// (release), so it is given the reply rather than returning its result.
+func handleBackgroundTask(s *Server, _ *command, p *backgroundParams, reply reply) {
 	var id string
 	if len(p.TaskID) > 0 && string(p.TaskID) != "null" {
 		if p.TaskID[0] != '"' || json.Unmarshal(p.TaskID, &id) != nil {
-			s.fail(c, fmt.Errorf("%w: taskId must be a string", errInvalidParams))
+			reply(nil, fmt.Errorf("%w: taskId must be a string", errInvalidParams))
 			return
 		}
 	}
@@ -52,6 +49,6 @@ func handleBackgroundTask(s *Server, c *command) {
 		moved, release = r.Background(id, "host")
 	}
 	// The answer precedes the moved tasks' tool results.
-	s.ok(c, backgroundResult{moved})
+	reply(backgroundResult{moved}, nil)
 	release()
 }

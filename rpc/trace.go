@@ -7,12 +7,7 @@ import (
 	"github.com/armadra/ama-rpc/trace"
 )
 
-func handleGetTrace(s *Server, c *command) {
-	var p traceParams
-	if err := params(c, &p); err != nil {
-		s.fail(c, err)
-		return
-	}
+func handleGetTrace(s *Server, _ *command, p *traceParams) (*trace.Result, error) {
 	q := trace.Query{Branch: p.Branch, Before: p.Before, Since: p.Since, TaskID: p.TaskID, Content: p.Content, Decisions: p.Decisions}
 	if len(p.TurnLimit) > 0 && string(p.TurnLimit) != "null" {
 		limit := math.NaN() // not a number: Validate rejects it
@@ -27,8 +22,7 @@ func handleGetTrace(s *Server, c *command) {
 		res, err = s.current().Trace(q)
 	}
 	if err != nil {
-		s.fail(c, err)
-		return
+		return nil, err
 	}
-	s.ok(c, res) // trace's types are the wire shape
+	return res, nil // trace's types are the wire shape
 }

@@ -12,7 +12,9 @@
 // from before, GOMEMLIMIT or none, restored) after any collection that
 // finds the live heap within 3% of it; it is never set above a tighter
 // limit the user chose. Reserve measures the live heap with a collection
-// of its own; Growing, when the next huge line starts to arrive, collects
+// of its own and returns the freed pages to the OS (the line's handling
+// starts from the live heap, not beside the buffers the reader doubled
+// through); Growing, when the next huge line starts to arrive, collects
 // what the earlier one's run held and returns the freed pages to the OS,
 // so the next huge line starts from the live heap.
 //

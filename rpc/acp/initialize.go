@@ -37,8 +37,8 @@ func handleInitialize(s *Server, p *initializeParams) (initializeResult, error) 
 
 // handleAuthenticate: no authentication method is offered, so every
 // authenticate is invalid (-32602), as in ama.
-func handleAuthenticate(_ *Server, c *call) {
-	c.fail(localized(errInvalidParams, i18n.ACPErrNoAuthMethod))
+func handleAuthenticate(*Server, *ignored) (empty, error) {
+	return empty{}, localized(errInvalidParams, i18n.ACPErrNoAuthMethod)
 }
 
 // metaDurable is the clientCapabilities._meta flag of durable approvals

@@ -9,35 +9,91 @@ import (
 // unknown notification is ignored).
 var methods = map[string]func(*Server, *call){
 	"initialize":                typed(handleInitialize),
-	"authenticate":              handleAuthenticate,
-	"session/new":               handleNew,
-	"session/load":              handleLoad,
-	"session/resume":            handleResume,
-	"session/list":              handleList,
-	"session/close":             handleClose,
-	"session/prompt":            handlePrompt,
-	"session/cancel":            handleCancel,
+	"authenticate":              typed(handleAuthenticate),
+	"session/new":               async(handleNew),
+	"session/load":              async(handleLoad),
+	"session/resume":            async(handleResume),
+	"session/list":              typed(handleList),
+	"session/close":             async(handleClose),
+	"session/prompt":            async(handlePrompt),
+	"session/cancel":            notice(handleCancel),
 	"session/set_mode":          typed(handleSetMode),
 	"session/set_config_option": typed(handleSetConfigOption),
-	"$/cancel_request":          handleCancelRequest,
+	"$/cancel_request":          notice(handleCancelRequest),
 	InspectMethod:               typed(handleInspect),
 }
 
-// typed adapts a method that answers at once, in the style of the go-sdk's
-// newServerMethodInfo[P, R]: the adapter decodes the params into P (a bad
-// one is -32602), the method validates them and returns its result or
-// error, and the adapter answers exactly once. Methods that answer later
-// (prompt, close) or not at all (notifications) take the *call instead.
+// Every method is registered through one of three adapters, in the style of
+// the go-sdk's newServerMethodInfo[P, R]: the adapter decodes the params
+// into P (a bad one is -32602, errInvalidParams in the one wire-code
+// table), so no method decodes by hand.
+//
+//   - typed: the method answers at once: it validates, returns its result
+//     or error, and the adapter answers exactly once.
+//   - async: the method answers through its call (the reply every call
+//     owes, newCall), exactly once, now or later (a prompt's turn, a
+//     close).
+//   - notice: a notification (session/cancel, $/cancel_request): bad
+//     params are logged and ignored, and the call is released (a request
+//     sent by that name gets a null result).
+//
+// A P that implements paramsDecoder decodes itself (session/prompt keeps
+// its blocks as sub-slices of a huge line); one that takes anything
+// (ignored) never fails.
 func typed[P, R any](m func(s *Server, p *P) (R, error)) func(*Server, *call) {
 	return func(s *Server, c *call) {
 		var p P
-		if err := decodeParams(c, &p); err != nil {
+		if err := decode(c, &p); err != nil {
 			c.fail(err)
 			return
 		}
 		r, err := m(s, &p)
 		c.answer(r, err)
 	}
+}
+
+func async[P any](m func(s *Server, c *call, p *P)) func(*Server, *call) {
+	return func(s *Server, c *call) {
+		var p P
+		if err := decode(c, &p); err != nil {
+			c.fail(err)
+			return
+		}
+		m(s, c, &p)
+	}
+}
+
+func notice[P any](m func(s *Server, p *P)) func(*Server, *call) {
+	return func(s *Server, c *call) {
+		defer c.reply(nil)
+		var p P
+		if err := decode(c, &p); err != nil {
+			s.log.Debug(c.req.Method + " ignored: " + err.Error())
+			return
+		}
+		m(s, &p)
+	}
+}
+
+// paramsDecoder is a P that decodes the call's params itself.
+type paramsDecoder interface{ decodeParams(c *call) error }
+
+// ignored is the params of a method that reads none: anything goes.
+type ignored struct{}
+
+func (*ignored) UnmarshalJSON([]byte) error { return nil }
+
+// decode decodes the call's params into p and drops the parked line (the
+// call may live on, for a turn; what p keeps of the line is p's).
+func decode(c *call, p any) error {
+	var err error
+	if d, ok := p.(paramsDecoder); ok {
+		err = d.decodeParams(c)
+	} else {
+		err = decodeParams(c, p)
+	}
+	c.params = nil
+	return err
 }
 
 // rawParams returns the request's params as JSON ({} when absent or null).

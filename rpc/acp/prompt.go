@@ -1,9 +1,13 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
@@ -14,13 +18,7 @@ import (
 // handlePrompt: session/prompt {sessionId, prompt} → {stopReason, usage}
 // once the turn has settled. The request is validated and queued inline;
 // the answer comes later (see turns.go).
-func handlePrompt(s *Server, c *call) {
-	p, err := decodePrompt(c)
-	c.params = nil // the call lives until the turn ends; the line need not
-	if err != nil {
-		c.fail(err)
-		return
-	}
+func handlePrompt(s *Server, c *call, p *promptParams) {
 	if s.stopping() {
 		c.fail(fmt.Errorf("ama-rpc is shutting down"))
 		return
@@ -39,12 +37,11 @@ func handlePrompt(s *Server, c *call) {
 	as.enqueue(newTurn(c, in))
 }
 
-// decodePrompt decodes session/prompt's params as decodeParams would
+// decodeParams decodes session/prompt's params as decodeParams would
 // (keys matched without regard to case, the last one winning), except that
 // the content blocks stay sub-slices of the params: json.RawMessage
 // would copy a pasted 50 MiB text once more.
-func decodePrompt(c *call) (promptParams, error) {
-	var p promptParams
+func (p *promptParams) decodeParams(c *call) error {
 	raw := c.rawParams()
 	var err error
 	fail := func(format string, args ...any) {
@@ -70,7 +67,7 @@ func decodePrompt(c *call) (promptParams, error) {
 	}) {
 		fail("params are not an object")
 	}
-	return p, err
+	return err
 }
 
 // promptInput converts ACP content blocks into the session's input, as
@@ -82,7 +79,7 @@ func decodePrompt(c *call) (promptParams, error) {
 // are invalid params.
 func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 	var in session.PromptInput
-	var parts []string
+	var parts []part
 	image := func(i int, data, mime string) error {
 		if data == "" || mime == "" {
 			return localized(errInvalidParams, i18n.ACPErrImageFields, i)
@@ -94,13 +91,17 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 		return nil
 	}
 	for i, raw := range blocks {
+		if text, ok := hugeText(raw); ok {
+			parts = append(parts, part{raw: text})
+			continue
+		}
 		var b contentBlock
 		if err := json.Unmarshal(raw, &b); err != nil {
 			return in, errorf(errInvalidParams, "prompt[%d] is not a content block: %v", i, err)
 		}
 		switch b.Type {
 		case "text":
-			parts = append(parts, b.Text)
+			parts = append(parts, part{s: b.Text})
 		case "image":
 			if err := image(i, b.Data, b.MimeType); err != nil {
 				return in, err
@@ -109,7 +110,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			if b.URI == "" {
 				return in, localized(errInvalidParams, i18n.ACPErrResourceLinkURI, i)
 			}
-			parts = append(parts, "@"+b.URI)
+			parts = append(parts, part{s: "@" + b.URI})
 		case "resource":
 			var r embeddedResource
 			if len(b.Resource) == 0 || json.Unmarshal(b.Resource, &r) != nil || r.URI == "" {
@@ -117,13 +118,13 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			}
 			switch {
 			case r.Text != nil:
-				parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.URI, *r.Text))
+				parts = append(parts, part{s: fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.URI, *r.Text)})
 			case r.Blob != nil && strings.HasPrefix(r.MimeType, "image/"):
 				if err := image(i, *r.Blob, r.MimeType); err != nil {
 					return in, err
 				}
 			default:
-				parts = append(parts, "@"+r.URI)
+				parts = append(parts, part{s: "@" + r.URI})
 			}
 		case "audio":
 			return in, localized(errInvalidParams, i18n.ACPErrNoAudio, i)
@@ -131,7 +132,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 			return in, localized(errInvalidParams, i18n.ACPErrUnknownBlock, i, b.Type)
 		}
 	}
-	msg := strings.Join(parts, "\n")
+	msg := joinParts(parts)
 	if strings.TrimSpace(msg) == "" && len(in.Images) == 0 {
 		return in, localized(errInvalidParams, i18n.ACPErrEmptyPrompt)
 	}
@@ -140,13 +141,7 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 }
 
 // handleCancel: the session/cancel notification.
-func handleCancel(s *Server, c *call) {
-	defer c.reply(nil)
-	var p sessionIDParams
-	if err := decodeParams(c, &p); err != nil {
-		s.log.Debug("session/cancel ignored: " + err.Error())
-		return
-	}
+func handleCancel(s *Server, p *sessionIDParams) {
 	if as, err := s.session(p.SessionID); err == nil {
 		as.cancel()
 	}
@@ -155,12 +150,7 @@ func handleCancel(s *Server, c *call) {
 // handleCancelRequest: the $/cancel_request notification withdraws one of
 // the client's requests. Only prompts take long enough to be withdrawn;
 // the withdrawn prompt answers -32800.
-func handleCancelRequest(s *Server, c *call) {
-	defer c.reply(nil)
-	var p cancelRequestParams
-	if err := decodeParams(c, &p); err != nil {
-		return
-	}
+func handleCancelRequest(s *Server, p *cancelRequestParams) {
 	id, ok := s.requestID(p.RequestID)
 	if !ok {
 		return
@@ -170,4 +160,170 @@ func handleCancelRequest(s *Server, c *call) {
 			return
 		}
 	}
+}
+
+// part is one text-like part of a prompt: a string, or the JSON string
+// literal of a huge text block (a sub-slice of the request line), decoded
+// straight into the message.
+type part struct {
+	s   string
+	raw []byte
+}
+
+// joinParts joins the parts with a newline into one new string: a huge
+// text is decoded into it once, not first into a string of its own and
+// then copied (a pasted 40 MiB text held three times at once: the line,
+// the block's text, the message).
+func joinParts(parts []part) string {
+	if len(parts) == 1 && parts[0].raw == nil {
+		return parts[0].s
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p.s) + len(p.raw) + 1 // a literal's length bounds its text but for invalid UTF-8
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for i, p := range parts {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if p.raw != nil {
+			writeUnquoted(&b, p.raw)
+		} else {
+			b.WriteString(p.s)
+		}
+	}
+	return b.String()
+}
+
+// hugeTextBytes is the block size from which a text block's text is kept
+// as its literal (hugeText).
+const hugeTextBytes = 1 << 20
+
+// textHead is a content block without its text: decoding it checks the
+// other members as contentBlock would, without copying the text.
+type textHead struct {
+	Type     string          `json:"type"`
+	Data     string          `json:"data,omitempty"`
+	MimeType string          `json:"mimeType,omitempty"`
+	URI      string          `json:"uri,omitempty"`
+	Name     string          `json:"name,omitempty"`
+	Resource json.RawMessage `json:"resource,omitempty"`
+}
+
+// hugeText returns the text member's JSON string literal of a huge text
+// block (the last member named text without regard to case, as
+// encoding/json picks it). Anything else (a smaller block, another type,
+// a text that is not a string, a member contentBlock would reject) is
+// false, and the block is decoded as usual (with its usual error).
+func hugeText(raw []byte) ([]byte, bool) {
+	if len(raw) < hugeTextBytes {
+		return nil, false
+	}
+	var h textHead
+	if json.Unmarshal(raw, &h) != nil || h.Type != "text" {
+		return nil, false
+	}
+	var text []byte
+	jsonobj.Members(raw, func(k string, v []byte) {
+		if strings.EqualFold(k, "text") {
+			text = v
+		}
+	})
+	if len(text) < 2 || text[0] != '"' {
+		return nil, false
+	}
+	return text, true
+}
+
+// writeUnquoted writes the text of the JSON string literal lit (quotes
+// included, valid JSON) to b as encoding/json decodes it: escapes
+// resolved, an invalid UTF-8 byte and an unpaired surrogate escape
+// replaced by U+FFFD.
+func writeUnquoted(b *strings.Builder, lit []byte) {
+	s := lit[1 : len(lit)-1]
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			i = len(s)
+		}
+		writeUTF8(b, s[:i])
+		s = s[i:]
+		if len(s) == 0 {
+			return
+		}
+		switch c := s[1]; c {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s[2:6])
+			s = s[6:]
+			if utf16.IsSurrogate(r) {
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					if dec := utf16.DecodeRune(r, hex4(s[2:6])); dec != unicode.ReplacementChar {
+						b.WriteRune(dec)
+						s = s[6:]
+						continue
+					}
+				}
+				r = unicode.ReplacementChar
+			}
+			b.WriteRune(r)
+			continue
+		default: // '"', '\\', '/'
+			b.WriteByte(c)
+		}
+		s = s[2:]
+	}
+}
+
+// writeUTF8 writes s with each invalid UTF-8 byte replaced by U+FFFD.
+func writeUTF8(b *strings.Builder, s []byte) {
+	if utf8.Valid(s) {
+		b.Write(s)
+		return
+	}
+	start := 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.Write(s[start:i])
+			b.WriteRune(utf8.RuneError)
+			i++
+			start = i
+			continue
+		}
+		i += n
+	}
+	b.Write(s[start:])
+}
+
+// hex4 is the value of four hex digits (valid JSON: they are).
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		default:
+			c = c - 'A' + 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }

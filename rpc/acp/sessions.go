@@ -63,12 +63,7 @@ func (as *acpSession) noteKeptServers(p sessionParams) {
 // configOptions}, then available_commands_update, config_option_update and
 // usage_update. The first session/new of the process takes the startup
 // session's id (so --session-id names it); later ones get fresh ids.
-func handleNew(s *Server, c *call) {
-	var p sessionParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
+func handleNew(s *Server, c *call, p *sessionParams) {
 	if err := s.checkCwd(p.Cwd); err != nil {
 		c.fail(err)
 		return
@@ -99,7 +94,7 @@ func handleNew(s *Server, c *call) {
 	}
 	c.reply(newSessionResult{SessionID: as.id, openSessionResult: as.opened()})
 	as.announce()
-	as.noteIgnored(p)
+	as.noteIgnored(*p)
 }
 
 // openExisting returns the session id for load and resume: the open one,
@@ -136,21 +131,16 @@ func (s *Server) openExisting(p sessionParams) (*acpSession, error) {
 
 // handleLoad: session/load replays the session's history as updates, then
 // answers {modes, configOptions} and announces the session.
-func handleLoad(s *Server, c *call) { openExisting(s, c, true) }
+func handleLoad(s *Server, c *call, p *sessionParams) { openExisting(s, c, p, true) }
 
 // handleResume: session/resume opens the session without replay.
-func handleResume(s *Server, c *call) { openExisting(s, c, false) }
+func handleResume(s *Server, c *call, p *sessionParams) { openExisting(s, c, p, false) }
 
 // openExisting opens the session of load or resume, replays its history
 // when asked, answers, then announces the session (commands, config
 // options, usage: updates about a session the answer has opened).
-func openExisting(s *Server, c *call, replay bool) {
-	var p sessionParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
-	as, err := s.openExisting(p)
+func openExisting(s *Server, c *call, p *sessionParams, replay bool) {
+	as, err := s.openExisting(*p)
 	if err != nil {
 		c.fail(err)
 		return
@@ -167,7 +157,7 @@ func openExisting(s *Server, c *call, replay bool) {
 	}
 	c.reply(as.opened())
 	as.announce()
-	as.noteIgnored(p)
+	as.noteIgnored(*p)
 	if s.durable.Load() {
 		as.sess.ReopenApprovals(true) // the open durable requests, asked again (durable.go)
 	}
@@ -176,29 +166,21 @@ func openExisting(s *Server, c *call, replay bool) {
 // handleList: session/list {cwd?, cursor?} → the sessions of the start
 // directory, newest first, listPageSize per page; nextCursor names the
 // last session of the page (opaque to clients). Another cwd has none.
-func handleList(s *Server, c *call) {
-	var p listSessionsParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
+func handleList(s *Server, p *listSessionsParams) (listSessionsResult, error) {
 	after, err := decodeCursor(p.Cursor)
 	if err != nil {
-		c.fail(err)
-		return
+		return listSessionsResult{}, err
 	}
 	out := listSessionsResult{Sessions: []sessionInfo{}}
 	if p.Cwd != "" && realDir(p.Cwd) != s.startDir {
-		c.reply(out)
-		return
+		return out, nil
 	}
 	infos, err := store.List(store.SessionDir(s.deps().Dirs.Sessions, s.opts.Base.Cwd))
 	if err != nil {
-		c.fail(err)
-		return
+		return listSessionsResult{}, err
 	}
 	out.Sessions, out.NextCursor = listPage(infos, after, listPageSize)
-	c.reply(out)
+	return out, nil
 }
 
 // decodeCursor returns the file name a cursor names ("" for no cursor).
@@ -240,12 +222,7 @@ func listPage(infos []store.Info, after string, size int) ([]sessionInfo, string
 
 // handleClose: session/close cancels the session's prompts (they answer
 // cancelled), closes it and answers {} once it is closed.
-func handleClose(s *Server, c *call) {
-	var p sessionIDParams
-	if err := decodeParams(c, &p); err != nil {
-		c.fail(err)
-		return
-	}
+func handleClose(s *Server, c *call, p *sessionIDParams) {
 	as, err := s.session(p.SessionID)
 	if err != nil {
 		c.fail(err)

@@ -107,7 +107,13 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 360 MiB through the server")
 	}
-	// Measured: one 50 MiB prompt 181-190 MB, four 40 MiB prompts 185 MB
+	// Measured (three 40 MiB prompts, a loaded 2-core machine, issue 28):
+	// plain 178-189 MB, escaped 170-180, images 175-180 (10 runs); they varied
+	// 174-201 / 179-206 / 187-189 while the reader's doubled-through
+	// buffers stayed resident beside the handling (memlimit.Reserve now
+	// returns them) and the text was held as line, block text and joined
+	// message at once (rpc/acp joinParts). Earlier: one 50 MiB prompt
+	// 181-190 MB, four 40 MiB prompts 185 MB
 	// (plain) and 162 MB (escaped); before: 623 MB and 405-430 MB (the
 	// library decoded each request through a json.Decoder and copied its
 	// params twice; the session title split the first prompt into lines
@@ -144,13 +150,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 			if os.Getenv("AMA_ROBUST_CHILD_ENV") != "" {
 				t.Log(p.stderrText())
 			}
-			// +15 %, not the rpc tests' +10 %: since the collection after a
-			// huge prompt moved from its run's settle to the next huge
-			// line (internal/memlimit.Growing, issue 28) this peak varies
-			// 163-223 MB run to run (it was 185 MB). A regression against
-			// the issue's target, left open on issue 28 to be fixed, not
-			// hidden: the log line prints the target beside the guard.
-			limit := rssLimit(size) * 115 / 100
+			limit := rssLimit(size) * 11 / 10
 			t.Logf("acp, %s: peak RSS %.0f MB (guard %.0f MB; issue target %.0f MB)", tc.name, float64(peak)/1e6, float64(limit)/1e6, float64(rssLimit(size))/1e6)
 			if peak > limit {
 				t.Errorf("peak RSS %d > %d", peak, limit)
