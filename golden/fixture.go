@@ -7,15 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/internal/stdio"
-	"syscall"
+	"github.com/armadra/ama-rpc/internal/transcript"
 )
 
 // Case is the case.json of a fixture directory.
@@ -124,16 +124,7 @@ func Play(t testing.TB, r *Run, steps []Step) {
 	for _, st := range steps {
 		switch st.directive {
 		case "":
-			line := string(st.raw)
-			names := make([]string, 0, len(vars))
-			for k := range vars {
-				names = append(names, k)
-			}
-			// Longer names first, so $REQ does not eat the start of $REQ2.
-			sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
-			for _, k := range names {
-				line = strings.ReplaceAll(line, "$"+k, vars[k])
-			}
+			line := transcript.Substitute(string(st.raw), vars)
 			r.Send(line)
 		case "@raw":
 			var s string

@@ -459,16 +459,7 @@ func decode(st Step, v any) error {
 func (r *run) step(st Step, vars map[string]string) error {
 	switch st.directive {
 	case "":
-		line := string(st.raw)
-		names := make([]string, 0, len(vars))
-		for k := range vars {
-			names = append(names, k)
-		}
-		// Longer names first, so $REQ does not eat the start of $REQ2.
-		sort.Slice(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
-		for _, k := range names {
-			line = strings.ReplaceAll(line, "$"+k, vars[k])
-		}
+		line := transcript.Substitute(string(st.raw), vars)
 		return r.send([]byte(line + "\n"))
 	case "@raw":
 		var s string

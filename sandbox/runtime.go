@@ -218,17 +218,7 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 		set[launcher.EnvSeccomp] = f
 	}
-	clean := make([]string, 0, len(env)+len(set))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; !ours && !slices.Contains(launcher.Envs, k) {
-			clean = append(clean, kv)
-		}
-	}
-	for k, v := range set {
-		clean = append(clean, k+"="+v)
-	}
-	cmd.Env = clean
+	cmd.Env = overlayEnv(env, set)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
 	cmd.Args = append(r.launcherArgs(cmd.Path), cmd.Args...)
 	cmd.Path = r.launcher()
@@ -355,4 +345,21 @@ func (r *Runtime) Report() *Report {
 		rep.Detail = "sandbox unavailable, bash commands ask as without it: " + rep.Detail
 	}
 	return rep
+}
+
+// overlayEnv is env without the launcher's variables and those set
+// names, then set's (the one way a sandboxed command's environment is
+// built, by the per-call and the pre-started launcher).
+func overlayEnv(env []string, set map[string]string) []string {
+	out := make([]string, 0, len(env)+len(set))
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ours := set[k]; !ours && !slices.Contains(launcher.Envs, k) {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
 }

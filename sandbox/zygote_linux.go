@@ -116,16 +116,7 @@ func commandEnv(env []string, p Policy) []string {
 			set[k] = filepath.Join(p.Cache, sub)
 		}
 	}
-	out := make([]string, 0, len(env)+len(set))
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ours := set[k]; !ours && !slices.Contains(launcher.Envs, k) {
-			out = append(out, kv)
-		}
-	}
-	for k, v := range set {
-		out = append(out, k+"="+v)
-	}
+	out := overlayEnv(env, set)
 	slices.Sort(out)
 	return out
 }
