@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/armadra/ama-rpc/events"
@@ -25,13 +26,19 @@ type Broker struct {
 	pending    map[string]chan events.Approval
 	early      map[string]events.Approval
 	earlyOrder []string
+	// announced are the requests whose permission_request is on its way
+	// to the client but whose ask is not waiting yet (asks are serial: a
+	// second one waits for the first's answer), in order, bounded.
+	announced      map[string]bool
+	announcedOrder []string
 
 	onPending func(id string) // test hook: an ask started waiting
 }
 
 // NewBroker returns a broker without a client.
 func NewBroker() *Broker {
-	return &Broker{sem: make(chan struct{}, 1), pending: map[string]chan events.Approval{}, early: map[string]events.Approval{}}
+	return &Broker{sem: make(chan struct{}, 1), pending: map[string]chan events.Approval{}, early: map[string]events.Approval{},
+		announced: map[string]bool{}}
 }
 
 // SetAttended registers (true) or withdraws (false) the answering client.
@@ -49,6 +56,41 @@ func (b *Broker) SetAttended(on bool) {
 	}
 	b.early = map[string]events.Approval{}
 	b.earlyOrder = nil
+	b.announced = map[string]bool{}
+	b.announcedOrder = nil
+}
+
+// Expect notes that request id was announced to the client (rpc's
+// forward, before the permission_request line is queued). An answer that
+// arrives before its ask waits is then accepted (and kept for the ask),
+// and Pending lists it: for the client the request is open from the line
+// on.
+func (b *Broker) Expect(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.attended || b.announced[id] {
+		return
+	}
+	if len(b.announcedOrder) >= maxEarlyAnswers {
+		delete(b.announced, b.announcedOrder[0])
+		b.announcedOrder = b.announcedOrder[1:]
+	}
+	b.announced[id] = true
+	b.announcedOrder = append(b.announcedOrder, id)
+}
+
+// forgetAnnounced drops id from the announced requests (b.mu held).
+func (b *Broker) forgetAnnounced(id string) {
+	if !b.announced[id] {
+		return
+	}
+	delete(b.announced, id)
+	for i, e := range b.announcedOrder {
+		if e == id {
+			b.announcedOrder = append(b.announcedOrder[:i:i], b.announcedOrder[i+1:]...)
+			return
+		}
+	}
 }
 
 // Attended reports whether a client answers asks.
@@ -75,6 +117,7 @@ func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) events.
 		b.mu.Unlock()
 		return events.ApprovalDeny
 	}
+	b.forgetAnnounced(req.RequestID)
 	if d, ok := b.early[req.RequestID]; ok {
 		b.forgetEarly(req.RequestID)
 		b.mu.Unlock()
@@ -109,8 +152,15 @@ func (b *Broker) Ask(ctx context.Context, req *events.PermissionRequest) events.
 func (b *Broker) Respond(id string, decision events.Approval, before func(accepted bool)) {
 	b.mu.Lock()
 	ch, ok := b.pending[id]
+	accepted := ok
 	if ok {
 		delete(b.pending, id)
+	} else if b.announced[id] {
+		// Announced, its ask not waiting yet: accepted, kept for the ask.
+		b.forgetAnnounced(id)
+		b.early[id] = decision
+		b.earlyOrder = append(b.earlyOrder, id)
+		accepted = true
 	} else if _, dup := b.early[id]; !dup {
 		if len(b.earlyOrder) >= maxEarlyAnswers {
 			delete(b.early, b.earlyOrder[0])
@@ -118,11 +168,11 @@ func (b *Broker) Respond(id string, decision events.Approval, before func(accept
 		}
 		b.early[id] = decision
 		b.earlyOrder = append(b.earlyOrder, id)
-	} else {
-		b.early[id] = decision
 	}
+	// else: a second answer for a request not asked yet; the first kept
+	// one wins.
 	b.mu.Unlock()
-	before(ok)
+	before(accepted)
 	if ok {
 		ch <- decision
 	}
@@ -132,7 +182,14 @@ func (b *Broker) Respond(id string, decision events.Approval, before func(accept
 func (b *Broker) Pending() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return pendingIDs(b.pending)
+	ids := pendingIDs(b.pending)
+	for _, id := range b.announcedOrder {
+		if _, waiting := b.pending[id]; !waiting {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // forgetEarly drops a kept answer (b.mu held).

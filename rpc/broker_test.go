@@ -105,3 +105,29 @@ func TestBrokerEarlyAnswerBoundCountsLiveAnswers(t *testing.T) {
 	}
 	cancel()
 }
+
+// An answer to a request whose permission_request went out while an
+// earlier ask still waits (asks are serial) is accepted, listed as pending
+// before it, and kept for its ask; a second answer does not replace it;
+// an answer to a request never announced is not accepted.
+func TestBrokerAnnouncedBeforeAsk(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	b.Expect("r2")
+	if got := b.Pending(); len(got) != 1 || got[0] != "r2" {
+		t.Fatalf("pending %v, want [r2]", got)
+	}
+	var accepted []bool
+	b.Respond("r2", "allow", func(ok bool) { accepted = append(accepted, ok) })
+	b.Respond("r2", "deny", func(ok bool) { accepted = append(accepted, ok) })
+	b.Respond("never", "allow", func(ok bool) { accepted = append(accepted, ok) })
+	if fmt.Sprint(accepted) != "[true false false]" {
+		t.Fatalf("accepted %v, want [true false false]", accepted)
+	}
+	if got := b.Pending(); len(got) != 0 {
+		t.Fatalf("pending %v after the answer", got)
+	}
+	if d := <-ask(b, context.Background(), "r2"); d != "allow" {
+		t.Fatalf("the ask got %s, want the first answer (allow)", d)
+	}
+}

@@ -436,6 +436,9 @@ func (s *Server) forward(e events.Event, q *stdio.Seq) {
 	if s.declared().hides(e) {
 		return
 	}
+	if pr, ok := e.(events.PermissionRequest); ok && s.opts.Broker != nil {
+		s.opts.Broker.Expect(pr.RequestID) // open for the client from its line on
+	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
 	}
