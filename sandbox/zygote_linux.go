@@ -190,6 +190,10 @@ func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
 	cmd.Env = childenv.Environ(childenv.Policy{})
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
+	// The launcher's own directory: "/", which every jail has. ama-rpc's
+	// directory may not exist inside (a private /tmp hides a checkout
+	// under /tmp); each command gets its own directory over ctl.
+	cmd.Dir = "/"
 	cmd.Stderr = &z.errb
 	release, err := r.wrap(cmd, p)
 	if err != nil {
