@@ -79,6 +79,15 @@ func (b *Broker) Expect(id string) {
 	b.announcedOrder = append(b.announcedOrder, id)
 }
 
+// Settled notes that request id was resolved (its permission_resolved
+// event): it is no longer open for the client, whoever resolved it (a
+// host adapter answers before the broker is asked).
+func (b *Broker) Settled(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.forgetAnnounced(id)
+}
+
 // forgetAnnounced drops id from the announced requests (b.mu held).
 func (b *Broker) forgetAnnounced(id string) {
 	if !b.announced[id] {

@@ -131,3 +131,20 @@ func TestBrokerAnnouncedBeforeAsk(t *testing.T) {
 		t.Fatalf("the ask got %s, want the first answer (allow)", d)
 	}
 }
+
+// A request resolved without the broker (a host adapter answered it) is
+// no longer listed as pending once its permission_resolved went out.
+func TestBrokerSettledElsewhere(t *testing.T) {
+	b := rpc.NewBroker()
+	b.SetAttended(true)
+	b.Expect("r1")
+	b.Settled("r1")
+	if got := b.Pending(); len(got) != 0 {
+		t.Fatalf("pending %v after it was resolved elsewhere", got)
+	}
+	var accepted []bool
+	b.Respond("r1", "allow", func(ok bool) { accepted = append(accepted, ok) })
+	if fmt.Sprint(accepted) != "[false]" {
+		t.Fatalf("an answer after the resolution was accepted: %v", accepted)
+	}
+}

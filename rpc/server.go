@@ -436,8 +436,13 @@ func (s *Server) forward(e events.Event, q *stdio.Seq) {
 	if s.declared().hides(e) {
 		return
 	}
-	if pr, ok := e.(events.PermissionRequest); ok && s.opts.Broker != nil {
-		s.opts.Broker.Expect(pr.RequestID) // open for the client from its line on
+	if s.opts.Broker != nil {
+		switch pr := e.(type) {
+		case events.PermissionRequest:
+			s.opts.Broker.Expect(pr.RequestID) // open for the client from its line on
+		case events.PermissionResolved:
+			s.opts.Broker.Settled(pr.RequestID) // resolved elsewhere too (a host adapter, a timeout)
+		}
 	}
 	if _, delta := e.(events.MessageUpdate); !delta && s.compact.Load() {
 		e = compactEvent(e)
