@@ -265,27 +265,13 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 			errNoModel, entry.ID, keyHint(entry.ID), paths.UserFile())
 	}
 
-	timeout := 10 * time.Minute
-	if user.Approvals.TimeoutMs > 0 {
-		timeout = time.Duration(user.Approvals.TimeoutMs) * time.Millisecond
+	timeout, err := millisSetting(10*time.Minute, user.Approvals.TimeoutMs, getenv, "AMA_APPROVAL_TIMEOUT_MS")
+	if err != nil {
+		return nil, err
 	}
-	if v := getenv("AMA_APPROVAL_TIMEOUT_MS"); v != "" {
-		var ms int64
-		if _, err := fmt.Sscan(v, &ms); err != nil || ms <= 0 {
-			return nil, fmt.Errorf("%w: AMA_APPROVAL_TIMEOUT_MS must be a positive integer", config.ErrInvalid)
-		}
-		timeout = time.Duration(ms) * time.Millisecond
-	}
-	var deferTTL time.Duration // 0: session's default
-	if user.Approvals.DeferTtlMs > 0 {
-		deferTTL = time.Duration(user.Approvals.DeferTtlMs) * time.Millisecond
-	}
-	if v := getenv("AMA_APPROVAL_DEFER_TTL_MS"); v != "" {
-		var ms int64
-		if _, err := fmt.Sscan(v, &ms); err != nil || ms <= 0 {
-			return nil, fmt.Errorf("%w: AMA_APPROVAL_DEFER_TTL_MS must be a positive integer", config.ErrInvalid)
-		}
-		deferTTL = time.Duration(ms) * time.Millisecond
+	deferTTL, err := millisSetting(0, user.Approvals.DeferTtlMs, getenv, "AMA_APPROVAL_DEFER_TTL_MS") // 0: session's default
+	if err != nil {
+		return nil, err
 	}
 	sessionsDir := filepath.Join(paths.Data, "sessions")
 	if user.SessionDir != "" {
@@ -793,4 +779,22 @@ func safetyFiles(paths config.Paths, sessionsDir, profilePath, cwd string, profi
 		}
 	}
 	return s
+}
+
+// millisSetting is a duration in milliseconds: def, else the config's
+// value when positive, else the environment variable env (a positive
+// integer; anything else is a config error).
+func millisSetting(def time.Duration, cfg int64, getenv func(string) string, env string) (time.Duration, error) {
+	d := def
+	if cfg > 0 {
+		d = time.Duration(cfg) * time.Millisecond
+	}
+	if v := getenv(env); v != "" {
+		var ms int64
+		if _, err := fmt.Sscan(v, &ms); err != nil || ms <= 0 {
+			return 0, fmt.Errorf("%w: %s must be a positive integer", config.ErrInvalid, env)
+		}
+		d = time.Duration(ms) * time.Millisecond
+	}
+	return d, nil
 }

@@ -95,22 +95,8 @@ func candidatePolicy(base *approvals.Policy, c *config.Candidate, log *zap.Logge
 		}
 		cand.Mode = m
 	}
-	cand.Deny = slices.Clone(base.Deny)
-	for _, s := range c.Deny {
-		r, err := approvals.ParseRule(s)
-		if err != nil {
-			log.Warn("candidate deny rule kept although malformed (it matches broadly)", zap.Error(err))
-		}
-		cand.Deny = append(cand.Deny, r)
-	}
-	cand.Ask = slices.Clone(base.Ask)
-	for _, s := range c.Ask {
-		r, err := approvals.ParseRule(s)
-		if err != nil {
-			log.Warn("candidate ask rule kept although malformed (it matches broadly)", zap.Error(err))
-		}
-		cand.Ask = append(cand.Ask, r)
-	}
+	cand.Deny = tightenRules(base.Deny, c.Deny, "deny", log)
+	cand.Ask = tightenRules(base.Ask, c.Ask, "ask", log)
 	if c.Allow != nil {
 		cand.Allow = nil
 		for _, s := range c.Allow {
@@ -162,4 +148,19 @@ func classifierSettings(deps *session.Deps, user, project *config.Config, log *z
 		*l.dst = l.v
 	}
 	return nil
+}
+
+// tightenRules is base's rules and then the candidate's (kind names them
+// in the log): a malformed one is kept, since it matches broadly and a
+// candidate may only tighten.
+func tightenRules(base []approvals.Rule, add []string, kind string, log *zap.Logger) []approvals.Rule {
+	out := slices.Clone(base)
+	for _, s := range add {
+		r, err := approvals.ParseRule(s)
+		if err != nil {
+			log.Warn("candidate "+kind+" rule kept although malformed (it matches broadly)", zap.Error(err))
+		}
+		out = append(out, r)
+	}
+	return out
 }
