@@ -10,14 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/armadra/ama-rpc/app"
 )
-
-func hasHan(s string) bool {
-	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) >= 0
-}
 
 // An error response keeps its code and changes its message with the
 // interface language (spec i18n.md checklist 6), whichever source chose
@@ -112,7 +107,7 @@ func TestLangCLI(t *testing.T) {
 		return code, out.String(), errb.String()
 	}
 	code, _, stderr := cli(nil, "--lang", "fr")
-	if code != 2 || !strings.Contains(stderr, `--lang must be zh or en, not "fr"`) || hasHan(stderr) {
+	if code != 2 || !strings.Contains(stderr, `--lang must be zh or en, not "fr"`) || app.Han(stderr) {
 		t.Errorf("--lang fr: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = cli(map[string]string{"AMA_LANG": "zh"}, "--mode", "nope")
@@ -120,13 +115,13 @@ func TestLangCLI(t *testing.T) {
 		t.Errorf("zh usage error: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = cli(map[string]string{"LANG": "zh_CN.UTF-8"}, "--lang", "en", "--mode", "nope")
-	if code != 2 || hasHan(stderr) {
+	if code != 2 || app.Han(stderr) {
 		t.Errorf("--lang en usage error: exit %d, stderr %q", code, stderr)
 	}
 	_, en, _ := cli(nil, "--help")
 	_, zh, _ := cli(nil, "--lang", "zh", "--help")
 	_, zhHelp, _ := cli(map[string]string{"AMA_LANG": "zh"}, "help")
-	if hasHan(en) || !strings.Contains(en, "Exit codes:") || !strings.Contains(en, "AMA_LANG") {
+	if app.Han(en) || !strings.Contains(en, "Exit codes:") || !strings.Contains(en, "AMA_LANG") {
 		t.Errorf("en help:\n%s", en)
 	}
 	for _, h := range []string{zh, zhHelp} {
@@ -206,7 +201,7 @@ func TestLangModelRequestsIdentical(t *testing.T) {
 			t.Errorf("the recorded session lacks %q (the script did not run as meant)", want)
 		}
 	}
-	if hasHan(string(en)) {
+	if app.Han(string(en)) {
 		t.Errorf("CJK in the model request: %s", en)
 	}
 }
@@ -276,7 +271,7 @@ func TestLangUsageReasons(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := app.Main(t.Context(), app.Env{Args: tc.args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
-			if code != 2 || !strings.Contains(errb.String(), want) || (lang == "en") == hasHan(errb.String()) {
+			if code != 2 || !strings.Contains(errb.String(), want) || (lang == "en") == app.Han(errb.String()) {
 				t.Errorf("%s %v: exit %d, stderr %q, want %q", lang, tc.args, code, errb.String(), want)
 			}
 		}
@@ -314,7 +309,7 @@ func TestLangACPProfileAndProject(t *testing.T) {
 		t.Errorf("gate with project ui.language zh:\n%s", out)
 	}
 	// --lang beats the project; a profile's language beats the config.
-	if out = acp(p, "--model", "fake/echo", "--lang", "en"); hasHan(out) || !strings.Contains(out, `"message":"method not found: no/such"`) {
+	if out = acp(p, "--model", "fake/echo", "--lang", "en"); app.Han(out) || !strings.Contains(out, `"message":"method not found: no/such"`) {
 		t.Errorf("--lang en:\n%s", out)
 	}
 	writeFile(t, filepath.Join(p.cwd, ".ama", "config.json"), `{"ui":{"language":"en"}}`)
@@ -424,7 +419,7 @@ func TestLangGetCommands(t *testing.T) {
 		return ""
 	}
 	en, zh := cmds("en"), cmds("zh")
-	if !strings.Contains(en, `"description":"Name this session: /name \u003ctext\u003e","name":"name","source":"builtin"`) || hasHan(en) {
+	if !strings.Contains(en, `"description":"Name this session: /name \u003ctext\u003e","name":"name","source":"builtin"`) || app.Han(en) {
 		t.Errorf("en: %s", en)
 	}
 	if !strings.Contains(zh, `"description":"给本会话命名：/name \u003c文字\u003e","name":"name","source":"builtin"`) || !strings.Contains(zh, `"name":"skill:ama-docs"`) {
@@ -454,7 +449,7 @@ func TestLangEarlyPeek(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := app.Main(t.Context(), app.Env{Args: []string{"--mode", "nope"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd})
-			if code != 2 || hasHan(errb.String()) != tc.zh {
+			if code != 2 || app.Han(errb.String()) != tc.zh {
 				t.Errorf("exit %d, stderr %q (want Chinese %v)", code, errb.String(), tc.zh)
 			}
 		})
