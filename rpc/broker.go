@@ -94,12 +94,7 @@ func (b *Broker) forgetAnnounced(id string) {
 		return
 	}
 	delete(b.announced, id)
-	for i, e := range b.announcedOrder {
-		if e == id {
-			b.announcedOrder = append(b.announcedOrder[:i:i], b.announcedOrder[i+1:]...)
-			return
-		}
-	}
+	b.announcedOrder = withoutID(b.announcedOrder, id)
 }
 
 // Attended reports whether a client answers asks.
@@ -204,10 +199,14 @@ func (b *Broker) Pending() []string {
 // forgetEarly drops a kept answer (b.mu held).
 func (b *Broker) forgetEarly(id string) {
 	delete(b.early, id)
-	for i, e := range b.earlyOrder {
-		if e == id {
-			b.earlyOrder = append(b.earlyOrder[:i:i], b.earlyOrder[i+1:]...)
-			return
-		}
+	b.earlyOrder = withoutID(b.earlyOrder, id)
+}
+
+// withoutID is order without its entry id (append to order[:i:i] copies,
+// so the result never shares order's array).
+func withoutID(order []string, id string) []string {
+	if i := slices.Index(order, id); i >= 0 {
+		return append(order[:i:i], order[i+1:]...)
 	}
+	return order
 }
