@@ -6,7 +6,6 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -212,6 +211,7 @@ func (EditTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		Content: []llm.Content{llm.Text(fmt.Sprintf("Edited %s: %s, %s (+%d -%d lines).",
 			st.shown, plural(len(a.Edits), "edit"), plural(n, "replacement"), added, removed))},
 		Details: EditDetails{Path: st.shown, Replacements: n, Diff: diff},
+		Diff:    fileDiff(st, &old, new),
 	}, nil
 }
 
@@ -251,8 +251,6 @@ func (EditTool) Preview(ctx context.Context, call *Call) *Preview {
 		return p
 	}
 	p.Lines = boundLines(diffLines(st.shown, old, new, true), MaxPreviewLines)
-	if len(new) <= maxDiffBytes && utf8.ValidString(old) && utf8.ValidString(new) {
-		p.Diff = &FileDiff{Path: st.abs, OldText: &old, NewText: new}
-	}
+	p.Diff = fileDiff(st, &old, new)
 	return p
 }

@@ -54,6 +54,15 @@ func readForDiff(st fileState) (string, bool) {
 	return string(b), true
 }
 
+// fileDiff is the change of st from old (nil: a new file) to new for
+// clients that render diffs: nil when a text is too large or not UTF-8.
+func fileDiff(st fileState, old *string, new string) *FileDiff {
+	if len(new) > maxDiffBytes || old != nil && (len(*old) > maxDiffBytes || !utf8.ValidString(*old)) || !utf8.ValidString(new) {
+		return nil
+	}
+	return &FileDiff{Path: st.abs, OldText: old, NewText: new}
+}
+
 // unifiedDiff returns the unified diff of a change to the file shown as
 // name ("" when nothing changes). A new file is diffed against /dev/null.
 func unifiedDiff(name, old, new string, existed bool) string {

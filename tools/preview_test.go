@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -179,3 +180,49 @@ func realPath(t *testing.T, dir, rel string) string {
 }
 
 func ptr(s string) *string { return &s }
+
+// A write's or edit's result carries the diff the tool made, the same
+// change its preview showed (events carry it to ACP, which reads no file):
+// whole texts, the real path, nil where a text is too large or not UTF-8.
+func TestResultDiffIsThePreviews(t *testing.T) {
+	env := newEnv(t)
+	write, _ := registry.Get("write")
+	edit, _ := registry.Get("edit")
+	writeFile(t, env.Cwd, "real/e.txt", "alpha\nbeta\n")
+	if err := os.Symlink("real", filepath.Join(env.Cwd, "link")); err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, run(t, env, "read", map[string]any{"path": "link/e.txt"}))
+	for _, c := range []struct {
+		tool tools.Tool
+		args map[string]any
+		want *tools.FileDiff
+	}{
+		{write, map[string]any{"path": "n.txt", "content": "new\n"}, &tools.FileDiff{Path: realPath(t, env.Cwd, "n.txt"), NewText: "new\n"}},
+		{edit, map[string]any{"path": "link/e.txt", "edits": []map[string]string{{"oldText": "beta", "newText": "BETA"}}},
+			&tools.FileDiff{Path: realPath(t, env.Cwd, "real/e.txt"), OldText: ptr("alpha\nbeta\n"), NewText: "alpha\nBETA\n"}},
+		{write, map[string]any{"path": "link/e.txt", "content": "whole\n"},
+			&tools.FileDiff{Path: realPath(t, env.Cwd, "real/e.txt"), OldText: ptr("alpha\nBETA\n"), NewText: "whole\n"}},
+	} {
+		p := preview(t, c.tool, env, c.args)
+		r := run(t, env, c.tool.Decl().Name, c.args)
+		mustOK(t, r)
+		if diff := cmp.Diff(c.want, r.Diff); diff != "" {
+			t.Errorf("%v: result diff (-want +got):\n%s", c.args, diff)
+		}
+		if diff := cmp.Diff(p.Diff, r.Diff); diff != "" {
+			t.Errorf("%v: the preview showed another change (-preview +result):\n%s", c.args, diff)
+		}
+	}
+	// Too large or not UTF-8: no diff (the call still succeeds).
+	writeFile(t, env.Cwd, "bin", "\xff\xfe")
+	mustOK(t, run(t, env, "read", map[string]any{"path": "bin"}))
+	for _, args := range []map[string]any{
+		{"path": "bin", "content": "text"},
+		{"path": "big.txt", "content": strings.Repeat("x", 1<<20+1)},
+	} {
+		if r := run(t, env, "write", args); r.IsError || r.Diff != nil {
+			t.Errorf("write %v: error %v, diff %+v", args["path"], r.IsError, r.Diff)
+		}
+	}
+}

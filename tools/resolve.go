@@ -94,6 +94,20 @@ func Resolve(tool string, args json.RawMessage, env *Env) *Resolved {
 	return r
 }
 
+// Target is the file a call of a file tool names: its path argument made
+// absolute (Env.Abs, as Resolved.Path); "" for other tools and for a call
+// naming no path. It reads nothing (the call's announcement, before its
+// PreToolUse hook and Resolve, shows it).
+func (e *Env) Target(tool string, args json.RawMessage) string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if !pathTools[tool] || json.Unmarshal(args, &a) != nil || a.Path == "" {
+		return ""
+	}
+	return e.Abs(a.Path)
+}
+
 func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 	var a struct {
 		Command *string `json:"command"`

@@ -296,3 +296,28 @@ func TestBashRunsInResolvedDir(t *testing.T) {
 		t.Error("outside/y.txt was written")
 	}
 }
+
+// Target, the path a call's announcement shows, is Resolve's Path for a
+// call naming a file, and "" otherwise.
+func TestTargetIsResolvedPath(t *testing.T) {
+	env := &tools.Env{Cwd: "/w", Home: "/h"}
+	for _, c := range []struct{ tool, args, want string }{
+		{"read", `{"path":"a/../b.go"}`, "/w/b.go"},
+		{"write", `{"path":"~/n.txt","content":"x"}`, "/h/n.txt"},
+		{"edit", `{"path":"/abs/x"}`, "/abs/x"},
+		{"grep", `{"pattern":"p","path":"src"}`, "/w/src"},
+		{"ls", `{}`, ""},
+		{"glob", `{"pattern":"*"}`, ""},
+		{"bash", `{"command":"cat a"}`, ""},
+		{"read", `not json`, ""},
+	} {
+		args := json.RawMessage(c.args)
+		got := env.Target(c.tool, args)
+		if got != c.want {
+			t.Errorf("Target(%s, %s) = %q, want %q", c.tool, c.args, got, c.want)
+		}
+		if r := tools.Resolve(c.tool, args, env); got != "" && r.Path != got {
+			t.Errorf("Target(%s, %s) = %q, Resolve's Path %q", c.tool, c.args, got, r.Path)
+		}
+	}
+}

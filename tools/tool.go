@@ -104,6 +104,11 @@ type Result struct {
 	// AsText makes hosts receive the content as one string (the task
 	// tool's results).
 	AsText bool
+	// Diff is the change a successful write or edit made, as the tool
+	// computed it (events.ToolExecutionEnd carries it to clients that
+	// render diffs: ACP); nil when a text is too large or not UTF-8. Not
+	// sent to the model.
+	Diff *FileDiff `json:"-"`
 	// Terminate ends the run after this batch of tool calls, without
 	// another model request, when every result of the batch sets it (ama's
 	// ToolResult.terminate; host tools set it).
@@ -134,6 +139,7 @@ type Preview struct {
 
 // FileDiff is one file's text before and after a change. Path is the
 // real absolute path; OldText is nil for a file that does not exist yet.
+// events.FileDiff has the same fields (events does not import tools).
 type FileDiff struct {
 	Path    string
 	OldText *string

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -84,6 +83,12 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	var old *string // the text replaced, for Result.Diff (nil: none or too large)
+	if st.exists {
+		if text, ok := readForDiff(st); ok {
+			old = &text
+		}
+	}
 	if env != nil && env.BeforeChange != nil {
 		env.BeforeChange(st.abs)
 	}
@@ -100,6 +105,13 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	}
 	st.exists = !created
 	env.Reads.Mark(st.abs)
+	var diff *FileDiff
+	switch {
+	case created: // nothing was replaced, whatever the stat before saw
+		diff = fileDiff(st, nil, a.Content)
+	case old != nil:
+		diff = fileDiff(st, old, a.Content)
+	}
 	verb := "Updated"
 	if !st.exists {
 		verb = "Created"
@@ -108,6 +120,7 @@ func (WriteTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		Content: []llm.Content{llm.Text(fmt.Sprintf("%s %s (%s, %s).", verb, st.shown,
 			plural(len(a.Content), "byte"), plural(countLines(a.Content), "line")))},
 		Details: WriteDetails{Path: st.shown, Created: !st.exists, Bytes: len(a.Content)},
+		Diff:    diff,
 	}, nil
 }
 
@@ -167,11 +180,10 @@ func (WriteTool) Preview(ctx context.Context, call *Call) *Preview {
 		return p
 	}
 	p.Lines = boundLines(diffLines(st.shown, old, a.Content, st.exists), MaxPreviewLines)
-	if utf8.ValidString(old) {
-		p.Diff = &FileDiff{Path: st.abs, NewText: a.Content}
-		if st.exists {
-			p.Diff.OldText = &old
-		}
+	var replaced *string
+	if st.exists {
+		replaced = &old
 	}
+	p.Diff = fileDiff(st, replaced, a.Content)
 	return p
 }
