@@ -138,6 +138,10 @@ type ToolExecutionStart struct {
 	MCPServer string `json:"mcpServer,omitempty"`
 	// ViaCodemode marks a call a codemode script made.
 	ViaCodemode bool `json:"viaCodemode,omitempty"`
+	// Path is the file a file tool's call names, made absolute by the
+	// tools' resolver (tools.Env.Target; "" for none). Not on the rpc wire
+	// (ACP's locations).
+	Path string `json:"-"`
 }
 
 // ToolExecutionUpdate streams a running tool's output (all output so far).
@@ -193,6 +197,19 @@ type ToolExecutionEnd struct {
 	Denial *Denial `json:"-"`
 	// MCPServer is the MCP server of an mcp__<server>__<tool> call.
 	MCPServer string `json:"mcpServer,omitempty"`
+	// Diff is the change a write or edit made, as the tool computed it
+	// (tools.Result.Diff): clients that render diffs never read the file
+	// again. Not on the rpc wire (ACP's diff content).
+	Diff *FileDiff `json:"-"`
+}
+
+// FileDiff is one file's text before and after a change (tools.FileDiff,
+// whose fields it repeats: events does not import tools). Path is the
+// real absolute path; OldText is nil for a file that did not exist.
+type FileDiff struct {
+	Path    string
+	OldText *string
+	NewText string
 }
 
 // Denial is why a tool call was refused: the Layer that refused it (a

@@ -56,7 +56,8 @@ func (c *callSession) ExecuteTool(ctx context.Context, name string, args json.Ra
 	}
 	tc := &llm.ToolCall{Type: "toolCall", ID: id, Name: name, Arguments: args}
 	p := &preparedCall{call: tc, parent: c.parent, depth: c.depth + 1, via: via}
-	s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: name, Args: args, ParentToolCallID: c.parent, ViaCodemode: via})
+	s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: name, Args: args, ParentToolCallID: c.parent, ViaCodemode: via,
+		Path: env.env.Target(name, args)})
 	// The nested call has its own run view: its ctx (the caller's, maybe
 	// shortened by the caller's own signal) bounds its ask and execution.
 	nr := &runState{ctx: ctx, cancel: func() {}, kind: runAgent}

@@ -43,7 +43,8 @@ func (s *Session) runTools(r *runState, msg *llm.AssistantMessage) (_ []*llm.Too
 	env, _ := call(s, func(st *state) *toolEnv { return st.toolEnv() })
 	prepared := make([]*preparedCall, len(calls))
 	for i, tc := range calls {
-		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, MCPServer: mcpServer(env.lookup(tc.Name))})
+		s.publish(events.ToolExecutionStart{ToolCallID: tc.ID, ToolName: tc.Name, Args: tc.Arguments, MCPServer: mcpServer(env.lookup(tc.Name)),
+			Path: env.env.Target(tc.Name, tc.Arguments)})
 		p := s.prepare(r, env, msg, tc)
 		prepared[i] = p
 		if p.parked {
@@ -277,6 +278,7 @@ func (s *Session) publishEnd(p *preparedCall, res *tools.Result) {
 		Result: events.ToolResult{Content: contentOrEmpty(res.Content), IsError: res.IsError, Details: details(res.Details),
 			AsText: res.AsText, Terminate: res.Terminate},
 		IsError: res.IsError, AutoDecision: p.auto, Denied: p.denied, Dangerous: p.danger, Denial: p.denial, MCPServer: mcpServer(p.tool),
+		Diff: (*events.FileDiff)(res.Diff),
 	})
 }
 
