@@ -61,7 +61,7 @@ func (s *Server) openSession(sp session.Spec, reason string, check func(*session
 	}
 	as.sess, as.id = sess, sess.ID()
 	as.log = s.log.With(zap.String("session", as.id))
-	as.tr = newTranslator(sess.Cwd())
+	as.tr = newTranslator()
 	as.heads = newChunkHeads(as.id)
 	as.seq = s.openSeq(sess) // before the first event is subscribed
 	unsubEvents, unsubSettle := sess.Subscribe(as.onEvent), sess.OnSettle(as.onSettle)

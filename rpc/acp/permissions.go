@@ -84,10 +84,11 @@ func (a *approver) Ask(ctx context.Context, req *events.PermissionRequest) event
 		}
 	}
 	ref := toolRef{ToolCallID: toolCallID, Title: title, Kind: toolKind(req.ToolName), Status: statusPending, RawInput: rawOrNil(req.Input)}
-	// What a write or edit would change, as the rpc preview shows it, so
-	// the client can show the diff it is asked to approve.
-	if p, ok := req.Preview.(*tools.Preview); ok && p.Diff != nil {
-		ref.Content = []toolCallContent{diffItem(p.Diff.Path, p.Diff.OldText, p.Diff.NewText)}
+	// What a write or edit would change, from the preview the rpc
+	// permission_request shows, so the client can show the diff it is
+	// asked to approve.
+	if p, ok := req.Preview.(*tools.Preview); ok {
+		ref.Content = diffContent((*events.FileDiff)(p.Diff))
 	}
 	durable := a.as.srv.durable.Load() && (req.Context == nil || req.Context.Depth == 0)
 	options := permissionOptions(a.as.srv.opts.Lang)

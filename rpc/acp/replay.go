@@ -2,6 +2,7 @@ package acp
 
 import (
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/tools"
 )
 
 // replayUpdates turns a session's history (the projected messages of its
@@ -71,11 +72,13 @@ func userChunks(c llm.UserContent) []any {
 }
 
 // replayToolCall is a past tool call as one tool_call update, pending
-// until finish gives it its result.
+// until finish gives it its result. Its location is resolved as the live
+// call's was (tools.Env.Target), against the session directory.
 func replayToolCall(tc *llm.ToolCall, id, cwd string) *toolCallStart {
+	target := (&tools.Env{Cwd: cwd}).Target(tc.Name, tc.Arguments)
 	return &toolCallStart{
 		SessionUpdate: updToolCall, ToolCallID: id, Title: toolTitle(tc.Name, tc.Arguments),
-		Kind: toolKind(tc.Name), Status: statusPending, Locations: toolLocations(tc.Name, tc.Arguments, cwd),
+		Kind: toolKind(tc.Name), Status: statusPending, Locations: toolLocations(tc.Name, tc.Arguments, target),
 		RawInput: rawOrNil(tc.Arguments),
 	}
 }

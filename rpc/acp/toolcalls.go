@@ -2,15 +2,11 @@ package acp
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/utf8cut"
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -19,7 +15,7 @@ import (
 const (
 	// maxToolText caps the text of one tool call content item.
 	maxToolText = 4 << 10
-	// maxDiffBytes is the largest old or new text a diff carries.
+	// maxDiffBytes is the largest old or new text a diff item carries.
 	maxDiffBytes = 256 << 10
 )
 
@@ -71,7 +67,6 @@ type toolArgs struct {
 	Path    string `json:"path"`
 	Pattern string `json:"pattern"`
 	Command string `json:"command"`
-	Content string `json:"content"`
 	Offset  int    `json:"offset"`
 	Job     string `json:"job"`
 	Action  string `json:"action"`
@@ -162,44 +157,19 @@ func firstLine(s string, max int) string {
 	return line + "…"
 }
 
-// absPath resolves a tool path against the session cwd.
-func absPath(cwd, p string) string {
-	if p == "" {
-		return cwd
+// toolLocations are the files a call touches: target, the file its tool
+// call names made absolute by the tools' resolver (tools.Env.Target; "":
+// none); a read with an offset names the line.
+func toolLocations(name string, raw json.RawMessage, target string) []toolLocation {
+	if target == "" {
+		return nil
 	}
-	if strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(home, p[2:])
-		}
+	loc := toolLocation{Path: target}
+	var a toolArgs
+	if name == "read" && json.Unmarshal(raw, &a) == nil && a.Offset > 0 {
+		loc.Line = &a.Offset
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
-
-// toolLocations are the files a call touches (absolute paths; read calls
-// with an offset name the line).
-func toolLocations(name string, raw json.RawMessage, cwd string) []toolLocation {
-	a := parseArgs(raw)
-	switch name {
-	case "read", "write", "edit":
-		if a.Path == "" {
-			return nil
-		}
-		loc := toolLocation{Path: absPath(cwd, a.Path)}
-		if name == "read" && a.Offset > 0 {
-			line := a.Offset
-			loc.Line = &line
-		}
-		return []toolLocation{loc}
-	case "ls", "grep", "glob":
-		if a.Path == "" {
-			return nil
-		}
-		return []toolLocation{{Path: absPath(cwd, a.Path)}}
-	}
-	return nil
+	return []toolLocation{loc}
 }
 
 // textItem is a text content item, cut to maxToolText from the head.
@@ -246,21 +216,17 @@ func resultItems(content []llm.Content) []toolCallContent {
 	return out
 }
 
-// readForDiff reads a file for a diff: its text and whether it exists.
-// ok is false when the file cannot be diffed (too large, unreadable, not
-// UTF-8).
-func readForDiff(path string) (text string, exists, ok bool) {
-	b, err := ownfs.ReadShown(path, maxDiffBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, true
-	}
-	if err != nil || !utf8.Valid(b) {
-		return "", true, false
-	}
-	return string(b), true, true
-}
-
 // diffItem is a diff content item.
 func diffItem(path string, oldText *string, newText string) toolCallContent {
 	return toolCallContent{Type: "diff", Path: path, OldText: oldText, NewText: &newText}
+}
+
+// diffContent is the content of a change as its tool computed it (the
+// preview's for an ask, the result's for a finished call): one diff item,
+// none without a diff or when a text exceeds maxDiffBytes.
+func diffContent(d *events.FileDiff) []toolCallContent {
+	if d == nil || len(d.NewText) > maxDiffBytes || d.OldText != nil && len(*d.OldText) > maxDiffBytes {
+		return nil
+	}
+	return []toolCallContent{diffItem(d.Path, d.OldText, d.NewText)}
 }

@@ -23,28 +23,19 @@ const (
 	updInfo         = "session_info_update"
 )
 
-// translator maps one session's events to session/update payloads. It
-// keeps what later updates of a tool call need (the text of a file before
-// a write or edit, for the diff). Events of a session arrive one at a time
-// (the session's bus serialises them), so a translator needs no lock.
+// translator maps one session's events to session/update payloads. The
+// events carry every fact an update shows (a call's target path, the diff
+// its tool computed): nothing is read from disk here. Events of a session
+// arrive one at a time (the session's bus serialises them), so a
+// translator needs no lock.
 type translator struct {
-	cwd   string
-	calls map[string]*toolState // by the model's tool call id
-	asks  map[string]string     // permission request id -> model's tool call id
-	ids   *callIDs              // model ids -> the session's unique ACP ids
+	running map[string]bool   // open calls by the model's id: in_progress was reported
+	asks    map[string]string // permission request id -> model's tool call id
+	ids     *callIDs          // model ids -> the session's unique ACP ids
 }
 
-type toolState struct {
-	name    string
-	args    json.RawMessage
-	path    string  // absolute target of write/edit
-	oldText *string // text before the change (nil: the file did not exist)
-	diffOK  bool    // oldText is known and small enough
-	running bool    // in_progress was reported
-}
-
-func newTranslator(cwd string) *translator {
-	return &translator{cwd: cwd, calls: map[string]*toolState{}, asks: map[string]string{}, ids: newCallIDs()}
+func newTranslator() *translator {
+	return &translator{running: map[string]bool{}, asks: map[string]string{}, ids: newCallIDs()}
 }
 
 // translate returns the updates of e, in order (often none).
@@ -72,15 +63,15 @@ func (t *translator) translate(e events.Event) []any {
 	case events.PermissionResolved:
 		id, ok := t.asks[e.RequestID]
 		delete(t.asks, e.RequestID)
-		if st := t.calls[id]; ok && st != nil && !st.running && e.Decision.Allows() {
-			st.running = true
+		if running, open := t.running[id]; ok && open && !running && e.Decision.Allows() {
+			t.running[id] = true
 			return []any{toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.get(id), Status: statusInProgress}}
 		}
 	case events.ToolExecutionUpdate:
 		u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.get(e.ToolCallID),
 			Content: []toolCallContent{{Type: "content", Content: &contentBlock{Type: "text", Text: capTail(e.Partial, maxToolText)}}}}
-		if st := t.calls[e.ToolCallID]; st != nil && !st.running {
-			st.running = true
+		if running, open := t.running[e.ToolCallID]; open && !running {
+			t.running[e.ToolCallID] = true
 			u.Status = statusInProgress
 		}
 		return []any{u}
@@ -92,25 +83,12 @@ func (t *translator) translate(e events.Event) []any {
 	return nil
 }
 
-// start announces a tool call as pending. For write and edit it reads the
-// target first, so the final update can carry a diff.
+// start announces a tool call as pending.
 func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
-	st := &toolState{name: e.ToolName, args: e.Args}
-	t.calls[e.ToolCallID] = st
-	if e.ToolName == "write" || e.ToolName == "edit" {
-		if a := parseArgs(e.Args); a.Path != "" {
-			st.path = absPath(t.cwd, a.Path)
-			if text, exists, ok := readForDiff(st.path); ok {
-				st.diffOK = true
-				if exists {
-					st.oldText = &text
-				}
-			}
-		}
-	}
+	t.running[e.ToolCallID] = false
 	u := toolCallStart{
 		SessionUpdate: updToolCall, ToolCallID: t.ids.open(e.ToolCallID), Title: toolTitle(e.ToolName, e.Args),
-		Kind: toolKind(e.ToolName), Status: statusPending, Locations: toolLocations(e.ToolName, e.Args, t.cwd),
+		Kind: toolKind(e.ToolName), Status: statusPending, Locations: toolLocations(e.ToolName, e.Args, e.Path),
 		RawInput: rawOrNil(e.Args),
 	}
 	if e.ViaCodemode { // folded under the codemode call in the client
@@ -120,45 +98,21 @@ func (t *translator) start(e events.ToolExecutionStart) toolCallStart {
 	return u
 }
 
-// end reports the outcome: completed or failed, the diff of a successful
-// write or edit first, then the result text and images.
+// end reports the outcome: completed or failed, the diff the tool of a
+// successful write or edit computed first, then the result text and
+// images.
 func (t *translator) end(e events.ToolExecutionEnd) toolCallUpdate {
-	st := t.calls[e.ToolCallID]
-	delete(t.calls, e.ToolCallID)
+	delete(t.running, e.ToolCallID)
 	u := toolCallUpdate{SessionUpdate: updToolUpdate, ToolCallID: t.ids.end(e.ToolCallID), Status: statusCompleted}
 	if e.IsError || e.Result.IsError {
 		u.Status = statusFailed
 	}
-	if st != nil && u.Status == statusCompleted && st.diffOK {
-		if d, ok := st.diff(); ok {
-			u.Content = append(u.Content, d)
-		}
+	if u.Status == statusCompleted {
+		u.Content = diffContent(e.Diff)
 	}
 	u.Content = append(u.Content, resultItems(e.Result.Content)...)
 	u.RawOutput = rawOutput(e.Result.IsError || e.IsError, e.Result.Details)
 	return u
-}
-
-// diff is the diff of a finished write or edit: the new text is the write's
-// content, or the file as the edit left it.
-func (st *toolState) diff() (toolCallContent, bool) {
-	var newText string
-	switch st.name {
-	case "write":
-		newText = parseArgs(st.args).Content
-		if len(newText) > maxDiffBytes {
-			return toolCallContent{}, false
-		}
-	case "edit":
-		text, exists, ok := readForDiff(st.path)
-		if !ok || !exists {
-			return toolCallContent{}, false
-		}
-		newText = text
-	default:
-		return toolCallContent{}, false
-	}
-	return diffItem(st.path, st.oldText, newText), true
 }
 
 // toolRawOutput is the rawOutput of a finished call.

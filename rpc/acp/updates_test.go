@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/plan"
+	"github.com/armadra/ama-rpc/tools"
 )
 
 // js encodes v as the wire would.
@@ -44,7 +46,7 @@ func expectUpdates(t *testing.T, got []any, want ...string) {
 }
 
 func TestTranslateChunks(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	delta := func(typ, d string) events.Event {
 		return events.MessageUpdate{AssistantMessageEvent: llm.StreamEvent{Type: typ, Delta: d}}
 	}
@@ -61,51 +63,57 @@ func TestTranslateChunks(t *testing.T) {
 	}
 }
 
+// The location and the diff are the events' (the path the session
+// resolved, the diff the tool computed): the translator reads no file
+// (there is none here).
 func TestTranslateWriteWithPermission(t *testing.T) {
-	dir := t.TempDir()
-	tr := newTranslator(dir)
+	tr := newTranslator()
 	args := json.RawMessage(`{"path":"a.txt","content":"new\n"}`)
-	abs := filepath.Join(dir, "a.txt")
-	expectUpdates(t, tr.translate(events.ToolExecutionStart{ToolCallID: "c1", ToolName: "write", Args: args}),
+	abs := filepath.Join(t.TempDir(), "a.txt")
+	expectUpdates(t, tr.translate(events.ToolExecutionStart{ToolCallID: "c1", ToolName: "write", Args: args, Path: abs}),
 		`{"sessionUpdate":"tool_call","toolCallId":"c1","title":"Write a.txt","kind":"edit","status":"pending","locations":[{"path":"`+abs+`"}],"rawInput":{"path":"a.txt","content":"new\n"}}`)
 	expectUpdates(t, tr.translate(events.PermissionRequest{RequestID: "r1", ToolName: "write", Context: &events.PermissionCtx{ToolCallID: "c1"}}))
 	expectUpdates(t, tr.translate(events.PermissionResolved{RequestID: "r1", Decision: "allow"}),
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"in_progress"}`)
-	// The tool writes the file, then ends.
-	if err := os.WriteFile(abs, []byte("new\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	end := events.ToolExecutionEnd{ToolCallID: "c1", ToolName: "write",
+	end := events.ToolExecutionEnd{ToolCallID: "c1", ToolName: "write", Diff: &events.FileDiff{Path: abs, NewText: "new\n"},
 		Result: events.ToolResult{Content: []llm.Content{llm.Text("Created a.txt")}, Details: json.RawMessage(`{"path":"a.txt","created":true}`)}}
 	expectUpdates(t, tr.translate(end),
 		`{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","content":[`+
 			`{"type":"diff","path":"`+abs+`","oldText":null,"newText":"new\n"},`+
 			`{"type":"content","content":{"type":"text","text":"Created a.txt"}}],`+
 			`"rawOutput":{"isError":false,"details":{"path":"a.txt","created":true}}}`)
-	if len(tr.calls) != 0 || len(tr.asks) != 0 {
-		t.Errorf("state left behind: %v %v", tr.calls, tr.asks)
+	if len(tr.running) != 0 || len(tr.asks) != 0 {
+		t.Errorf("state left behind: %v %v", tr.running, tr.asks)
 	}
 }
 
+// An edit's diff is the one its event carries, whatever the file holds
+// now; a text over maxDiffBytes leaves the diff out.
 func TestTranslateEditDiff(t *testing.T) {
 	dir := t.TempDir()
 	abs := filepath.Join(dir, "f.go")
-	if err := os.WriteFile(abs, []byte("a\nb\n"), 0o644); err != nil {
+	if err := os.WriteFile(abs, []byte("changed since\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := newTranslator(dir)
-	tr.translate(events.ToolExecutionStart{ToolCallID: "e", ToolName: "edit", Args: json.RawMessage(`{"path":"f.go","edits":[{"oldText":"b","newText":"c"}]}`)})
-	if err := os.WriteFile(abs, []byte("a\nc\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got := tr.translate(events.ToolExecutionEnd{ToolCallID: "e", ToolName: "edit", Result: events.ToolResult{Content: []llm.Content{llm.Text("ok")}}})
+	tr := newTranslator()
+	tr.translate(events.ToolExecutionStart{ToolCallID: "e", ToolName: "edit", Args: json.RawMessage(`{"path":"f.go","edits":[{"oldText":"b","newText":"c"}]}`), Path: abs})
+	old := "a\nb\n"
+	got := tr.translate(events.ToolExecutionEnd{ToolCallID: "e", ToolName: "edit", Diff: &events.FileDiff{Path: abs, OldText: &old, NewText: "a\nc\n"},
+		Result: events.ToolResult{Content: []llm.Content{llm.Text("ok")}}})
 	expectUpdates(t, got, `{"sessionUpdate":"tool_call_update","toolCallId":"e","status":"completed","content":[`+
 		`{"type":"diff","path":"`+abs+`","oldText":"a\nb\n","newText":"a\nc\n"},`+
 		`{"type":"content","content":{"type":"text","text":"ok"}}],"rawOutput":{"isError":false}}`)
+	big := strings.Repeat("x", maxDiffBytes+1)
+	for i, d := range []*events.FileDiff{{Path: abs, OldText: &big, NewText: "a"}, {Path: abs, OldText: &old, NewText: big}} {
+		tr.translate(events.ToolExecutionStart{ToolCallID: "e", ToolName: "edit", Path: abs})
+		expectUpdates(t, tr.translate(events.ToolExecutionEnd{ToolCallID: "e", ToolName: "edit", Diff: d, Result: events.ToolResult{Content: []llm.Content{llm.Text("ok")}}}),
+			`{"sessionUpdate":"tool_call_update","toolCallId":"e#`+strconv.Itoa(i+2)+`","status":"completed","content":[`+
+				`{"type":"content","content":{"type":"text","text":"ok"}}],"rawOutput":{"isError":false}}`)
+	}
 }
 
 func TestTranslateFailuresAndStreaming(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	tr.translate(events.ToolExecutionStart{ToolCallID: "b", ToolName: "bash", Args: json.RawMessage(`{"command":"make test\nmore"}`)})
 	// A denied ask: no in_progress.
 	tr.translate(events.PermissionRequest{RequestID: "r", Context: &events.PermissionCtx{ToolCallID: "b"}})
@@ -130,7 +138,7 @@ func TestTranslateFailuresAndStreaming(t *testing.T) {
 }
 
 func TestTranslateCapsText(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	long := strings.Repeat("é", 3000) // 6000 bytes
 	u := tr.translate(events.ToolExecutionEnd{ToolCallID: "r", ToolName: "read", Result: events.ToolResult{Content: []llm.Content{llm.Text(long)}}})
 	text := u[0].(toolCallUpdate).Content[0].Content.Text
@@ -144,7 +152,7 @@ func TestTranslateCapsText(t *testing.T) {
 }
 
 func TestTranslateTodos(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	expectUpdates(t, tr.translate(events.TodoUpdated{Items: []plan.TodoItem{
 		{ID: "1", Text: "read", Status: plan.TodoDone},
 		{ID: "2", Text: "write", Status: plan.TodoInProgress},
@@ -180,7 +188,7 @@ func TestToolKindsTitlesLocations(t *testing.T) {
 		if ti := toolTitle(c.name, args); ti != c.title {
 			t.Errorf("toolTitle(%s, %s) = %q, want %q", c.name, c.args, ti, c.title)
 		}
-		if l := js(t, toolLocations(c.name, args, "/w")); l != c.locs {
+		if l := js(t, toolLocations(c.name, args, (&tools.Env{Cwd: "/w"}).Target(c.name, args))); l != c.locs {
 			t.Errorf("toolLocations(%s, %s) = %s, want %s", c.name, c.args, l, c.locs)
 		}
 	}
@@ -237,7 +245,7 @@ func TestReplayUpdates(t *testing.T) {
 // the client one card per call: the session's ACP ids are unique, and
 // every update of a call names its own card (issue 29).
 func TestToolCallIDsUniquePerSession(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	var got []any
 	for i := 0; i < 3; i++ {
 		got = append(got, tr.translate(events.ToolExecutionStart{ToolCallID: "call_0", ToolName: "glob", Args: json.RawMessage(`{"pattern":"*"}`)})...)
@@ -281,7 +289,7 @@ func TestReplayReusedToolCallIDs(t *testing.T) {
 // A codemode script's nested call is its own tool_call, titled under
 // codemode and pointing at the outer call's ACP id.
 func TestNestedCodemodeCallFolded(t *testing.T) {
-	tr := newTranslator("/w")
+	tr := newTranslator()
 	tr.translate(events.ToolExecutionStart{ToolCallID: "c1", ToolName: "codemode", Args: json.RawMessage(`{"script":"1"}`)})
 	got := tr.translate(events.ToolExecutionStart{ToolCallID: "c1_n1", ToolName: "read", Args: json.RawMessage(`{"path":"a"}`),
 		ParentToolCallID: "c1", ViaCodemode: true})
