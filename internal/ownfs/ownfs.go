@@ -101,25 +101,6 @@ func ReadIn(root, name string, limit int64) ([]byte, error) {
 	return readRegular(f, full, limit, true)
 }
 
-// ReadShown reads a file anywhere that ama-rpc shows to its client (the
-// old text of a file a tool is about to change, for a diff): links are
-// followed, but the file reached may not be a credential path
-// (internal/secrets), and must be a regular file of at most limit bytes.
-func ReadShown(path string, limit int64) ([]byte, error) {
-	if r := secrets.Reason(path); r != "" {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w: %s", ErrSecret, r)}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if err := reached(f, path); err != nil {
-		return nil, err
-	}
-	return readRegular(f, path, limit, false)
-}
-
 // reached checks what opening path led to: not a credential path, and the
 // same file as the one open (nothing was swapped in between).
 func reached(f *os.File, path string) error {

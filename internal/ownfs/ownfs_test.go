@@ -215,17 +215,6 @@ func TestWriteAtomicInStaysInRoot(t *testing.T) {
 	}
 }
 
-func TestReadShownRefusesSecrets(t *testing.T) {
-	_, project, key := world(t)
-	must(t, os.Symlink(key, filepath.Join(project, "shown.txt")))
-	if b, err := ReadShown(filepath.Join(project, "shown.txt"), 1<<20); !errors.Is(err, ErrSecret) || strings.Contains(string(b), secret) {
-		t.Fatalf("ReadShown(link to key) = %q, %v", b, err)
-	}
-	if b, err := ReadShown(filepath.Join(project, "real.md"), 1<<20); err != nil || string(b) != "hello" {
-		t.Fatalf("ReadShown(real.md) = %q, %v", b, err)
-	}
-}
-
 // ReadUserIn reads files of a directory that is itself a credential store
 // (the config directory) and links that leave it for ordinary files, but
 // not a link to a credential file.
