@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"net/url"
 	"reflect"
@@ -127,12 +126,13 @@ func checkTypes(s *jsonschema.Schema, depth int) error {
 // maxSchemaDepth bounds how deeply a schema may nest.
 const maxSchemaDepth = 256
 
-// subschemas returns every schema directly inside s, in a fixed order.
+// subschemas returns every schema directly inside s (maps' in no order:
+// the checks do not depend on it).
 func subschemas(s *jsonschema.Schema) []*jsonschema.Schema {
 	var subs []*jsonschema.Schema
 	for _, m := range []map[string]*jsonschema.Schema{s.Properties, s.PatternProperties, s.Defs, s.Definitions, s.DependentSchemas, s.DependencySchemas} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			subs = append(subs, m[k])
+		for _, c := range m {
+			subs = append(subs, c)
 		}
 	}
 	subs = append(subs, s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Items, s.AdditionalItems,
@@ -155,8 +155,8 @@ func inPlace(s *jsonschema.Schema, ref func(string) *jsonschema.Schema) []*jsons
 	out = append(out, s.Not, s.If, s.Then, s.Else)
 	out = append(append(append(out, s.AllOf...), s.AnyOf...), s.OneOf...)
 	for _, m := range []map[string]*jsonschema.Schema{s.DependentSchemas, s.DependencySchemas} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			out = append(out, m[k])
+		for _, c := range m {
+			out = append(out, c)
 		}
 	}
 	return slices.DeleteFunc(out, func(c *jsonschema.Schema) bool { return c == nil })
