@@ -52,12 +52,13 @@ func main() {
 		n = *starts
 	}
 	var hello []time.Duration
-	var rss, hwm, anon, file []int64
+	var rss, hwm, anon, file, idle, idleAnon []int64
 	for i := 0; i < n; i++ {
 		b := baseline(*bin, dir)
 		hello = append(hello, b.hello)
 		rss, hwm = append(rss, b.rss), append(hwm, b.hwm)
 		anon, file = append(anon, b.anon), append(file, b.file)
+		idle, idleAnon = append(idle, b.idle), append(idleAnon, b.idleAnon)
 	}
 	fmt.Printf("%-28s %10s\n", "scenario", "median")
 	fmt.Printf("%-28s %10s   (n=%d, min %s, max %s)\n", "time to hello", median(hello).Round(10*time.Microsecond),
@@ -67,6 +68,8 @@ func main() {
 	fmt.Printf("%-28s %7.1f MiB   (VmRSS idle after hello and one get_state: anonymous %.1f, file %.1f; VmHWM %.1f; n=%d, min %.1f, max %.1f)\n",
 		"baseline RSS", mib(medianInt(rss)), mib(medianInt(anon)), mib(medianInt(file)), mib(medianInt(hwm)), len(rss),
 		mib(slices.Min(rss)), mib(slices.Max(rss)))
+	fmt.Printf("%-28s %7.1f MiB   (VmRSS %s later: anonymous %.1f; n=%d, min %.1f, max %.1f)\n", "baseline RSS, idle",
+		mib(medianInt(idle)), idleAfter, mib(medianInt(idleAnon)), len(idle), mib(slices.Min(idle)), mib(slices.Max(idle)))
 	if *starts > 0 {
 		return
 	}
@@ -130,12 +133,17 @@ func env(dir string) []string {
 
 type start struct {
 	hello                time.Duration
-	rss, hwm, anon, file int64 // KiB
+	rss, hwm, anon, file int64 // KiB, at once
+	idle, idleAnon       int64 // KiB, a second later
 }
+
+// idleAfter is how long after get_state's reply the idle RSS is read.
+const idleAfter = time.Second
 
 // baseline measures from spawn to hello (the first stdout line), then, once
 // a get_state has been answered (the server is idle, waiting on stdin), the
-// whole process's VmRSS and VmHWM from /proc/<pid>/status.
+// whole process's VmRSS and VmHWM from /proc/<pid>/status, and its VmRSS
+// again a second later.
 func baseline(bin, dir string) start {
 	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
 	cmd.Env = env(dir)
@@ -165,6 +173,11 @@ func baseline(bin, dir string) start {
 	}
 	st := status(cmd.Process.Pid)
 	s.rss, s.hwm, s.anon, s.file = st["VmRSS"], st["VmHWM"], st["RssAnon"], st["RssFile"]
+	// Idle: after what the server starts behind hello (the sandbox's
+	// self-test) and the return of the start-up garbage (app/memory.go).
+	time.Sleep(idleAfter)
+	st = status(cmd.Process.Pid)
+	s.idle, s.idleAnon = st["VmRSS"], st["RssAnon"]
 	stdin.Close()
 	_, _ = io.Copy(io.Discard, br)
 	_ = cmd.Wait()
