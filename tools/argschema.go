@@ -34,9 +34,9 @@ import (
 // ("- edits[0]: missing required property \"newText\"", pinned by
 // goldens): explain walks the schema for the keywords that cover nearly
 // every mistake a model makes (type, enum, const, required,
-// additionalProperties:false, properties, items, local $refs). A failure
-// the walk cannot name (minimum, pattern, anyOf…) is shown in the
-// library's words.
+// additionalProperties, properties, items, bounds, lengths, pattern,
+// local $refs). A failure the walk cannot name (anyOf, oneOf, not,
+// multipleOf, uniqueItems…) is shown in the library's words.
 
 // argSchema is one tool's compiled argument schema.
 type argSchema struct {
@@ -46,14 +46,12 @@ type argSchema struct {
 	draft7   bool // $ref siblings are ignored
 }
 
-const (
-	draft07     = "http://json-schema.org/draft-07/schema#"
-	draft202012 = "https://json-schema.org/draft/2020-12/schema"
-)
+const draft07 = "http://json-schema.org/draft-07/schema#"
 
 // drafts maps the $schema values ama-rpc accepts to the ones the library
 // validates: draft-04 and -06 by the draft-07 rules, 2019-09 by 2020-12's
-// (their differences are in keywords tool schemas hardly use).
+// (their differences are in keywords tool schemas hardly use; draft-04's
+// boolean exclusiveMinimum does not decode, and such a schema is refused).
 var drafts = map[string]string{
 	"":                               "",
 	"http://json-schema.org/schema#": "",
@@ -299,6 +297,9 @@ func (s *argSchema) validate(args json.RawMessage) []string {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
+	if nestedDeeper(args, maxArgsDepth) {
+		return []string{fmt.Sprintf("- arguments: nested deeper than %d levels", maxArgsDepth)}
+	}
 	var inst any
 	if err := json.Unmarshal(args, &inst); err != nil {
 		return []string{"- arguments are not valid JSON: " + err.Error()}
@@ -313,6 +314,39 @@ func (s *argSchema) validate(args json.RawMessage) []string {
 		return []string{"- " + libraryText(err)}
 	}
 	return w.out
+}
+
+// maxArgsDepth bounds the nesting of arguments: the validator recurses
+// per level (a few KB of stack each) and a recursive schema would follow
+// encoding/json's 10,000 levels.
+const maxArgsDepth = 128
+
+// nestedDeeper reports whether JSON text nests arrays and objects deeper
+// than max (brackets inside strings do not count).
+func nestedDeeper(b []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > max {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // libraryText is the library's error without the schema paths it wraps

@@ -286,6 +286,9 @@ func TestValidateProblemLines(t *testing.T) {
 		{"anchor", `{"type":"object","properties":{"a":{"$ref":"#num"}},"$defs":{"n":{"$anchor":"num","type":"number"}}}`, `{"a":"1"}`, []string{"- a: expected number, got string"}},
 		{"draft-04", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["p"]}`, `{}`, []string{`- arguments: missing required property "p"`}},
 		{"big integer", `{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":1e20}`, nil},
+		{"deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, strings.Repeat(`{"c":`, 200) + `{}` + strings.Repeat(`}`, 200),
+			[]string{"- arguments: nested deeper than 128 levels"}},
+		{"brackets in strings", `{"type":"object"}`, `{"s":"` + strings.Repeat(`[{`, 300) + `\""}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
