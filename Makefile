@@ -53,6 +53,7 @@ fuzz:
 	$(GO) test ./store -run '^$$' -fuzz '^FuzzMessageFacts$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReadStep$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./tools -run '^$$' -fuzz FuzzToolPaths -fuzztime $(FUZZTIME)
+	$(GO) test ./tools -run '^$$' -fuzz FuzzArgSchema -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzParseFast$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./llm/openai -run '^$$' -fuzz '^FuzzStream$$' -fuzztime $(FUZZTIME)
 

@@ -21,7 +21,6 @@ require (
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/net v0.19.0
 	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.14.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -35,6 +34,7 @@ require (
 	go.uber.org/multierr v1.10.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
+	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 )

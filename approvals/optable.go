@@ -1,9 +1,11 @@
 package approvals
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Option tables: how a program parses its command line, so that the safe
@@ -42,58 +44,75 @@ type optDef struct {
 	bad  bool // using it is not safe (writes elsewhere, runs code, changes the system)
 }
 
-// optTable is the option grammar of one program (or git subcommand).
+// optTable is the option grammar of one program (or git subcommand). Its
+// spellings are parsed from the spec when the table is first used: built
+// at package initialisation, the forty tables cost every ama-rpc start
+// 0.25 MB in 2,500 allocations, and a session uses a handful of them.
 type optTable struct {
 	style     optStyle
-	defs      map[string]*optDef // by every spelling: "-o", "--output"
-	longs     []string           // long spellings, sorted, for prefix lookups
-	anyOther  bool               // options not in the table are accepted (the program has no others that matter)
-	stopFirst bool               // options end at the first operand
+	anyOther  bool      // options not in the table are accepted (the program has no others that matter)
+	stopFirst bool      // options end at the first operand
+	base      *optTable // with: the table this one extends
+	spec      string
+	once      sync.Once
+	g         optGrammar // after once
 }
 
-// newOptTable builds a table from a spec: space-separated groups of
+// optGrammar is a table's parsed spec.
+type optGrammar struct {
+	defs  map[string]*optDef // by every spelling: "-o", "--output"
+	longs []string           // long spellings, sorted, for prefix lookups
+}
+
+// newOptTable makes a table from a spec: space-separated groups of
 // spellings joined by '|' ("-o|--output="), the canonical name being the
 // last; a trailing '=' marks a required value, '?' an optional glued value,
 // a leading '!' an option that is not safe.
 func newOptTable(style optStyle, spec string) *optTable {
-	t := &optTable{style: style, defs: map[string]*optDef{}}
-	t.add(spec)
-	return t
+	return &optTable{style: style, spec: spec}
 }
 
-func (t *optTable) add(spec string) *optTable {
-	for _, g := range strings.Fields(spec) {
+// grammar parses the spec once (safe for concurrent use).
+func (t *optTable) grammar() *optGrammar {
+	t.once.Do(func() {
+		t.g.defs = map[string]*optDef{}
+		if t.base != nil {
+			b := t.base.grammar()
+			maps.Copy(t.g.defs, b.defs)
+			t.g.longs = slices.Clone(b.longs)
+		}
+		t.g.add(t.style, t.spec)
+	})
+	return &t.g
+}
+
+func (g *optGrammar) add(style optStyle, spec string) {
+	for _, s := range strings.Fields(spec) {
 		d := &optDef{}
-		if strings.HasPrefix(g, "!") {
-			d.bad, g = true, g[1:]
+		if strings.HasPrefix(s, "!") {
+			d.bad, s = true, s[1:]
 		}
 		switch {
-		case strings.HasSuffix(g, "="):
-			d.val, g = reqVal, g[:len(g)-1]
-		case strings.HasSuffix(g, "?"):
-			d.val, g = valOpt, g[:len(g)-1]
+		case strings.HasSuffix(s, "="):
+			d.val, s = reqVal, s[:len(s)-1]
+		case strings.HasSuffix(s, "?"):
+			d.val, s = valOpt, s[:len(s)-1]
 		}
-		names := strings.Split(g, "|")
+		names := strings.Split(s, "|")
 		d.name = names[len(names)-1]
 		for _, n := range names {
-			t.defs[n] = d
-			if strings.HasPrefix(n, "--") || (t.style == styleGo && strings.HasPrefix(n, "-")) {
-				t.longs = append(t.longs, n)
+			g.defs[n] = d
+			if strings.HasPrefix(n, "--") || (style == styleGo && strings.HasPrefix(n, "-")) {
+				g.longs = append(g.longs, n)
 			}
 		}
 	}
-	sort.Strings(t.longs)
-	return t
+	sort.Strings(g.longs)
 }
 
-// with returns a copy of the table with more options.
+// with returns a table with t's options and more.
 func (t *optTable) with(spec string) *optTable {
-	c := &optTable{style: t.style, defs: make(map[string]*optDef, len(t.defs)), anyOther: t.anyOther,
-		stopFirst: t.stopFirst, longs: slices.Clone(t.longs)}
-	for k, v := range t.defs {
-		c.defs[k] = v
-	}
-	return c.add(spec)
+	return &optTable{style: t.style, anyOther: t.anyOther, stopFirst: t.stopFirst, base: t, spec: spec}
 }
 
 func (t *optTable) other() *optTable { t.anyOther = true; return t }
@@ -218,7 +237,7 @@ func (t *optTable) parseLong(p *parsedArgs, args []arg, i int) int {
 // resolve finds a long option by its full name or, for GNU-style
 // programs, by an abbreviation.
 func (t *optTable) resolve(name string) (*optDef, []*optDef) {
-	if d := t.defs[name]; d != nil {
+	if d := t.grammar().defs[name]; d != nil {
 		return d, nil
 	}
 	if t.style == styleGo {
@@ -233,10 +252,11 @@ func (t *optTable) lookupPrefix(name string) (*optDef, []*optDef) {
 	if t.style != styleGNU || len(name) < 3 {
 		return nil, nil
 	}
-	k := sort.SearchStrings(t.longs, name)
+	g := t.grammar()
+	k := sort.SearchStrings(g.longs, name)
 	var cands []*optDef
-	for ; k < len(t.longs) && strings.HasPrefix(t.longs[k], name); k++ {
-		d := t.defs[t.longs[k]]
+	for ; k < len(g.longs) && strings.HasPrefix(g.longs[k], name); k++ {
+		d := g.defs[g.longs[k]]
 		if !slices.Contains(cands, d) {
 			cands = append(cands, d)
 		}
@@ -253,7 +273,7 @@ func (t *optTable) parseShort(p *parsedArgs, args []arg, i int) int {
 	v := args[i].val
 	for j := 1; j < len(v); j++ {
 		name := "-" + string(v[j])
-		d := t.defs[name]
+		d := t.grammar().defs[name]
 		o := pOpt{text: name, def: d}
 		if d != nil && d.val != noVal {
 			switch {
@@ -350,8 +370,9 @@ func (t *optTable) prefixOfBad(name string) bool {
 	if !strings.HasPrefix(name, "--") || t.style == styleGo {
 		return false
 	}
-	for _, n := range t.longs {
-		if strings.HasPrefix(n, name) && t.defs[n].bad {
+	g := t.grammar()
+	for _, n := range g.longs {
+		if strings.HasPrefix(n, name) && g.defs[n].bad {
 			return true
 		}
 	}

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -18,15 +17,15 @@ type Step struct {
 }
 
 var (
-	checkboxRE     = regexp.MustCompile(`^ ?[-*+]` + space + `+\[[ xX~]\]` + space + `+(` + notEOL + `+)$`)
-	numberedRE     = regexp.MustCompile(`^ ?(\d{1,3})[.)]` + space + `+(` + notEOL + `+)$`)
-	stepIDRE       = regexp.MustCompile(`^(S\d{1,3})\b[.:)]?` + space + `*`)
-	headingRE      = regexp.MustCompile(`^#{1,6}` + space + `+(` + notEOL + `*)$`)
-	headingLevelRE = regexp.MustCompile(`^(#+)` + space)
-	stepsHeadingRE = regexp.MustCompile(`(?i)步骤|steps|implementation|实施|执行`)
-	annotationRE   = regexp.MustCompile(`(?i)\[(depends|agent)` + space + `*:` + space + `*([^\]]*)\]`)
-	dependsSepRE   = regexp.MustCompile(`(?:[,\x{FF0C}]|` + space + `)+`)
-	spaceRunRE     = regexp.MustCompile(space + `{2,}`)
+	checkboxRE     = lazyRE(`^ ?[-*+]` + space + `+\[[ xX~]\]` + space + `+(` + notEOL + `+)$`)
+	numberedRE     = lazyRE(`^ ?(\d{1,3})[.)]` + space + `+(` + notEOL + `+)$`)
+	stepIDRE       = lazyRE(`^(S\d{1,3})\b[.:)]?` + space + `*`)
+	headingRE      = lazyRE(`^#{1,6}` + space + `+(` + notEOL + `*)$`)
+	headingLevelRE = lazyRE(`^(#+)` + space)
+	stepsHeadingRE = lazyRE(`(?i)步骤|steps|implementation|实施|执行`)
+	annotationRE   = lazyRE(`(?i)\[(depends|agent)` + space + `*:` + space + `*([^\]]*)\]`)
+	dependsSepRE   = lazyRE(`(?:[,\x{FF0C}]|` + space + `)+`)
+	spaceRunRE     = lazyRE(space + `{2,}`)
 )
 
 // ParseSteps returns the steps of a plan's markdown (section 7.3), never
@@ -82,7 +81,7 @@ type rawItem struct{ id, text string }
 func checkboxItems(lines []string) []rawItem {
 	var items []rawItem
 	for _, line := range lines {
-		if m := checkboxRE.FindStringSubmatch(line); m != nil {
+		if m := checkboxRE().FindStringSubmatch(line); m != nil {
 			items = append(items, splitID(m[1]))
 		}
 	}
@@ -92,7 +91,7 @@ func checkboxItems(lines []string) []rawItem {
 func numberedItems(lines []string) []rawItem {
 	var items []rawItem
 	for _, line := range lines {
-		if m := numberedRE.FindStringSubmatch(line); m != nil {
+		if m := numberedRE().FindStringSubmatch(line); m != nil {
 			item := splitID(m[2])
 			if item.id == "" {
 				item.id = "S" + m[1]
@@ -109,14 +108,14 @@ func numberedItems(lines []string) []rawItem {
 func stepsSection(lines []string) []string {
 	for i, line := range lines {
 		t := trim(line)
-		m := headingRE.FindStringSubmatch(t)
-		if m == nil || !stepsHeadingRE.MatchString(m[1]) {
+		m := headingRE().FindStringSubmatch(t)
+		if m == nil || !stepsHeadingRE().MatchString(m[1]) {
 			continue
 		}
 		level := len(t) - len(strings.TrimLeft(t, "#"))
 		rest := lines[i+1:]
 		for j, l := range rest {
-			if h := headingLevelRE.FindStringSubmatch(trim(l)); h != nil && len(h[1]) <= level {
+			if h := headingLevelRE().FindStringSubmatch(trim(l)); h != nil && len(h[1]) <= level {
 				return rest[:j]
 			}
 		}
@@ -128,7 +127,7 @@ func stepsSection(lines []string) []string {
 // splitID takes a leading S<digits> id off an item's text.
 func splitID(text string) rawItem {
 	t := trim(text)
-	if m := stepIDRE.FindStringSubmatch(t); m != nil {
+	if m := stepIDRE().FindStringSubmatch(t); m != nil {
 		return rawItem{id: m[1], text: t[len(m[0]):]}
 	}
 	return rawItem{text: t}
@@ -138,11 +137,11 @@ func splitID(text string) rawItem {
 // non-empty one of each kind wins) and are removed from the text.
 func annotate(id, text string) Step {
 	step := Step{ID: id}
-	text = annotationRE.ReplaceAllStringFunc(text, func(a string) string {
-		m := annotationRE.FindStringSubmatch(a)
+	text = annotationRE().ReplaceAllStringFunc(text, func(a string) string {
+		m := annotationRE().FindStringSubmatch(a)
 		if strings.EqualFold(m[1], "depends") {
 			var ids []string
-			for _, d := range dependsSepRE.Split(m[2], -1) {
+			for _, d := range dependsSepRE().Split(m[2], -1) {
 				if d = trim(d); d != "" {
 					ids = append(ids, d)
 				}
@@ -155,7 +154,7 @@ func annotate(id, text string) Step {
 		}
 		return ""
 	})
-	step.Text = trim(spaceRunRE.ReplaceAllString(text, " "))
+	step.Text = trim(spaceRunRE().ReplaceAllString(text, " "))
 	if step.Text == "" {
 		step.Text = id
 	}

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,11 +8,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -44,7 +38,7 @@ func (e *ArgsError) Error() string { return strings.Join(e.Problems, "\n") }
 type Registry struct {
 	tools   []Tool
 	byName  map[string]int
-	schemas []*jsonschema.Schema
+	schemas []*argSchema
 }
 
 // Option configures Default.
@@ -118,38 +112,6 @@ func (r *Registry) With(more ...Tool) (*Registry, error) {
 	return NewRegistry(all...)
 }
 
-func compileSchema(d llm.ToolDecl) (*jsonschema.Schema, error) {
-	params := d.Parameters
-	if len(bytes.TrimSpace(params)) == 0 {
-		params = json.RawMessage(`{"type":"object"}`)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
-	if err != nil {
-		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	url := "tool:///" + d.Name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
-	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("schema of %s: %w", d.Name, err)
-	}
-	return sch, nil
-}
-
-// noLoader refuses every $ref outside the schema itself. The compiler's
-// default would read file: URLs, and schemas come from code outside
-// ama-rpc (host adapters, MCP servers): a $ref to /dev/zero, a FIFO or a
-// credential file must not make ama-rpc open it.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("schema references %s: only references inside the schema are allowed", url)
-}
-
 // Tools returns the tools in registry order.
 func (r *Registry) Tools() []Tool { return append([]Tool(nil), r.tools...) }
 
@@ -188,22 +150,10 @@ func (r *Registry) Validate(name string, args json.RawMessage) error {
 	if !ok {
 		return fmt.Errorf("%w: %s", ErrUnknownTool, name)
 	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		args = json.RawMessage(`{}`)
+	if p := r.schemas[i].validate(args); p != nil {
+		return &ArgsError{Problems: p}
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return &ArgsError{Problems: []string{"- arguments are not valid JSON: " + err.Error()}}
-	}
-	err = r.schemas[i].Validate(inst)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return &ArgsError{Problems: []string{"- " + err.Error()}}
-	}
-	return &ArgsError{Problems: problems(ve)}
+	return nil
 }
 
 // Run is the whole life of one call as the model sees it: look the tool up,
@@ -258,32 +208,6 @@ func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 // abortedText is the result of a call that the run's abort ended.
 const abortedText = "aborted by user"
 
-// problems flattens a validation error tree into readable lines, one per
-// leaf, deduplicated, in the validator's order.
-func problems(ve *jsonschema.ValidationError) []string {
-	var out []string
-	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		line := "- " + location(e.InstanceLocation) + ": " + describeKind(e.ErrorKind)
-		if !seen[line] {
-			seen[line] = true
-			out = append(out, line)
-		}
-	}
-	walk(ve)
-	if len(out) == 0 {
-		out = []string{"- " + ve.Error()}
-	}
-	return out
-}
-
 // location renders an instance location as edits[0].oldText ("arguments"
 // for the root).
 func location(tokens []string) string {
@@ -303,34 +227,6 @@ func location(tokens []string) string {
 	}
 	return b.String()
 }
-
-func describeKind(k jsonschema.ErrorKind) string {
-	switch k := k.(type) {
-	case *kind.Required:
-		if len(k.Missing) == 1 {
-			return fmt.Sprintf("missing required property %q", k.Missing[0])
-		}
-		return "missing required properties " + quoteAll(k.Missing)
-	case *kind.AdditionalProperties:
-		if len(k.Properties) == 1 {
-			return fmt.Sprintf("unknown property %q", k.Properties[0])
-		}
-		return "unknown properties " + quoteAll(k.Properties)
-	case *kind.Type:
-		return fmt.Sprintf("expected %s, got %s", strings.Join(k.Want, " or "), k.Got)
-	case *kind.Enum:
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			b, _ := json.Marshal(w)
-			want[i] = string(b)
-		}
-		got, _ := json.Marshal(k.Got)
-		return fmt.Sprintf("must be one of %s, got %s", strings.Join(want, ", "), got)
-	}
-	return k.LocalizedString(englishPrinter)
-}
-
-var englishPrinter = message.NewPrinter(language.English)
 
 func quoteAll(names []string) string {
 	q := make([]string, len(names))

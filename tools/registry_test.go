@@ -256,3 +256,88 @@ func (schemaTool) Permission() string { return tools.PermRead }
 func (schemaTool) Execute(context.Context, *tools.Call) (*tools.Result, error) {
 	return tools.TextResult("ok"), nil
 }
+
+// Schemas from MCP servers and host adapters use more than the built-ins'
+// keywords: every problem the walk can name is listed, one line each, in
+// a stable order; what it cannot name is the validator's own text.
+func TestValidateProblemLines(t *testing.T) {
+	tests := []struct {
+		name, schema, args string
+		want               []string // the problem lines; nil = valid
+	}{
+		{"order", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","c"],"additionalProperties":false}`,
+			`{"z":1,"b":"x","a":2,"y":true}`,
+			[]string{`- arguments: missing required property "c"`, "- a: expected string, got number", "- b: expected integer, got string", `- arguments: unknown properties "y", "z"`}},
+		{"missing several", `{"type":"object","required":["a","b"]}`, `{}`, []string{`- arguments: missing required properties "a", "b"`}},
+		{"defs", `{"type":"object","properties":{"item":{"$ref":"#/$defs/Item"}},"$defs":{"Item":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}}`,
+			`{"item":{"m":1}}`, []string{`- item: missing required property "n"`}},
+		{"definitions draft-07", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"l":{"type":"array","items":{"$ref":"#/definitions/E"}}},"definitions":{"E":{"enum":["a",1,null]}}}`,
+			`{"l":["a",2]}`, []string{`- l[1]: must be one of "a", 1, null, got 2`}},
+		{"nullable", `{"type":"object","properties":{"a":{"type":["string","null"]}}}`, `{"a":1}`, []string{"- a: expected string or null, got number"}},
+		{"const", `{"type":"object","properties":{"k":{"const":"x"}}}`, `{"k":"y"}`, []string{`- k: must be "x", got "y"`}},
+		{"additional schema", `{"type":"object","additionalProperties":{"type":"boolean"}}`, `{"f":0}`, []string{"- f: expected boolean, got number"}},
+		{"bounds", `{"type":"object","properties":{"n":{"type":"integer","minimum":3},"x":{"exclusiveMaximum":1.5},"s":{"type":"string","maxLength":2,"pattern":"^a"},"l":{"minItems":2}}}`,
+			`{"n":1,"x":1.5,"s":"bcd","l":[]}`, []string{"- l: must have at least 2 items, got 0", "- n: must be at least 3, got 1",
+				"- s: must be at most 2 characters long, got 3", `- s: must match the pattern "^a"`, "- x: must be less than 1.5, got 1.5"}},
+		{"multipleOf", `{"multipleOf":2}`, `3`, []string{"- multipleOf: 3/1 is not a multiple of 2.000000"}},
+		{"anyOf", `{"anyOf":[{"type":"string"},{"type":"integer"}]}`, `true`, nil},
+		{"pattern claims", `{"type":"object","patternProperties":{"^x_":{"type":"string"}},"additionalProperties":false}`, `{"x_a":"v"}`, nil},
+		{"recursive", `{"type":"object","properties":{"child":{"$ref":"#"},"n":{"type":"integer"}}}`, `{"child":{"child":{"n":"x"}}}`, []string{"- child.child.n: expected integer, got string"}},
+		{"anchor", `{"type":"object","properties":{"a":{"$ref":"#num"}},"$defs":{"n":{"$anchor":"num","type":"number"}}}`, `{"a":"1"}`, []string{"- a: expected number, got string"}},
+		{"draft-04", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["p"]}`, `{}`, []string{`- arguments: missing required property "p"`}},
+		{"big integer", `{"type":"object","properties":{"n":{"type":"integer"}}}`, `{"n":1e20}`, nil},
+		{"deep", `{"type":"object","properties":{"c":{"$ref":"#"}}}`, strings.Repeat(`{"c":`, 200) + `{}` + strings.Repeat(`}`, 200),
+			[]string{"- arguments: nested deeper than 128 levels"}},
+		{"brackets in strings", `{"type":"object"}`, `{"s":"` + strings.Repeat(`[{`, 300) + `\""}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := tools.NewRegistry(schemaTool{name: "t", schema: tt.schema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Validate("t", json.RawMessage(tt.args))
+			if tt.name == "anyOf" {
+				// true is neither: the validator's own words.
+				var ae *tools.ArgsError
+				if !errors.As(err, &ae) || len(ae.Problems) != 1 || !strings.HasPrefix(ae.Problems[0], "- anyOf: ") {
+					t.Fatalf("anyOf: %v", err)
+				}
+				return
+			}
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			var ae *tools.ArgsError
+			if !errors.As(err, &ae) {
+				t.Fatalf("want *ArgsError, got %v", err)
+			}
+			if diff := cmp.Diff(tt.want, ae.Problems); diff != "" {
+				t.Errorf("problems (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Schemas that cannot validate anything are refused when the registry is
+// built (an MCP server's tool is then left out with a notice).
+func TestNewRegistryRefusesSchema(t *testing.T) {
+	for name, schema := range map[string]string{
+		"type name":      `{"type":"object","properties":{"a":{"type":"text"}}}`,
+		"unknown draft":  `{"$schema":"https://example.com/my-draft","type":"object"}`,
+		"http ref":       `{"$ref":"https://example.com/s.json"}`,
+		"required kind":  `{"type":"object","required":"a"}`,
+		"not json":       `{"type":`,
+		"bad pattern":    `{"type":"string","pattern":"("}`,
+		"dangling local": `{"$ref":"#/$defs/none"}`,
+		"self loop":      `{"$ref":"#"}`,
+		"mutual loop":    `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"anyOf":[{"type":"string"},{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`,
+	} {
+		if _, err := tools.NewRegistry(schemaTool{name: "t", schema: schema}); err == nil {
+			t.Errorf("%s: %s compiled", name, schema)
+		}
+	}
+}

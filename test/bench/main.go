@@ -1,9 +1,11 @@
 // Command bench measures ama-rpc end to end as a host sees it: it spawns
-// the binary, talks to it over pipes and reports time to hello, time to
-// agent_settled, stdout bytes and peak RSS for fake replies of many deltas.
+// the binary, talks to it over pipes and reports time to hello, the
+// baseline RSS of a server waiting on stdin, time to agent_settled, stdout
+// bytes and peak RSS for fake replies of many deltas.
 //
 //	go run ./test/bench -bin ./bin/ama-rpc [-deltas 10000,1000000] [-runs 5]
 //	go run ./test/bench -bin ./bin/ama-rpc -acp 100000 (the ACP vs rpc row only)
+//	go run ./test/bench -bin ./bin/ama-rpc -start 25 (the start-up rows only)
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,6 +30,7 @@ func main() {
 	deltas := flag.String("deltas", "10000,1000000", "comma-separated reply sizes in deltas")
 	runs := flag.Int("runs", 5, "runs per scenario (the median is reported)")
 	modes := flag.Int("acp", 0, "only the ACP vs rpc row: one reply of this many deltas in both modes")
+	starts := flag.Int("start", 0, "only the start-up rows (time to hello, baseline RSS) over this many starts")
 	flag.Parse()
 	abs, err := filepath.Abs(*bin)
 	if err != nil {
@@ -43,13 +47,32 @@ func main() {
 		return
 	}
 
+	n := *runs * 4
+	if *starts > 0 {
+		n = *starts
+	}
 	var hello []time.Duration
-	for i := 0; i < *runs*4; i++ {
-		hello = append(hello, timeToHello(*bin, dir))
+	var rss, hwm, anon, file, idle, idleAnon []int64
+	for i := 0; i < n; i++ {
+		b := baseline(*bin, dir)
+		hello = append(hello, b.hello)
+		rss, hwm = append(rss, b.rss), append(hwm, b.hwm)
+		anon, file = append(anon, b.anon), append(file, b.file)
+		idle, idleAnon = append(idle, b.idle), append(idleAnon, b.idleAnon)
 	}
 	fmt.Printf("%-28s %10s\n", "scenario", "median")
 	fmt.Printf("%-28s %10s   (n=%d, min %s, max %s)\n", "time to hello", median(hello).Round(10*time.Microsecond),
 		len(hello), minOf(hello).Round(10*time.Microsecond), maxOf(hello).Round(10*time.Microsecond))
+	// The binary's own pages (RssFile) depend on how the kernel cached the
+	// file (large folios map 2 MiB at a time); RssAnon is the process's.
+	fmt.Printf("%-28s %7.1f MiB   (VmRSS idle after hello and one get_state: anonymous %.1f, file %.1f; VmHWM %.1f; n=%d, min %.1f, max %.1f)\n",
+		"baseline RSS", mib(medianInt(rss)), mib(medianInt(anon)), mib(medianInt(file)), mib(medianInt(hwm)), len(rss),
+		mib(slices.Min(rss)), mib(slices.Max(rss)))
+	fmt.Printf("%-28s %7.1f MiB   (VmRSS %s later: anonymous %.1f; n=%d, min %.1f, max %.1f)\n", "baseline RSS, idle",
+		mib(medianInt(idle)), idleAfter, mib(medianInt(idleAnon)), len(idle), mib(slices.Min(idle)), mib(slices.Max(idle)))
+	if *starts > 0 {
+		return
+	}
 
 	if node, err := exec.LookPath("node"); err == nil {
 		// Start-up with a trivial host adapter versus Node's own start-up.
@@ -106,6 +129,89 @@ func fail(err error) {
 func env(dir string) []string {
 	return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "home", ".config"),
 		"XDG_DATA_HOME="+filepath.Join(dir, "home", ".local", "share"))
+}
+
+type start struct {
+	hello                time.Duration
+	rss, hwm, anon, file int64 // KiB, at once
+	idle, idleAnon       int64 // KiB, a second later
+}
+
+// idleAfter is how long after get_state's reply the idle RSS is read.
+const idleAfter = time.Second
+
+// baseline measures from spawn to hello (the first stdout line), then, once
+// a get_state has been answered (the server is idle, waiting on stdin), the
+// whole process's VmRSS and VmHWM from /proc/<pid>/status, and its VmRSS
+// again a second later.
+func baseline(bin, dir string) start {
+	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
+	cmd.Env = env(dir)
+	cmd.Dir = dir
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		fail(err)
+	}
+	br := bufio.NewReader(stdout)
+	if _, err := br.ReadString('\n'); err != nil {
+		fail(err)
+	}
+	s := start{hello: time.Since(t0)}
+	if _, err := io.WriteString(stdin, `{"id":"b","type":"get_state"}`+"\n"); err != nil {
+		fail(err)
+	}
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			fail(fmt.Errorf("stdout ended before get_state's reply: %v", err))
+		}
+		if strings.Contains(line, `"id":"b"`) {
+			break
+		}
+	}
+	st := status(cmd.Process.Pid)
+	s.rss, s.hwm, s.anon, s.file = st["VmRSS"], st["VmHWM"], st["RssAnon"], st["RssFile"]
+	// Idle: after what the server starts behind hello (the sandbox's
+	// self-test) and the return of the start-up garbage (app/memory.go).
+	time.Sleep(idleAfter)
+	st = status(cmd.Process.Pid)
+	s.idle, s.idleAnon = st["VmRSS"], st["RssAnon"]
+	stdin.Close()
+	_, _ = io.Copy(io.Discard, br)
+	_ = cmd.Wait()
+	return s
+}
+
+// status reads the memory lines (KiB) of a live process's
+// /proc/<pid>/status: VmRSS, VmHWM, RssAnon, RssFile.
+func status(pid int) map[string]int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		fail(err)
+	}
+	out := map[string]int64{}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || !strings.HasSuffix(v, " kB") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(v, " kB")), 10, 64)
+		if err != nil {
+			fail(fmt.Errorf("%s: %q: %w", k, v, err))
+		}
+		out[k] = n
+	}
+	return out
+}
+
+func mib(kib int64) float64 { return float64(kib) / 1024 }
+
+func medianInt(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // timeToHello measures from spawn to the first stdout line.
