@@ -22,6 +22,7 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/jsonline"
 	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
@@ -171,15 +172,14 @@ type evItem struct {
 	done    chan struct{}
 }
 
-// pipeConn joins the two pipe ends into one stream.
-type pipeConn struct {
+// pipes are ama-rpc's ends of the pipe pair; Close ends the child's input
+// first.
+type pipes struct {
 	r *os.File
 	w *os.File
 }
 
-func (p pipeConn) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipeConn) Close() error {
+func (p pipes) Close() error {
 	err := p.w.Close()
 	if e := p.r.Close(); err == nil {
 		err = e
@@ -268,7 +268,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
-	stream := jsonrpc2.NewPlainObjectStream(pipeConn{r: fromChildR, w: toChildW})
+	stream := jsonline.NewStream(fromChildR, toChildW, pipes{r: fromChildR, w: toChildW}, jsonline.MaxLine)
 	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
 	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
 

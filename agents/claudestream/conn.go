@@ -12,10 +12,6 @@ import (
 	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
-// MaxLine bounds one line of the CLI's output (a tool result can be
-// large).
-const MaxLine = 64 << 20
-
 // ErrClosed is returned once the CLI's output has ended.
 var ErrClosed = errors.New("claude stream closed")
 
@@ -51,7 +47,7 @@ type controlReply struct {
 // New starts reading r (the CLI's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
 	c := &Conn{line: jsonline.New[string, controlReply](w, ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
-	go c.line.Read(r, MaxLine, c.read, func() {
+	go c.line.Read(r, jsonline.MaxLine, c.read, func() {
 		c.mu.Lock()
 		for _, cancel := range c.cancels {
 			cancel()

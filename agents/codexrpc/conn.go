@@ -11,9 +11,6 @@ import (
 	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
-// MaxLine bounds one message of the server.
-const MaxLine = 64 << 20
-
 // ErrClosed is returned once the server's output has ended.
 var ErrClosed = errors.New("codex app-server closed")
 
@@ -54,7 +51,7 @@ type reply struct {
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
 	c := &Conn{line: jsonline.New[int64, reply](w, ErrClosed), h: h}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.line.Read(r, MaxLine, c.read, c.cancel)
+	go c.line.Read(r, jsonline.MaxLine, c.read, c.cancel)
 	return c
 }
 
