@@ -30,7 +30,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	opts.Sessions, opts.Base, opts.StartupID = ready.Sessions, ready.Base, ready.StartupID
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
-	w.early.open(acpNotice(srv))
+	w.serving(acpNotice(srv), srv.Owed())
 	releaseStartup()
 	err = srv.Run(ctx)
 	return runExit(ctx, err, env, w.log)
@@ -74,7 +74,7 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 			return acp.Ready{}, err
 		}
 		started.Store(nw)
-		nw.early.open(acpNotice(srv))
+		nw.serving(acpNotice(srv), srv.Owed())
 		return ready, nil
 	}
 	srv = acp.NewServer(opts)

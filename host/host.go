@@ -24,6 +24,7 @@ import (
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/internal/jsonline"
 	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -155,6 +156,7 @@ type Host struct {
 	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
+	owed         *stdio.Owed                          // where the bridge's requests are owed replies (SetOwed)
 	initErr      error                                // a registration rejected during initialize
 
 	askMu sync.Mutex // approvals are asked one at a time
@@ -265,7 +267,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
 		info: opts.Session, runEvents: map[string]func(agents.HostRunEvent){}, notifier: opts.Notify,
 		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
-		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
+		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}), owed: &stdio.Owed{Log: opts.Log},
 	}
 	go func() { _ = cmd.Wait(); close(h.exited) }()
 	stream := jsonline.NewStream(fromChildR, toChildW, pipes{r: fromChildR, w: toChildW}, jsonline.MaxLine)
@@ -507,29 +509,31 @@ func (h *Host) serve(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request)
 // reply is the one answer the bridge is owed for a request, and the one
 // place host writes answers: serve gives it for a method that answers at
 // once; a method that answers later takes its own (h.owe) to its
-// goroutine and returns errDeferred. A notification's answer is dropped
-// (logged when its params were bad); a second answer is a bug, logged and
-// dropped.
+// goroutine and returns errDeferred. It is a stdio.Reply of the protocol
+// server's owed replies (SetOwed), so the server's shutdown waits for it
+// as for its own. A notification's answer is dropped (logged when its
+// params were bad); a second answer is a bug (stdio.Reply.Send).
 type reply struct {
-	h    *Host
-	req  *jsonrpc2.Request
-	once sync.Once
+	h   *Host
+	req *jsonrpc2.Request
+	r   *stdio.Reply
 }
 
-func (h *Host) owe(req *jsonrpc2.Request) *reply { return &reply{h: h, req: req} }
+func (h *Host) owe(req *jsonrpc2.Request) *reply {
+	h.mu.Lock()
+	o := h.owed
+	h.mu.Unlock()
+	return &reply{h: h, req: req, r: o.Owe("host " + req.Method)}
+}
+
+// SetOwed counts the bridge's requests among the replies o owes (the
+// protocol server's, once it serves; before that the host's own, which
+// nobody waits for).
+func (h *Host) SetOwed(o *stdio.Owed) { h.locked(func() { h.owed = o }) }
 
 // send answers res ({} when nil), or the JSON-RPC error of err (an error
 // that is not one is internal).
-func (r *reply) send(res any, err error) {
-	first := false
-	r.once.Do(func() {
-		first = true
-		r.write(res, err)
-	})
-	if !first {
-		r.h.log.Error("second host reply dropped", zap.String("method", r.req.Method))
-	}
-}
+func (r *reply) send(res any, err error) { r.r.Send(func() { r.write(res, err) }) }
 
 func (r *reply) write(res any, err error) {
 	req, conn := r.req, r.h.conn
