@@ -30,7 +30,8 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	opts.Sessions, opts.Base, opts.StartupID = ready.Sessions, ready.Base, ready.StartupID
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
-	w.serving(acpNotice(srv), srv.Owed())
+	w.early.open(acpNotice(srv))
+	w.host.SetOwed(srv.Owed())
 	releaseStartup()
 	err = srv.Run(ctx)
 	return runExit(ctx, err, env, w.log)
@@ -74,7 +75,8 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 			return acp.Ready{}, err
 		}
 		started.Store(nw)
-		nw.serving(acpNotice(srv), srv.Owed())
+		nw.early.open(acpNotice(srv))
+		nw.host.SetOwed(srv.Owed())
 		return ready, nil
 	}
 	srv = acp.NewServer(opts)

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/armadra/ama-rpc/events"
-	"github.com/armadra/ama-rpc/internal/stdio"
 )
 
 // outbox holds the protocol events produced before the server serves: a
@@ -47,14 +46,4 @@ func (o *outbox) open(send func(events.Event) bool) {
 		send(e)
 	}
 	o.queue, o.send = nil, send
-}
-
-// serving opens the early outbox to the server (send) and makes the host's
-// deferred replies owed replies of the server (owed), which its shutdown
-// waits for.
-func (w *wiring) serving(send func(events.Event) bool, owed *stdio.Owed) {
-	w.early.open(send)
-	if w.host != nil {
-		w.host.SetOwed(owed)
-	}
 }

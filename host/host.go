@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -156,10 +157,10 @@ type Host struct {
 	nested       map[string]context.CancelFunc        // the adapter's nested calls by callId
 	runEvents    map[string]func(agents.HostRunEvent) // by runner.start callId
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
-	owed         *stdio.Owed                          // where the bridge's requests are owed replies (SetOwed)
 	initErr      error                                // a registration rejected during initialize
 
-	askMu sync.Mutex // approvals are asked one at a time
+	askMu sync.Mutex                 // approvals are asked one at a time
+	owed  atomic.Pointer[stdio.Owed] // where the bridge's requests are owed replies (SetOwed)
 
 	evMu   sync.Mutex
 	evQ    []evItem
@@ -172,21 +173,6 @@ type evItem struct {
 	name    string       // "" with update nil: a Flush marker
 	payload any
 	done    chan struct{}
-}
-
-// pipes are ama-rpc's ends of the pipe pair; Close ends the child's input
-// first.
-type pipes struct {
-	r *os.File
-	w *os.File
-}
-
-func (p pipes) Close() error {
-	err := p.w.Close()
-	if e := p.r.Close(); err == nil {
-		err = e
-	}
-	return err
 }
 
 // NodeRuntime finds the JavaScript runtime: explicit (AMA_NODE), else node
@@ -267,12 +253,13 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		disabled: map[string]bool{}, subs: map[string]bool{}, status: map[string]string{},
 		info: opts.Session, runEvents: map[string]func(agents.HostRunEvent){}, notifier: opts.Notify,
 		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
-		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}), owed: &stdio.Owed{Log: opts.Log},
+		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
+	h.owed.Store(&stdio.Owed{Log: opts.Log})
 	go func() { _ = cmd.Wait(); close(h.exited) }()
-	stream := jsonline.NewStream(fromChildR, toChildW, pipes{r: fromChildR, w: toChildW}, jsonline.MaxLine)
-	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
-	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
+	// Closing the connection ends the child's input first, then ours.
+	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), jsonline.NewStream(fromChildR, toChildW, jsonline.MaxLine), handlerFunc(h.serve))
+	go func() { <-h.conn.DisconnectNotify(); _ = fromChildR.Close(); close(h.gone); h.lost() }()
 
 	var res struct {
 		Status string `json:"status"`
@@ -520,16 +507,17 @@ type reply struct {
 }
 
 func (h *Host) owe(req *jsonrpc2.Request) *reply {
-	h.mu.Lock()
-	o := h.owed
-	h.mu.Unlock()
-	return &reply{h: h, req: req, r: o.Owe("host " + req.Method)}
+	return &reply{h: h, req: req, r: h.owed.Load().Owe("host " + req.Method)}
 }
 
 // SetOwed counts the bridge's requests among the replies o owes (the
 // protocol server's, once it serves; before that the host's own, which
-// nobody waits for).
-func (h *Host) SetOwed(o *stdio.Owed) { h.locked(func() { h.owed = o }) }
+// nobody waits for). nil-safe (no host).
+func (h *Host) SetOwed(o *stdio.Owed) {
+	if h != nil {
+		h.owed.Store(o)
+	}
+}
 
 // send answers res ({} when nil), or the JSON-RPC error of err (an error
 // that is not one is internal).

@@ -29,7 +29,7 @@ type Client struct {
 // New connects to an agent: in is the agent's stdout, out its stdin.
 func New(in io.Reader, out io.WriteCloser, h Handler) *Client {
 	c := &Client{}
-	c.conn = jsonrpc2.NewConn(context.Background(), jsonline.NewStream(in, out, out, jsonline.MaxLine), jsonrpc2.HandlerWithError(
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonline.NewStream(in, out, jsonline.MaxLine), jsonrpc2.HandlerWithError(
 		func(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 			var params json.RawMessage
 			if req.Params != nil {

@@ -46,7 +46,7 @@ type controlReply struct {
 
 // New starts reading r (the CLI's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
-	c := &Conn{line: jsonline.New[string, controlReply](w, ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
+	c := &Conn{line: jsonline.New[string, controlReply](w, "claude stream", ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
 	go c.line.Read(r, jsonline.MaxLine, c.read, func() {
 		c.mu.Lock()
 		for _, cancel := range c.cancels {
@@ -61,13 +61,7 @@ func New(r io.Reader, w io.Writer, h Handler) *Conn {
 func (c *Conn) Done() <-chan struct{} { return c.line.Done() }
 
 // Send writes one message line.
-func (c *Conn) Send(v any) error {
-	err := c.line.Write(v)
-	if err != nil && err != ErrClosed {
-		err = fmt.Errorf("claude stream: %w", err)
-	}
-	return err
-}
+func (c *Conn) Send(v any) error { return c.line.Write(v) }
 
 // Control sends a control_request and waits for its control_response.
 func (c *Conn) Control(ctx context.Context, request any) (json.RawMessage, error) {

@@ -1,11 +1,9 @@
-// Package jsonline is the one owner of the JSON-lines connections to other
-// programs over pipes (one JSON value per line in each direction): a
-// Reader of bounded lines, a serialised Writer of JSON lines, and on them
-// Conn (a read loop plus calls awaiting their answer by id, the envelopes
-// being the caller's: agents/claudestream, agents/codexrpc) and Stream (a
-// jsonrpc2.ObjectStream: host, agents/acpclient). codemode's parent and
-// script process use Reader and Writer directly. The process's own stdio
-// is internal/stdio's, never this package's.
+// Package jsonline owns the JSON-lines connections to other programs'
+// pipes: Reader (bounded lines), Writer (serialised JSON lines; codemode's
+// parent and script process), Conn (plus calls awaiting their answer by
+// id: agents/claudestream, agents/codexrpc) and Stream (a
+// jsonrpc2.ObjectStream: host, agents/acpclient). The process's own stdio
+// is internal/stdio's.
 //
 // Concurrency: Writer.Write, Conn.Write, Await and Deliver may be used
 // from any goroutine; a Reader, Conn.Read and Stream.ReadObject belong to
@@ -17,12 +15,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 )
 
-// MaxLine is the usual bound of one line a peer sends (a tool result or
-// an inline image can be large).
+// MaxLine is the usual bound of a peer's line (tool results can be large).
 const MaxLine = 64 << 20
 
 // Reader splits a peer's output into lines: at '\n', one trailing '\r'
@@ -30,8 +28,7 @@ const MaxLine = 64 << 20
 // '\n' still counted.
 type Reader struct{ sc *bufio.Scanner }
 
-// NewReader reads lines of less than max bytes (without their '\n') from
-// r.
+// NewReader reads lines of less than max bytes (without '\n') from r.
 func NewReader(r io.Reader, max int) *Reader {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, min(64<<10, max)), max)
@@ -53,9 +50,8 @@ func (r *Reader) Next() ([]byte, error) {
 	return nil, io.EOF
 }
 
-// Writer writes JSON lines, each whole and one at a time. json.Marshal
-// writes valid UTF-8 and escapes U+2028 and U+2029, so a value never
-// spans lines.
+// Writer writes JSON lines, each whole, one at a time (json.Marshal: valid
+// UTF-8, U+2028/U+2029 escaped, so a value never spans lines).
 type Writer struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -76,19 +72,18 @@ func (w *Writer) Write(v any) error {
 	return err
 }
 
-// Stream is a jsonrpc2.ObjectStream over a peer's pipes: one message per
-// line. A line that is not a message (or too long) fails ReadObject, which
-// ends the jsonrpc2 connection.
+// Stream is a jsonrpc2.ObjectStream, one message per line; a line that is
+// not a message (or too long) fails ReadObject, which ends the connection.
 type Stream struct {
 	r *Reader
 	w *Writer
-	c io.Closer
+	io.Closer
 }
 
 // NewStream reads messages of less than max bytes from r and writes them
-// to w; Close closes c.
-func NewStream(r io.Reader, w io.Writer, c io.Closer, max int) *Stream {
-	return &Stream{r: NewReader(r, max), w: NewWriter(w), c: c}
+// to w, which Close closes.
+func NewStream(r io.Reader, w io.WriteCloser, max int) *Stream {
+	return &Stream{r: NewReader(r, max), w: NewWriter(w), Closer: w}
 }
 
 // ReadObject decodes the next line into v.
@@ -103,22 +98,21 @@ func (s *Stream) ReadObject(v any) error {
 // WriteObject writes v as one line.
 func (s *Stream) WriteObject(v any) error { return s.w.Write(v) }
 
-// Close closes the connection's closer.
-func (s *Stream) Close() error { return s.c.Close() }
-
 // Conn is one connection; K is the type of call ids, R of answers.
 type Conn[K comparable, R any] struct {
 	w      *Writer
-	closed error // what Write and Await return once Done is closed
+	name   string // what a write error is prefixed with
+	closed error  // what Write and Await return once Done is closed
 
 	mu      sync.Mutex
 	pending map[K]chan R
 	done    chan struct{}
 }
 
-// New returns a connection writing to w (the peer's stdin).
-func New[K comparable, R any](w io.Writer, closed error) *Conn[K, R] {
-	return &Conn[K, R]{w: NewWriter(w), closed: closed, pending: map[K]chan R{}, done: make(chan struct{})}
+// New returns a connection writing to w (the peer's stdin); name prefixes
+// its write errors, closed is the error once the peer's output has ended.
+func New[K comparable, R any](w io.Writer, name string, closed error) *Conn[K, R] {
+	return &Conn[K, R]{w: NewWriter(w), name: name, closed: closed, pending: map[K]chan R{}, done: make(chan struct{})}
 }
 
 // Done is closed when the peer's output has ended.
@@ -132,7 +126,10 @@ func (c *Conn[K, R]) Write(v any) error {
 		return c.closed
 	default:
 	}
-	return c.w.Write(v)
+	if err := c.w.Write(v); err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
 }
 
 // Await registers id, runs send (which writes the call) and waits for

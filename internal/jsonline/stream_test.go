@@ -1,7 +1,6 @@
 package jsonline_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,13 +16,13 @@ var _ jsonrpc2.ObjectStream = (*jsonline.Stream)(nil)
 
 // tee records what one end writes, line by line.
 type tee struct {
-	io.Writer
+	io.WriteCloser
 	lines chan string
 }
 
 func (t tee) Write(b []byte) (int, error) {
 	t.lines <- string(b)
-	return t.Writer.Write(b)
+	return t.WriteCloser.Write(b)
 }
 
 // Two jsonrpc2 connections on Streams: a call and a notification cross,
@@ -34,9 +33,9 @@ func TestStreamJSONRPC(t *testing.T) {
 	bIn, aOut := io.Pipe()
 	sent := make(chan string, 8)
 	notified := make(chan string, 1)
-	a := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(aIn, tee{aOut, sent}, aOut, 1<<10), jsonrpc2.HandlerWithError(
+	a := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(aIn, tee{aOut, sent}, 1<<10), jsonrpc2.HandlerWithError(
 		func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
-	b := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(bIn, bOut, bOut, 1<<10), jsonrpc2.HandlerWithError(
+	b := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(bIn, bOut, 1<<10), jsonrpc2.HandlerWithError(
 		func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 			var p string
 			_ = json.Unmarshal(*req.Params, &p)
@@ -69,8 +68,7 @@ func TestStreamBadLine(t *testing.T) {
 	for _, in := range []string{"\n\nnot json\n", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 1<<10) + `"}` + "\n"} {
 		// The input stays open: only the bad line can end the connection.
 		open, keep := io.Pipe()
-		var out bytes.Buffer
-		c := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(io.MultiReader(strings.NewReader(in), open), &out, keep, 1<<10),
+		c := jsonrpc2.NewConn(context.Background(), jsonline.NewStream(io.MultiReader(strings.NewReader(in), open), keep, 1<<10),
 			jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
 		<-c.DisconnectNotify()
 		_ = keep.Close()
