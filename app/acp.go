@@ -31,6 +31,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	opts.Settle = func() { hostSettle(w) }
 	srv := acp.NewServer(opts)
 	w.early.open(acpNotice(srv))
+	w.host.SetOwed(srv.Owed())
 	releaseStartup()
 	err = srv.Run(ctx)
 	return runExit(ctx, err, env, w.log)
@@ -75,6 +76,7 @@ func runACPGate(ctx context.Context, env Env, flags *Flags, log *zap.Logger, cau
 		}
 		started.Store(nw)
 		nw.early.open(acpNotice(srv))
+		nw.host.SetOwed(srv.Owed())
 		return ready, nil
 	}
 	srv = acp.NewServer(opts)

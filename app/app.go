@@ -683,7 +683,8 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 		return startupFailed(ctx, env, w, err)
 	}
 	var srv *rpc.Server
-	opts.Serving = func() { w.early.open(srv.Send) }
+	// The host's deferred replies are the server's owed replies from now on.
+	opts.Serving = func() { w.early.open(srv.Send); w.host.SetOwed(srv.Owed()) }
 	opts.Settle = func() { hostSettle(w) }
 	srv = rpc.NewServer(opts)
 	if env.Hooks != nil && env.Hooks.OnServer != nil {

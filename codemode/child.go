@@ -1,7 +1,6 @@
 package codemode
 
 import (
-	"bufio"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -13,11 +12,12 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dop251/goja"
 	"golang.org/x/sys/unix"
+
+	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
 // ChildArg is the hidden first argument that turns an ama-rpc process
@@ -49,29 +49,26 @@ type errMemory struct{ mb int }
 // instead of taking the machine's memory.
 func childMain(in io.Reader, out io.Writer) int {
 	start := time.Now()
-	lines := bufio.NewScanner(in)
-	lines.Buffer(make([]byte, 64*1024), 64<<20)
-	if !lines.Scan() {
-		return 3
-	}
+	lines := jsonline.NewReader(in, jsonline.MaxLine)
+	first, err := lines.Next()
 	var run runMsg
-	if err := json.Unmarshal(lines.Bytes(), &run); err != nil || run.Type != "run" {
+	if err != nil || json.Unmarshal(first, &run) != nil || run.Type != "run" {
 		return 3
 	}
 	limitMemory(run.MaxHeapMB)
-	w := &childWriter{enc: json.NewEncoder(out)}
+	w := jsonline.NewWriter(out)
 	results := make(chan resultMsg, 16)
 	go func() {
 		defer close(results)
-		for lines.Scan() {
+		for line, err := lines.Next(); err == nil; line, err = lines.Next() {
 			var m resultMsg
-			if json.Unmarshal(lines.Bytes(), &m) == nil && m.Type == "tool_result" {
+			if json.Unmarshal(line, &m) == nil && m.Type == "tool_result" {
 				results <- m
 			}
 		}
 	}()
 	ok, errText := runScript(&run, w, results)
-	w.send(childMsg{Type: "done", OK: ok, Error: errText, ElapsedMs: time.Since(start).Milliseconds()})
+	_ = w.Write(childMsg{Type: "done", OK: ok, Error: errText, ElapsedMs: time.Since(start).Milliseconds()})
 	return 0
 }
 
@@ -88,17 +85,6 @@ func limitMemory(mb int) {
 	_ = unix.Setrlimit(unix.RLIMIT_DATA, &unix.Rlimit{Cur: hard, Max: hard})
 }
 
-type childWriter struct {
-	mu  sync.Mutex
-	enc *json.Encoder
-}
-
-func (w *childWriter) send(m childMsg) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_ = w.enc.Encode(m)
-}
-
 var (
 	scriptLine = regexp.MustCompile(`script:(\d+):`)
 	syntaxLine = regexp.MustCompile(`Line (\d+):`)
@@ -108,7 +94,7 @@ var (
 // runScript is the event loop: the script runs until it awaits, then each
 // tool result settles its promise (which runs the continuations) until the
 // script's promise settles.
-func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, string) {
+func runScript(run *runMsg, w *jsonline.Writer, results <-chan resultMsg) (bool, string) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(2000)
 	harden(vm)
@@ -128,10 +114,10 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 		}
 		nextID++
 		waiting[nextID] = pending{resolve, reject}
-		w.send(childMsg{Type: "tool_call", ID: nextID, Name: name, Input: json.RawMessage(args)})
+		_ = w.Write(childMsg{Type: "tool_call", ID: nextID, Name: name, Input: json.RawMessage(args)})
 		return vm.ToValue(p)
 	})
-	_ = host.Set("out", func(text string) { w.send(childMsg{Type: "output", Text: text}) })
+	_ = host.Set("out", func(text string) { _ = w.Write(childMsg{Type: "output", Text: text}) })
 	names := make([]string, len(run.Tools))
 	decls := vm.NewObject()
 	for i, t := range run.Tools {
@@ -206,7 +192,7 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 		return false, err.Error()
 	}
 
-	w.send(childMsg{Type: "ready"}) // the script's deadline starts now
+	_ = w.Write(childMsg{Type: "ready"}) // the script's deadline starts now
 	prog, err := goja.Compile("script", "(async () => {\n"+run.Script+"\n})()", false)
 	if err != nil {
 		return failed(err)
@@ -259,7 +245,7 @@ func runScript(run *runMsg, w *childWriter, results <-chan resultMsg) (bool, str
 			for k, v := range entries {
 				out[k] = json.RawMessage(v)
 			}
-			w.send(childMsg{Type: "store", Entries: out})
+			_ = w.Write(childMsg{Type: "store", Entries: out})
 		}
 	}
 	return true, ""

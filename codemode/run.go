@@ -1,7 +1,6 @@
 package codemode
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/armadra/ama-rpc/internal/jsonline"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/tools"
 )
@@ -75,23 +75,17 @@ func (t *Tool) execute(ctx context.Context, run *runMsg, opts options, callable 
 		return failStart(o, err)
 	}
 	kill := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var wmu sync.Mutex
-	enc := json.NewEncoder(stdin)
-	send := func(v any) {
-		wmu.Lock()
-		defer wmu.Unlock()
-		_ = enc.Encode(v) // a dead child's pipe fails; its end is seen on stdout
-	}
+	lines := jsonline.NewWriter(stdin)
+	send := func(v any) { _ = lines.Write(v) } // a dead child's pipe fails; its end is seen on stdout
 	send(run)
 
 	msgs := make(chan childMsg, 16)
 	go func() {
 		defer close(msgs)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 64*1024), maxKeptOutput+1024)
-		for sc.Scan() {
+		rd := jsonline.NewReader(stdout, maxKeptOutput+1024)
+		for line, err := rd.Next(); err == nil; line, err = rd.Next() {
 			var m childMsg
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
+			if json.Unmarshal(line, &m) == nil {
 				msgs <- m
 			}
 		}

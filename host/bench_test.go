@@ -15,17 +15,22 @@ import (
 )
 
 func startEcho(tb testing.TB) *host.Host {
+	return startAdapter(tb, `module.exports = {hostApi: 1, create(api) {
+  api.tools.register({name: "host_echo", permission: "read", description: "Echo.", parameters: {type: "object", properties: {text: {type: "string"}}, required: ["text"]},
+    execute: async (input) => ({content: "host echo: " + input.text})});
+  return {id: "echo"};
+}};`)
+}
+
+// startAdapter runs the adapter src (skipped without Node.js).
+func startAdapter(tb testing.TB, src string) *host.Host {
 	tb.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		tb.Skip("needs Node.js")
 	}
 	dir := tb.TempDir()
-	mod := filepath.Join(dir, "echo.cjs")
-	if err := os.WriteFile(mod, []byte(`module.exports = {hostApi: 1, create(api) {
-  api.tools.register({name: "host_echo", permission: "read", description: "Echo.", parameters: {type: "object", properties: {text: {type: "string"}}, required: ["text"]},
-    execute: async (input) => ({content: "host echo: " + input.text})});
-  return {id: "echo"};
-}};`), 0o644); err != nil {
+	mod := filepath.Join(dir, "adapter.cjs")
+	if err := os.WriteFile(mod, []byte(src), 0o644); err != nil {
 		tb.Fatal(err)
 	}
 	h, err := host.Start(context.Background(), host.Options{Module: mod, Cwd: dir, Mode: "rpc", Version: "test",

@@ -14,8 +14,9 @@
 // dispatcher's observer (HookExecuted, non-blocking).
 //
 // The transport is a private pipe pair (fds 3 and 4 of the child), never
-// the process's stdio, framed as one JSON object per line by
-// jsonrpc2.NewPlainObjectStream (jsonrpc2.Conn serialises the writes).
+// the process's stdio, framed as one JSON object per line of at most
+// jsonline.MaxLine bytes by jsonline.Stream (a line that is not a message,
+// or longer, ends the connection as the bridge's exit does).
 //
 // Tools registered after create() join through ToolSet (a
 // session.GrowingToolSet over the start-up registry). A running host

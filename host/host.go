@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -22,7 +23,9 @@ import (
 
 	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/internal/childenv"
+	"github.com/armadra/ama-rpc/internal/jsonline"
 	"github.com/armadra/ama-rpc/internal/ownfs"
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -156,7 +159,8 @@ type Host struct {
 	warmDecider  bool                                 // a cache.onWarmingDecision handler is registered
 	initErr      error                                // a registration rejected during initialize
 
-	askMu sync.Mutex // approvals are asked one at a time
+	askMu sync.Mutex                 // approvals are asked one at a time
+	owed  atomic.Pointer[stdio.Owed] // where the bridge's requests are owed replies (SetOwed)
 
 	evMu   sync.Mutex
 	evQ    []evItem
@@ -169,22 +173,6 @@ type evItem struct {
 	name    string       // "" with update nil: a Flush marker
 	payload any
 	done    chan struct{}
-}
-
-// pipeConn joins the two pipe ends into one stream.
-type pipeConn struct {
-	r *os.File
-	w *os.File
-}
-
-func (p pipeConn) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeConn) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipeConn) Close() error {
-	err := p.w.Close()
-	if e := p.r.Close(); err == nil {
-		err = e
-	}
-	return err
 }
 
 // NodeRuntime finds the JavaScript runtime: explicit (AMA_NODE), else node
@@ -267,10 +255,11 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 		calls: map[string]liveCall{}, nested: map[string]context.CancelFunc{}, instrFiles: map[string]string{},
 		evWake: make(chan struct{}, 1), evDone: make(chan struct{}), gone: make(chan struct{}),
 	}
+	h.owed.Store(&stdio.Owed{Log: opts.Log})
 	go func() { _ = cmd.Wait(); close(h.exited) }()
-	stream := jsonrpc2.NewPlainObjectStream(pipeConn{r: fromChildR, w: toChildW})
-	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), stream, handlerFunc(h.serve))
-	go func() { <-h.conn.DisconnectNotify(); close(h.gone); h.lost() }()
+	// Closing the connection ends the child's input first, then ours.
+	h.conn = jsonrpc2.NewConn(context.WithoutCancel(ctx), jsonline.NewStream(fromChildR, toChildW, jsonline.MaxLine), handlerFunc(h.serve))
+	go func() { <-h.conn.DisconnectNotify(); _ = fromChildR.Close(); close(h.gone); h.lost() }()
 
 	var res struct {
 		Status string `json:"status"`
@@ -507,29 +496,32 @@ func (h *Host) serve(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request)
 // reply is the one answer the bridge is owed for a request, and the one
 // place host writes answers: serve gives it for a method that answers at
 // once; a method that answers later takes its own (h.owe) to its
-// goroutine and returns errDeferred. A notification's answer is dropped
-// (logged when its params were bad); a second answer is a bug, logged and
-// dropped.
+// goroutine and returns errDeferred. It is a stdio.Reply of the protocol
+// server's owed replies (SetOwed), so the server's shutdown waits for it
+// as for its own. A notification's answer is dropped (logged when its
+// params were bad); a second answer is a bug (stdio.Reply.Send).
 type reply struct {
-	h    *Host
-	req  *jsonrpc2.Request
-	once sync.Once
+	h   *Host
+	req *jsonrpc2.Request
+	r   *stdio.Reply
 }
 
-func (h *Host) owe(req *jsonrpc2.Request) *reply { return &reply{h: h, req: req} }
+func (h *Host) owe(req *jsonrpc2.Request) *reply {
+	return &reply{h: h, req: req, r: h.owed.Load().Owe("host " + req.Method)}
+}
+
+// SetOwed counts the bridge's requests among the replies o owes (the
+// protocol server's, once it serves; before that the host's own, which
+// nobody waits for). nil-safe (no host).
+func (h *Host) SetOwed(o *stdio.Owed) {
+	if h != nil {
+		h.owed.Store(o)
+	}
+}
 
 // send answers res ({} when nil), or the JSON-RPC error of err (an error
 // that is not one is internal).
-func (r *reply) send(res any, err error) {
-	first := false
-	r.once.Do(func() {
-		first = true
-		r.write(res, err)
-	})
-	if !first {
-		r.h.log.Error("second host reply dropped", zap.String("method", r.req.Method))
-	}
-}
+func (r *reply) send(res any, err error) { r.r.Send(func() { r.write(res, err) }) }
 
 func (r *reply) write(res any, err error) {
 	req, conn := r.req, r.h.conn

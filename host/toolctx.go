@@ -80,16 +80,21 @@ func (h *Host) nestedCtx(parent context.Context, callID string) (context.Context
 	}
 }
 
-// executeTool serves tool.executeTool: the nested call runs through the
-// session's pipeline on its own goroutine; the answer is its ToolResult.
-func (h *Host) executeTool(r *reply, raw json.RawMessage) error {
-	var p struct {
-		ToolCallID string          `json:"toolCallId"`
-		CallRef    string          `json:"callRef"`
-		CallID     string          `json:"callId"`
-		Name       string          `json:"name"`
-		Input      json.RawMessage `json:"input"`
-	}
+// nestedParams are the params of a running call's nested requests.
+type nestedParams struct {
+	ToolCallID string          `json:"toolCallId"`
+	CallRef    string          `json:"callRef"`
+	CallID     string          `json:"callId"`
+	Name       string          `json:"name"`    // tool.executeTool
+	Input      json.RawMessage `json:"input"`   // tool.executeTool
+	Request    json.RawMessage `json:"request"` // tool.spawnSubagent
+}
+
+// serveNested serves a nested request of the running call it names: run works
+// on its own goroutine, with a ctx that the call's end or tool.cancel
+// ends, and its answer is the request's.
+func (h *Host) serveNested(r *reply, raw json.RawMessage, run func(ctx context.Context, lc liveCall, p nestedParams) (any, error)) error {
+	var p nestedParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
 	}
@@ -100,43 +105,33 @@ func (h *Host) executeTool(r *reply, raw json.RawMessage) error {
 	ctx, done := h.nestedCtx(lc.ctx, p.CallID)
 	go func() {
 		defer done()
-		res := lc.cs.ExecuteTool(ctx, p.Name, p.Input)
+		res, err := run(ctx, lc, p)
 		h.pushTasks(p.ToolCallID, p.CallRef, lc)
-		r.send(wireOf(res), nil)
+		r.send(res, err)
 	}()
 	return errDeferred
+}
+
+// executeTool serves tool.executeTool: the nested call runs through the
+// session's pipeline; the answer is its ToolResult.
+func (h *Host) executeTool(r *reply, raw json.RawMessage) error {
+	return h.serveNested(r, raw, func(ctx context.Context, lc liveCall, p nestedParams) (any, error) {
+		return wireOf(lc.cs.ExecuteTool(ctx, p.Name, p.Input)), nil
+	})
 }
 
 // spawnSubagent serves tool.spawnSubagent: the SubagentRequest becomes the
 // task tool's arguments (same names), the task's result a SubagentResult.
 func (h *Host) spawnSubagent(r *reply, raw json.RawMessage) error {
-	var p struct {
-		ToolCallID string          `json:"toolCallId"`
-		CallRef    string          `json:"callRef"`
-		CallID     string          `json:"callId"`
-		Request    json.RawMessage `json:"request"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
-	}
-	lc, ok := h.liveCall(p.ToolCallID, p.CallRef)
-	if !ok {
-		return errNotRunning(p.ToolCallID)
-	}
-	ctx, done := h.nestedCtx(lc.ctx, p.CallID)
-	go func() {
-		defer done()
+	return h.serveNested(r, raw, func(ctx context.Context, lc liveCall, p nestedParams) (any, error) {
 		res, ok := lc.cs.SpawnSubagent(ctx, p.Request)
-		h.pushTasks(p.ToolCallID, p.CallRef, lc)
 		if !ok {
-			r.send(nil, &jsonrpc2.Error{Code: -32000,
+			return nil, &jsonrpc2.Error{Code: -32000,
 				Message: "spawnSubagent is not available: sub-agents are off here (depth 1, or the task tool is not registered)",
-				Data:    rawJSON(`{"code":"unavailable"}`)})
-			return
+				Data:    rawJSON(`{"code":"unavailable"}`)}
 		}
-		r.send(subagentResultOf(res), nil)
-	}()
-	return errDeferred
+		return subagentResultOf(res), nil
+	})
 }
 
 // appendCustom serves session.appendCustom (a notification).

@@ -209,6 +209,11 @@ func (s *Server) Notify(level, message string) bool {
 	return s.Send(events.Notification{Level: level, Message: message})
 }
 
+// Owed is what the server owes before it may shut down: a host adapter's
+// deferred replies join it (host.SetOwed), so the shutdown waits for them
+// as for its own.
+func (s *Server) Owed() *stdio.Owed { return &s.pending }
+
 // Send writes an event that no session publishes (a host adapter's
 // notification, the startup SessionStart hooks' hook_executed). It
 // reports false when the server is not serving (before hello, after the
@@ -395,6 +400,10 @@ func (s *Server) shutdown(interrupted bool) {
 	_ = s.current().WaitIdle(context.Background()) // a switch may have happened while replies were owed
 	if s.opts.Settle != nil && !interrupted {
 		s.opts.Settle()
+		// What the host's handlers asked while settling (its owed
+		// replies) and the run a messages.sendUser started end first.
+		s.waitPending()
+		_ = s.current().WaitIdle(context.Background())
 	}
 	// The exit order (session.Manager.Exit) while the stream is still
 	// subscribed: SessionEnd's hook_executed is written too.

@@ -7,6 +7,8 @@ import (
 	"io"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
 // Handler serves what the agent sends.
@@ -26,12 +28,8 @@ type Client struct {
 
 // New connects to an agent: in is the agent's stdout, out its stdin.
 func New(in io.Reader, out io.WriteCloser, h Handler) *Client {
-	stream := jsonrpc2.NewPlainObjectStream(struct {
-		io.Reader
-		io.WriteCloser
-	}{in, out})
 	c := &Client{}
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.HandlerWithError(
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonline.NewStream(in, out, jsonline.MaxLine), jsonrpc2.HandlerWithError(
 		func(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 			var params json.RawMessage
 			if req.Params != nil {

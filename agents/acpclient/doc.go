@@ -1,6 +1,7 @@
 // Package acpclient is the client end of the Agent Client Protocol over a
-// child process's stdio: JSON-RPC 2.0, one message per line, on
-// sourcegraph/jsonrpc2 (the same library as the server end, rpc/acp).
+// child process's stdio: JSON-RPC 2.0 on sourcegraph/jsonrpc2 (the same
+// library as the server end, rpc/acp), one message per line of at most
+// jsonline.MaxLine bytes (internal/jsonline's Stream).
 // It knows the wire only; package agents maps the agent's updates and
 // permission requests to tasks and approvals.
 //

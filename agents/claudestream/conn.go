@@ -12,10 +12,6 @@ import (
 	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
-// MaxLine bounds one line of the CLI's output (a tool result can be
-// large).
-const MaxLine = 64 << 20
-
 // ErrClosed is returned once the CLI's output has ended.
 var ErrClosed = errors.New("claude stream closed")
 
@@ -50,8 +46,8 @@ type controlReply struct {
 
 // New starts reading r (the CLI's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
-	c := &Conn{line: jsonline.New[string, controlReply](w, ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
-	go c.line.Read(r, MaxLine, c.read, func() {
+	c := &Conn{line: jsonline.New[string, controlReply](w, "claude stream", ErrClosed), h: h, cancels: map[string]context.CancelFunc{}}
+	go c.line.Read(r, jsonline.MaxLine, c.read, func() {
 		c.mu.Lock()
 		for _, cancel := range c.cancels {
 			cancel()
@@ -65,13 +61,7 @@ func New(r io.Reader, w io.Writer, h Handler) *Conn {
 func (c *Conn) Done() <-chan struct{} { return c.line.Done() }
 
 // Send writes one message line.
-func (c *Conn) Send(v any) error {
-	err := c.line.Write(v)
-	if err != nil && err != ErrClosed {
-		err = fmt.Errorf("claude stream: %w", err)
-	}
-	return err
-}
+func (c *Conn) Send(v any) error { return c.line.Write(v) }
 
 // Control sends a control_request and waits for its control_response.
 func (c *Conn) Control(ctx context.Context, request any) (json.RawMessage, error) {

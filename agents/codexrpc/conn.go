@@ -11,9 +11,6 @@ import (
 	"github.com/armadra/ama-rpc/internal/jsonline"
 )
 
-// MaxLine bounds one message of the server.
-const MaxLine = 64 << 20
-
 // ErrClosed is returned once the server's output has ended.
 var ErrClosed = errors.New("codex app-server closed")
 
@@ -52,22 +49,14 @@ type reply struct {
 
 // New starts reading r (the server's stdout); w is its stdin.
 func New(r io.Reader, w io.Writer, h Handler) *Conn {
-	c := &Conn{line: jsonline.New[int64, reply](w, ErrClosed), h: h}
+	c := &Conn{line: jsonline.New[int64, reply](w, "codex app-server", ErrClosed), h: h}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	go c.line.Read(r, MaxLine, c.read, c.cancel)
+	go c.line.Read(r, jsonline.MaxLine, c.read, c.cancel)
 	return c
 }
 
 // Done is closed when the server's output ended.
 func (c *Conn) Done() <-chan struct{} { return c.line.Done() }
-
-func (c *Conn) write(v any) error {
-	err := c.line.Write(v)
-	if err != nil && err != ErrClosed {
-		err = fmt.Errorf("codex app-server: %w", err)
-	}
-	return err
-}
 
 // Call sends a request and decodes its result into result (nil: ignored).
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
@@ -76,7 +65,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if params != nil {
 		msg["params"] = params
 	}
-	r, err := c.line.Await(ctx, id, func() error { return c.write(msg) })
+	r, err := c.line.Await(ctx, id, func() error { return c.line.Write(msg) })
 	switch {
 	case err != nil:
 		return err
@@ -97,7 +86,7 @@ func (c *Conn) Notify(method string, params any) error {
 	if params != nil {
 		msg["params"] = params
 	}
-	return c.write(msg)
+	return c.line.Write(msg)
 }
 
 func (c *Conn) read(line []byte) {
@@ -137,5 +126,5 @@ func (c *Conn) serve(id json.RawMessage, method string, params json.RawMessage) 
 	default:
 		msg["result"] = res
 	}
-	_ = c.write(msg)
+	_ = c.line.Write(msg)
 }

@@ -16,7 +16,7 @@ func TestConn(t *testing.T) {
 	closed := errors.New("closed")
 	pr, pw := io.Pipe()
 	var out bytes.Buffer
-	c := New[int, string](&out, closed)
+	c := New[int, string](&out, "test", closed)
 	ended := false
 	go c.Read(pr, 1<<10, func(l []byte) { c.Deliver(len(l), string(l)) }, func() { ended = true })
 	got, err := c.Await(context.Background(), 3, func() error {

@@ -189,6 +189,7 @@ func (s *Server) shutdown(interrupted bool) {
 	s.work.Wait()
 	if s.opts.Settle != nil && !interrupted {
 		s.opts.Settle()
+		s.work.Wait() // the replies the host's handlers asked for while settling
 	}
 	if s.opts.Sessions != nil {
 		// The exit order (host session_shutdown, SessionEnd{exit} of every
@@ -203,6 +204,11 @@ func (s *Server) shutdown(interrupted bool) {
 	_ = s.conn.Close()
 	s.w.Flush()
 }
+
+// Owed is what the server owes before it may shut down: a host adapter's
+// deferred replies join it (host.SetOwed), so the shutdown waits for them
+// as for its own.
+func (s *Server) Owed() *stdio.Owed { return &s.work }
 
 // deps are the sessions' shared dependencies (nil before a start-up
 // without a model has finished).
