@@ -71,6 +71,9 @@ bench: build
 	$(GO) run ./test/bench -bin $(BIN)
 	$(GO) test -run '^$$' -bench ChunkLine -benchmem ./rpc/acp
 	$(GO) run ./test/bench -bin $(BIN) -acp 100000
+	# ACP session/new with the session file made durable, next to
+	# --no-session (store's BenchmarkCreateSteps, above, splits it up).
+	$(GO) run ./test/bench -bin $(BIN) -acpnew 60
 	# HTTP stream: the OpenAI adapter vs curl on the bench mock's 100k-delta
 	# reply, same run (skips without ../shared/bench/mock_openai.py).
 	$(GO) run ./test/bench/httpstream -deltas 100000

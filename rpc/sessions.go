@@ -126,7 +126,7 @@ func (t treeAnswer) writeOK(s *Server, c *command) {
 	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
 	s.w.SendPieces(len(head)+t.tree.Len()+len("}}\n"), func(emit func([]byte)) {
 		emit(head)
-		t.tree.WriteTo(stdio.ChunkSize, emit)
+		t.tree.WriteTo(stdio.PieceSize, emit)
 		emit([]byte("}}\n"))
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/store"
 	"github.com/armadra/ama-rpc/trace"
 )
@@ -185,9 +186,11 @@ func writeFloorPieces(b *testing.B, dir string, data []byte) {
 	os.Remove(f.Name())
 }
 
-// BenchmarkGetTree is get_tree as the rpc server writes it (the session's
-// nodes written as JSON in pieces of the writer's chunk size, never built
-// whole), next to writing the same bytes to a file from one buffer.
+// BenchmarkGetTree is get_tree: its JSON written in pieces to a file
+// (get_tree), and the whole response line as the rpc server writes it,
+// through the stdout writer, to a file (wire) and to a pipe a reader
+// drains (wire-pipe); next to writing the same bytes with one write
+// (floor, floor-pipe) and in the writer's pieces (floor-pieces).
 func BenchmarkGetTree(b *testing.B) {
 	for _, n := range cmdSizes() {
 		b.Run(sizeName(n), func(b *testing.B) {
@@ -204,13 +207,38 @@ func BenchmarkGetTree(b *testing.B) {
 				}
 				cpu()
 			})
-			// The writer writes every line in pieces of stdio.ChunkSize;
-			// to a regular file that costs more than one write.
+			// The writer writes a get_tree line in pieces of about
+			// stdio.PieceSize, one write each; to a regular file that
+			// costs more than one write.
 			b.Run("floor-pieces", func(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				cpu := cpuMeter(b)
 				for b.Loop() {
 					writeFloorPieces(b, dir, out)
+				}
+				cpu()
+			})
+			// stdout is a pipe: the floor there is one write of the bytes
+			// into a pipe that a reader drains (the reader's CPU counts in
+			// both rows).
+			b.Run("floor-pipe", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					pipeTo(b, func(f *os.File) {
+						if _, err := f.Write(out); err != nil {
+							b.Fatal(err)
+						}
+					})
+				}
+				cpu()
+			})
+			b.Run("wire-pipe", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				b.ReportAllocs()
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					pipeTo(b, func(f *os.File) { writeTreeLine(b, s, f) })
 				}
 				cpu()
 			})
@@ -240,12 +268,70 @@ func BenchmarkGetTree(b *testing.B) {
 				}
 				cpu()
 			})
+			// The same line as the rpc server sends it: through the stdout
+			// writer (stdio.Writer.SendPieces: one writer goroutine,
+			// backpressure, the UTF-8 pass), to a file.
+			b.Run("wire", func(b *testing.B) {
+				b.SetBytes(int64(len(out)))
+				b.ReportAllocs()
+				cpu := cpuMeter(b)
+				for b.Loop() {
+					f, err := os.CreateTemp(dir, "wire-")
+					if err != nil {
+						b.Fatal(err)
+					}
+					writeTreeLine(b, s, f)
+					f.Close()
+					os.Remove(f.Name())
+				}
+				cpu()
+			})
 		})
 	}
 }
 
-// treePiece is the piece size rpc writes get_tree in (stdio.ChunkSize).
-const treePiece = 64 << 10
+// writeTreeLine writes get_tree's response line to f as the rpc server
+// does: through a stdout writer, in pieces produced on its goroutine.
+func writeTreeLine(b *testing.B, s *Session, f *os.File) {
+	w := stdio.NewWriter(f, stdio.WriterOptions{})
+	tree, err := s.TreeJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	head := []byte(`{"id":"1","type":"response","command":"get_tree","success":true,"data":{"tree":`)
+	w.SendPieces(len(head)+tree.Len()+3, func(emit func([]byte)) {
+		emit(head)
+		tree.WriteTo(stdio.PieceSize, emit)
+		emit([]byte("}}\n"))
+	})
+	w.Close()
+}
+
+// pipeTo runs write on the write end of a pipe whose read end a
+// goroutine drains (as a host reads stdout), and waits for the drain.
+func pipeTo(b *testing.B, write func(*os.File)) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		buf := make([]byte, 1<<20)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				break
+			}
+		}
+		r.Close()
+		close(done)
+	}()
+	write(w)
+	w.Close()
+	<-done
+}
+
+// treePiece is the piece size rpc writes get_tree in.
+const treePiece = stdio.PieceSize
 
 func mustTree(b *testing.B, s *Session) []*store.Node {
 	nodes, err := s.Tree()

@@ -15,7 +15,8 @@
 //   - Writing: Create (mode 0600, dirs 0700; a new session's small file
 //     in place with O_EXCL, a large one such as a fork through a temp
 //     file + rename; both fsynced, with the directory, before Create
-//     returns), then
+//     returns: a new small file's two fsyncs run at once, the
+//     directory's on a goroutine that ends before Create returns), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.

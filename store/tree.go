@@ -23,7 +23,14 @@ type Tree struct {
 	orphans map[string][]int32 // missing parent id → roots waiting for it
 	leaf    *string
 	labels  map[string]string
-	name    string
+	// labelAt holds the labels by their target's index, resolved when
+	// each label entry was noted (its target is then usually the entry
+	// just before, hot in the cache): NodesJSON copies it instead of
+	// looking every label's target up again. lateLabel: a label named an
+	// id not (yet) in the tree, so labelAt is not the whole story.
+	labelAt   map[int32]string
+	lateLabel bool
+	name      string
 	// slab backs the first child of each entry NewTree links (one
 	// allocation for a chain, not one per entry); empty afterwards.
 	slab []int32
@@ -40,6 +47,7 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		kids:    make([][]int32, n),
 		orphans: map[string][]int32{},
 		labels:  map[string]string{},
+		labelAt: map[int32]string{},
 		slab:    make([]int32, n),
 	}
 	for i, e := range entries {
@@ -48,7 +56,7 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	unique := t.pos.n == n
 	for i, e := range entries {
 		t.link(int32(i), unique)
-		t.note(e)
+		t.note(int32(i), e)
 	}
 	t.slab = nil
 	if leaf != nil {
@@ -96,8 +104,8 @@ func (t *Tree) link(i int32, unique bool) {
 	}
 }
 
-// note records labels and the session name.
-func (t *Tree) note(e *Entry) {
+// note records labels and the session name; e is entries[i].
+func (t *Tree) note(i int32, e *Entry) {
 	switch e.Type {
 	case TypeLabel:
 		target, label, ok := e.label()
@@ -108,6 +116,20 @@ func (t *Tree) note(e *Entry) {
 			t.labels[target] = label
 		} else {
 			delete(t.labels, target)
+		}
+		at, found := int32(-1), false
+		if p := t.parent[i]; p >= 0 && t.entries[p].ID == target { // labelling the entry before
+			at, found = p, true
+		} else {
+			at, found = t.pos.get(t.entries, target)
+		}
+		switch {
+		case !found:
+			t.lateLabel = true
+		case label != "":
+			t.labelAt[at] = label
+		default:
+			delete(t.labelAt, at)
 		}
 	case TypeSessionInfo:
 		t.name = e.sessionName()
@@ -168,7 +190,7 @@ func (t *Tree) Append(e *Entry) {
 	}
 	t.pos.put(t.entries, e.ID, i)
 	t.link(i, true) // only e follows entries[i-1]: pos names it unless e has its id
-	t.note(e)
+	t.note(i, e)
 	id := e.ID
 	t.leaf = &id
 }
@@ -453,13 +475,20 @@ func (t *Tree) NodesJSON() NodesJSON {
 	}
 	j.first[n] = int32(len(j.kids))
 	if len(t.labels) > 0 {
-		if t.pos.n == n { // unique ids: each label names one entry
+		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.label = make(map[int32]string, len(t.labels))
+		switch {
+		case t.pos.n == n && !t.lateLabel: // unique ids, every label's target known when noted
+			for i, l := range t.labelAt {
+				j.setLabel(i, l)
+			}
+		case t.pos.n == n: // unique ids: each label names one entry
 			for id, l := range t.labels {
 				if i, ok := t.pos.get(t.entries, id); ok {
 					j.setLabel(i, l)
 				}
 			}
-		} else {
+		default:
 			for i, e := range t.entries {
 				if l := t.labels[e.ID]; l != "" {
 					j.setLabel(int32(i), l)

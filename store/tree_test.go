@@ -337,7 +337,8 @@ func TestNodesJSONSize(t *testing.T) {
 // TestTreeNodesJSONMatchesNodes: get_tree's JSON from the tree's flat
 // shape (Tree.NodesJSON) is byte for byte the JSON of Nodes' forest, and
 // its length the same, for trees with branches, labels (moved and
-// removed), repeated ids, orphans adopted later, a cycle, and entries
+// removed, naming an id that comes later or never, noted when the tree
+// is built or appended), repeated ids, orphans adopted later, a cycle, and entries
 // appended after it was taken (which it must not see).
 func TestTreeNodesJSONMatchesNodes(t *testing.T) {
 	_, fixture := treeFixture(t)
@@ -370,12 +371,21 @@ func TestTreeNodesJSONMatchesNodes(t *testing.T) {
 				if r.IntN(4) == 0 {
 					label = ""
 				}
-				e = store.LabelEntry(es[r.IntN(i)].ID, label)
+				target := es[r.IntN(i)].ID
+				if r.IntN(5) == 0 { // an id that comes later, or never
+					target = fmt.Sprintf("e%d", r.IntN(n+5))
+				}
+				e = store.LabelEntry(target, label)
 				e.ID, e.ParentID = id, parent
 			}
 			es = append(es, e)
 		}
 		trees[fmt.Sprint("random", k)] = store.NewTree(es, nil)
+		grown := store.NewTree(es[:len(es)/2], nil) // the rest appended: labels noted by Append
+		for _, e := range es[len(es)/2:] {
+			grown.Append(e)
+		}
+		trees[fmt.Sprint("appended", k)] = grown
 	}
 	a, b := "x", "y" // a cycle: each the other's parent, neither a root
 	trees["cycle"] = store.NewTree([]*store.Entry{msgEntry("r", nil, "r"), msgEntry(a, &b, "a"), msgEntry(b, &a, "b")}, nil)

@@ -16,8 +16,14 @@ import (
 // buffer is collected at once (memlimit.Written).
 const CollectBytes = memlimit.HugeBytes
 
-// ChunkSize is the largest piece in which one line is written.
-const ChunkSize = 64 << 10
+// PieceSize is about the size of the pieces a SendPieces fill produces
+// (get_tree), each written with one write call. Small enough that the
+// piece being built stays in the CPU cache and a huge answer costs a
+// buffer this size, not its own size; larger pieces measured slower (the
+// buffer then leaves the cache before it is written), and a line is
+// never cut into smaller writes than it came in (issue 37: cutting each
+// get_tree piece at 64 KiB made two writes of each).
+const PieceSize = 64 << 10
 
 // Default bounds of the outbound queue. Deltas of one content block merge
 // into a single queued item, so a long streamed reply costs one item whose
@@ -30,8 +36,8 @@ const (
 // Writer owns the output stream. Exactly one goroutine (started by
 // NewWriter) writes to it; everything else enqueues complete lines (or,
 // SendPieces, a line the writer goroutine produces piece by piece). Lines
-// are written whole and in enqueue order, each in pieces of at most
-// ChunkSize bytes.
+// are written whole and in enqueue order, each with one write call (a
+// SendPieces line: one per piece).
 //
 // Backpressure: when the queue holds MaxItems lines or MaxBytes bytes,
 // Send blocks until the writer catches up, so memory stays bounded when the
@@ -348,22 +354,19 @@ func (w *Writer) loop() {
 	}
 }
 
-// write writes one line in pieces. The first error (EPIPE: the host closed
-// its end of stdout) is logged and reported through Broken; from then on
-// output is discarded, so senders never block on a dead stream.
+// write writes one line, or one piece of a SendPieces line, with one
+// Write call (the kernel and os.File take it in as many pieces as the
+// pipe needs). The first error (EPIPE: the host closed its end of stdout)
+// is logged and reported through Broken; from then on output is
+// discarded, so senders never block on a dead stream.
 func (w *Writer) write(line []byte) {
-	if w.writeErr != nil {
+	if w.writeErr != nil || len(line) == 0 {
 		return
 	}
-	for len(line) > 0 {
-		n := min(len(line), ChunkSize)
-		if _, err := w.out.Write(line[:n]); err != nil {
-			w.writeErr = err
-			w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
-			close(w.broken)
-			return
-		}
-		line = line[n:]
+	if _, err := w.out.Write(line); err != nil {
+		w.writeErr = err
+		w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
+		close(w.broken)
 	}
 }
 

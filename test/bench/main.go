@@ -31,6 +31,7 @@ func main() {
 	runs := flag.Int("runs", 5, "runs per scenario (the median is reported)")
 	modes := flag.Int("acp", 0, "only the ACP vs rpc row: one reply of this many deltas in both modes")
 	starts := flag.Int("start", 0, "only the start-up rows (time to hello, baseline RSS) over this many starts")
+	acpNews := flag.Int("acpnew", 0, "only the ACP session/new row: this many new sessions in one process")
 	flag.Parse()
 	abs, err := filepath.Abs(*bin)
 	if err != nil {
@@ -44,6 +45,10 @@ func main() {
 	defer os.RemoveAll(dir)
 	if *modes > 0 {
 		compareModes(*bin, dir, *modes, *runs)
+		return
+	}
+	if *acpNews > 0 {
+		acpNew(*bin, dir, *acpNews)
 		return
 	}
 
