@@ -113,3 +113,39 @@ func RawBytes(s string) []byte {
 	}
 	return out
 }
+
+// PrintCase is a print-mode case (test/fixtures/print): a Case plus what
+// goes to stdin, which is then closed, and a signal sent once a line of a
+// type was written or the fake model got that many requests.
+type PrintCase struct {
+	Case
+	Stdin     string `json:"stdin,omitempty"`
+	Interrupt *struct {
+		After      string `json:"after,omitempty"`
+		AfterCalls int    `json:"afterCalls,omitempty"`
+		Signal     int    `json:"signal"`
+	} `json:"interrupt,omitempty"`
+}
+
+// Steps are the print case's stdin and interrupt as script steps.
+func (p *PrintCase) Steps() []Step {
+	var steps []Step
+	add := func(directive string, arg any) {
+		a, _ := json.Marshal(arg)
+		steps = append(steps, Step{Directive: directive, Arg: a})
+	}
+	if p.Stdin != "" {
+		add("@raw", p.Stdin)
+	}
+	add("@close", nil)
+	if in := p.Interrupt; in != nil {
+		if in.After != "" {
+			add("@wait", map[string]string{"type": in.After})
+		}
+		if in.AfterCalls > 0 {
+			add("@waitCalls", in.AfterCalls)
+		}
+		add("@signal", map[int]string{2: "SIGINT", 15: "SIGTERM"}[in.Signal])
+	}
+	return steps
+}

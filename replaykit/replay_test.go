@@ -13,21 +13,10 @@ import (
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/replaykit"
+	"github.com/armadra/ama-rpc/rpc/schema/schemacheck"
 )
 
 const fixtures = "../test/fixtures/rpc"
-
-// printCase is a print-mode fixture (golden's print test): a case plus
-// what goes to stdin and a signal sent after a line or a model request.
-type printCase struct {
-	replaykit.Case
-	Stdin     string `json:"stdin,omitempty"`
-	Interrupt *struct {
-		After      string `json:"after,omitempty"`
-		AfterCalls int    `json:"afterCalls,omitempty"`
-		Signal     int    `json:"signal"`
-	} `json:"interrupt,omitempty"`
-}
 
 // golden is one fixture as the kit replays it.
 type goldenCase struct {
@@ -47,7 +36,7 @@ func loadCase(t *testing.T, dir string) goldenCase {
 		t.Fatal(err)
 	}
 	if filepath.Base(filepath.Dir(dir)) == "print" {
-		var c printCase
+		var c replaykit.PrintCase
 		if err := json.Unmarshal(b, &c); err != nil {
 			t.Fatal(err)
 		}
@@ -59,24 +48,7 @@ func loadCase(t *testing.T, dir string) goldenCase {
 		if opts.Style == "" {
 			opts.Style = "T"
 		}
-		var steps []replaykit.Step
-		add := func(directive string, arg any) {
-			a, _ := json.Marshal(arg)
-			steps = append(steps, replaykit.Step{Directive: directive, Arg: a})
-		}
-		if c.Stdin != "" {
-			add("@raw", c.Stdin)
-		}
-		add("@close", nil)
-		if in := c.Interrupt; in != nil {
-			if in.After != "" {
-				add("@wait", map[string]string{"type": in.After})
-			}
-			if in.AfterCalls > 0 {
-				add("@waitCalls", in.AfterCalls)
-			}
-			add("@signal", map[int]string{2: "SIGINT", 15: "SIGTERM"}[in.Signal])
-		}
+		steps := c.Steps()
 		return goldenCase{opts, steps, c.Exit, filepath.Join(dir, "out.txt")}
 	}
 	c, err := replaykit.DecodeCase(b)
@@ -127,6 +99,13 @@ func TestReplayGoldens(t *testing.T) {
 			t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
 				t.Parallel()
 				gc := loadCase(t, dir)
+				gc.opts.Sessions = func(path string, b []byte) {
+					if schemacheck.IsSessionFile(b) {
+						for _, err := range schemacheck.SessionFile(b, 3) {
+							t.Errorf("session file %s: %v", filepath.Base(path), err)
+						}
+					}
+				}
 				res, err := replaykit.Replay(context.Background(), app.ReplayServer, gc.opts, gc.steps)
 				if err != nil {
 					t.Fatalf("%v\nstderr:\n%s", err, res.Stderr)

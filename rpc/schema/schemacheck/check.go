@@ -17,7 +17,7 @@ const url = "https://github.com/armadra/ama-rpc/schema/rpc.schema.json"
 
 type compiled struct {
 	line, command, print *v6.Schema
-	session              *v6.Schema // one line of a session file
+	session              *v6.Schema            // one line of a session file
 	acp                  map[string]*v6.Schema // by extension name
 	method               map[string]bool       // extension methods
 	err                  error
