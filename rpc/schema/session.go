@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/armadra/ama-rpc/agents"
 	"github.com/armadra/ama-rpc/session"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -29,7 +30,7 @@ var stableEntries = []string{store.TypeMessage, store.TypeCompaction, store.Type
 
 // sessionFile adds the session file's definitions, from store's header
 // and entry body types (store.Bodies) and the session's custom entry
-// kinds (session.CustomKinds). replace swaps the Go type of an entry
+// kinds (session.CustomKinds, agents.CustomKinds). replace swaps the Go type of an entry
 // (EntryDef) or a custom kind (CustomDef): the tests' drifted types.
 func sessionFile(defs map[string]*jsonschema.Schema, opts *jsonschema.ForOptions, replace map[string]reflect.Type) error {
 	h, err := jsonschema.ForType(reflect.TypeFor[store.Header](), opts)
@@ -53,7 +54,10 @@ func sessionFile(defs map[string]*jsonschema.Schema, opts *jsonschema.ForOptions
 	// writes; any other customType (a host extension's, a tool's) has data
 	// of its own.
 	var byCustom []*jsonschema.Schema
-	for _, k := range session.CustomKinds() {
+	kinds := append(session.CustomKinds(), agents.CustomKinds()...)
+	var names []string
+	shapes := map[string][]*jsonschema.Schema{}
+	for _, k := range kinds {
 		t := k.Data
 		if r, ok := replace[CustomDef(k.Type)]; ok {
 			t = r
@@ -62,11 +66,21 @@ func sessionFile(defs map[string]*jsonschema.Schema, opts *jsonschema.ForOptions
 		if err != nil {
 			return fmt.Errorf("schema %s: %w", CustomDef(k.Type), err)
 		}
-		s.Description = fmt.Sprintf("the data of a custom entry with customType %q (session.CustomKinds: %s)", k.Type, t)
-		defs[CustomDef(k.Type)] = mark(s, Experimental)
+		s.Description = fmt.Sprintf("the data of a custom entry with customType %q (%s)", k.Type, t)
+		if shapes[k.Type] == nil {
+			names = append(names, k.Type)
+		}
+		shapes[k.Type] = append(shapes[k.Type], s)
+	}
+	for _, ct := range names {
+		s := shapes[ct][0]
+		if len(shapes[ct]) > 1 { // one customType, several shapes (ama.task)
+			s = &jsonschema.Schema{Description: fmt.Sprintf("the data of a custom entry with customType %q: one of its shapes", ct), AnyOf: shapes[ct]}
+		}
+		defs[CustomDef(ct)] = mark(s, Experimental)
 		byCustom = append(byCustom, &jsonschema.Schema{
-			If:   &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"customType": constant(k.Type)}, Required: []string{"customType"}},
-			Then: &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"data": ref(CustomDef(k.Type))}},
+			If:   &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"customType": constant(ct)}, Required: []string{"customType"}},
+			Then: &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"data": ref(CustomDef(ct))}},
 		})
 	}
 
