@@ -253,15 +253,15 @@ func (r *run) prepare(opts *Options) error {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer root.Close()
-	inRoot := func(what, rel string) (string, error) {
+	relative := func(what, rel string) error {
 		if filepath.IsAbs(rel) {
-			return "", fmt.Errorf("replay: %s %s: a relative name, not an absolute path", what, rel)
+			return fmt.Errorf("replay: %s %s: a relative name, not an absolute path", what, rel)
 		}
-		return rel, nil
+		return nil
 	}
 	// Files, relative to the work directory ("../home/…" reaches the home).
 	for rel, content := range opts.Files {
-		if _, err := inRoot("file", rel); err != nil {
+		if err := relative("file", rel); err != nil {
 			return err
 		}
 		name := filepath.Join("work", rel)
@@ -275,25 +275,18 @@ func (r *run) prepare(opts *Options) error {
 		}
 	}
 	for _, d := range opts.Dirs {
-		if _, err := inRoot("dir", d); err != nil {
+		if err := relative("dir", d); err != nil {
 			return err
 		}
 		if err := root.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("replay: dir %s: %w", d, err)
 		}
 	}
-	// A link's target is what the case tests (a link out of the project):
-	// it is made, never followed here.
-	for name, target := range opts.Links {
-		if _, err := inRoot("link", name); err != nil {
-			return err
-		}
-		if err := root.Symlink(strings.ReplaceAll(target, "<root>", r.root), filepath.Join("work", name)); err != nil {
-			return fmt.Errorf("replay: link %s: %w", name, err)
-		}
-	}
+	// Named pipes before the links: mkfifo takes a path, and until the
+	// links are made nothing under the root is a link (files and
+	// directories were made through os.Root).
 	for _, name := range opts.Fifos {
-		if _, err := inRoot("fifo", name); err != nil {
+		if err := relative("fifo", name); err != nil {
 			return err
 		}
 		if strings.Contains(name, "..") {
@@ -301,6 +294,16 @@ func (r *run) prepare(opts *Options) error {
 		}
 		if err := mkfifo(filepath.Join(r.work, name)); err != nil {
 			return fmt.Errorf("replay: fifo %s: %w", name, err)
+		}
+	}
+	// A link's target is what the case tests (a link out of the project):
+	// it is made, never followed here.
+	for name, target := range opts.Links {
+		if err := relative("link", name); err != nil {
+			return err
+		}
+		if err := root.Symlink(strings.ReplaceAll(target, "<root>", r.root), filepath.Join("work", name)); err != nil {
+			return fmt.Errorf("replay: link %s: %w", name, err)
 		}
 	}
 	if opts.SessionFile != nil {

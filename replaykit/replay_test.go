@@ -266,6 +266,17 @@ func TestFilesStayInRoot(t *testing.T) {
 			t.Fatalf("%s: written outside the root", name)
 		}
 	}
+	for _, opts := range []replaykit.Options{
+		{Fifos: []string{"../../" + rel}}, {Links: map[string]string{"../../" + rel: "/"}}, {Dirs: []string{"../" + rel}},
+		{Links: map[string]string{"out": filepath.Dir(outside)}, Files: map[string]string{"out/planted": "x"}},
+	} {
+		if _, err := replaykit.Replay(context.Background(), app.ReplayServer, opts, nil); err == nil {
+			t.Errorf("%+v: accepted", opts)
+		}
+		if _, err := os.Lstat(outside); err == nil {
+			t.Fatalf("%+v: made outside the root", opts)
+		}
+	}
 }
 
 // ACP mode: two replays of the same commands have the same shape, and a
