@@ -366,18 +366,13 @@ func (r *Registry) restore() {
 		if err != nil {
 			return
 		}
-		type snap struct {
-			TaskInfo
-			ParentToolCallID string `json:"parentToolCallId"`
-			Cwd              string `json:"cwd"`
-		}
-		last := map[string]*snap{}
+		last := map[string]*taskSnapshot{}
 		var order []string
 		for _, e := range entries {
 			if e.Type != store.TypeCustom || e.CustomType() != taskCustomType {
 				continue
 			}
-			d, err := store.CustomData[snap](e)
+			d, err := store.CustomData[taskSnapshot](e)
 			if err != nil || d.TaskID == "" {
 				continue
 			}
@@ -560,14 +555,17 @@ func (r *Registry) outputPath(id string) string {
 	return filepath.Join(dir, r.parent.ID()+"-"+id+".md")
 }
 
+// taskSnapshot is the data of a task's ama.task entry in the parent.
+type taskSnapshot struct {
+	TaskInfo
+	ParentToolCallID string `json:"parentToolCallId"`
+	Cwd              string `json:"cwd"`
+}
+
 // snapshot persists the task in the parent (custom ama.task entry).
 func (r *Registry) snapshot(t *Task) {
 	r.mu.Lock()
-	data := struct {
-		TaskInfo
-		ParentToolCallID string `json:"parentToolCallId"`
-		Cwd              string `json:"cwd"`
-	}{t.info, t.req.ParentToolCallID, t.cwd}
+	data := taskSnapshot{t.info, t.req.ParentToolCallID, t.cwd}
 	r.mu.Unlock()
 	r.parent.AppendCustom(taskCustomType, data)
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
+	"github.com/armadra/ama-rpc/rpc"
+
 	"github.com/armadra/ama-rpc/replaykit"
 )
 
@@ -28,6 +31,18 @@ func ReplayServer(ctx context.Context, s replaykit.Start) int {
 	})
 	defer stop()
 	h := s.Hooks
+	hooks := &Hooks{Now: h.Now, NewUUID: h.NewUUID, NewEntryID: h.NewEntryID, Clock: h.Clock,
+		Writer: stdio.WriterOptions{MaxItems: s.MaxQueuedItems, MaxBytes: s.MaxQueuedBytes}}
+	if s.Merged != nil {
+		hooks.OnServer = func(srv *rpc.Server) {
+			s.Merged(func() (int64, bool) {
+				if w := srv.Writer(); w != nil {
+					return w.Stats().MergedDeltas, true
+				}
+				return 0, false
+			})
+		}
+	}
 	return Main(inner, Env{Args: s.Args, Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, Getenv: s.Getenv, Cwd: s.Cwd,
-		Environ: s.Environ, Hooks: &Hooks{Now: h.Now, NewUUID: h.NewUUID, NewEntryID: h.NewEntryID, Clock: h.Clock}})
+		Environ: s.Environ, Hooks: hooks})
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/internal/stdio"
+	"github.com/armadra/ama-rpc/internal/transcript"
 	"github.com/armadra/ama-rpc/rpc"
 	"github.com/armadra/ama-rpc/rpc/schema/schemacheck"
 )
@@ -62,8 +62,8 @@ type Config struct {
 	// without a model (zero: the real second).
 	BootRetry time.Duration
 	// NoSchemaCheck turns off the validation of the run's output lines
-	// against the protocol's schema (checkLines), for a run whose output
-	// is broken on purpose.
+	// against the protocol's schema (checkLines) and of its session files
+	// (checkSessions), for a run whose output is broken on purpose.
 	NoSchemaCheck bool
 }
 
@@ -80,58 +80,28 @@ type Run struct {
 	cancel context.CancelCauseFunc
 	exit   chan int
 	server atomic.Pointer[rpc.Server]
+	out    *transcript.Output
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	lines   [][]byte
-	stalled bool
-	eof     bool
-	stderr  bytes.Buffer
+	mu     sync.Mutex // guards stderr
+	stderr bytes.Buffer
 }
 
 // fixedRoot is a fresh directory whose path has the same length in every
-// run. The fake model estimates tokens from the characters of the request,
-// which include the cwd, and a t.TempDir name (its random part varies in
-// length) could change a golden's usage numbers from one run to the next.
+// run (transcript.TempRoot), removed with the test.
 func fixedRoot(t testing.TB) string {
-	base := os.TempDir()
-	if r, err := filepath.EvalSymlinks(base); err == nil {
-		base = r
+	dir, err := transcript.TempRoot("ama-golden")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for {
-		dir := filepath.Join(base, fmt.Sprintf("ama-golden-%016x", rand.Uint64()))
-		err := os.Mkdir(dir, 0o755)
-		if err == nil {
-			t.Cleanup(func() { removeAll(dir) })
-			return dir
-		}
-		if !os.IsExist(err) {
-			t.Fatal(err)
-		}
-	}
-}
-
-// removeAll removes dir, making read-only directories writable first (a
-// test may leave some behind).
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
+	t.Cleanup(func() { transcript.RemoveAll(dir) })
+	return dir
 }
 
 // Start launches the server. The run is cleaned up with the test.
 func Start(t testing.TB, cfg Config) *Run {
 	t.Helper()
 	root := fixedRoot(t)
-	r := &Run{t: t, Root: root, Home: filepath.Join(root, "home"), Work: filepath.Join(root, "work"), exit: make(chan int, 1)}
-	r.cond = sync.NewCond(&r.mu)
+	r := &Run{t: t, Root: root, Home: filepath.Join(root, "home"), Work: filepath.Join(root, "work"), exit: make(chan int, 1), out: transcript.NewOutput()}
 	for _, d := range []string{r.Home, r.Work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -221,9 +191,9 @@ func Start(t testing.TB, cfg Config) *Run {
 	if !cfg.NoSchemaCheck {
 		// Registered before the cleanup that waits for the exit: it runs
 		// after it, on every line the run wrote.
-		t.Cleanup(func() { r.checkLines(cfg.Args) })
+		t.Cleanup(func() { r.checkLines(cfg.Args); r.checkSessions() })
 	}
-	go r.collect()
+	go r.out.Collect(outR)
 	go func() {
 		code := app.Main(ctx, app.Env{
 			Args: cfg.Args, Stdin: inR, Stdout: outW, Stderr: &lockedWriter{mu: &r.mu, w: &r.stderr},
@@ -308,44 +278,6 @@ func seqID() func() string {
 	return func() string { return fmt.Sprintf("%08x", n.Add(1)) }
 }
 
-// collect reads stdout line by line, honouring Stall.
-func (r *Run) collect() {
-	buf := make([]byte, 32<<10)
-	var partial []byte
-	for {
-		r.mu.Lock()
-		for r.stalled {
-			r.cond.Wait()
-		}
-		r.mu.Unlock()
-		n, err := r.stdout.Read(buf)
-		if n > 0 {
-			partial = append(partial, buf[:n]...)
-			r.mu.Lock()
-			for {
-				i := bytes.IndexByte(partial, '\n')
-				if i < 0 {
-					break
-				}
-				r.lines = append(r.lines, append([]byte(nil), partial[:i]...))
-				partial = partial[i+1:]
-			}
-			r.cond.Broadcast()
-			r.mu.Unlock()
-		}
-		if err != nil {
-			r.mu.Lock()
-			if len(partial) > 0 {
-				r.lines = append(r.lines, partial)
-			}
-			r.eof = true
-			r.cond.Broadcast()
-			r.mu.Unlock()
-			return
-		}
-	}
-}
-
 // Send writes one command line (a newline is appended).
 func (r *Run) Send(line string) { r.SendRaw([]byte(line + "\n")) }
 
@@ -372,11 +304,7 @@ func (r *Run) Wait() int {
 		// stdout is closed once the server has returned: let the collector
 		// take in the last lines (unless the test stalled it) so Lines
 		// after Wait holds everything the server wrote.
-		r.mu.Lock()
-		for !r.eof && !r.stalled {
-			r.cond.Wait()
-		}
-		r.mu.Unlock()
+		r.out.Drained()
 		return code
 	case <-time.After(WaitTimeout):
 		r.t.Fatalf("server did not exit; stderr:\n%s", r.Stderr())
@@ -392,60 +320,24 @@ func (r *Run) Stderr() string {
 }
 
 // Lines returns a copy of the output lines so far.
-func (r *Run) Lines() [][]byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([][]byte(nil), r.lines...)
-}
+func (r *Run) Lines() [][]byte { return r.out.Lines() }
 
 // WaitFor blocks until pred has matched n lines in total and returns the
 // index of the n-th match.
 func (r *Run) WaitFor(desc string, n int, pred func(*Object) bool) int {
 	r.t.Helper()
-	deadline := time.AfterFunc(WaitTimeout, func() {
-		r.mu.Lock()
-		r.cond.Broadcast()
-		r.mu.Unlock()
-	})
-	defer deadline.Stop()
-	start := time.Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for {
-		count := 0
-		for i, l := range r.lines {
-			v, err := Parse(l)
-			if err != nil {
-				continue
-			}
-			if o, ok := v.(*Object); ok && pred(o) {
-				count++
-				if count == n {
-					return i
-				}
-			}
-		}
-		if r.eof || time.Since(start) >= WaitTimeout {
-			r.t.Fatalf("waiting for %s (#%d): not seen (eof=%v); output so far:\n%s\nstderr:\n%s", desc, n, r.eof, bytes.Join(r.lines, []byte("\n")), r.stderr.String())
-		}
-		r.cond.Wait()
+	i, err := r.out.WaitFor(desc, n, WaitTimeout, pred)
+	if err != nil {
+		r.t.Fatalf("%v; output so far:\n%s\nstderr:\n%s", err, bytes.Join(r.Lines(), []byte("\n")), r.Stderr())
 	}
+	return i
 }
 
 // Stall stops reading stdout (the host is busy); Resume continues.
-func (r *Run) Stall() {
-	r.mu.Lock()
-	r.stalled = true
-	r.mu.Unlock()
-}
+func (r *Run) Stall() { r.out.Stall() }
 
 // Resume continues reading stdout after Stall.
-func (r *Run) Resume() {
-	r.mu.Lock()
-	r.stalled = false
-	r.cond.Broadcast()
-	r.mu.Unlock()
-}
+func (r *Run) Resume() { r.out.Resume() }
 
 // Server returns the running server once it has started (nil before).
 func (r *Run) Server() *rpc.Server { return r.server.Load() }
@@ -454,38 +346,14 @@ func (r *Run) Server() *rpc.Server { return r.server.Load() }
 // conditions that produce no output line, such as writer statistics).
 func (r *Run) Poll(desc string, cond func() bool) {
 	r.t.Helper()
-	deadline := time.Now().Add(WaitTimeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s", desc)
-		}
-		<-tick.C
+	if err := transcript.Poll(desc, WaitTimeout, cond); err != nil {
+		r.t.Fatal(err)
 	}
 }
 
 // Line waits for output line i (0-based) and returns it; false when the
 // output ended before it or WaitTimeout passed.
-func (r *Run) Line(i int) ([]byte, bool) {
-	timedOut := false
-	deadline := time.AfterFunc(WaitTimeout, func() {
-		r.mu.Lock()
-		timedOut = true
-		r.cond.Broadcast()
-		r.mu.Unlock()
-	})
-	defer deadline.Stop()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for len(r.lines) <= i && !r.eof && !timedOut {
-		r.cond.Wait()
-	}
-	if len(r.lines) <= i {
-		return nil, false
-	}
-	return r.lines[i], true
-}
+func (r *Run) Line(i int) ([]byte, bool) { return r.out.Line(i, WaitTimeout) }
 
 // lineKind names the protocol of a run's stdout from its arguments:
 // "acp", "print" (-p with --output-format json or stream-json), "" (-p
@@ -542,4 +410,23 @@ func (r *Run) checkLines(args []string) {
 	for _, why := range order {
 		r.t.Errorf("schema check (%d lines), first %s", seen[why].n, seen[why].first)
 	}
+}
+
+// checkSessions validates every session file the run left under its root
+// (the home's sessions, a prepared --session file, sub-agents' files)
+// against the schema's session-file definitions (schemacheck.SessionFile).
+func (r *Run) checkSessions() {
+	_ = filepath.WalkDir(r.Root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || !schemacheck.IsSessionFile(b) {
+			return nil
+		}
+		for _, err := range schemacheck.SessionFile(b, 3) {
+			r.t.Errorf("session file %s: %v", strings.TrimPrefix(p, r.Root), err)
+		}
+		return nil
+	})
 }

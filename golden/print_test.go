@@ -12,22 +12,8 @@ import (
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/golden"
+	"github.com/armadra/ama-rpc/replaykit"
 )
-
-// printCase is a print-mode fixture: a golden.Case plus what goes to
-// stdin (which is then closed) and a signal sent once a line of a type
-// has been written.
-type printCase struct {
-	golden.Case
-	Stdin string `json:"stdin,omitempty"`
-	// Interrupt sends Signal once a stdout line of type After was written,
-	// or (AfterCalls) once the fake model got that many requests.
-	Interrupt *struct {
-		After      string `json:"after,omitempty"`
-		AfterCalls int    `json:"afterCalls,omitempty"`
-		Signal     int    `json:"signal"`
-	} `json:"interrupt,omitempty"`
-}
 
 // TestPrintFixtures replays test/fixtures/print/*: `ama-rpc -p` in process
 // with the fake model, stdout (out.txt: JSON lines normalised, other lines
@@ -45,7 +31,7 @@ func TestPrintFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var c printCase
+			var c replaykit.PrintCase
 			dec := json.NewDecoder(bytes.NewReader(data))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&c); err != nil {

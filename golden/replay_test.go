@@ -13,16 +13,20 @@ import (
 
 var update = os.Getenv("UPDATE_GOLDEN") == "1"
 
-// TestFixtures replays every fixture under test/fixtures/rpc and compares
-// the normalised transcript with out.jsonl.
+// TestFixtures replays every fixture under test/fixtures/rpc and
+// test/fixtures/acp and compares the normalised transcript with out.jsonl.
 func TestFixtures(t *testing.T) {
 	dirs, err := filepath.Glob("../test/fixtures/rpc/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no fixtures: %v", err)
+	acp, aerr := filepath.Glob("../test/fixtures/acp/*")
+	if err != nil || aerr != nil || len(dirs) == 0 || len(acp) == 0 {
+		t.Fatalf("no fixtures: %v %v", err, aerr)
 	}
-	for _, dir := range dirs {
-		dir := dir
-		t.Run(filepath.Base(dir), func(t *testing.T) {
+	for _, dir := range append(dirs, acp...) {
+		name := filepath.Base(dir)
+		if filepath.Base(filepath.Dir(dir)) == "acp" {
+			name = "acp-" + name
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r, _, got := golden.RunCase(t, dir)
 			for i, l := range r.Lines() {

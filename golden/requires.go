@@ -16,10 +16,10 @@ var sandboxStatus = sync.OnceValue(func() sandbox.Status {
 	return sandbox.New(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self, sandbox.Dirs{Temp: os.TempDir()}).Status()
 })
 
-// skipUnlessAvailable skips a case whose Requires the machine lacks. The
+// SkipUnlessAvailable skips a case whose Requires the machine lacks. The
 // "node" fixtures load a host adapter. The "sandbox" fixtures pin the full mechanism: Landlock with user, mount and
 // network namespaces (error texts differ without them).
-func skipUnlessAvailable(t testing.TB, requires []string) {
+func SkipUnlessAvailable(t testing.TB, requires []string) {
 	t.Helper()
 	if slices.Contains(requires, "node") {
 		if _, err := exec.LookPath("node"); err != nil {

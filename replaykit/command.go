@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/armadra/ama-rpc/internal/ownfs"
 )
@@ -19,13 +20,15 @@ const (
 	ExitUsage   = 2 // bad flags or unreadable files
 )
 
-const usage = `usage: ama-rpc replay --script FILE [--mode rpc|acp] [--check EXPECTED.jsonl] [--exit N] [-- SERVER FLAGS] < COMMANDS.jsonl
+const usage = `usage: ama-rpc replay [--case CASE.json] [--script FILE] [--mode rpc|acp] [--check EXPECTED.jsonl] [--exit N] [-- SERVER FLAGS] < COMMANDS.jsonl
 
 Runs the server with the scripted fake model on a fresh temporary home and
 work directory, sends the command lines of stdin (lines {"@wait":{...}} and
 the other @-directives order them), and writes the normalised transcript on
 stdout. With --check it compares the transcript with EXPECTED by shape and
-exits 1 with the differences on stderr.`
+exits 1 with the differences on stderr. --case reads a golden's case.json
+(flags, script, files, links, session file, writer bounds, expected exit and
+side effects); --fixtures is the directory its "copy" names are under.`
 
 // Command is `ama-rpc replay`: args are the subcommand's arguments.
 func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, srv Server) int {
@@ -35,6 +38,8 @@ func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	mode := fs.String("mode", "rpc", "the protocol: rpc or acp")
 	check := fs.String("check", "", "the expected transcript: compare by shape")
 	exit := fs.Int("exit", 0, "the expected exit code of the server")
+	caseFile := fs.String("case", "", "a case file (a golden's case.json)")
+	fixtures := fs.String("fixtures", "", "the directory a case's copy names are under (default: two above the case file)")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "ama-rpc replay: %v\n%s\n", err, usage)
 		return ExitUsage
@@ -44,6 +49,27 @@ func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return ExitUsage
 	}
 	opts := Options{Mode: *mode}
+	if *caseFile != "" {
+		b, err := ownfs.ReadUser(*caseFile, maxFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "ama-rpc replay: %v\n", err)
+			return ExitUsage
+		}
+		c, err := DecodeCase(b)
+		if err == nil {
+			if *fixtures == "" {
+				*fixtures = filepath.Join(filepath.Dir(*caseFile), "..", "..")
+			}
+			opts, err = c.Options(*fixtures)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "ama-rpc replay: %s: %v\n", *caseFile, err)
+			return ExitUsage
+		}
+		if !flagSet(fs, "exit") {
+			*exit = c.Exit
+		}
+	}
 	if rest := fs.Args(); len(rest) > 0 {
 		// Server flags after "--": the mode and the fake model first, the
 		// host's flags may override them (the last flag wins).
@@ -81,6 +107,10 @@ func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return ExitDiffers
 	}
 	code := ExitOK
+	for _, e := range res.Effects {
+		fmt.Fprintf(stderr, "ama-rpc replay: %s\n", e)
+		code = ExitDiffers
+	}
 	if res.Exit != *exit {
 		fmt.Fprintf(stderr, "ama-rpc replay: the server exited %d, want %d; its log:\n%s", res.Exit, *exit, res.Stderr)
 		code = ExitDiffers
@@ -99,4 +129,10 @@ func Command(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}
 	return code
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -1,18 +1,17 @@
 package replaykit
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +28,8 @@ type Hooks struct {
 	Now        func() time.Time
 	NewUUID    func() string
 	NewEntryID func() string
-	// Clock is the throughput clock (frozen: no telemetry_tick).
+	// Clock is the throughput clock: from the fixed time, TelemetryStep
+	// per reading (zero: frozen, no telemetry_tick).
 	Clock func() time.Time
 }
 
@@ -43,6 +43,13 @@ type Start struct {
 	Environ func() []string
 	Cwd     string
 	Hooks   Hooks
+	// MaxQueuedItems and MaxQueuedBytes bound the server's output queue
+	// (zero: its defaults).
+	MaxQueuedItems, MaxQueuedBytes int
+	// Merged is called once the server has its writer, with a reader of
+	// the writer's count of merged deltas (@waitMerged); false while the
+	// writer is not there yet.
+	Merged func(count func() (int64, bool))
 }
 
 // Server runs the server to its end and returns its exit code (app.Main
@@ -64,8 +71,29 @@ type Options struct {
 	// which may reach the home ("../home/.config/ama/…") but not leave the
 	// run's temporary root.
 	Files map[string]string
+	// Dirs are created under the run's root (beside home/ and work/),
+	// Links are symbolic links in the work directory (name -> target;
+	// "<root>" in a target stands for the run's root), Fifos named pipes
+	// in the work directory: the file system a case needs.
+	Dirs  []string
+	Links map[string]string
+	Fifos []string
+	// SessionFile is written to <root>/session.jsonl first, "<work>" in it
+	// replaced by the work directory; "<session>" in Args names it.
+	SessionFile []byte
 	// UserConfig is the user config file's content (nil: none).
 	UserConfig []byte
+	// MaxQueuedItems and MaxQueuedBytes bound the output queue (a host
+	// that reads slowly: @stall).
+	MaxQueuedItems, MaxQueuedBytes int
+	// TelemetryStep moves the throughput clock per reading (zero: frozen,
+	// so no telemetry_tick).
+	TelemetryStep time.Duration
+	// Absent are paths relative to the run's root that must not exist
+	// after the run; Expect maps such paths to the content they must have:
+	// the side effects, checked besides the transcript (Result.Effects).
+	Absent []string
+	Expect map[string]string
 	// Keep selects the transcript's lines (zero: all).
 	Keep transcript.Keep
 	// Style and Zero configure the normaliser (default style A).
@@ -73,6 +101,9 @@ type Options struct {
 	Zero  []string
 	// Timeout bounds each wait and the exit (default 20 s).
 	Timeout time.Duration
+	// Sessions, when set, is called with every session file the run
+	// left (under the run's home) before the root is removed.
+	Sessions func(path string, content []byte)
 }
 
 // Result is a replay's outcome.
@@ -83,56 +114,29 @@ type Result struct {
 	Exit int
 	// Stderr is what the server logged.
 	Stderr string
+	// Effects are the side effects that differ from Options.Absent and
+	// Expect, one sentence each.
+	Effects []string
 }
 
-// Step is one line of the input: a command, or a directive (a single key
-// starting with "@").
-type Step struct {
-	raw       []byte
-	directive string
-	arg       json.RawMessage
-}
+// Step is one line of the input (transcript.Step: the golden tests'
+// step interpreter).
+type Step = transcript.Step
 
 // ParseSteps reads input lines; blank lines and lines starting with #
 // are skipped.
-func ParseSteps(r io.Reader) ([]Step, error) {
-	var steps []Step
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		st := Step{raw: append([]byte(nil), line...)}
-		var m map[string]json.RawMessage
-		if json.Unmarshal(line, &m) == nil && len(m) == 1 {
-			for k, v := range m {
-				if strings.HasPrefix(k, "@") {
-					st.directive, st.arg = k, v
-				}
-			}
-		}
-		steps = append(steps, st)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read commands: %w", err)
-	}
-	return steps, nil
-}
+func ParseSteps(r io.Reader) ([]Step, error) { return transcript.ParseSteps(r) }
 
 // run is one server with piped stdio.
 type run struct {
 	root, home, work string
-	timeout          time.Duration
 	stdin            *io.PipeWriter
 	cancel           context.CancelCauseFunc
 	exit             chan int
+	out              *transcript.Output
+	merged           atomic.Pointer[func() (int64, bool)]
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	lines  [][]byte
-	eof    bool
+	mu     sync.Mutex // guards stderr
 	stderr bytes.Buffer
 }
 
@@ -142,14 +146,13 @@ func Replay(ctx context.Context, srv Server, opts Options, steps []Step) (Result
 	if opts.Timeout == 0 {
 		opts.Timeout = 20 * time.Second
 	}
-	root, err := fixedRoot()
+	root, err := transcript.TempRoot("ama-replay")
 	if err != nil {
-		return Result{}, err
+		return Result{}, fmt.Errorf("replay: %w", err)
 	}
-	defer removeAll(root)
-	r := &run{root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), timeout: opts.Timeout, exit: make(chan int, 1)}
-	r.cond = sync.NewCond(&r.mu)
-	if err := r.prepare(opts); err != nil {
+	defer transcript.RemoveAll(root)
+	r := &run{root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), exit: make(chan int, 1), out: transcript.NewOutput()}
+	if err := r.prepare(&opts); err != nil {
 		return Result{}, err
 	}
 	env := map[string]string{
@@ -177,24 +180,40 @@ func Replay(ctx context.Context, srv Server, opts Options, steps []Step) (Result
 		}
 		args = []string{"--mode", mode, "--model", "fake/echo"}
 	}
+	if opts.SessionFile != nil {
+		args = slices.Clone(args)
+		for i, a := range args {
+			args[i] = strings.ReplaceAll(a, "<session>", filepath.Join(root, "session.jsonl"))
+		}
+	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	r.stdin = inW
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r.cancel = cancel
-	go r.collect(outR)
+	go r.out.Collect(outR)
 	go func() {
 		code := srv(ctx, Start{Args: args, Stdin: inR, Stdout: outW, Stderr: &lockedWriter{r}, Cwd: r.work,
-			Getenv: func(k string) string { return env[k] }, Environ: environ(env), Hooks: deterministic()})
+			Getenv: func(k string) string { return env[k] }, Environ: environ(env), Hooks: deterministic(opts.TelemetryStep),
+			MaxQueuedItems: opts.MaxQueuedItems, MaxQueuedBytes: opts.MaxQueuedBytes,
+			Merged: func(count func() (int64, bool)) { r.merged.Store(&count) }})
 		_ = outW.Close()
 		_ = inR.Close()
 		r.exit <- code
 	}()
-	perr := r.play(steps)
-	_ = r.stdin.Close()
-	code, werr := r.wait()
-	res := Result{Exit: code, Stderr: r.stderrText()}
+	closed, perr := transcript.Play(r, steps, map[string]string{"WORK": r.work, "ROOT": r.root}, opts.Timeout)
+	if perr != nil {
+		perr = fmt.Errorf("replay: %w", perr)
+	}
+	if !closed || perr != nil {
+		_ = r.stdin.Close()
+	}
+	code, werr := r.wait(opts.Timeout)
+	res := Result{Exit: code, Stderr: r.stderrText(), Effects: effects(root, opts)}
+	if opts.Sessions != nil {
+		sessionFiles(r.home, opts.Sessions)
+	}
 	if err := errors.Join(perr, werr); err != nil {
 		return res, err
 	}
@@ -203,7 +222,13 @@ func Replay(ctx context.Context, srv Server, opts Options, steps []Step) (Result
 		n.Style = "A"
 	}
 	var buf bytes.Buffer
-	for _, l := range transcript.MergeDeltas(opts.Keep.Select(r.snapshot())) {
+	for _, l := range transcript.MergeDeltas(opts.Keep.Select(r.out.Lines())) {
+		if len(l) == 0 || l[0] != '{' {
+			// Print mode's text output: kept as text, the root named.
+			buf.Write(bytes.ReplaceAll(l, []byte(root), []byte("<root>")))
+			buf.WriteByte('\n')
+			continue
+		}
 		nl, err := n.Line(l)
 		if err != nil {
 			return res, fmt.Errorf("replay: output line is not JSON: %w: %s", err, l)
@@ -215,23 +240,29 @@ func Replay(ctx context.Context, srv Server, opts Options, steps []Step) (Result
 	return res, nil
 }
 
-func (r *run) prepare(opts Options) error {
+func (r *run) prepare(opts *Options) error {
 	for _, d := range []string{r.home, r.work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
 	}
-	// Files, relative to the work directory ("../home/…" reaches the
-	// home): the names come from the host's own test, yet none may leave
-	// the run's root.
+	// Every name comes from the host's own test, yet none may leave the
+	// run's root: all through os.Root.
 	root, err := os.OpenRoot(r.root)
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
 	defer root.Close()
-	for rel, content := range opts.Files {
+	relative := func(what, rel string) error {
 		if filepath.IsAbs(rel) {
-			return fmt.Errorf("replay: file %s: a name relative to the work directory, not an absolute path", rel)
+			return fmt.Errorf("replay: %s %s: a relative name, not an absolute path", what, rel)
+		}
+		return nil
+	}
+	// Files, relative to the work directory ("../home/…" reaches the home).
+	for rel, content := range opts.Files {
+		if err := relative("file", rel); err != nil {
+			return err
 		}
 		name := filepath.Join("work", rel)
 		if dir := filepath.Dir(name); dir != "." {
@@ -243,6 +274,44 @@ func (r *run) prepare(opts Options) error {
 			return fmt.Errorf("replay: file %s: %w", rel, err)
 		}
 	}
+	for _, d := range opts.Dirs {
+		if err := relative("dir", d); err != nil {
+			return err
+		}
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("replay: dir %s: %w", d, err)
+		}
+	}
+	// Named pipes before the links: mkfifo takes a path, and until the
+	// links are made nothing under the root is a link (files and
+	// directories were made through os.Root).
+	for _, name := range opts.Fifos {
+		if err := relative("fifo", name); err != nil {
+			return err
+		}
+		if strings.Contains(name, "..") {
+			return fmt.Errorf("replay: fifo %s: a name inside the work directory", name)
+		}
+		if err := mkfifo(filepath.Join(r.work, name)); err != nil {
+			return fmt.Errorf("replay: fifo %s: %w", name, err)
+		}
+	}
+	// A link's target is what the case tests (a link out of the project):
+	// it is made, never followed here.
+	for name, target := range opts.Links {
+		if err := relative("link", name); err != nil {
+			return err
+		}
+		if err := root.Symlink(strings.ReplaceAll(target, "<root>", r.root), filepath.Join("work", name)); err != nil {
+			return fmt.Errorf("replay: link %s: %w", name, err)
+		}
+	}
+	if opts.SessionFile != nil {
+		b := bytes.ReplaceAll(opts.SessionFile, []byte("<work>"), []byte(r.work))
+		if err := root.WriteFile("session.jsonl", b, 0o644); err != nil {
+			return fmt.Errorf("replay: session file: %w", err)
+		}
+	}
 	if opts.UserConfig != nil {
 		if err := ownfs.WriteAtomicIn(r.home, filepath.Join(".config", "ama", "config.json"), opts.UserConfig); err != nil {
 			return fmt.Errorf("replay: %w", err)
@@ -251,48 +320,59 @@ func (r *run) prepare(opts Options) error {
 	return nil
 }
 
-// fixedRoot is a fresh directory whose path has the same length in every
-// run (and as the golden tests' roots): the fake model estimates tokens
-// from the request's characters, which include the cwd.
-func fixedRoot() (string, error) {
-	base := os.TempDir()
-	if r, err := filepath.EvalSymlinks(base); err == nil {
-		base = r
+// effects checks the side effects a case names (Options.Absent, Expect)
+// in the run's root, through os.Root.
+func effects(dir string, opts Options) []string {
+	if len(opts.Absent) == 0 && len(opts.Expect) == 0 {
+		return nil
 	}
-	for {
-		dir := filepath.Join(base, fmt.Sprintf("ama-replay-%016x", rand.Uint64()))
-		err := os.Mkdir(dir, 0o700)
-		if err == nil {
-			return dir, nil
-		}
-		if !os.IsExist(err) {
-			return "", fmt.Errorf("replay: %w", err)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer root.Close()
+	var out []string
+	for _, p := range opts.Absent {
+		if _, err := root.Lstat(p); err == nil {
+			out = append(out, p+" exists after the run; it must not")
 		}
 	}
+	for _, p := range slices.Sorted(maps.Keys(opts.Expect)) {
+		want := opts.Expect[p]
+		if got, err := root.ReadFile(p); err != nil || string(got) != want {
+			out = append(out, fmt.Sprintf("%s holds %q (%v) after the run, want %q", p, got, err, want))
+		}
+	}
+	return out
 }
 
-// removeAll removes dir, making read-only directories writable first.
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
+// sessionFiles hands each session file under home (ama's sessions
+// directory: *.jsonl) to f.
+func sessionFiles(home string, f func(string, []byte)) {
+	root, err := os.OpenRoot(home)
+	if err != nil {
 		return
 	}
-	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o755)
+	defer root.Close()
+	_ = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") || !strings.Contains(p, "sessions/") {
+			return nil
+		}
+		if b, err := root.ReadFile(p); err == nil {
+			f(filepath.Join(home, p), b)
 		}
 		return nil
 	})
-	_ = os.RemoveAll(dir)
 }
 
-func deterministic() Hooks {
+func deterministic(step time.Duration) Hooks {
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	var now, uuid, id atomic.Int64
+	var now, uuid, id, clock atomic.Int64
 	return Hooks{
 		Now:        func() time.Time { return base.Add(time.Duration(now.Add(1)) * time.Millisecond) },
 		NewUUID:    func() string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", uuid.Add(1)) },
 		NewEntryID: func() string { return fmt.Sprintf("%08x", id.Add(1)) },
-		Clock:      func() time.Time { return base },
+		Clock:      func() time.Time { return base.Add(time.Duration(clock.Add(1)-1) * step) },
 	}
 }
 
@@ -321,242 +401,38 @@ func (r *run) stderrText() string {
 	return r.stderr.String()
 }
 
-func (r *run) snapshot() [][]byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([][]byte(nil), r.lines...)
-}
-
-// collect reads stdout line by line.
-func (r *run) collect(out io.Reader) {
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 64<<10), 256<<20)
-	for sc.Scan() {
-		r.mu.Lock()
-		r.lines = append(r.lines, append([]byte(nil), sc.Bytes()...))
-		r.cond.Broadcast()
-		r.mu.Unlock()
-	}
-	r.mu.Lock()
-	r.eof = true
-	r.cond.Broadcast()
-	r.mu.Unlock()
-	_, _ = io.Copy(io.Discard, out) // an over-long line: keep the server unblocked
-}
-
-func (r *run) wait() (int, error) {
+func (r *run) wait(timeout time.Duration) (int, error) {
 	select {
 	case code := <-r.exit:
-		r.mu.Lock()
-		for !r.eof {
-			r.cond.Wait()
-		}
-		r.mu.Unlock()
+		r.out.Drained()
 		return code, nil
-	case <-time.After(r.timeout):
+	case <-time.After(timeout):
+		r.out.Resume()
 		r.cancel(errors.New("replay: the server did not exit"))
-		return -1, fmt.Errorf("replay: the server did not exit within %v", r.timeout)
+		return -1, fmt.Errorf("replay: the server did not exit within %v", timeout)
 	}
 }
 
-func (r *run) send(b []byte) error {
+// The run as transcript.Play's target.
+
+func (r *run) Send(b []byte) error {
 	if _, err := r.stdin.Write(b); err != nil {
-		return fmt.Errorf("replay: write stdin: %w", err)
+		return fmt.Errorf("write stdin: %w", err)
 	}
 	return nil
 }
 
-// waitFor blocks until pred has matched n lines.
-func (r *run) waitFor(desc string, n int, pred func(*transcript.Object) bool) error {
-	deadline := time.Now().Add(r.timeout)
-	timer := time.AfterFunc(r.timeout, func() {
-		r.mu.Lock()
-		r.cond.Broadcast()
-		r.mu.Unlock()
-	})
-	defer timer.Stop()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for {
-		count := 0
-		for _, l := range r.lines {
-			v, err := transcript.Parse(l)
-			if err != nil {
-				continue
-			}
-			if o, ok := v.(*transcript.Object); ok && pred(o) {
-				if count++; count == n {
-					return nil
-				}
-			}
-		}
-		if r.eof || !time.Now().Before(deadline) {
-			return fmt.Errorf("replay: waiting for %s (#%d): not seen (output ended: %v)", desc, n, r.eof)
-		}
-		r.cond.Wait()
-	}
-}
+func (r *run) CloseInput()                { _ = r.stdin.Close() }
+func (r *run) Output() *transcript.Output { return r.out }
+func (r *run) Signal(sig syscall.Signal)  { r.cancel(Signal{sig}) }
+func (r *run) Root() string               { return r.root }
+func (r *run) Work() string               { return r.work }
 
-// poll waits until cond holds (conditions without an output line).
-func (r *run) poll(desc string, cond func() bool) error {
-	deadline := time.Now().Add(r.timeout)
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if !time.Now().Before(deadline) {
-			return fmt.Errorf("replay: waiting for %s: timed out", desc)
-		}
-		<-tick.C
+func (r *run) MergedDeltas() (int64, bool) {
+	if f := r.merged.Load(); f != nil {
+		return (*f)()
 	}
-	return nil
-}
-
-// idOf is a line's id as text: a native response's id, or a JSON-RPC
-// response's (number or string).
-func idOf(o *transcript.Object) (string, bool) {
-	v, ok := o.Get("id")
-	if !ok {
-		return "", false
-	}
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case json.Number:
-		return string(x), true
-	}
-	return "", false
-}
-
-func isResponse(o *transcript.Object) bool {
-	if o.String("type") == "response" {
-		return true
-	}
-	_, method := o.Get("method")
-	_, jsonrpc := o.Get("jsonrpc")
-	return jsonrpc && !method
-}
-
-// play runs the steps. $NAME in a command is replaced by a value bound
-// with @bind; $WORK is the work directory (the server's cwd, which ACP's
-// session/new names) and $ROOT the run's temporary root.
-func (r *run) play(steps []Step) error {
-	vars := map[string]string{"WORK": r.work, "ROOT": r.root}
-	for _, st := range steps {
-		if err := r.step(st, vars); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func decode(st Step, v any) error {
-	if err := json.Unmarshal(st.arg, v); err != nil {
-		return fmt.Errorf("replay: %s %s: %w", st.directive, st.arg, err)
-	}
-	return nil
-}
-
-func (r *run) step(st Step, vars map[string]string) error {
-	switch st.directive {
-	case "":
-		line := transcript.Substitute(string(st.raw), vars)
-		return r.send([]byte(line + "\n"))
-	case "@raw":
-		var s string
-		if err := decode(st, &s); err != nil {
-			return err
-		}
-		return r.send([]byte(s))
-	case "@wait":
-		var w struct {
-			Type  string `json:"type"`
-			ID    string `json:"id"`
-			Count int    `json:"count"`
-			Has   string `json:"contains"`
-		}
-		if err := decode(st, &w); err != nil {
-			return err
-		}
-		if w.Count == 0 {
-			w.Count = 1
-		}
-		return r.waitFor(string(st.arg), w.Count, func(o *transcript.Object) bool {
-			if w.ID != "" {
-				if id, ok := idOf(o); !ok || id != w.ID || !isResponse(o) {
-					return false
-				}
-			}
-			if w.Type != "" && o.String("type") != w.Type {
-				return false
-			}
-			return w.Has == "" || bytes.Contains(transcript.Encode(o), []byte(w.Has))
-		})
-	case "@bind":
-		var b map[string]struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Path string `json:"path"`
-		}
-		if err := decode(st, &b); err != nil {
-			return err
-		}
-		for name, spec := range b {
-			v, err := r.bind(spec.Type, spec.ID, spec.Path)
-			if err != nil {
-				return err
-			}
-			vars[name] = v
-		}
-	case "@file": // the user changes a file behind the agent's back
-		var f struct{ Path, Content string }
-		if err := decode(st, &f); err != nil {
-			return err
-		}
-		root, err := os.OpenRoot(r.work)
-		if err != nil {
-			return fmt.Errorf("replay: %w", err)
-		}
-		defer root.Close()
-		if err := root.WriteFile(f.Path, []byte(f.Content), 0o644); err != nil {
-			return fmt.Errorf("replay: @file: %w", err)
-		}
-	case "@release": // open a waitFile gate of the fake script
-		var name string
-		if err := decode(st, &name); err != nil {
-			return err
-		}
-		if strings.ContainsAny(name, `/\`) || name == ".." {
-			return fmt.Errorf("replay: @release %q: a file name, not a path", name)
-		}
-		if err := ownfs.WriteAtomic(r.root, name, nil); err != nil {
-			return fmt.Errorf("replay: @release: %w", err)
-		}
-	case "@waitCalls": // the fake model has received this many requests
-		var n int
-		if err := decode(st, &n); err != nil {
-			return err
-		}
-		rec := filepath.Join(r.root, "fake-record.jsonl")
-		return r.poll(strconv.Itoa(n)+" fake model requests", func() bool {
-			data, _ := ownfs.ReadUser(rec, 1<<30)
-			return bytes.Count(data, []byte("\n")) >= n
-		})
-	case "@close":
-		_ = r.stdin.Close()
-	case "@signal":
-		var sig string
-		if err := decode(st, &sig); err != nil {
-			return err
-		}
-		s := syscall.SIGINT
-		if sig == "SIGTERM" {
-			s = syscall.SIGTERM
-		}
-		r.cancel(Signal{s})
-	default:
-		return fmt.Errorf("replay: directive %s is not supported (the replay kit knows @wait, @waitCalls, @bind, @raw, @file, @release, @close, @signal)", st.directive)
-	}
-	return nil
+	return 0, false
 }
 
 // Signal is the cancellation cause of @signal; the server adapter maps it
@@ -564,44 +440,6 @@ func (r *run) step(st Step, vars map[string]string) error {
 type Signal struct{ Signal syscall.Signal }
 
 func (s Signal) Error() string { return "received " + s.Signal.String() }
-
-// bind returns the value at path (dot separated, numbers index arrays) of
-// the last line of the given type or response id.
-func (r *run) bind(typ, id, path string) (string, error) {
-	lines := r.snapshot()
-	for i := len(lines) - 1; i >= 0; i-- {
-		v, err := transcript.Parse(lines[i])
-		if err != nil {
-			continue
-		}
-		o, ok := v.(*transcript.Object)
-		if !ok || (typ != "" && o.String("type") != typ) {
-			continue
-		}
-		if lid, _ := idOf(o); id != "" && lid != id {
-			continue
-		}
-		var cur transcript.Value = o
-		for _, part := range strings.Split(path, ".") {
-			switch c := cur.(type) {
-			case *transcript.Object:
-				cur = c.Values[part]
-			case []transcript.Value:
-				n, err := strconv.Atoi(part)
-				if err != nil || n < 0 || n >= len(c) {
-					return "", fmt.Errorf("replay: @bind %s: bad index %s", path, part)
-				}
-				cur = c[n]
-			}
-		}
-		s, ok := cur.(string)
-		if !ok {
-			return "", fmt.Errorf("replay: @bind %s: not a string: %s", path, transcript.Encode(cur))
-		}
-		return s, nil
-	}
-	return "", fmt.Errorf("replay: @bind: no line of type %q id %q", typ, id)
-}
 
 // Check compares a transcript with the expected one by shape
 // (transcript.CompareShape with the default rules: the same lines, keys,
@@ -618,6 +456,12 @@ func Check(want, got []byte) []string {
 			continue
 		case i >= len(w):
 			out = append(out, fmt.Sprintf("line %d: unexpected %s", i+1, short(g[i])))
+			continue
+		}
+		if len(w[i]) == 0 || w[i][0] != '{' { // text (print mode): the same text
+			if !bytes.Equal(w[i], g[i]) {
+				out = append(out, fmt.Sprintf("line %d: want text %s, got %s", i+1, short(w[i]), short(g[i])))
+			}
 			continue
 		}
 		wv, err := transcript.Parse(w[i])

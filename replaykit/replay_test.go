@@ -13,95 +13,161 @@ import (
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/replaykit"
+	"github.com/armadra/ama-rpc/rpc/schema/schemacheck"
 )
 
 const fixtures = "../test/fixtures/rpc"
 
-// options returns the replay of a golden case, or a reason why the kit
-// cannot replay it (features of the golden harness a host's test does not
-// have: links, fifos, a prepared session file, writer bounds, a stalled
-// reader).
-func options(t *testing.T, dir string) (replaykit.Options, []replaykit.Step, int, string) {
+// golden is one fixture as the kit replays it.
+type goldenCase struct {
+	opts  replaykit.Options
+	steps []replaykit.Step
+	exit  int
+	want  string // the expected transcript's file
+}
+
+// loadCase reads a fixture directory of test/fixtures/<kind>/<name>: an
+// rpc or ACP golden (case.json, in.jsonl, out.jsonl) or a print one
+// (case.json, out.txt; its stdin and interrupt become steps).
+func loadCase(t *testing.T, dir string) goldenCase {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "case.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c golden.Case
-	if err := json.Unmarshal(b, &c); err != nil {
+	if filepath.Base(filepath.Dir(dir)) == "print" {
+		var c replaykit.PrintCase
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		golden.SkipUnlessAvailable(t, c.Requires)
+		opts, err := c.Options("../test/fixtures")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opts.Style == "" {
+			opts.Style = "T"
+		}
+		steps := c.Steps()
+		return goldenCase{opts, steps, c.Exit, filepath.Join(dir, "out.txt")}
+	}
+	c, err := replaykit.DecodeCase(b)
+	if err != nil {
 		t.Fatal(err)
 	}
-	switch {
-	case len(c.Links) > 0, len(c.Fifos) > 0, len(c.Dirs) > 0, c.SessionFile != "", len(c.Copy) > 0,
-		c.MaxQueuedItems > 0, c.MaxQueuedBytes > 0, c.TelemetryStepMs > 0, len(c.Requires) > 0:
-		return replaykit.Options{}, nil, 0, "uses a golden-harness feature (links, fifos, dirs, session file, copy, writer bounds, telemetry clock, requires)"
+	golden.SkipUnlessAvailable(t, c.Requires)
+	opts, err := c.Options("../test/fixtures")
+	if err != nil {
+		t.Fatal(err)
 	}
 	in, err := os.ReadFile(filepath.Join(dir, "in.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range []string{`"@stall"`, `"@resume"`, `"@waitMerged"`} {
-		if bytes.Contains(in, []byte(d)) {
-			return replaykit.Options{}, nil, 0, "uses " + d
-		}
-	}
 	steps, err := replaykit.ParseSteps(bytes.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := replaykit.Options{Args: c.Args, Env: c.Env, Files: c.Files, Keep: c.Keep, Style: c.Normalize, Zero: c.Zero}
-	if len(c.Script) > 0 {
-		opts.Script = c.Script
-	}
-	if len(c.Config) > 0 {
-		opts.UserConfig = c.Config
-	}
-	return opts, steps, c.Exit, ""
+	return goldenCase{opts, steps, c.Exit, filepath.Join(dir, "out.jsonl")}
 }
 
-// The kit replays the rpc goldens, and each transcript has the golden's
-// shape (replay --check passes on them).
+// goldenDirs are the fixtures the kit replays: every rpc, ACP and print
+// golden.
+func goldenDirs(t *testing.T) []string {
+	var dirs []string
+	for _, kind := range []string{"rpc", "acp", "print"} {
+		d, err := filepath.Glob(filepath.Join("../test/fixtures", kind, "*"))
+		if err != nil || len(d) == 0 {
+			t.Fatalf("no %s goldens: %v", kind, err)
+		}
+		dirs = append(dirs, d...)
+	}
+	return dirs
+}
+
+// The kit replays every golden (rpc, ACP, print), and each transcript has
+// the golden's shape (replay --check passes on them) and the case's side
+// effects; the same transcript with one field changed fails.
 func TestReplayGoldens(t *testing.T) {
 	if testing.Short() {
-		t.Skip("replays every rpc golden")
+		t.Skip("replays every golden")
 	}
-	dirs, err := filepath.Glob(filepath.Join(fixtures, "*"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no rpc goldens: %v", err)
-	}
-	var passed, skipped atomic.Int32
+	dirs := goldenDirs(t)
+	var passed atomic.Int32
 	t.Run("cases", func(t *testing.T) {
 		for _, dir := range dirs {
-			t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Run(filepath.Base(filepath.Dir(dir))+"/"+filepath.Base(dir), func(t *testing.T) {
 				t.Parallel()
-				opts, steps, exit, why := options(t, dir)
-				if why != "" {
-					skipped.Add(1)
-					t.Skip(why)
+				gc := loadCase(t, dir)
+				gc.opts.Sessions = func(path string, b []byte) {
+					if schemacheck.IsSessionFile(b) {
+						for _, err := range schemacheck.SessionFile(b, 3) {
+							t.Errorf("session file %s: %v", filepath.Base(path), err)
+						}
+					}
 				}
-				res, err := replaykit.Replay(context.Background(), app.ReplayServer, opts, steps)
+				res, err := replaykit.Replay(context.Background(), app.ReplayServer, gc.opts, gc.steps)
 				if err != nil {
 					t.Fatalf("%v\nstderr:\n%s", err, res.Stderr)
 				}
-				if res.Exit != exit {
-					t.Errorf("exit %d, want %d", res.Exit, exit)
+				if res.Exit != gc.exit {
+					t.Errorf("exit %d, want %d", res.Exit, gc.exit)
 				}
-				want, err := os.ReadFile(filepath.Join(dir, "out.jsonl"))
+				for _, e := range res.Effects {
+					t.Error(e)
+				}
+				want, err := os.ReadFile(gc.want)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if diffs := replaykit.Check(want, res.Transcript); len(diffs) > 0 {
-					t.Errorf("%d differences by shape, first: %s", len(diffs), strings.Join(diffs[:min(5, len(diffs))], "\n"))
+					t.Errorf("%d differences by shape, first: %s\nstderr:\n%s", len(diffs), strings.Join(diffs[:min(5, len(diffs))], "\n"), res.Stderr)
 					return
+				}
+				if changed, ok := changeOneField(want); ok {
+					if diffs := replaykit.Check(changed, res.Transcript); len(diffs) != 1 {
+						t.Errorf("one changed field: %d differences %v", len(diffs), diffs)
+					}
+				} else if len(bytes.TrimSpace(want)) == 0 {
+					// An empty golden (a run that writes nothing on
+					// stdout): one line more must fail.
+					if diffs := replaykit.Check(want, append(res.Transcript, "{\"type\":\"extra\"}\n"...)); len(diffs) != 1 {
+						t.Errorf("one extra line: %d differences %v", len(diffs), diffs)
+					}
+				} else {
+					t.Errorf("no field to change in %s", gc.want)
 				}
 				passed.Add(1)
 			})
 		}
 	})
-	t.Logf("%d rpc goldens replayed with the same shape, %d skipped (golden-harness features), of %d", passed.Load(), skipped.Load(), len(dirs))
-	if passed.Load() < int32(len(dirs))*3/4 {
-		t.Errorf("only %d of %d goldens replayed", passed.Load(), len(dirs))
+	t.Logf("%d of %d goldens replayed with the same shape", passed.Load(), len(dirs))
+}
+
+// changeOneField returns want with one protocol value changed: the first
+// line's "type" (or, for a text line, one character), so --check must
+// report exactly one difference.
+func changeOneField(want []byte) ([]byte, bool) {
+	lines := bytes.SplitAfter(want, []byte("\n"))
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var out []byte
+		switch {
+		case bytes.Contains(l, []byte(`"type":"`)):
+			out = bytes.Replace(l, []byte(`"type":"`), []byte(`"type":"changed_`), 1)
+		case bytes.Contains(l, []byte(`"jsonrpc":"2.0"`)):
+			out = bytes.Replace(l, []byte(`"jsonrpc":"2.0"`), []byte(`"jsonrpc":"2.1"`), 1)
+		case l[0] != '{':
+			out = append([]byte("changed "), l...)
+		default:
+			continue
+		}
+		lines[i] = out
+		return bytes.Join(lines, nil), true
 	}
+	return nil, false
 }
 
 // Check names a changed field, a renamed key, a missing and an extra
@@ -200,6 +266,17 @@ func TestFilesStayInRoot(t *testing.T) {
 			t.Fatalf("%s: written outside the root", name)
 		}
 	}
+	for _, opts := range []replaykit.Options{
+		{Fifos: []string{"../../" + rel}}, {Links: map[string]string{"../../" + rel: "/"}}, {Dirs: []string{"../" + rel}},
+		{Links: map[string]string{"out": filepath.Dir(outside)}, Files: map[string]string{"out/planted": "x"}},
+	} {
+		if _, err := replaykit.Replay(context.Background(), app.ReplayServer, opts, nil); err == nil {
+			t.Errorf("%+v: accepted", opts)
+		}
+		if _, err := os.Lstat(outside); err == nil {
+			t.Fatalf("%+v: made outside the root", opts)
+		}
+	}
 }
 
 // ACP mode: two replays of the same commands have the same shape, and a
@@ -233,5 +310,41 @@ func TestReplayACP(t *testing.T) {
 	}
 	if d := replaykit.Check(a, bytes.Replace(b, []byte(`"end_turn"`), []byte(`"cancelled"`), 1)); len(d) != 1 {
 		t.Errorf("a changed stop reason: %v", d)
+	}
+}
+
+// --case: a golden that needs the harness's file system (a link out of
+// the project, a directory beside it, side effects to check) replays
+// through the subcommand with --check; a changed field fails.
+func TestCommandCase(t *testing.T) {
+	dir := filepath.Join(fixtures, "perm-symlink-write")
+	in, err := os.ReadFile(filepath.Join(dir, "in.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := app.Main(context.Background(), app.Env{Args: append([]string{"replay"}, args...), Stdin: bytes.NewReader(in),
+			Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }, Cwd: t.TempDir()})
+		return code, errb.String()
+	}
+	caseFile, want := filepath.Join(dir, "case.json"), filepath.Join(dir, "out.jsonl")
+	if code, stderr := run("--case", caseFile, "--check", want); code != replaykit.ExitOK {
+		t.Fatalf("--case --check: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, ok := changeOneField(b)
+	if !ok {
+		t.Fatal("nothing to change")
+	}
+	bad := filepath.Join(t.TempDir(), "out.jsonl")
+	if err := os.WriteFile(bad, changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := run("--case", caseFile, "--check", bad); code != replaykit.ExitDiffers || !strings.Contains(stderr, "1 differences") {
+		t.Errorf("one changed field: exit %d\n%s", code, stderr)
 	}
 }

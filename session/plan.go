@@ -425,19 +425,20 @@ func (s *Session) SetPlanAttended(on bool) {
 // of unknown types and ignores them, so the files stay readable by ama.
 const CustomPermissionMode = "ama-rpc.permission_mode"
 
+// permissionModeData is the data of an ama-rpc.permission_mode entry.
+type permissionModeData struct {
+	Mode string `json:"mode"`
+}
+
 // recordMode appends the current permission mode to the session.
 func (st *state) recordMode() {
-	st.appendEntry(store.CustomEntry(CustomPermissionMode, struct {
-		Mode string `json:"mode"`
-	}{string(st.mode)}))
+	st.appendEntry(store.CustomEntry(CustomPermissionMode, permissionModeData{string(st.mode)}))
 }
 
 // permissionModeOf reads a valid permission mode from a permission-mode
 // entry.
 func permissionModeOf(e *store.Entry) (approvals.Mode, bool) {
-	d, err := store.CustomData[struct {
-		Mode string `json:"mode"`
-	}](e)
+	d, err := store.CustomData[permissionModeData](e)
 	if err == nil && approvals.Mode(d.Mode).Valid() {
 		return approvals.Mode(d.Mode), true
 	}

@@ -197,7 +197,7 @@ func (st *state) requestSnapshot(purpose string) requestSnapshot {
 // mode look at it (proposals, [DONE:] markers).
 func (st *state) afterTurn(tr turnReply, toolResults int) {
 	if tr.entryID != "" {
-		st.appendEntry(store.CustomEntry("ama.trace", tr.trace))
+		st.appendEntry(store.CustomEntry(customTrace, tr.trace))
 	}
 	st.planAfterTurn(tr, toolResults)
 	st.checkPressure()

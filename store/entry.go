@@ -638,9 +638,7 @@ func MessageEntry(m llm.Message) *Entry {
 		// A huge prompt or image: the body is encoded around placeholders
 		// and the strings spliced in, one exact buffer instead of about
 		// four.
-		e := newEntry(TypeMessage, struct {
-			Message llm.Message `json:"message"`
-		}{skel})
+		e := newEntry(TypeMessage, MessageBody{skel})
 		if body, spans, ok := llm.SpliceStrings(e.Body(), strs); ok {
 			e.setBody(body)
 			e.learn()
@@ -649,9 +647,7 @@ func MessageEntry(m llm.Message) *Entry {
 			return e
 		}
 	}
-	e := newEntry(TypeMessage, struct {
-		Message llm.Message `json:"message"`
-	}{m})
+	e := newEntry(TypeMessage, MessageBody{m})
 	e.setMessage(m)
 	e.msg = FactsOf(m)
 	return e
@@ -677,89 +673,52 @@ func (e *Entry) Message() (llm.Message, error) {
 
 // ModelChangeEntry records a model switch.
 func ModelChangeEntry(provider, modelID, channel string) *Entry {
-	return newEntry(TypeModelChange, struct {
-		Provider string `json:"provider"`
-		ModelID  string `json:"modelId"`
-		Channel  string `json:"channel,omitempty"`
-	}{provider, modelID, channel})
+	return newEntry(TypeModelChange, ModelChangeBody{provider, modelID, channel})
 }
 
 // ThinkingLevelEntry records a thinking-level change.
 func ThinkingLevelEntry(level string) *Entry {
-	return newEntry(TypeThinkingLevelChange, struct {
-		ThinkingLevel string `json:"thinkingLevel"`
-	}{level})
+	return newEntry(TypeThinkingLevelChange, ThinkingLevelBody{level})
 }
 
 // CustomEntry records extension state that is not part of the context.
 func CustomEntry(customType string, data any) *Entry {
-	return newEntry(TypeCustom, struct {
-		CustomType string `json:"customType"`
-		Data       any    `json:"data"`
-	}{customType, data})
+	return newEntry(TypeCustom, CustomBody{customType, data})
 }
 
 // CustomMessageEntry records an extension message that enters the context.
 func CustomMessageEntry(m *llm.CustomMessage) *Entry {
-	return newEntry(TypeCustomMessage, struct {
-		CustomType string          `json:"customType"`
-		Content    llm.UserContent `json:"content"`
-		Display    bool            `json:"display"`
-		Details    json.RawMessage `json:"details,omitempty"`
-	}{m.CustomType, m.Content, m.Display, m.Details})
+	return newEntry(TypeCustomMessage, CustomMessageBody{m.CustomType, m.Content, m.Display, m.Details})
 }
 
 // SessionInfoEntry records the session name.
 func SessionInfoEntry(name string) *Entry {
-	return newEntry(TypeSessionInfo, struct {
-		Name string `json:"name"`
-	}{name})
+	return newEntry(TypeSessionInfo, SessionInfoBody{name})
 }
 
 // LabelEntry sets (or, with an empty label, clears) the label of an entry.
 func LabelEntry(targetID, label string) *Entry {
-	return newEntry(TypeLabel, struct {
-		TargetID string `json:"targetId"`
-		Label    string `json:"label,omitempty"`
-	}{targetID, label})
+	return newEntry(TypeLabel, LabelBody{targetID, label})
 }
 
 // ContextEditEntry replaces (or with nil removes) a message in the context.
 func ContextEditEntry(targetID string, replacement *string, reason string) *Entry {
-	return newEntry(TypeContextEdit, struct {
-		TargetID    string  `json:"targetId"`
-		Replacement *string `json:"replacement"`
-		Reason      string  `json:"reason"`
-	}{targetID, replacement, reason})
+	return newEntry(TypeContextEdit, ContextEditBody{targetID, replacement, reason})
 }
 
 // CompactionEntry records a compaction.
 func CompactionEntry(summary, firstKeptEntryID string, tokensBefore int, usage *llm.Usage) *Entry {
-	return newEntry(TypeCompaction, struct {
-		Summary          string     `json:"summary"`
-		FirstKeptEntryID string     `json:"firstKeptEntryId"`
-		TokensBefore     int        `json:"tokensBefore"`
-		Usage            *llm.Usage `json:"usage,omitempty"`
-	}{summary, firstKeptEntryID, tokensBefore, usage})
+	return newEntry(TypeCompaction, CompactionBody{summary, firstKeptEntryID, tokensBefore, usage})
 }
 
 // BranchSummaryEntry records a summary of an abandoned branch.
 func BranchSummaryEntry(fromID, summary string, usage *llm.Usage) *Entry {
-	return newEntry(TypeBranchSummary, struct {
-		FromID  string     `json:"fromId"`
-		Summary string     `json:"summary"`
-		Usage   *llm.Usage `json:"usage,omitempty"`
-	}{fromID, summary, usage})
+	return newEntry(TypeBranchSummary, BranchSummaryBody{fromID, summary, usage})
 }
 
 // UsageEntry records an auxiliary request's usage (not in the context).
 func UsageEntry(kind, provider, model string, usage llm.Usage) *Entry {
-	return newEntry(TypeUsage, struct {
-		Kind     string    `json:"kind"`
-		Provider string    `json:"provider"`
-		Model    string    `json:"model"`
-		Usage    llm.Usage `json:"usage"`
-	}{kind, provider, model, usage})
+	return newEntry(TypeUsage, UsageBody{kind, provider, model, usage})
 }
 
 // Decode unmarshals the body into v.

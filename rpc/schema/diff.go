@@ -43,16 +43,17 @@ func Breaking(old, cur *jsonschema.Schema) []Break {
 			out = append(out, Break{name, "definition removed"})
 			continue
 		}
-		compareSchema(name, o, n, &out)
+		compareSchema(name, o, n, cur.Defs, &out)
 	}
 	slices.SortFunc(out, func(a, b Break) int { return strings.Compare(a.String(), b.String()) })
 	return out
 }
 
-func compareSchema(at string, o, n *jsonschema.Schema, out *[]Break) {
+func compareSchema(at string, o, n *jsonschema.Schema, defs map[string]*jsonschema.Schema, out *[]Break) {
 	if o == nil || n == nil {
 		return
 	}
+
 	if o.Ref != "" && n.Ref != "" && o.Ref != n.Ref {
 		*out = append(*out, Break{at, fmt.Sprintf("refers to %s instead of %s", n.Ref, o.Ref)})
 	}
@@ -74,13 +75,20 @@ func compareSchema(at string, o, n *jsonschema.Schema, out *[]Break) {
 			}
 		}
 	}
+	if o.Ref == "" && n.Ref != "" && len(n.Properties) == 0 {
+		// What was written inline now refers to a definition (compared by
+		// name too): its members are the definition's.
+		if d, ok := defs[strings.TrimPrefix(n.Ref, "#/$defs/")]; ok && d.Ref == "" {
+			n = d
+		}
+	}
 	for _, p := range slices.Sorted(maps.Keys(o.Properties)) {
 		np, ok := n.Properties[p]
 		if !ok {
 			*out = append(*out, Break{at + "." + p, "member removed (or renamed)"})
 			continue
 		}
-		compareSchema(at+"."+p, o.Properties[p], np, out)
+		compareSchema(at+"."+p, o.Properties[p], np, defs, out)
 	}
 	for _, r := range n.Required {
 		if !slices.Contains(o.Required, r) {
@@ -89,8 +97,8 @@ func compareSchema(at string, o, n *jsonschema.Schema, out *[]Break) {
 			}
 		}
 	}
-	compareSchema(at+"[]", o.Items, n.Items, out)
-	compareSchema(at+"{}", o.AdditionalProperties, n.AdditionalProperties, out)
+	compareSchema(at+"[]", o.Items, n.Items, defs, out)
+	compareSchema(at+"{}", o.AdditionalProperties, n.AdditionalProperties, defs, out)
 }
 
 func types(s *jsonschema.Schema) []string {

@@ -134,7 +134,7 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[events.ToolResult](): ref("toolResult"),
 		// Inline, not a $ref: the inferrer makes a pointer's override
 		// nullable by its "type", which a bare $ref does not have.
-		reflect.TypeFor[store.Entry](): sessionEntry(),
+		reflect.TypeFor[store.Entry](): {Type: "object", Ref: "#/$defs/sessionEntry"},
 		// A string type with constants: its values (TestApprovalsComplete
 		// checks the list against events' constants of the type).
 		reflect.TypeFor[events.Approval](): {Type: "string", Enum: approvals()},
@@ -147,19 +147,6 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 		reflect.TypeFor[trace.Previews](): {Type: "object", Description: "trace.Previews (custom MarshalJSON): preview key -> {input, output, args, result}, each a string, absent members left out",
 			AdditionalProperties: &jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 				Properties: map[string]*jsonschema.Schema{"input": str(), "output": str(), "args": str(), "result": str()}}},
-	}
-}
-
-// sessionEntry describes store.Entry, which has its own writer.
-func sessionEntry() *jsonschema.Schema {
-	return &jsonschema.Schema{
-		Description: "store.Entry (custom writer): type first, the type's own members, then id, parentId (null for a root), timestamp (ISO 8601). " +
-			"The members per entry type are not described yet.",
-		Type: "object",
-		Properties: map[string]*jsonschema.Schema{
-			"type": str(), "id": str(), "parentId": {Types: []string{"null", "string"}}, "timestamp": str(),
-		},
-		Required: []string{"type", "id", "parentId", "timestamp"},
 	}
 }
 
@@ -277,7 +264,9 @@ func generate(replace map[string]reflect.Type) (*jsonschema.Schema, error) {
 	tr.Description = "events.ToolResult (custom MarshalJSON): content is the blocks, or one string (AsText, the task tool's results)"
 	tr.Properties["content"] = &jsonschema.Schema{OneOf: []*jsonschema.Schema{str(), {Types: []string{"null", "array"}, Items: ref("content")}}}
 	defs["toolResult"] = mark(tr, Stable)
-	defs["sessionEntry"] = mark(sessionEntry(), Experimental)
+	if err := sessionFile(defs, opts, replace); err != nil {
+		return nil, err
+	}
 
 	// The envelope.
 	hello, err := infer[rpc.Hello](opts)

@@ -17,6 +17,7 @@ const url = "https://github.com/armadra/ama-rpc/schema/rpc.schema.json"
 
 type compiled struct {
 	line, command, print *v6.Schema
+	session              *v6.Schema            // one line of a session file
 	acp                  map[string]*v6.Schema // by extension name
 	method               map[string]bool       // extension methods
 	err                  error
@@ -52,6 +53,7 @@ func load() *compiled {
 			return s
 		}
 		c.line, c.command, c.print = at(""), at("#/$defs/command"), at("#/$defs/"+schema.PrintLine)
+		c.session = at("#/$defs/" + schema.SessionLineDef)
 		c.acp, c.method = map[string]*v6.Schema{}, map[string]bool{}
 		for _, e := range acp.Extensions() {
 			c.acp[e.Name] = at("#/$defs/" + schema.ACPDef(e.Name))
@@ -94,6 +96,44 @@ func PrintLine(line []byte) error {
 		return c.err
 	}
 	return validate(c.print, line)
+}
+
+// SessionLine validates one line of a session file (the header or an
+// entry).
+func SessionLine(line []byte) error {
+	c := load()
+	if c.err != nil {
+		return c.err
+	}
+	return validate(c.session, line)
+}
+
+// IsSessionFile reports whether content is a session file: its first
+// line is a header (type "session").
+func IsSessionFile(content []byte) bool {
+	return bytes.HasPrefix(content, []byte(`{"type":"session"`))
+}
+
+// SessionFile validates every complete line of a session file and
+// returns one error per failing line (at most max), with its number. A
+// last line without its newline (a write cut by a crash, which the store
+// repairs) and a line that is not JSON are the store's repair's business,
+// not the schema's: they are skipped.
+func SessionFile(content []byte, max int) []error {
+	var errs []error
+	lines := bytes.Split(content, []byte("\n"))
+	for i, l := range lines[:len(lines)-1] {
+		if len(bytes.TrimSpace(l)) == 0 || !json.Valid(l) {
+			continue
+		}
+		if err := SessionLine(l); err != nil {
+			errs = append(errs, fmt.Errorf("line %d: %w", i+1, err))
+			if len(errs) == max {
+				break
+			}
+		}
+	}
+	return errs
 }
 
 // ACPLine validates ama-rpc's extensions in one ACP message: every value
