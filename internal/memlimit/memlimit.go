@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 )
 
 var (
@@ -143,3 +144,20 @@ func Written(n int) {
 		runtime.GC()
 	}
 }
+
+// startupSettle is how long after the server starts the start-up garbage
+// is released: after hello and the first commands of a client that
+// starts talking at once, so the collection does not delay them.
+const startupSettle = 200 * time.Millisecond
+
+// ReleaseStartup returns the heap that package initialisation left behind
+// to the kernel, once, shortly after the server starts (app calls it
+// before serving). Most of it is garbage:
+// github.com/santhosh-tekuri/jsonschema/v6 compiles the meta-schemas of
+// five drafts in its init (1.7 MB in 21,000 allocations, of which 0.5 MB
+// stays live), the regular expressions of approvals, plan and trace add
+// about 0.4 MB. A young heap that small is not collected soon, and the
+// runtime's scavenger returns freed pages only slowly, so an idle process
+// kept them resident: about 3 MiB of its baseline RSS. One forced
+// collection of a heap of a few MB costs about a millisecond of CPU.
+func ReleaseStartup() { time.AfterFunc(startupSettle, debug.FreeOSMemory) }
