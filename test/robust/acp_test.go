@@ -137,10 +137,11 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 			p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, p.work))
 			sid := p.waitFor("session/new", 20*time.Second, answer("new")).Result.SessionID
+			prompt := numbered(fillLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":"p0","method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"look"},`, sid)+tc.block, tc.filler, tc.size, `"}]}}`))
 			var size int
 			for i := 0; i < tc.count; i++ {
 				id := fmt.Sprintf("p%d", i)
-				line := fillLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"look"},`, id, sid)+tc.block, tc.filler, tc.size, `"}]}}`)
+				line := prompt(i)
 				size = len(line)
 				p.sendBytes(line)
 				if l := p.waitFor("the prompt's answer", 60*time.Second, answer(id)); l.Result.StopReason != "end_turn" {
