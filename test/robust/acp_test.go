@@ -133,7 +133,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 		{"three 40 MiB images", 3, 40 * mib, image, "QUJD"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := startACP(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}})
+			p := startACP(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}, dropHuge: true})
 			p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, p.work))
 			sid := p.waitFor("session/new", 20*time.Second, answer("new")).Result.SessionID

@@ -87,7 +87,7 @@ func TestMemoryOfThreeBigPrompts(t *testing.T) {
 		{"image", image, "QUJD", `"}]}`, `"data":"`},    // one 40 MiB image each
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}}) // e.g. GODEBUG=gctrace=1
+			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}, dropHuge: true}) // e.g. GODEBUG=gctrace=1
 			prompt := numbered(fillLine(fmt.Sprintf(tc.prefix, 0), tc.filler, 40*mib, tc.suffix))
 			var size int
 			for i := 0; i < 3; i++ {

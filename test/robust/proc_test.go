@@ -53,7 +53,7 @@ type proc struct {
 
 	mu      sync.Mutex
 	cond    *sync.Cond
-	lines   [][]byte // nil for a huge line that is not a response (collect)
+	lines   [][]byte // nil for a huge line that is not a response (dropHuge)
 	decoded []line   // the envelope of each line
 	bad     []string // lines that are not valid UTF-8 JSON
 	eof     bool
@@ -63,6 +63,7 @@ type proc struct {
 	paused bool
 	// approve answers every permission_request (allow, deny, allow, …).
 	approve   bool
+	dropHuge  bool // procConfig.dropHuge
 	approvals int
 	wmu       sync.Mutex // serialises writes to stdin
 	sent      []string   // ids of the commands sent with sendID
@@ -83,6 +84,10 @@ type procConfig struct {
 	// approve answers permission requests (see proc.approve).
 	approve bool
 	env     []string
+	// dropHuge keeps a line over hugeLine only when it is a response
+	// (get_entries): the memory tests' huge events, four 40 MiB lines a
+	// prompt, would cost the harness a copy each.
+	dropHuge bool
 }
 
 func start(t testing.TB, cfg procConfig) *proc {
@@ -109,6 +114,7 @@ func start(t testing.TB, cfg procConfig) *proc {
 	}
 	p.cmd.Env = append(p.cmd.Env, cfg.env...)
 	p.approve = cfg.approve
+	p.dropHuge = cfg.dropHuge
 	p.cmd.Stderr = &lockedBuf{p: p}
 	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
@@ -188,12 +194,9 @@ func (p *proc) collect(stallAfter func(line) bool) {
 			if len(l) > hugeLine {
 				// Huge lines (the memory tests) are only checked for UTF-8
 				// and their envelope read from the front: fully decoding
-				// 50 MiB under -race takes many seconds per line. Only a
-				// response is kept (get_entries, get_tree): the memory
-				// tests' huge events (four 40 MiB lines a prompt) would
-				// cost the harness a fresh copy each.
+				// 50 MiB under -race takes many seconds per line.
 				bad, d = !isUTF8(l), envelope(l)
-				if d.Type != "response" && (d.Method != "" || d.ID == "") {
+				if p.dropHuge && d.Type != "response" && (d.Method != "" || d.ID == "") {
 					l = nil
 				}
 			} else {
