@@ -85,13 +85,6 @@ func live() int64 {
 	return int64(sample[0].Value.Uint64())
 }
 
-// Limit reports the limit set by Reserve (0: none), for tests.
-func Limit() int64 {
-	mu.Lock()
-	defer mu.Unlock()
-	return ours
-}
-
 // HugeBytes is the size from which a line (read or written) is huge: a
 // huge prompt and the events that carry it.
 const HugeBytes = 8 << 20
