@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/rpc/acp"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -32,7 +33,7 @@ func runACP(ctx context.Context, env Env, w *wiring) int {
 	srv := acp.NewServer(opts)
 	w.early.open(acpNotice(srv))
 	w.host.SetOwed(srv.Owed())
-	releaseStartup()
+	memlimit.ReleaseStartup()
 	err = srv.Run(ctx)
 	return runExit(ctx, err, env, w.log)
 }

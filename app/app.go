@@ -24,6 +24,7 @@ import (
 	"github.com/armadra/ama-rpc/hooks"
 	"github.com/armadra/ama-rpc/host"
 	"github.com/armadra/ama-rpc/internal/i18n"
+	"github.com/armadra/ama-rpc/internal/memlimit"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
@@ -690,7 +691,7 @@ func runRPC(ctx context.Context, env Env, w *wiring) int {
 	if env.Hooks != nil && env.Hooks.OnServer != nil {
 		env.Hooks.OnServer(srv)
 	}
-	releaseStartup()
+	memlimit.ReleaseStartup()
 	err := srv.Run(ctx)
 	bounded(ctx, w.mgr.Exit, w.log) // the server's shutdown ran it already, unless a signal cut it short
 	return runExit(ctx, err, env, w.log)

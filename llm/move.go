@@ -2,7 +2,8 @@ package llm
 
 import (
 	"slices"
-	"unsafe"
+
+	"github.com/armadra/ama-rpc/internal/alias"
 )
 
 // The big strings of a message are the ones worth counting without
@@ -115,5 +116,5 @@ func rewrite(s string, f func(string) string) (string, bool) {
 		return s, false
 	}
 	t := f(s)
-	return t, len(t) != len(s) || unsafe.StringData(t) != unsafe.StringData(s)
+	return t, alias.IDOf(t) != alias.IDOf(s)
 }

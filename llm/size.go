@@ -3,8 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"sync"
-	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
 
@@ -32,7 +32,7 @@ func EncodedLen(v any) int {
 // json.Marshal form (HTML escaped) less the two quotes already counted.
 func textLen(s string) int {
 	if len(s) >= SpliceBytes {
-		if n, ok := movedLens.Load(textKey{unsafe.StringData(s), len(s)}); ok {
+		if n, ok := movedLens.Load(alias.IDOf(s)); ok {
 			return n.(int)
 		}
 	}
@@ -46,12 +46,7 @@ func textLen(s string) int {
 // text's address and length; moved texts are never unmapped, so an
 // address never comes to mean other bytes. The map grows by one entry per
 // text of at least 1 MiB moved in the life of the process.
-var movedLens sync.Map // textKey → int
-
-type textKey struct {
-	p *byte
-	n int
-}
+var movedLens sync.Map // alias.ID → int
 
 // NoteMovedText records that moved holds the same characters as orig, a
 // copy about to be dropped: its encoded length is measured now, on orig,
@@ -61,7 +56,7 @@ func NoteMovedText(moved, orig string) {
 	if len(moved) != len(orig) || len(moved) < SpliceBytes {
 		return
 	}
-	movedLens.Store(textKey{unsafe.StringData(moved), len(moved)}, textLen(orig))
+	movedLens.Store(alias.IDOf(moved), textLen(orig))
 }
 
 func encodedLen(v any) int {

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -78,13 +78,13 @@ func (e *Entry) Body() json.RawMessage {
 	if p == nil {
 		return nil
 	}
-	return unsafe.Slice(p, e.bodyLen)
+	return alias.Slice(p, e.bodyLen)
 }
 
 // setBody sets the body of an entry that is not shared yet.
 func (e *Entry) setBody(b []byte) {
 	e.bodyLen = len(b)
-	e.body.Store(unsafe.SliceData(b))
+	e.body.Store(alias.Ptr(b))
 }
 
 // cached returns the decoded message, decoding it with decode on first
@@ -164,7 +164,7 @@ func (e *Entry) bodyString(from, to int) string {
 	if from == to {
 		return ""
 	}
-	return unsafe.String(&e.Body()[from], to-from)
+	return alias.String(e.Body()[from:to])
 }
 
 // label returns the targetId and label of a label entry (ok false without
@@ -412,7 +412,7 @@ func (b *builder) str(sc []byte) string {
 	}
 	l := len(b.sarena)
 	b.sarena = append(b.sarena, sc...)
-	return unsafe.String(&b.sarena[l], len(sc))
+	return alias.String(b.sarena[l:])
 }
 
 const strChunk = 256 << 10

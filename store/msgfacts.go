@@ -5,8 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -401,7 +401,7 @@ func plainInt64(v []byte) (int64, bool) {
 
 // numStr returns v as a string for strconv without a copy: strconv does
 // not keep it, and the line's bytes do not change during the call.
-func numStr(v []byte) string { return unsafe.String(unsafe.SliceData(v), len(v)) }
+func numStr(v []byte) string { return alias.String(v) }
 
 // msgFacts returns a zeroed MessageFacts (carved from a slab in bulk reads).
 func (b *builder) msgFacts() *MessageFacts {

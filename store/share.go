@@ -1,8 +1,7 @@
 package store
 
 import (
-	"unsafe"
-
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -46,7 +45,7 @@ func inToken(s string, raw []byte) (string, bool) {
 	if string(inner) != s { // compared in place, no copy
 		return "", false
 	}
-	return unsafe.String(unsafe.SliceData(inner), len(inner)), true
+	return alias.String(inner), true
 }
 
 // shareDecoded is shareStrings for a message decoded from obj, a JSON

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -120,31 +120,27 @@ func (e *Entry) spill(blobs *blobFile) {
 			if moved, ok := within(s, body, mapped); ok {
 				return moved, true
 			}
-			m, err := blobs.put(unsafe.Slice(unsafe.StringData(s), len(s)))
+			m, err := blobs.put(alias.Bytes(s))
 			if err != nil {
 				return "", false
 			}
-			return unsafe.String(unsafe.SliceData(m), len(m)), true
+			return alias.String(m), true
 		})
 		if m != d.msg {
 			e.dec.Store(&decoded{msg: m})
 		}
 	}
-	e.body.Store(unsafe.SliceData(mapped))
+	e.body.Store(alias.Ptr(mapped))
 }
 
 // within returns the string at the same place in moved as text is in
 // body, when text is a substring of body's own bytes (share.go).
 func within(text string, body, moved []byte) (string, bool) {
-	if len(text) == 0 || len(body) == 0 {
+	off, ok := alias.Offset(text, body)
+	if !ok {
 		return "", false
 	}
-	t, b := uintptr(unsafe.Pointer(unsafe.StringData(text))), uintptr(unsafe.Pointer(unsafe.SliceData(body)))
-	if t < b || t+uintptr(len(text)) > b+uintptr(len(body)) {
-		return "", false
-	}
-	off := int(t - b)
-	return unsafe.String(&moved[off], len(text)), true
+	return alias.String(moved[off : off+len(text)]), true
 }
 
 // Snapshot returns an entry with e's fields, body and cached message as

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"unsafe"
+	"unsafe" // getdents64 records are read at their C offsets
 )
 
 // readDir lists a directory sorted by name (like os.ReadDir), with raw

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"unicode/utf8"
-	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/store"
 )
@@ -201,7 +201,7 @@ func readStepAsWritten(body []byte, d *stepData) bool {
 			case 2:
 				// The entry's body never changes (store.Entry): the id
 				// is read in place, not copied.
-				d.AssistantEntryID = unsafe.String(unsafe.SliceData(v), len(v))
+				d.AssistantEntryID = alias.String(v)
 			default:
 				d.Status = internStep(v)
 			}

@@ -1,8 +1,10 @@
 // Package memlimit keeps the memory of a huge line near what it needs.
 // It is the one owner of the process's memory limit and of every forced
-// collection; only the transport calls it (internal/stdio: the line
-// reader's Growing, Accepted and Dropped, the writer's Written), so the
-// protocols know nothing of the collector. Reserve sets a soft memory
+// collection (golden/arch_memory_test.go fails on runtime.GC,
+// debug.FreeOSMemory or debug.SetMemoryLimit elsewhere); the transport
+// calls it (internal/stdio: the line reader's Growing, Accepted and
+// Dropped, the writer's Written) and app once at start (ReleaseStartup),
+// so the protocols know nothing of the collector. Reserve sets a soft memory
 // limit (runtime/debug.SetMemoryLimit) of the live heap plus the line's
 // budget, so the collector runs before
 // the heap doubles (GOGC's pace, which a burst of 50 MiB buffers outruns,

@@ -84,3 +84,10 @@ func TestAccepted(t *testing.T) {
 		t.Fatal("a huge line did not reserve")
 	}
 }
+
+// Limit reports the limit set by Reserve (0: none).
+func Limit() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return ours
+}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
@@ -91,13 +92,18 @@ func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
 		return nil
 	}
 	for i, raw := range blocks {
-		if text, ok := hugeText(raw); ok {
-			parts = append(parts, part{raw: text})
-			continue
+		b, lit, huge := hugeBlock(raw)
+		if !huge {
+			if err := json.Unmarshal(raw, &b); err != nil {
+				return in, errorf(errInvalidParams, "prompt[%d] is not a content block: %v", i, err)
+			}
 		}
-		var b contentBlock
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return in, errorf(errInvalidParams, "prompt[%d] is not a content block: %v", i, err)
+		switch {
+		case huge && b.Type == "text":
+			parts = append(parts, part{raw: lit})
+			continue
+		case huge: // an image
+			b.Data = asArrived(lit)
 		}
 		switch b.Type {
 		case "text":
@@ -197,44 +203,62 @@ func joinParts(parts []part) string {
 	return b.String()
 }
 
-// hugeTextBytes is the block size from which a text block's text is kept
-// as its literal (hugeText).
+// hugeTextBytes is the block size from which a text block's text or an
+// image block's data is kept as its literal (hugeBlock).
 const hugeTextBytes = 1 << 20
 
-// textHead is a content block without its text: decoding it checks the
-// other members as contentBlock would, without copying the text.
-type textHead struct {
-	Type     string          `json:"type"`
-	Data     string          `json:"data,omitempty"`
-	MimeType string          `json:"mimeType,omitempty"`
-	URI      string          `json:"uri,omitempty"`
-	Name     string          `json:"name,omitempty"`
-	Resource json.RawMessage `json:"resource,omitempty"`
-}
-
-// hugeText returns the text member's JSON string literal of a huge text
-// block (the last member named text without regard to case, as
-// encoding/json picks it). Anything else (a smaller block, another type,
-// a text that is not a string, a member contentBlock would reject) is
-// false, and the block is decoded as usual (with its usual error).
-func hugeText(raw []byte) ([]byte, bool) {
+// hugeBlock decodes a huge text or image block without copying its text
+// or data: the block is decoded with that member's value replaced by ""
+// (so the other members are checked as usual) and the member's JSON
+// string literal, a sub-slice of raw, is returned (the last member of that
+// name without regard to case, as encoding/json picks it). Anything else
+// (a smaller block, another type, a member that is not a string, a block
+// contentBlock would reject) is false, and the block is decoded as usual
+// (with its usual error).
+func hugeBlock(raw []byte) (b contentBlock, lit []byte, ok bool) {
 	if len(raw) < hugeTextBytes {
-		return nil, false
+		return b, nil, false
 	}
-	var h textHead
-	if json.Unmarshal(raw, &h) != nil || h.Type != "text" {
-		return nil, false
-	}
-	var text []byte
+	var text, data []byte
 	jsonobj.Members(raw, func(k string, v []byte) {
-		if strings.EqualFold(k, "text") {
+		switch {
+		case strings.EqualFold(k, "text"):
 			text = v
+		case strings.EqualFold(k, "data"):
+			data = v
 		}
 	})
-	if len(text) < 2 || text[0] != '"' {
-		return nil, false
+	want, lit := "text", text
+	if len(data) > len(text) {
+		want, lit = "image", data
 	}
-	return text, true
+	if len(lit) < 2 || lit[0] != '"' {
+		return b, nil, false
+	}
+	at := cap(raw) - cap(lit) // lit is raw[at:at+len(lit)]
+	rest := make([]byte, 0, len(raw)-len(lit)+2)
+	rest = append(append(append(rest, raw[:at]...), `""`...), raw[at+len(lit):]...)
+	if json.Unmarshal(rest, &b) != nil || b.Type != want {
+		return contentBlock{}, nil, false
+	}
+	return b, lit, true
+}
+
+// asArrived returns the text of the JSON string literal lit (valid JSON).
+// Base64 needs no escapes: its bytes between the quotes are then the
+// string itself, held where the request line holds them (internal/alias:
+// the stream hands a huge line over and never writes it again, park), so
+// a 40 MiB image is not copied; the string keeps the line alive until the
+// message's entry shares the body's bytes instead (store/share.go). A
+// literal with escapes or invalid UTF-8 is decoded as encoding/json would.
+func asArrived(lit []byte) string {
+	inner := lit[1 : len(lit)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return alias.String(inner)
+	}
+	var s string
+	_ = json.Unmarshal(lit, &s)
+	return s
 }
 
 // writeUnquoted writes the text of the JSON string literal lit (quotes

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unsafe"
+	"unsafe" // ioctl arguments (TIOCSTI, TIOCGPTN, TIOCSPTLCK) are pointers
 )
 
 // CanaryArg is the hidden subcommand of the canary probes: the sandbox

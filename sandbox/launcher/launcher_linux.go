@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"unsafe"
+	"unsafe" // system call arguments: the seccomp program, Landlock rules, mount paths and attributes
 )
 
 func init() {

@@ -87,10 +87,11 @@ func TestMemoryOfThreeBigPrompts(t *testing.T) {
 		{"image", image, "QUJD", `"}]}`, `"data":"`},    // one 40 MiB image each
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}}) // e.g. GODEBUG=gctrace=1
+			p := start(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}, dropHuge: true}) // e.g. GODEBUG=gctrace=1
+			prompt := numbered(fillLine(fmt.Sprintf(tc.prefix, 0), tc.filler, 40*mib, tc.suffix))
 			var size int
 			for i := 0; i < 3; i++ {
-				line := fillLine(fmt.Sprintf(tc.prefix, i), tc.filler, 40*mib, tc.suffix)
+				line := prompt(i)
 				size = len(line)
 				p.sendBytes(line)
 				p.waitFor("agent_settled", 60*time.Second, settled(p, i+1))
@@ -138,6 +139,17 @@ func fillLine(prefix, filler string, size int, suffix string) []byte {
 	b.WriteString(suffix)
 	b.WriteByte('\n')
 	return b.Bytes()
+}
+
+// numbered returns line (which holds the id "p0") with that id numbered
+// i (0-9), in place: a 40 MiB line is built once per test, not once per
+// prompt (sendBytes returns once the pipe has taken the bytes).
+func numbered(line []byte) func(i int) []byte {
+	at := bytes.Index(line, []byte(`"p0"`)) + 2
+	return func(i int) []byte {
+		line[at] = byte('0' + i)
+		return line
+	}
 }
 
 // A rejected 100 MiB line costs at most the line bound, and the reader's
