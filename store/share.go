@@ -3,6 +3,7 @@ package store
 import (
 	"unsafe"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -67,7 +68,7 @@ func shareDecoded(m llm.Message, obj []byte) llm.Message {
 	if len(text) < llm.SpliceBytes {
 		return m
 	}
-	if t, ok := inToken(text, objectField(obj, "content")); ok {
+	if t, ok := inToken(text, jsonobj.Field(obj, "content")); ok {
 		return llm.WithStrings(m, []string{t})
 	}
 	return m
