@@ -189,18 +189,44 @@ func (s *Scanner) reset(l int) {
 	}
 }
 
+// open steps into the object or array at s.b[i], closed by close: the
+// index of its first member or element (more), else the index after it
+// (empty), or -1 when it is nested too deep.
+func (s *Scanner) open(i, depth int, close byte) (int, bool) {
+	if depth > MaxDepth {
+		return -1, false
+	}
+	i = s.skip(i + 1)
+	if i < len(s.b) && s.b[i] == close {
+		return i + 1, false
+	}
+	return i, true
+}
+
+// next steps past a member or element that ends at i (-1: invalid): the
+// index of the next one (more), else the index after the closing close,
+// or -1 when neither follows.
+func (s *Scanner) next(i int, close byte) (int, bool) {
+	if i < 0 {
+		return -1, false
+	}
+	if i = s.skip(i); i < len(s.b) {
+		switch s.b[i] {
+		case ',':
+			return s.skip(i + 1), true
+		case close:
+			return i + 1, false
+		}
+	}
+	return -1, false
+}
+
 // object scans the object at b[i], recording its members in list r (-1:
 // none).
 func (s *Scanner) object(i, depth, r int) int {
-	if depth > MaxDepth {
-		return -1
-	}
 	b := s.b
-	i = s.skip(i + 1)
-	if i < len(b) && b[i] == '}' {
-		return i + 1
-	}
-	for {
+	i, more := s.open(i, depth, '}')
+	for more {
 		if i >= len(b) || b[i] != '"' {
 			return -1
 		}
@@ -227,41 +253,22 @@ func (s *Scanner) object(i, depth, r int) int {
 		default:
 			ve = s.value(vs, depth)
 		}
-		if ve < 0 {
-			return -1
-		}
-		if r >= 0 {
+		if r >= 0 && ve >= 0 {
 			l := &s.lists[r]
 			*l = append(*l, Member{KeyStart: ks, KeyEnd: ke, KeyEsc: kesc, ValStart: vs, ValEnd: ve, ValEsc: vesc})
 		}
-		i = s.skip(ve)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = s.skip(i + 1)
-		case '}':
-			return i + 1
-		default:
-			return -1
-		}
+		i, more = s.next(ve, '}')
 	}
+	return i
 }
 
 // array scans the array at b[i], recording in list r (-1: none) a
 // separator for each element, followed by its members when it is an
 // object.
 func (s *Scanner) array(i, depth, r int) int {
-	if depth > MaxDepth {
-		return -1
-	}
 	b := s.b
-	i = s.skip(i + 1)
-	if i < len(b) && b[i] == ']' {
-		return i + 1
-	}
-	for {
+	i, more := s.open(i, depth, ']')
+	for more {
 		start := i
 		switch {
 		case r < 0:
@@ -277,22 +284,9 @@ func (s *Scanner) array(i, depth, r int) int {
 				s.lists[r] = append(s.lists[r], Member{KeyStart: -2, KeyEnd: -2, ValStart: start, ValEnd: i})
 			}
 		}
-		if i < 0 {
-			return -1
-		}
-		i = s.skip(i)
-		if i >= len(b) {
-			return -1
-		}
-		switch b[i] {
-		case ',':
-			i = s.skip(i + 1)
-		case ']':
-			return i + 1
-		default:
-			return -1
-		}
+		i, more = s.next(i, ']')
 	}
+	return i
 }
 
 // strStop marks the bytes that end the fast path inside a string.
