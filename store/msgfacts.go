@@ -98,7 +98,8 @@ const (
 // escapes, integers that are integers, cost members that are numbers,
 // an assistant's content an array of objects.
 func (b *builder) learnMessage(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts) {
-	if p.count != 1 || len(sc.Members(listInner)) == 0 || !sc.Members(0)[p.first].KeyIs(text, "message") {
+	inner := sc.Members(listInner)
+	if p.count != 1 || len(inner) == 0 || !sc.Members(0)[p.first].KeyIs(text, "message") {
 		return
 	}
 	var f MessageFacts
@@ -106,8 +107,8 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *jsonobj.Scanner, p *en
 	var usage *jsonobj.Member
 	var seen uint8
 	exactContent := false
-	for i := range sc.Members(listInner) {
-		m := &sc.Members(listInner)[i]
+	for i := range inner {
+		m := &inner[i]
 		key := text[m.KeyStart:m.KeyEnd]
 		bit, ok := memberBit(key, m.KeyEsc)
 		if !ok {
@@ -211,8 +212,8 @@ func foldIs(k []byte, name string) bool {
 }
 
 // readUsage reads an assistant's usage object (null: none) from the
-// members the scanner recorded with the line (sc.Members(listUsage), sc.Members(listCost)), or, for
-// a usage keyed otherwise ("Usage"), from a scan of its own.
+// members the scanner recorded with the line (lists listUsage and
+// listCost), or, for a usage keyed otherwise ("Usage"), from a scan of its own.
 func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member, f *MessageFacts) bool {
 	val := text[u.ValStart:u.ValEnd]
 	if string(val) == "null" {
