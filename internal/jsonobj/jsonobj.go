@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -65,14 +64,21 @@ type Scanner struct {
 	// so a string's end is found with memchr, not checked byte by byte:
 	// a 50 MiB prompt costs a millisecond, not ten.
 	trusted bool
+	// visit, when set, is handed the top-level members or elements
+	// (separators only) instead of list 0, as they are found: the
+	// visiting functions keep no list, whatever the size of the value.
+	visit func(Member)
 }
+
+// visiting is the list of object and array that goes to Scanner.visit.
+const visiting = -2
 
 // Scan reports whether b is one JSON value surrounded by optional JSON
 // whitespace, and its kind; it records the members of an object or the
 // elements of an array (list 0) and those Nests ask for.
 func (s *Scanner) Scan(b []byte) Kind {
 	s.b, s.Spaced = b, false
-	if len(s.lists) != len(s.Nests)+1 {
+	if s.visit == nil && len(s.lists) != len(s.Nests)+1 {
 		s.lists, s.at = make([][]Member, len(s.Nests)+1), make([]int, len(s.Nests)+1)
 	}
 	for k := range s.lists {
@@ -82,19 +88,24 @@ func (s *Scanner) Scan(b []byte) Kind {
 	if i >= len(b) {
 		return Invalid
 	}
-	kind, end := Scalar, -1
+	kind, end, top := Scalar, -1, 0
+	if s.visit != nil {
+		top = visiting
+	}
 	switch b[i] {
 	case '{':
-		kind, end = Object, s.object(i, 1, 0)
+		kind, end = Object, s.object(i, 1, top)
 	case '[':
-		kind, end = Array, s.array(i, 1, 0)
+		kind, end = Array, s.array(i, 1, top)
 	case '"':
 		kind, end = String, s.value(i, 0)
 	default:
 		end = s.value(i, 0)
 	}
 	if end < 0 || skipWS(b, end) != len(b) {
-		s.lists[0] = s.lists[0][:0]
+		for k := range s.lists {
+			s.lists[k] = s.lists[k][:0]
+		}
 		return Invalid
 	}
 	return kind
@@ -222,7 +233,7 @@ func (s *Scanner) next(i int, close byte) (int, bool) {
 }
 
 // object scans the object at b[i], recording its members in list r (-1:
-// none).
+// none; visiting: s.visit).
 func (s *Scanner) object(i, depth, r int) int {
 	b := s.b
 	i, more := s.open(i, depth, '}')
@@ -253,35 +264,42 @@ func (s *Scanner) object(i, depth, r int) int {
 		default:
 			ve = s.value(vs, depth)
 		}
-		if r >= 0 && ve >= 0 {
+		switch m := (Member{KeyStart: ks, KeyEnd: ke, KeyEsc: kesc, ValStart: vs, ValEnd: ve, ValEsc: vesc}); {
+		case ve < 0:
+		case r >= 0:
 			l := &s.lists[r]
-			*l = append(*l, Member{KeyStart: ks, KeyEnd: ke, KeyEsc: kesc, ValStart: vs, ValEnd: ve, ValEsc: vesc})
+			*l = append(*l, m)
+		case r == visiting:
+			s.visit(m)
 		}
 		i, more = s.next(ve, '}')
 	}
 	return i
 }
 
-// array scans the array at b[i], recording in list r (-1: none) a
-// separator for each element, followed by its members when it is an
-// object.
+// array scans the array at b[i], recording in list r (-1: none;
+// visiting: s.visit, separators only) a separator for each element,
+// followed by its members when it is an object.
 func (s *Scanner) array(i, depth, r int) int {
 	b := s.b
 	i, more := s.open(i, depth, ']')
 	for more {
 		start := i
-		switch {
-		case r < 0:
-			i = s.value(i, depth)
-		case i < len(b) && b[i] == '{':
+		if r >= 0 && i < len(b) && b[i] == '{' {
 			s.lists[r] = append(s.lists[r], Member{KeyStart: -1, KeyEnd: -1, ValStart: i})
 			at := len(s.lists[r]) - 1
 			if i = s.object(i, depth+1, r); i >= 0 {
 				s.lists[r][at].ValEnd = i
 			}
-		default:
-			if i = s.value(i, depth); i >= 0 {
-				s.lists[r] = append(s.lists[r], Member{KeyStart: -2, KeyEnd: -2, ValStart: start, ValEnd: i})
+		} else if i = s.value(i, depth); i >= 0 && r != -1 {
+			sep := -2
+			if b[start] == '{' {
+				sep = -1
+			}
+			if m := (Member{KeyStart: sep, KeyEnd: sep, ValStart: start, ValEnd: i}); r == visiting {
+				s.visit(m)
+			} else {
+				s.lists[r] = append(s.lists[r], m)
 			}
 		}
 		i, more = s.next(i, ']')
@@ -493,33 +511,26 @@ func Last(b []byte, members []Member, name string) (*Member, bool) {
 	return nil, false
 }
 
-// scanners lends Scanners to the visiting functions below; one that
-// recorded a huge object is dropped rather than kept.
-var scanners = sync.Pool{New: func() any { return new(Scanner) }}
-
-// walk scans b with a lent Scanner (trusted: b is known to be valid) and
-// calls fn with its top-level list when b is of kind want.
-func walk(b []byte, want Kind, trusted bool, fn func(ms []Member)) bool {
-	s := scanners.Get().(*Scanner)
-	s.trusted = trusted
-	ok := s.Scan(b) == want
-	if ok {
-		fn(s.lists[0])
+// walk scans b, when it is of kind want, with a Scanner (trusted: b is
+// known to be valid) that hands fn the top-level members or elements.
+func walk(b []byte, want Kind, trusted bool, fn func(m Member)) bool {
+	if i := skipWS(b, 0); i >= len(b) || Kind(b[i]) != want {
+		return false
 	}
-	if s.b = nil; cap(s.lists[0]) <= 1024 {
-		scanners.Put(s)
-	}
-	return ok
+	s := Scanner{trusted: trusted, visit: fn}
+	return s.Scan(b) == want
 }
 
 // Field returns the raw value of the last top-level member named key of
 // the JSON object obj (nil when obj is not a valid object or lacks key).
 func Field(obj []byte, key string) (v []byte) {
-	walk(obj, Object, false, func(ms []Member) {
-		if m, ok := Last(obj, ms, key); ok {
+	if !walk(obj, Object, false, func(m Member) {
+		if m.KeyIs(obj, key) {
 			v = m.Val(obj)
 		}
-	})
+	}) {
+		return nil
+	}
 	return v
 }
 
@@ -537,15 +548,16 @@ func StringField(obj []byte, key string) (string, bool) {
 // like encoding/json does, and the raw bytes of its value, a sub-slice of
 // b (nothing is copied: a 50 MiB prompt is not duplicated just to find its
 // "type" and "id"). b must be valid JSON (checked by the caller); it
-// returns false, without calling fn, when b is not an object. A repeated key is reported each time (the last
-// one wins for callers that overwrite).
+// returns false, without calling fn, when b is not an object. A repeated
+// key is reported each time (the last one wins for callers that
+// overwrite). Nothing is kept per member, whatever their number.
 func Members(b []byte, fn func(key string, val []byte)) bool {
-	return RawMembers(b, func(key, val []byte) {
-		if !bytesPlain(key) {
-			fn(Unquote(key), val)
-			return
+	return walk(b, Object, true, func(m Member) {
+		if key := m.Key(b); bytesPlain(key) {
+			fn(string(key[1:len(key)-1]), m.Val(b))
+		} else {
+			fn(Unquote(key), m.Val(b))
 		}
-		fn(string(key[1:len(key)-1]), val)
 	})
 }
 
@@ -565,22 +577,12 @@ func bytesPlain(raw []byte) bool {
 // For callers that compare many keys against a few names and would
 // rather not make a string of each.
 func RawMembers(b []byte, fn func(key, val []byte)) bool {
-	return walk(b, Object, true, func(ms []Member) {
-		for i := range ms {
-			fn(ms[i].Key(b), ms[i].Val(b))
-		}
-	})
+	return walk(b, Object, true, func(m Member) { fn(m.Key(b), m.Val(b)) })
 }
 
 // Elements calls fn with the raw bytes of each element of the JSON array
 // b, sub-slices of b (nothing is copied). b must be valid JSON; it returns
 // false, without calling fn, when b is not an array.
 func Elements(b []byte, fn func(val []byte)) bool {
-	return walk(b, Array, true, func(ms []Member) {
-		for i := range ms {
-			if ms[i].KeyStart < 0 {
-				fn(ms[i].Val(b))
-			}
-		}
-	})
+	return walk(b, Array, true, func(m Member) { fn(m.Val(b)) })
 }

@@ -26,8 +26,8 @@ func FuzzMembers(f *testing.F) {
 			t.Fatalf("%q: got %v, want %v", b, got, want)
 		}
 		for k, v := range want {
-			if got[k] != string(v) {
-				t.Fatalf("%q: key %q = %q, want %q", b, k, got[k], v)
+			if got[k] != string(v) || string(Field(b, k)) != string(v) {
+				t.Fatalf("%q: key %q = %q (Field %q), want %q", b, k, got[k], Field(b, k), v)
 			}
 		}
 	})
@@ -142,6 +142,9 @@ func FuzzScanner(f *testing.F) {
 			t.Fatalf("scan(%q) kind %q, json.Valid %v", data, kind, json.Valid(data))
 		}
 		if kind == Invalid {
+			if Field(data, "a") != nil {
+				t.Fatalf("%q: a field of what is not a valid object", data)
+			}
 			return
 		}
 		var compact bytes.Buffer
@@ -167,6 +170,9 @@ func FuzzScanner(f *testing.F) {
 			t.Fatalf("%q: a trusted scan differs", data)
 		}
 		if kind != Object {
+			if Field(data, "a") != nil {
+				t.Fatalf("%q: a field of what is not a valid object", data)
+			}
 			return
 		}
 		dec := json.NewDecoder(bytes.NewReader(data))
@@ -206,4 +212,25 @@ func alone(v []byte, off int) []Member {
 		ms = []Member{}
 	}
 	return ms
+}
+
+// The visiting functions keep nothing per member or element: an object of
+// 100,000 members or an array of as many elements costs what one does.
+func TestVisitKeepsNothing(t *testing.T) {
+	obj := []byte(`{` + strings.Repeat(`"a":1,`, 100_000) + `"b":[` + strings.Repeat(`2,`, 100_000) + `3]}`)
+	var arr []byte
+	n := 0
+	allocs := testing.AllocsPerRun(3, func() {
+		n = 0
+		Members(obj, func(k string, v []byte) {
+			n++
+			if k == "b" {
+				arr = v
+			}
+		})
+		Elements(arr, func([]byte) { n++ })
+	})
+	if n != 200_002 || allocs > 4 {
+		t.Fatalf("%d visits, %v allocations", n, allocs)
+	}
 }
