@@ -183,14 +183,9 @@ const (
 // 0 for one the facts do not read; ok is false for a key they cannot
 // judge (escaped, or not ASCII: encoding/json folds the Kelvin sign).
 func memberBit(key []byte, esc bool) (uint8, bool) {
-	if esc {
-		return 0, false
-	}
 	k := key[1 : len(key)-1]
-	for _, c := range k {
-		if c >= utf8.RuneSelf {
-			return 0, false
-		}
+	if esc || !asciiKey(k) {
+		return 0, false
 	}
 	switch {
 	case foldIs(k, "role"):
