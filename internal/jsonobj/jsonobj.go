@@ -78,6 +78,11 @@ const visiting = -2
 // elements of an array (list 0) and those Nests ask for.
 func (s *Scanner) Scan(b []byte) Kind {
 	s.b, s.Spaced = b, false
+	for k, n := range s.Nests {
+		if n.Parent < 0 || n.Parent > k {
+			panic("jsonobj: a Nest's parent list must come before its own")
+		}
+	}
 	if s.visit == nil && len(s.lists) != len(s.Nests)+1 {
 		s.lists, s.at = make([][]Member, len(s.Nests)+1), make([]int, len(s.Nests)+1)
 	}

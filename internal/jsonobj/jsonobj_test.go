@@ -234,3 +234,14 @@ func TestVisitKeepsNothing(t *testing.T) {
 		t.Fatalf("%d visits, %v allocations", n, allocs)
 	}
 }
+
+// A Nest whose parent does not come before it is refused, not looped on.
+func TestNestOrder(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a Nest nested in itself was accepted")
+		}
+	}()
+	s := Scanner{Nests: []Nest{{Parent: 0, Key: `"a"`}, {Parent: 2, Key: `"b"`}}}
+	s.Scan([]byte(`{"a":{"b":{}}}`))
+}
