@@ -277,6 +277,10 @@ func (s *Scanner) object(i, depth, r int) int {
 		case r == visiting:
 			s.visit(m)
 		}
+		if uint(ve) < uint(len(b)-1) && b[ve] == ',' && b[ve+1] == '"' { // compact: next inline
+			i = ve + 1
+			continue
+		}
 		i, more = s.next(ve, '}')
 	}
 	return i
