@@ -43,8 +43,8 @@
 //
 // # Performance
 //
-// Opening validates every line with a single-pass scanner that also finds
-// the top-level members, so the reserved keys (type, id, parentId,
+// Opening validates every line with a single-pass scanner
+// (jsonobj.Scanner) that also finds the top-level members, so the reserved keys (type, id, parentId,
 // timestamp) are split off without decoding the body; bodies are copied
 // into large shared chunks and message bodies are decoded only on demand
 // (Entry.Message, Project), then cached. The role of a message (and, for
@@ -58,8 +58,8 @@
 // the rewind points skip every message that cannot be what they want
 // (Entry.NotUser). What get_trace counts of a message it does not return
 // (role, time, usage, tool-call ids: MessageFacts, msgfacts.go) is read
-// while the line is validated: the scanner records the spans of the
-// message object's members, of its content blocks, of its usage and of
+// while the line is validated: the scanner records (messageNests) the
+// spans of the message object's members, of its content blocks, of its usage and of
 // the usage's cost in the same pass, and a message made in memory takes
 // them from the message itself.
 // get_tree's JSON is written in pieces through one reused buffer

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/alias"
+	"github.com/armadra/ama-rpc/internal/jsonobj"
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -274,16 +276,16 @@ func (e *Entry) UnmarshalJSON(data []byte) (err error) {
 			err = e.unmarshalStd(data)
 		}
 	}()
-	s := scanner{message: true}
-	switch s.scan(data) {
-	case kindInvalid:
+	s := jsonobj.Scanner{Nests: messageNests}
+	switch s.Scan(data) {
+	case jsonobj.Invalid:
 		return fmt.Errorf("%w: invalid JSON", ErrMalformedEntry)
-	case kindObject:
+	case jsonobj.Object:
 	default:
 		return fmt.Errorf("%w: not an object", ErrMalformedEntry)
 	}
-	p := classify(data, s.fields)
-	if p.typ == nil || p.id == nil || !p.typ.isString(data) || !p.id.isString(data) {
+	p := classify(data, s.Members(0))
+	if p.typ == nil || p.id == nil || !p.typ.IsString(data) || !p.id.IsString(data) {
 		return fmt.Errorf("%w: missing id or type", ErrMalformedEntry)
 	}
 	var b builder
@@ -308,11 +310,11 @@ func (e *Entry) unmarshalStd(data []byte) error {
 
 // entryParts locates the reserved members of a scanned entry line.
 type entryParts struct {
-	typ, id, parent, ts *field // last occurrence of each, nil if absent
-	first, last, count  int    // body members: first and last index, number
+	typ, id, parent, ts *jsonobj.Member // last occurrence of each, nil if absent
+	first, last, count  int             // body members: first and last index, number
 }
 
-func classify(text []byte, fields []field) entryParts {
+func classify(text []byte, fields []jsonobj.Member) entryParts {
 	p := entryParts{first: -1}
 	for i := range fields {
 		f := &fields[i]
@@ -337,14 +339,14 @@ func classify(text []byte, fields []field) entryParts {
 }
 
 // reservedKey returns the reserved key name of f, or "".
-func reservedKey(text []byte, f *field) string {
-	raw := text[f.ks+1 : f.ke-1]
+func reservedKey(text []byte, f *jsonobj.Member) string {
+	raw := text[f.KeyStart+1 : f.KeyEnd-1]
 	// Without escapes the raw bytes are the key, except that invalid
 	// UTF-8 would decode to U+FFFD: never one of these ASCII keys, and
 	// never equal to them raw either, so no validation is needed.
-	if f.kesc {
+	if f.KeyEsc {
 		for _, k := range [...]string{keyType, keyID, keyParentID, keyTimestamp} {
-			if f.keyIs(text, k) {
+			if f.KeyIs(text, k) {
 				return k
 			}
 		}
@@ -375,7 +377,7 @@ type builder struct {
 	strs    []string
 	facts   []MessageFacts
 	scratch []byte
-	sub     scanner // a message's usage and cost (msgfacts.go)
+	sub     jsonobj.Scanner // a message's usage and cost (msgfacts.go)
 }
 
 const (
@@ -447,28 +449,28 @@ func (b *builder) strPtr(s string) *string {
 // fill sets e from a line sc has scanned whose type and id are strings.
 // When the line had whitespace between tokens the body is rebuilt from
 // its members and compacted.
-func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
-	fields, compactBody := sc.fields, sc.ws
+func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts) {
+	fields, compactBody := sc.Members(0), sc.Spaced
 	e.Type = internType(text, p.typ)
 
 	// id, parentId and timestamp share one string allocation when unescaped.
-	plain := func(f *field) bool {
-		return f == nil || !f.isString(text) || (!f.vesc && utf8.Valid(text[f.vs+1:f.ve-1]))
+	plain := func(f *jsonobj.Member) bool {
+		return f == nil || !f.IsString(text) || (!f.ValEsc && utf8.Valid(text[f.ValStart+1:f.ValEnd-1]))
 	}
 	if plain(p.id) && plain(p.parent) && plain(p.ts) {
 		sc := b.scratch[:0]
-		sc = append(sc, text[p.id.vs+1:p.id.ve-1]...)
+		sc = append(sc, text[p.id.ValStart+1:p.id.ValEnd-1]...)
 		nID := len(sc)
-		hasParent := p.parent != nil && p.parent.isString(text)
+		hasParent := p.parent != nil && p.parent.IsString(text)
 		if hasParent {
-			sc = append(sc, text[p.parent.vs+1:p.parent.ve-1]...)
+			sc = append(sc, text[p.parent.ValStart+1:p.parent.ValEnd-1]...)
 		}
 		nParent := len(sc)
 		if p.ts != nil {
-			if p.ts.isString(text) {
-				sc = append(sc, text[p.ts.vs+1:p.ts.ve-1]...)
+			if p.ts.IsString(text) {
+				sc = append(sc, text[p.ts.ValStart+1:p.ts.ValEnd-1]...)
 			} else {
-				sc = append(sc, text[p.ts.vs:p.ts.ve]...)
+				sc = append(sc, text[p.ts.ValStart:p.ts.ValEnd]...)
 			}
 		}
 		all := b.str(sc)
@@ -479,15 +481,15 @@ func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
 		}
 		e.Timestamp = all[nParent:]
 	} else {
-		e.ID = p.id.str(text)
-		if p.parent != nil && p.parent.isString(text) {
-			e.ParentID = b.strPtr(p.parent.str(text))
+		e.ID = p.id.Str(text)
+		if p.parent != nil && p.parent.IsString(text) {
+			e.ParentID = b.strPtr(p.parent.Str(text))
 		}
 		if p.ts != nil {
-			if p.ts.isString(text) {
-				e.Timestamp = p.ts.str(text)
+			if p.ts.IsString(text) {
+				e.Timestamp = p.ts.Str(text)
 			} else {
-				e.Timestamp = string(text[p.ts.vs:p.ts.ve])
+				e.Timestamp = string(text[p.ts.ValStart:p.ts.ValEnd])
 			}
 		}
 	}
@@ -496,7 +498,7 @@ func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
 	case p.count == 0:
 		e.setBody(emptyBody)
 	case p.last-p.first+1 == p.count && !compactBody: // contiguous and compact: copy as is
-		span := text[fields[p.first].ks:fields[p.last].ve]
+		span := text[fields[p.first].KeyStart:fields[p.last].ValEnd]
 		body := b.bytes(len(span) + 2)
 		body[0] = '{'
 		copy(body[1:], span)
@@ -506,7 +508,7 @@ func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
 		n := 1
 		for i := p.first; i <= p.last; i++ {
 			if f := &fields[i]; reservedKey(text, f) == "" {
-				n += f.ke - f.ks + 1 + f.ve - f.vs + 1
+				n += f.KeyEnd - f.KeyStart + 1 + f.ValEnd - f.ValStart + 1
 			}
 		}
 		body := b.bytes(n)[:0]
@@ -519,9 +521,9 @@ func (b *builder) fill(e *Entry, text []byte, sc *scanner, p *entryParts) {
 			if len(body) > 1 {
 				body = append(body, ',')
 			}
-			body = append(body, text[f.ks:f.ke]...)
+			body = append(body, text[f.KeyStart:f.KeyEnd]...)
 			body = append(body, ':')
-			body = append(body, text[f.vs:f.ve]...)
+			body = append(body, text[f.ValStart:f.ValEnd]...)
 		}
 		body = append(body, '}')
 		if compactBody {
@@ -547,16 +549,16 @@ var knownTypes = [...]string{
 }
 
 // internType decodes the type value, reusing the constant for known types.
-func internType(text []byte, f *field) string {
-	if !f.vesc {
-		raw := text[f.vs+1 : f.ve-1]
+func internType(text []byte, f *jsonobj.Member) string {
+	if !f.ValEsc {
+		raw := text[f.ValStart+1 : f.ValEnd-1]
 		for _, t := range knownTypes {
 			if string(raw) == t {
 				return t
 			}
 		}
 	}
-	return f.str(text)
+	return f.Str(text)
 }
 
 // RawEntry returns an entry of typ whose body is the JSON object body (nil
@@ -592,11 +594,11 @@ func (e *Entry) WithParent(parent *string) *Entry {
 }
 
 // Field returns the raw JSON of the body member key (nil if absent).
-func (e *Entry) Field(key string) json.RawMessage { return objectField(e.Body(), key) }
+func (e *Entry) Field(key string) json.RawMessage { return jsonobj.Field(e.Body(), key) }
 
 // validate checks that e can be written as a line that reads back as the
 // same entry.
-func (e *Entry) validate(s *scanner) error {
+func (e *Entry) validate(s *jsonobj.Scanner) error {
 	switch e.Type {
 	case "", HeaderType, leafType:
 		return fmt.Errorf("%w: type %q cannot be appended", ErrMalformedEntry, e.Type)
@@ -607,11 +609,11 @@ func (e *Entry) validate(s *scanner) error {
 	if e.Body() == nil || e.facts&factChecked != 0 { // read from a file: no need to scan it again (a fork)
 		return nil
 	}
-	if s.scan(e.Body()) != kindObject {
+	if s.Scan(e.Body()) != jsonobj.Object {
 		return fmt.Errorf("%w: body of %s entry %s is not a JSON object", ErrMalformedEntry, e.Type, e.ID)
 	}
-	for i := range s.fields {
-		if k := reservedKey(e.Body(), &s.fields[i]); k != "" {
+	for i := range s.Members(0) {
+		if k := reservedKey(e.Body(), &s.Members(0)[i]); k != "" {
 			return fmt.Errorf("%w: body of %s entry %s has reserved key %q", ErrMalformedEntry, e.Type, e.ID, k)
 		}
 	}
@@ -659,7 +661,7 @@ func (e *Entry) Message() (llm.Message, error) {
 		return nil, fmt.Errorf("entry %s is %s, not a message", e.ID, e.Type)
 	}
 	return e.cached(func() (llm.Message, error) {
-		raw := objectField(e.Body(), "message")
+		raw := jsonobj.Field(e.Body(), "message")
 		if raw == nil {
 			return nil, fmt.Errorf("%w: message entry %s has no message object", ErrMalformedEntry, e.ID)
 		}
@@ -735,7 +737,7 @@ func (e *Entry) CustomType() string {
 	if raw, ok := prefixString(e.Body(), customTypePrefix); ok { // how CustomEntry writes it
 		return string(raw)
 	}
-	s, _ := objectString(e.Body(), "customType")
+	s, _ := jsonobj.StringField(e.Body(), "customType")
 	return s
 }
 
@@ -752,3 +754,9 @@ func (e *Entry) IsCustomType(name string) bool {
 }
 
 var customTypePrefix = []byte(`{"customType":"`)
+
+// appendJSONString appends s the way JSON.stringify writes it (session
+// files keep U+2028/U+2029 raw, like the reference).
+func appendJSONString(dst []byte, s string) []byte {
+	return jsonstr.Append(dst, s, jsonstr.Stringify)
+}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // File is an open session file: the single writer of §5.1. It holds
@@ -41,7 +43,7 @@ type File struct {
 	size   int64 // bytes of complete lines in the file
 	sync   bool
 	buf    []byte
-	sc     scanner // validates bodies
+	sc     jsonobj.Scanner // validates bodies
 	closed bool
 	broken error    // a failed append could not be rolled back
 	blobs  blobFile // where huge entries go once written (spill.go)
@@ -79,7 +81,7 @@ func Create(path string, h Header, entries []*Entry) (*File, error) {
 	if err := h.check(); err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	var sc scanner
+	var sc jsonobj.Scanner
 	for _, e := range entries {
 		if err := e.validate(&sc); err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)

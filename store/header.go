@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // FormatVersion is the only session format version this package reads and
@@ -92,49 +94,49 @@ func (h Header) MarshalJSON() ([]byte, error) { return h.appendJSON(nil), nil }
 // fields) per §5.2 and returns the header. Fields other than type, version,
 // id and cwd are read leniently: a timestamp or agent of the wrong type is
 // left empty.
-func parseHeader(path string, text []byte, kind byte, fields []field) (Header, error) {
+func parseHeader(path string, text []byte, kind jsonobj.Kind, fields []jsonobj.Member) (Header, error) {
 	var h Header
-	if kind != kindObject {
+	if kind != jsonobj.Object {
 		return h, corrupt(path, 0, ReasonMissingHeader)
 	}
-	if f, ok := lastField(text, fields, "type"); !ok || !f.strIs(text, HeaderType) {
+	if f, ok := jsonobj.Last(text, fields, "type"); !ok || !f.StrIs(text, HeaderType) {
 		return h, corrupt(path, 0, ReasonMissingHeader)
 	}
 	h.Type = HeaderType
-	f, ok := lastField(text, fields, "version")
+	f, ok := jsonobj.Last(text, fields, "version")
 	if !ok {
 		return h, corrupt(path, 0, unsupportedVersion("undefined"))
 	}
-	raw := text[f.vs:f.ve]
+	raw := text[f.ValStart:f.ValEnd]
 	if v, err := strconv.ParseFloat(string(raw), 64); err != nil || v != FormatVersion {
 		shown := string(raw)
-		if f.isString(text) {
-			shown = f.str(text) // String("2") is 2
+		if f.IsString(text) {
+			shown = f.Str(text) // String("2") is 2
 		}
 		return h, corrupt(path, 0, unsupportedVersion(shown))
 	}
 	h.Version = FormatVersion
-	id, okID := lastField(text, fields, "id")
-	cwd, okCwd := lastField(text, fields, "cwd")
-	if !okID || !okCwd || !id.isString(text) || !cwd.isString(text) {
+	id, okID := jsonobj.Last(text, fields, "id")
+	cwd, okCwd := jsonobj.Last(text, fields, "cwd")
+	if !okID || !okCwd || !id.IsString(text) || !cwd.IsString(text) {
 		return h, corrupt(path, 0, ReasonMalformedHeader)
 	}
-	h.ID, h.Cwd = id.str(text), cwd.str(text)
-	if f, ok := lastField(text, fields, "timestamp"); ok && f.isString(text) {
-		h.Timestamp = f.str(text)
+	h.ID, h.Cwd = id.Str(text), cwd.Str(text)
+	if f, ok := jsonobj.Last(text, fields, "timestamp"); ok && f.IsString(text) {
+		h.Timestamp = f.Str(text)
 	}
-	if f, ok := lastField(text, fields, "agent"); ok && text[f.vs] == '{' {
+	if f, ok := jsonobj.Last(text, fields, "agent"); ok && text[f.ValStart] == '{' {
 		var a struct {
 			Name    any `json:"name"`
 			Version any `json:"version"`
 		}
-		if json.Unmarshal(text[f.vs:f.ve], &a) == nil {
+		if json.Unmarshal(text[f.ValStart:f.ValEnd], &a) == nil {
 			h.Agent.Name, _ = a.Name.(string)
 			h.Agent.Version, _ = a.Version.(string)
 		}
 	}
-	if f, ok := lastField(text, fields, "parentSession"); ok && f.isString(text) {
-		h.ParentSession = f.str(text)
+	if f, ok := jsonobj.Last(text, fields, "parentSession"); ok && f.IsString(text) {
+		h.ParentSession = f.Str(text)
 	}
 	return h, nil
 }

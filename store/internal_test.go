@@ -105,69 +105,6 @@ func TestIsBlank(t *testing.T) {
 	}
 }
 
-func TestScannerTable(t *testing.T) {
-	valid := []string{
-		`{}`, ` { } `, `[]`, `0`, `-0.5e+3`, `"a\u00e9\n"`, `true`, `null`, `{"a":[1,{"b":null}],"c":"d"}`,
-		"\"\xff\"", `{"a":1,"a":2}`, "\t{\"x\" : \r\n 1}\n",
-	}
-	invalid := []string{
-		``, ` `, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `1e`, `-`, `"\x"`, `"\u12"`,
-		"\"a\tb\"", `{"a":1}}`, `nul`, `tru`, `{} {}`, "\ufeff{}", "\u3000{}", `{'a':1}`, `[1 2]`,
-	}
-	var s scanner
-	for _, v := range valid {
-		if s.scan([]byte(v)) == kindInvalid || !json.Valid([]byte(v)) {
-			t.Errorf("scan(%q) invalid, json.Valid=%v", v, json.Valid([]byte(v)))
-		}
-	}
-	for _, v := range invalid {
-		if s.scan([]byte(v)) != kindInvalid || json.Valid([]byte(v)) {
-			t.Errorf("scan(%q) valid, json.Valid=%v", v, json.Valid([]byte(v)))
-		}
-	}
-	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
-	if s.scan([]byte(deep)) == kindInvalid {
-		t.Errorf("depth %d rejected", maxDepth)
-	}
-	if s.scan([]byte("["+deep+"]")) != kindInvalid {
-		t.Errorf("depth %d accepted", maxDepth+1)
-	}
-}
-
-// FuzzScanner checks the scanner against encoding/json: same validity, and
-// for objects the same members.
-func FuzzScanner(f *testing.F) {
-	for _, seed := range []string{`{"type":"x","id":"1","a":[1,2,{"b":"\u00e9"}]}`, `[1,"2",null]`, `"\"\\"`, `{"a" : 1 , "b":-2.5e3}`} {
-		f.Add([]byte(seed))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var s scanner
-		kind := s.scan(data)
-		if (kind != kindInvalid) != json.Valid(data) {
-			t.Fatalf("scan(%q) kind %q, json.Valid %v", data, kind, json.Valid(data))
-		}
-		if kind != kindObject {
-			return
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.Token() // {
-		for i := 0; dec.More(); i++ {
-			k, _ := dec.Token()
-			var v json.RawMessage
-			if err := dec.Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			if i >= len(s.fields) {
-				t.Fatalf("scanner found %d members, decoder more", len(s.fields))
-			}
-			fl := s.fields[i]
-			if !fl.keyIs(data, k.(string)) || !bytes.Equal(data[fl.vs:fl.ve], v) {
-				t.Fatalf("member %d: %q=%q, decoder %q=%q", i, data[fl.ks:fl.ke], data[fl.vs:fl.ve], k, v)
-			}
-		}
-	})
-}
-
 const fuzzHeader = `{"type":"session","version":1,"id":"s","timestamp":"t","cwd":"/w","agent":{"name":"ama","version":"1"}}`
 
 // FuzzParse feeds arbitrary files to the parser (it must never panic, and

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -119,35 +120,35 @@ func ReadInfo(path string) (Info, error) {
 	first := true
 	havePrompt := false
 	p := parser{path: path, bufSize: bufferSize(f)}
-	p.visit = func(text []byte, fields []field, parts entryParts) {
-		typ := parts.typ.str(text)
+	p.visit = func(text []byte, fields []jsonobj.Member, parts entryParts) {
+		typ := parts.typ.Str(text)
 		if first {
 			first = false
 			if typ == TypeCustom {
-				if f, ok := lastField(text, fields, "customType"); ok && f.strIs(text, TaskCustomType) {
+				if f, ok := jsonobj.Last(text, fields, "customType"); ok && f.StrIs(text, TaskCustomType) {
 					info.IsSubagent = true
 				}
 			}
 		}
 		switch typ {
 		case TypeSessionInfo:
-			if f, ok := lastField(text, fields, "name"); ok && f.isString(text) {
-				info.Name = f.str(text)
+			if f, ok := jsonobj.Last(text, fields, "name"); ok && f.IsString(text) {
+				info.Name = f.Str(text)
 			}
 		case TypeMessage:
-			f, ok := lastField(text, fields, "message")
+			f, ok := jsonobj.Last(text, fields, "message")
 			if !ok {
 				return
 			}
-			msg := text[f.vs:f.ve]
-			role, _ := objectString(msg, "role")
+			msg := text[f.ValStart:f.ValEnd]
+			role, _ := jsonobj.StringField(msg, "role")
 			if role == llm.RoleSystem {
 				return
 			}
 			info.MessageCount++
 			if !havePrompt && role == llm.RoleUser {
 				havePrompt = true
-				info.FirstPrompt = cutUTF16(promptText(objectField(msg, "content")), FirstPromptMax)
+				info.FirstPrompt = cutUTF16(promptText(jsonobj.Field(msg, "content")), FirstPromptMax)
 			}
 		}
 	}
@@ -170,7 +171,7 @@ func promptText(raw []byte) string {
 		return ""
 	}
 	if raw[0] == '"' {
-		return unquote(raw)
+		return jsonobj.Unquote(raw)
 	}
 	var blocks []struct {
 		Type string `json:"type"`

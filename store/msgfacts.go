@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/alias"
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -69,6 +70,24 @@ func FactsOf(m llm.Message) *MessageFacts {
 	return f
 }
 
+// messageNests are the members the scanner records with an entry line,
+// in its one pass, for learnMessage: the message object's (list
+// listInner), its content blocks' (listBlocks), its usage's (listUsage)
+// and the usage's cost's (listCost).
+var messageNests = []jsonobj.Nest{
+	{Parent: 0, Key: `"message"`},
+	{Parent: listInner, Key: `"content"`, Array: true},
+	{Parent: listInner, Key: `"usage"`},
+	{Parent: listUsage, Key: `"cost"`},
+}
+
+const (
+	listInner = 1 + iota
+	listBlocks
+	listUsage
+	listCost
+)
+
 // learnMessage reads the facts of the message entry e from the spans the
 // scanner sc recorded in line text (the members of the message object and
 // of its content blocks), the way encoding/json reads them into the llm
@@ -78,19 +97,20 @@ func FactsOf(m llm.Message) *MessageFacts {
 // no escaped or non-ASCII key, no key of interest twice, strings without
 // escapes, integers that are integers, cost members that are numbers,
 // an assistant's content an array of objects.
-func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts) {
-	if p.count != 1 || len(sc.inner) == 0 || !sc.fields[p.first].keyIs(text, "message") {
+func (b *builder) learnMessage(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts) {
+	inner := sc.Members(listInner)
+	if p.count != 1 || len(inner) == 0 || !sc.Members(0)[p.first].KeyIs(text, "message") {
 		return
 	}
 	var f MessageFacts
 	var role, callID, content []byte
-	var usage *field
+	var usage *jsonobj.Member
 	var seen uint8
 	exactContent := false
-	for i := range sc.inner {
-		m := &sc.inner[i]
-		key := text[m.ks:m.ke]
-		bit, ok := memberBit(key, m.kesc)
+	for i := range inner {
+		m := &inner[i]
+		key := text[m.KeyStart:m.KeyEnd]
+		bit, ok := memberBit(key, m.KeyEsc)
 		if !ok {
 			return
 		}
@@ -101,7 +121,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 			return // a repeated member: encoding/json would merge or replace
 		}
 		seen |= bit
-		val := text[m.vs:m.ve]
+		val := text[m.ValStart:m.ValEnd]
 		switch bit {
 		case bitRole:
 			role = val
@@ -117,7 +137,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 			// The scanner recorded the blocks of a member keyed exactly so.
 			content, exactContent = val, string(key) == `"content"`
 		}
-		if (bit == bitRole || bit == bitToolCallID) && !plain(val, m.vesc) {
+		if (bit == bitRole || bit == bitToolCallID) && !plain(val, m.ValEsc) {
 			return
 		}
 	}
@@ -138,7 +158,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *scanner, p *entryParts
 			return
 		}
 		if content != nil && string(content) != "null" {
-			if content[0] != '[' || !exactContent || !b.readCalls(text, sc.blocks, &f) {
+			if content[0] != '[' || !exactContent || !b.readCalls(text, sc.Members(listBlocks), &f) {
 				return
 			}
 		}
@@ -163,14 +183,9 @@ const (
 // 0 for one the facts do not read; ok is false for a key they cannot
 // judge (escaped, or not ASCII: encoding/json folds the Kelvin sign).
 func memberBit(key []byte, esc bool) (uint8, bool) {
-	if esc {
-		return 0, false
-	}
 	k := key[1 : len(key)-1]
-	for _, c := range k {
-		if c >= utf8.RuneSelf {
-			return 0, false
-		}
+	if esc || !asciiKey(k) {
+		return 0, false
 	}
 	switch {
 	case foldIs(k, "role"):
@@ -192,31 +207,31 @@ func foldIs(k []byte, name string) bool {
 }
 
 // readUsage reads an assistant's usage object (null: none) from the
-// members the scanner recorded with the line (sc.usage, sc.cost), or, for
-// a usage keyed otherwise ("Usage"), from a scan of its own.
-func (b *builder) readUsage(text []byte, sc *scanner, u *field, f *MessageFacts) bool {
-	val := text[u.vs:u.ve]
+// members the scanner recorded with the line (lists listUsage and
+// listCost), or, for a usage keyed otherwise ("Usage"), from a scan of its own.
+func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member, f *MessageFacts) bool {
+	val := text[u.ValStart:u.ValEnd]
 	if string(val) == "null" {
 		return true
 	}
 	if val[0] != '{' {
 		return false
 	}
-	src, fields, recorded := text, sc.usage, sc.usageAt == u.vs
+	src, fields, recorded := text, sc.Members(listUsage), sc.At(listUsage) == u.ValStart
 	if !recorded {
-		if b.sub.scan(val) != kindObject {
+		if b.sub.Scan(val) != jsonobj.Object {
 			return false
 		}
-		src, fields = val, b.sub.fields
+		src, fields = val, b.sub.Members(0)
 	}
-	var cost *field
+	var cost *jsonobj.Member
 	var seen uint8
 	for i := range fields {
 		m := &fields[i]
-		if m.kesc {
+		if m.KeyEsc {
 			return false
 		}
-		k := src[m.ks+1 : m.ke-1]
+		k := src[m.KeyStart+1 : m.KeyEnd-1]
 		var dst *int
 		var bit uint8
 		switch {
@@ -243,7 +258,7 @@ func (b *builder) readUsage(text []byte, sc *scanner, u *field, f *MessageFacts)
 		}
 		seen |= bit
 		if dst != nil {
-			n, ok := plainInt64(src[m.vs:m.ve])
+			n, ok := plainInt64(src[m.ValStart:m.ValEnd])
 			if !ok || n != int64(int(n)) {
 				return false
 			}
@@ -253,28 +268,28 @@ func (b *builder) readUsage(text []byte, sc *scanner, u *field, f *MessageFacts)
 	if cost == nil {
 		return true
 	}
-	cv := src[cost.vs:cost.ve]
+	cv := src[cost.ValStart:cost.ValEnd]
 	if string(cv) == "null" {
 		return true
 	}
 	if cv[0] != '{' {
 		return false
 	}
-	if recorded && sc.costAt == cost.vs {
-		fields = sc.cost
+	if recorded && sc.At(listCost) == cost.ValStart {
+		fields = sc.Members(listCost)
 	} else {
-		if b.sub.scan(cv) != kindObject {
+		if b.sub.Scan(cv) != jsonobj.Object {
 			return false
 		}
-		src, fields = cv, b.sub.fields
+		src, fields = cv, b.sub.Members(0)
 	}
 	seen = 0
 	for i := range fields {
 		m := &fields[i]
-		if m.kesc {
+		if m.KeyEsc {
 			return false
 		}
-		k := src[m.ks+1 : m.ke-1]
+		k := src[m.KeyStart+1 : m.KeyEnd-1]
 		if !asciiKey(k) {
 			return false
 		}
@@ -286,8 +301,8 @@ func (b *builder) readUsage(text []byte, sc *scanner, u *field, f *MessageFacts)
 				return false
 			}
 			seen |= 1 << j
-			v := src[m.vs:m.ve]
-			if v[0] != '-' && !isDigit(v[0]) {
+			v := src[m.ValStart:m.ValEnd]
+			if v[0] != '-' && !jsonobj.IsDigit(v[0]) {
 				return false // a string, null, an object…: the decoder fails or keeps
 			}
 			if name != "total" && finiteFloat(v) {
@@ -314,10 +329,10 @@ func finiteFloat(v []byte) bool {
 
 // readCalls reads the ids of the toolCall blocks of an assistant's content
 // (its blocks' members, each block after a separator).
-func (b *builder) readCalls(text []byte, blocks []field, f *MessageFacts) bool {
+func (b *builder) readCalls(text []byte, blocks []jsonobj.Member, f *MessageFacts) bool {
 	n := 0
 	for i := range blocks {
-		switch blocks[i].ks {
+		switch blocks[i].KeyStart {
 		case -1:
 			n++
 		case -2:
@@ -329,12 +344,12 @@ func (b *builder) readCalls(text []byte, blocks []field, f *MessageFacts) bool {
 		i++ // the separator
 		var typ, id []byte
 		var seen uint8
-		for ; i < len(blocks) && blocks[i].ks >= 0; i++ {
+		for ; i < len(blocks) && blocks[i].KeyStart >= 0; i++ {
 			m := &blocks[i]
-			if m.kesc {
+			if m.KeyEsc {
 				return false
 			}
-			k := text[m.ks+1 : m.ke-1]
+			k := text[m.KeyStart+1 : m.KeyEnd-1]
 			var bit uint8
 			switch {
 			case !asciiKey(k):
@@ -350,8 +365,8 @@ func (b *builder) readCalls(text []byte, blocks []field, f *MessageFacts) bool {
 				return false
 			}
 			seen |= bit
-			v := text[m.vs:m.ve]
-			if !plain(v, m.vesc) {
+			v := text[m.ValStart:m.ValEnd]
+			if !plain(v, m.ValEsc) {
 				return false
 			}
 			if bit == 1 {
@@ -392,7 +407,7 @@ func plain(v []byte, esc bool) bool {
 // plainInt64 returns a JSON number that is an integer in range (what the
 // decoder puts in an int64). The scanner has validated the number.
 func plainInt64(v []byte) (int64, bool) {
-	if len(v) == 0 || v[0] != '-' && !isDigit(v[0]) {
+	if len(v) == 0 || v[0] != '-' && !jsonobj.IsDigit(v[0]) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(numStr(v), 10, 64)

@@ -6,18 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
 // parseEntry reads one entry line with the bulk builder (a file's read),
 // without UnmarshalJSON's recover, so a panic fails the test.
 func parseEntry(t *testing.T, line []byte) (*Entry, bool) {
-	s := scanner{message: true}
-	if s.scan(line) != kindObject {
+	s := jsonobj.Scanner{Nests: messageNests}
+	if s.Scan(line) != jsonobj.Object {
 		return nil, false
 	}
-	p := classify(line, s.fields)
-	if p.typ == nil || p.id == nil || !p.typ.isString(line) || !p.id.isString(line) {
+	p := classify(line, s.Members(0))
+	if p.typ == nil || p.id == nil || !p.typ.IsString(line) || !p.id.IsString(line) {
 		return nil, false
 	}
 	b := builder{bulk: true}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -145,7 +146,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 	from, kept := 0, -1
 	if at >= 0 {
 		from = at
-		first, _ := objectString(branch[at].Body(), "firstKeptEntryId")
+		first, _ := jsonobj.StringField(branch[at].Body(), "firstKeptEntryId")
 		for k := at - 1; k >= 0; k-- {
 			if branch[k].ID == first {
 				from, kept = k, k
@@ -157,16 +158,16 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		if e.Type != TypeContextEdit {
 			continue
 		}
-		target, ok := objectString(e.Body(), "targetId")
+		target, ok := jsonobj.StringField(e.Body(), "targetId")
 		if !ok {
 			continue
 		}
-		repl := objectField(e.Body(), "replacement")
+		repl := jsonobj.Field(e.Body(), "replacement")
 		switch {
 		case len(repl) > 0 && repl[0] == 'n':
 			p.edits[target] = contextEdit{remove: true}
 		case len(repl) > 0 && repl[0] == '"':
-			p.edits[target] = contextEdit{text: unquote(repl)}
+			p.edits[target] = contextEdit{text: jsonobj.Unquote(repl)}
 		}
 	}
 	if model >= 0 {
@@ -177,7 +178,7 @@ func NewProjection(branch []*Entry) (*Projection, error) {
 		p.Info.Model = ref
 	}
 	if thinking >= 0 {
-		p.Info.ThinkingLevel, _ = objectString(branch[thinking].Body(), "thinkingLevel")
+		p.Info.ThinkingLevel, _ = jsonobj.StringField(branch[thinking].Body(), "thinkingLevel")
 	}
 
 	ctxEntries := branch
@@ -314,7 +315,7 @@ func (p *Projection) Append(e *Entry) bool {
 		}
 		p.Info.Model = ref
 	case TypeThinkingLevelChange:
-		p.Info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
+		p.Info.ThinkingLevel, _ = jsonobj.StringField(e.Body(), "thinkingLevel")
 	case TypeMessage, TypeCustomMessage, TypeBranchSummary:
 		if _, edited := p.edits[e.ID]; edited || (e.Type == TypeMessage && isSystemEntry(e)) {
 			return false
@@ -347,7 +348,7 @@ func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
 			model = ref
 		case e.Type == TypeThinkingLevelChange && !seenLevel:
 			seenLevel = true
-			level, _ = objectString(e.Body(), "thinkingLevel")
+			level, _ = jsonobj.StringField(e.Body(), "thinkingLevel")
 		}
 	}
 	return model, level, nil
@@ -387,7 +388,7 @@ func isSystemEntry(e *Entry) bool {
 	if role, ok := prefixString(e.Body(), rolePrefix); ok {
 		return string(role) == llm.RoleSystem
 	}
-	role, _ := objectString(objectField(e.Body(), "message"), "role")
+	role, _ := jsonobj.StringField(jsonobj.Field(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -537,7 +538,7 @@ func applySystem(state **SystemState, e *Entry) error {
 		case 'n':
 			*p = nil
 		case '"':
-			text := unquote(v)
+			text := jsonobj.Unquote(v)
 			*p = &text
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -27,16 +28,16 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 	for i, e := range branch {
 		switch e.Type {
 		case TypeContextEdit:
-			target, ok := objectString(e.Body(), "targetId")
+			target, ok := jsonobj.StringField(e.Body(), "targetId")
 			if !ok {
 				continue
 			}
-			repl := objectField(e.Body(), "replacement")
+			repl := jsonobj.Field(e.Body(), "replacement")
 			switch {
 			case len(repl) > 0 && repl[0] == 'n':
 				edits[target] = edit{remove: true}
 			case len(repl) > 0 && repl[0] == '"':
-				edits[target] = edit{text: unquote(repl)}
+				edits[target] = edit{text: jsonobj.Unquote(repl)}
 			}
 		case TypeModelChange:
 			var m struct {
@@ -49,7 +50,7 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			}
 			info.Model = &ModelRef{Provider: m.Provider, ID: m.ModelID, Channel: m.Channel}
 		case TypeThinkingLevelChange:
-			info.ThinkingLevel, _ = objectString(e.Body(), "thinkingLevel")
+			info.ThinkingLevel, _ = jsonobj.StringField(e.Body(), "thinkingLevel")
 		case TypeCompaction:
 			at = i
 		}
@@ -76,7 +77,7 @@ func refProject(branch []*Entry) ([]llm.Message, ProjectionInfo, error) {
 			msgs = append(msgs, cp)
 			info.Entries = append(info.Entries, comp)
 		}
-		first, _ := objectString(comp.Body(), "firstKeptEntryId")
+		first, _ := jsonobj.StringField(comp.Body(), "firstKeptEntryId")
 		ctxEntries = []*Entry{comp}
 		if k := slices.IndexFunc(branch, func(e *Entry) bool { return e.ID == first }); k >= 0 && k < at {
 			for _, e := range branch[k:at] {
@@ -119,7 +120,7 @@ func refIsSystemEntry(e *Entry) bool {
 	if e.Type != TypeMessage {
 		return false
 	}
-	role, _ := objectString(objectField(e.Body(), "message"), "role")
+	role, _ := jsonobj.StringField(jsonobj.Field(e.Body(), "message"), "role")
 	return role == llm.RoleSystem
 }
 
@@ -346,7 +347,7 @@ func TestPrefixChecks(t *testing.T) {
 			t.Errorf("isSystemEntry(%s) = %v, full scan %v", b, got, want)
 		}
 		custom := RawEntry(TypeCustom, json.RawMessage(b))
-		want, _ := objectString(custom.Body(), "customType")
+		want, _ := jsonobj.StringField(custom.Body(), "customType")
 		if got := custom.CustomType(); got != want {
 			t.Errorf("CustomType(%s) = %q, full scan %q", b, got, want)
 		}
@@ -373,15 +374,15 @@ func TestLabelAndNameFastPaths(t *testing.T) {
 	} {
 		body := []byte(b)
 		target, label, ok := labelFields(body)
-		wt, wok := objectString(body, "targetId")
-		wl, _ := objectString(body, "label")
+		wt, wok := jsonobj.StringField(body, "targetId")
+		wl, _ := jsonobj.StringField(body, "label")
 		if !wok {
 			wl = ""
 		}
 		if target != wt || label != wl || ok != wok {
 			t.Errorf("labelFields(%s) = %q %q %v, full scan %q %q %v", b, target, label, ok, wt, wl, wok)
 		}
-		wn, _ := objectString(body, "name")
+		wn, _ := jsonobj.StringField(body, "name")
 		if got := sessionName(body); got != wn {
 			t.Errorf("sessionName(%s) = %q, full scan %q", b, got, wn)
 		}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // leafType is the "type" of a leaf line (§5.5); leaf lines are not entries.
@@ -138,9 +140,9 @@ type parser struct {
 	path    string
 	bufSize int // initial line buffer
 	keep    bool
-	visit   func(text []byte, fields []field, p entryParts)
+	visit   func(text []byte, fields []jsonobj.Member, p entryParts)
 
-	sc     scanner
+	sc     jsonobj.Scanner
 	b      builder
 	parsed int // non-blank lines parsed so far
 
@@ -159,7 +161,9 @@ type parser struct {
 }
 
 func (p *parser) run(r io.Reader) error {
-	p.sc.message = p.keep // entries are made: record their messages' members
+	if p.keep { // entries are made: record their messages' members
+		p.sc.Nests = messageNests
+	}
 	lr := newLineReader(r, p.bufSize)
 	for {
 		l, ok := lr.next()
@@ -172,8 +176,8 @@ func (p *parser) run(r io.Reader) error {
 		if isBlank(l.text) {
 			continue
 		}
-		kind := p.sc.scan(l.text)
-		if kind == kindInvalid {
+		kind := p.sc.Scan(l.text)
+		if kind == jsonobj.Invalid {
 			if json.Valid(l.text) { // the scanner is wrong: see fallback.go
 				if err := p.slow(l.text, l.num, "the fast scanner rejected a valid line"); err != nil {
 					return err
@@ -204,7 +208,7 @@ func (p *parser) run(r io.Reader) error {
 
 // safeLine is line, with the standard decoder taking over the line when
 // the fast path panics (fallback.go): no file content may crash a reader.
-func (p *parser) safeLine(l line, kind byte) (err error) {
+func (p *parser) safeLine(l line, kind jsonobj.Kind) (err error) {
 	parsed, n := p.parsed, len(p.entries)
 	defer func() {
 		if r := recover(); r != nil {
@@ -262,10 +266,10 @@ func (p *parser) slow(text []byte, num int, reason string) error {
 // that fails on it is skipped for this line.
 func (p *parser) slowVisit(e *Entry) {
 	defer func() { _ = recover() }()
-	var sc scanner
+	var sc jsonobj.Scanner
 	canon := e.AppendJSON(nil)
-	if sc.scan(canon) == kindObject {
-		p.visit(canon, sc.fields, classify(canon, sc.fields))
+	if sc.Scan(canon) == jsonobj.Object {
+		p.visit(canon, sc.Members(0), classify(canon, sc.Members(0)))
 	}
 }
 
@@ -285,33 +289,33 @@ func (p *parser) slowHeader(text []byte) (err error) {
 		return corrupt(p.path, 1, ReasonInvalidJSON)
 	}
 	canon := appendObject(nil, ms)
-	var sc scanner
-	kind := sc.scan(canon)
-	h, err := parseHeader(p.path, canon, kind, sc.fields)
+	var sc jsonobj.Scanner
+	kind := sc.Scan(canon)
+	h, err := parseHeader(p.path, canon, kind, sc.Members(0))
 	p.header = h
 	return err
 }
 
 // line handles one parsed non-blank line.
-func (p *parser) line(text []byte, kind byte) error {
+func (p *parser) line(text []byte, kind jsonobj.Kind) error {
 	p.parsed++
-	fields := p.sc.fields
+	fields := p.sc.Members(0)
 	if p.parsed == 1 && !p.rest {
 		h, err := parseHeader(p.path, text, kind, fields)
 		p.header = h
 		return err
 	}
-	if kind != kindObject {
+	if kind != jsonobj.Object {
 		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
 	}
 	parts := classify(text, fields)
-	typeIsString := parts.typ != nil && parts.typ.isString(text)
-	if typeIsString && parts.typ.strIs(text, leafType) {
+	typeIsString := parts.typ != nil && parts.typ.IsString(text)
+	if typeIsString && parts.typ.StrIs(text, leafType) {
 		switch {
-		case parts.id != nil && parts.id.isNull(text):
+		case parts.id != nil && parts.id.IsNull(text):
 			p.leaf = nil
-		case parts.id != nil && parts.id.isString(text):
-			id := parts.id.str(text)
+		case parts.id != nil && parts.id.IsString(text):
+			id := parts.id.Str(text)
 			p.leaf = &id
 		default:
 			return corrupt(p.path, p.parsed, ReasonMalformedLeaf)
@@ -319,10 +323,10 @@ func (p *parser) line(text []byte, kind byte) error {
 		p.leafSet = true
 		return nil
 	}
-	if !typeIsString || parts.id == nil || !parts.id.isString(text) {
+	if !typeIsString || parts.id == nil || !parts.id.IsString(text) {
 		return corrupt(p.path, p.parsed, ReasonMalformedEntry)
 	}
-	if parts.typ.strIs(text, HeaderType) {
+	if parts.typ.StrIs(text, HeaderType) {
 		return corrupt(p.path, p.parsed, ReasonDuplicateHeader)
 	}
 	p.leafSet, p.leaf = false, nil

@@ -2,6 +2,7 @@ package store
 
 import (
 	"github.com/armadra/ama-rpc/internal/alias"
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -66,7 +67,7 @@ func shareDecoded(m llm.Message, obj []byte) llm.Message {
 	if len(text) < llm.SpliceBytes {
 		return m
 	}
-	if t, ok := inToken(text, objectField(obj, "content")); ok {
+	if t, ok := inToken(text, jsonobj.Field(obj, "content")); ok {
 		return llm.WithStrings(m, []string{t})
 	}
 	return m

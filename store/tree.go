@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"slices"
+
+	"github.com/armadra/ama-rpc/internal/jsonobj"
 )
 
 // Tree indexes the entries of a session (in memory, no I/O): parent links,
@@ -149,11 +151,11 @@ func labelFields(body []byte) (target, label string, ok bool) {
 			return string(raw), string(l), true
 		}
 	}
-	target, ok = objectString(body, "targetId")
+	target, ok = jsonobj.StringField(body, "targetId")
 	if !ok {
 		return "", "", false
 	}
-	label, _ = objectString(body, "label")
+	label, _ = jsonobj.StringField(body, "label")
 	return target, label, true
 }
 
@@ -168,7 +170,7 @@ func sessionName(body []byte) string {
 	if raw, fast := prefixString(body, namePrefix); fast && len(body) == len(namePrefix)+len(raw)+2 {
 		return string(raw)
 	}
-	name, _ := objectString(body, "name")
+	name, _ := jsonobj.StringField(body, "name")
 	return name
 }
 

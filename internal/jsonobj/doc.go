@@ -1,6 +1,11 @@
-// Package jsonobj visits the members of a JSON object and the elements of
-// a JSON array in place: the values are sub-slices of the input, so a
-// line holding a 50 MiB prompt is not copied to find its envelope keys or
-// its content blocks. It is a pure leaf: no state, safe for concurrent
-// use, imports only the standard library.
+// Package jsonobj is the one hand-written JSON scanner. Scanner validates
+// a value exactly as JSON.parse does and records, in the same pass, the
+// byte spans of the members of its top-level object (and of the nested
+// values its Nests name) without decoding any of them: store reads every
+// session line with it. Members, RawMembers and Elements visit an
+// object's members or an array's elements in place, sub-slices of the
+// input, so a line holding a 50 MiB prompt is not copied to find its
+// envelope keys or its content blocks. It is a pure leaf importing only
+// the standard library; the package functions are safe for concurrent
+// use, a Scanner belongs to one goroutine at a time.
 package jsonobj

@@ -2,21 +2,583 @@ package jsonobj
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
 )
 
-// Members calls fn with each top-level key of the JSON object b and the
-// raw bytes of its value, a sub-slice of b (nothing is copied: a 50 MiB
-// prompt is not duplicated just to find its "type" and "id"). b must be
-// valid JSON (checked by the caller); it returns false when b is not an
-// object. Keys are decoded like encoding/json does; a repeated key is
-// reported each time (the last one wins for callers that overwrite).
-//
-// Written by hand: encoding/json has no way to visit an object's members
+// Written by hand: encoding/json cannot validate a line and hand back the
+// spans of its members in the same pass, nor visit an object's members
 // without decoding (and copying) their values.
+
+// Kind is the kind of the value Scan read.
+type Kind byte
+
+// The kinds Scan returns.
+const (
+	Invalid Kind = 0
+	Object  Kind = '{'
+	Array   Kind = '['
+	String  Kind = '"'
+	Scalar  Kind = 'x' // a number, true, false or null
+)
+
+// MaxDepth bounds nesting; deeper input is invalid (encoding/json stops at
+// the same depth, and JSON.parse overflows its stack about there too).
+const MaxDepth = 10000
+
+// Member is one recorded member of an object: byte offsets into the
+// scanned input, the key's span with its quotes. In a recorded array each
+// element is a separator Member (KeyStart -1 for an object, whose members
+// follow it, -2 for any other value) whose value span is the element.
+type Member struct {
+	KeyStart, KeyEnd int
+	ValStart, ValEnd int
+	KeyEsc, ValEsc   bool // the key, or the value (a string), has escapes
+}
+
+// Nest asks Scan to record, in the same pass, the members of an object or
+// the elements of an array nested in a recorded value: the value of a
+// member keyed exactly Key (the raw key, quotes included) of an object
+// recorded in list Parent, when the value is an array (Array) or an
+// object (!Array). Nests[k] records in list k+1; Parent < k+1.
+type Nest struct {
+	Parent int
+	Key    string
+	Array  bool
+}
+
+// Scanner is a validating JSON scanner. It accepts exactly what JSON.parse
+// accepts (RFC 8259, JSON whitespace only between tokens; bytes inside
+// strings are not checked for UTF-8 validity, like Go's decoder) and
+// records the members of the top-level value (list 0) and of the values
+// Nests name, without decoding any of them. The zero value is ready; a
+// Scanner is reused to keep its lists, and is not safe for concurrent use.
+type Scanner struct {
+	Nests  []Nest
+	Spaced bool // whitespace was skipped inside the last value (it is not compact)
+	b      []byte
+	lists  [][]Member
+	at     []int
+	// trusted: b is known to be valid JSON (the visiting functions below),
+	// so a string's end is found with memchr, not checked byte by byte:
+	// a 50 MiB prompt costs a millisecond, not ten.
+	trusted bool
+	// visit, when set, is handed the top-level members or elements
+	// (separators only) instead of list 0, as they are found: the
+	// visiting functions keep no list, whatever the size of the value.
+	visit func(Member)
+}
+
+// visiting is the list of object and array that goes to Scanner.visit.
+const visiting = -2
+
+// Scan reports whether b is one JSON value surrounded by optional JSON
+// whitespace, and its kind; it records the members of an object or the
+// elements of an array (list 0) and those Nests ask for.
+func (s *Scanner) Scan(b []byte) Kind {
+	s.b, s.Spaced = b, false
+	for k, n := range s.Nests {
+		if n.Parent < 0 || n.Parent > k {
+			panic("jsonobj: a Nest's parent list must come before its own")
+		}
+	}
+	if s.visit == nil && len(s.lists) != len(s.Nests)+1 {
+		s.lists, s.at = make([][]Member, len(s.Nests)+1), make([]int, len(s.Nests)+1)
+	}
+	for k := range s.lists {
+		s.lists[k], s.at[k] = s.lists[k][:0], -1
+	}
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return Invalid
+	}
+	kind, end, top := Scalar, -1, 0
+	if s.visit != nil {
+		top = visiting
+	}
+	switch b[i] {
+	case '{':
+		kind, end = Object, s.object(i, 1, top)
+	case '[':
+		kind, end = Array, s.array(i, 1, top)
+	case '"':
+		kind, end = String, s.value(i, 0)
+	default:
+		end = s.value(i, 0)
+	}
+	if end < 0 || skipWS(b, end) != len(b) {
+		for k := range s.lists {
+			s.lists[k] = s.lists[k][:0]
+		}
+		return Invalid
+	}
+	return kind
+}
+
+// Members returns the members recorded in list k (0: the top-level value;
+// k: Nests[k-1]'s last occurrence), offsets into the scanned input.
+func (s *Scanner) Members(k int) []Member { return s.lists[k] }
+
+// At returns the offset of the value list k was recorded from (-1: none).
+func (s *Scanner) At(k int) int { return s.at[k] }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skip skips JSON whitespace inside a value, noting whether there was any.
+func (s *Scanner) skip(i int) int {
+	j := skipWS(s.b, i)
+	if j != i {
+		s.Spaced = true
+	}
+	return j
+}
+
+// value scans the value starting at b[i] and returns the index after it,
+// or -1 when it is invalid. Its members are not recorded.
+func (s *Scanner) value(i, depth int) int {
+	b := s.b
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '{':
+		return s.object(i, depth+1, -1)
+	case '[':
+		return s.array(i, depth+1, -1)
+	case '"':
+		e, _ := scanString(b, i, s.trusted)
+		return e
+	case 't':
+		return literal(b, i, "true")
+	case 'f':
+		return literal(b, i, "false")
+	case 'n':
+		return literal(b, i, "null")
+	default:
+		return scanNumber(b, i)
+	}
+}
+
+func literal(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return -1
+	}
+	return i + len(lit)
+}
+
+// nested scans the value at vs of member key of an object recorded in
+// list r when a Nest asks for it (ok), recording it in the Nest's list:
+// that list and those nested in it start again (the last one counts).
+func (s *Scanner) nested(r int, key []byte, vs, depth int) (end int, ok bool) {
+	for k := range s.Nests {
+		n := &s.Nests[k]
+		if n.Parent != r || n.Array != (s.b[vs] == '[') || string(key) != n.Key {
+			continue
+		}
+		s.reset(k + 1)
+		s.at[k+1] = vs
+		if n.Array {
+			return s.array(vs, depth+1, k+1), true
+		}
+		return s.object(vs, depth+1, k+1), true
+	}
+	return 0, false
+}
+
+// reset empties list l and the lists nested in it.
+func (s *Scanner) reset(l int) {
+	s.lists[l], s.at[l] = s.lists[l][:0], -1
+	for j := l + 1; j < len(s.lists); j++ {
+		p := s.Nests[j-1].Parent
+		for p > l {
+			p = s.Nests[p-1].Parent
+		}
+		if p == l {
+			s.lists[j], s.at[j] = s.lists[j][:0], -1
+		}
+	}
+}
+
+// open steps into the object or array at s.b[i], closed by close: the
+// index of its first member or element (more), else the index after it
+// (empty), or -1 when it is nested too deep.
+func (s *Scanner) open(i, depth int, close byte) (int, bool) {
+	if depth > MaxDepth {
+		return -1, false
+	}
+	i = s.skip(i + 1)
+	if i < len(s.b) && s.b[i] == close {
+		return i + 1, false
+	}
+	return i, true
+}
+
+// next steps past a member or element that ends at i (-1: invalid): the
+// index of the next one (more), else the index after the closing close,
+// or -1 when neither follows.
+func (s *Scanner) next(i int, close byte) (int, bool) {
+	if i < 0 {
+		return -1, false
+	}
+	if i = s.skip(i); i < len(s.b) {
+		switch s.b[i] {
+		case ',':
+			return s.skip(i + 1), true
+		case close:
+			return i + 1, false
+		}
+	}
+	return -1, false
+}
+
+// object scans the object at b[i], recording its members in list r (-1:
+// none; visiting: s.visit).
+func (s *Scanner) object(i, depth, r int) int {
+	b := s.b
+	i, more := s.open(i, depth, '}')
+	for more {
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		ks := i
+		ke, kesc := scanString(b, i, s.trusted)
+		if ke < 0 {
+			return -1
+		}
+		i = s.skip(ke)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		vs := s.skip(i + 1)
+		ve, vesc, ok := 0, false, false
+		switch {
+		case vs >= len(b):
+			return -1
+		case b[vs] == '"':
+			ve, vesc = scanString(b, vs, s.trusted)
+		case r >= 0 && len(s.Nests) > 0 && (b[vs] == '{' || b[vs] == '['):
+			if ve, ok = s.nested(r, b[ks:ke], vs, depth); !ok {
+				ve = s.value(vs, depth)
+			}
+		default:
+			ve = s.value(vs, depth)
+		}
+		switch m := (Member{KeyStart: ks, KeyEnd: ke, KeyEsc: kesc, ValStart: vs, ValEnd: ve, ValEsc: vesc}); {
+		case ve < 0:
+		case r >= 0:
+			l := &s.lists[r]
+			*l = append(*l, m)
+		case r == visiting:
+			s.visit(m)
+		}
+		if uint(ve) < uint(len(b)-1) && b[ve] == ',' && b[ve+1] == '"' { // compact: next inline
+			i = ve + 1
+			continue
+		}
+		i, more = s.next(ve, '}')
+	}
+	return i
+}
+
+// array scans the array at b[i], recording in list r (-1: none;
+// visiting: s.visit, separators only) a separator for each element,
+// followed by its members when it is an object.
+func (s *Scanner) array(i, depth, r int) int {
+	b := s.b
+	i, more := s.open(i, depth, ']')
+	for more {
+		start := i
+		if r >= 0 && i < len(b) && b[i] == '{' {
+			s.lists[r] = append(s.lists[r], Member{KeyStart: -1, KeyEnd: -1, ValStart: i})
+			at := len(s.lists[r]) - 1
+			if i = s.object(i, depth+1, r); i >= 0 {
+				s.lists[r][at].ValEnd = i
+			}
+		} else if i = s.value(i, depth); i >= 0 && r != -1 {
+			sep := -2
+			if b[start] == '{' {
+				sep = -1
+			}
+			if m := (Member{KeyStart: sep, KeyEnd: sep, ValStart: start, ValEnd: i}); r == visiting {
+				s.visit(m)
+			} else {
+				s.lists[r] = append(s.lists[r], m)
+			}
+		}
+		i, more = s.next(i, ']')
+	}
+	return i
+}
+
+// strStop marks the bytes that end the fast path inside a string.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'] = true
+	t['\\'] = true
+	return t
+}()
+
+var hexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipString is scanString for a valid string: its closing quote is the
+// first one not escaped, found with IndexByte, then the backslashes
+// before it are counted. Escapes are not looked for: it says there may be
+// some (only walk's callers scan trusted input, and they look at the raw
+// bytes).
+func skipString(b []byte, i int) (int, bool) {
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return -1, false
+		}
+		q += j
+		n := 0
+		for k := q - 1; k > i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		j = q + 1
+	}
+}
+
+// scanString scans the string whose opening quote is b[i]. It returns the
+// index after the closing quote (-1 if invalid) and whether it has escapes.
+// A trusted string is known to be valid (skipString).
+func scanString(b []byte, i int, trusted bool) (int, bool) {
+	if trusted {
+		return skipString(b, i)
+	}
+	esc := false
+	i++
+	for {
+		for i+8 <= len(b) && !hasStop(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && !strStop[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			return -1, esc
+		}
+		switch b[i] {
+		case '"':
+			return i + 1, esc
+		case '\\':
+			esc = true
+			i++
+			if i >= len(b) {
+				return -1, esc
+			}
+			switch b[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if len(b)-i < 5 || !hexDigit[b[i+1]] || !hexDigit[b[i+2]] || !hexDigit[b[i+3]] || !hexDigit[b[i+4]] {
+					return -1, esc
+				}
+				i += 5
+			default:
+				return -1, esc
+			}
+		default: // control character
+			return -1, esc
+		}
+	}
+}
+
+// hasStop reports whether any byte of the 8 in x is '"', '\\' or below
+// 0x20 (exact, using the usual SWAR zero-byte tests).
+func hasStop(x uint64) bool {
+	const (
+		lo   = 0x0101010101010101
+		hi   = 0x8080808080808080
+		quot = lo * '"'
+		bsl  = lo * '\\'
+		ctl  = lo * 0x20
+	)
+	q, s := x^quot, x^bsl
+	return ((q-lo)&^q|(s-lo)&^s|(x-ctl)&^x)&hi != 0
+}
+
+func scanNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i >= len(b) {
+		return -1
+	}
+	switch {
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		return -1
+	}
+	if i < len(b) && b[i] == '.' {
+		if i++; i >= len(b) || !IsDigit(b[i]) {
+			return -1
+		}
+		i = digits(b, i)
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !IsDigit(b[i]) {
+			return -1
+		}
+		i = digits(b, i)
+	}
+	return i
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && IsDigit(b[i]) {
+		i++
+	}
+	return i
+}
+
+// IsDigit reports an ASCII digit.
+func IsDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// Key returns the raw key of m in b, quotes included.
+func (m *Member) Key(b []byte) []byte { return b[m.KeyStart:m.KeyEnd] }
+
+// Val returns the raw value of m in b.
+func (m *Member) Val(b []byte) []byte { return b[m.ValStart:m.ValEnd] }
+
+// KeyIs reports whether the key of m (in b) decodes to name.
+func (m *Member) KeyIs(b []byte, name string) bool {
+	if raw := b[m.KeyStart+1 : m.KeyEnd-1]; !m.KeyEsc && utf8.Valid(raw) {
+		return string(raw) == name
+	}
+	return Unquote(b[m.KeyStart:m.KeyEnd]) == name
+}
+
+// StrIs reports whether the value of m is the string str, without
+// allocating when it has no escapes.
+func (m *Member) StrIs(b []byte, str string) bool {
+	if b[m.ValStart] != '"' {
+		return false
+	}
+	if !m.ValEsc {
+		return string(b[m.ValStart+1:m.ValEnd-1]) == str
+	}
+	return Unquote(b[m.ValStart:m.ValEnd]) == str
+}
+
+// IsString reports whether the value of m is a JSON string.
+func (m *Member) IsString(b []byte) bool { return b[m.ValStart] == '"' }
+
+// IsNull reports whether the value of m is null.
+func (m *Member) IsNull(b []byte) bool { return b[m.ValStart] == 'n' }
+
+// Str decodes the string value of m; it must be a string. Invalid UTF-8
+// becomes U+FFFD, as when JavaScript decodes the line.
+func (m *Member) Str(b []byte) string {
+	if raw := b[m.ValStart+1 : m.ValEnd-1]; !m.ValEsc && utf8.Valid(raw) {
+		return string(raw)
+	}
+	return Unquote(b[m.ValStart:m.ValEnd])
+}
+
+// Unquote decodes a valid JSON string literal (quotes included); "" when
+// raw is not one.
+func Unquote(raw []byte) string {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return ""
+	}
+	return s
+}
+
+// Last returns the last of members (of b) whose key is name.
+func Last(b []byte, members []Member, name string) (*Member, bool) {
+	for i := len(members) - 1; i >= 0; i-- {
+		if members[i].KeyIs(b, name) {
+			return &members[i], true
+		}
+	}
+	return nil, false
+}
+
+// walk scans b, when it is of kind want, with a Scanner (trusted: b is
+// known to be valid) that hands fn the top-level members or elements.
+func walk(b []byte, want Kind, trusted bool, fn func(m Member)) bool {
+	if i := skipWS(b, 0); i >= len(b) || Kind(b[i]) != want {
+		return false
+	}
+	s := Scanner{trusted: trusted, visit: fn}
+	return s.Scan(b) == want
+}
+
+// Field returns the raw value of the last top-level member named key of
+// the JSON object obj (nil when obj is not a valid object or lacks key).
+func Field(obj []byte, key string) (v []byte) {
+	if !walk(obj, Object, false, func(m Member) {
+		if m.KeyIs(obj, key) {
+			v = m.Val(obj)
+		}
+	}) {
+		return nil
+	}
+	return v
+}
+
+// StringField returns the last top-level member named key of obj when it
+// is a string.
+func StringField(obj []byte, key string) (string, bool) {
+	raw := Field(obj, key)
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	return Unquote(raw), true
+}
+
+// Members calls fn with each top-level key of the JSON object b, decoded
+// like encoding/json does, and the raw bytes of its value, a sub-slice of
+// b (nothing is copied: a 50 MiB prompt is not duplicated just to find its
+// "type" and "id"). b must be valid JSON (checked by the caller); it
+// returns false, without calling fn, when b is not an object. A repeated
+// key is reported each time (the last one wins for callers that
+// overwrite). Nothing is kept per member, whatever their number.
 func Members(b []byte, fn func(key string, val []byte)) bool {
-	return RawMembers(b, func(key, val []byte) { fn(decodeKey(key), val) })
+	return walk(b, Object, true, func(m Member) {
+		if key := m.Key(b); bytesPlain(key) {
+			fn(string(key[1:len(key)-1]), m.Val(b))
+		} else {
+			fn(Unquote(key), m.Val(b))
+		}
+	})
+}
+
+// bytesPlain reports a raw string that decodes to its inner bytes: no
+// escapes, and only ASCII (other bytes may be invalid UTF-8).
+func bytesPlain(raw []byte) bool {
+	for _, c := range raw[1 : len(raw)-1] {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // RawMembers is Members with the key as it is written: its raw JSON
@@ -24,155 +586,12 @@ func Members(b []byte, fn func(key string, val []byte)) bool {
 // For callers that compare many keys against a few names and would
 // rather not make a string of each.
 func RawMembers(b []byte, fn func(key, val []byte)) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		return true
-	}
-	for i < len(b) {
-		if b[i] != '"' {
-			return false
-		}
-		end := skipValue(b, i)
-		if end < 0 {
-			return false
-		}
-		key := b[i:end]
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return false
-		}
-		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
-		if vend < 0 {
-			return false
-		}
-		fn(key, b[i:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case '}':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	return walk(b, Object, true, func(m Member) { fn(m.Key(b), m.Val(b)) })
 }
 
 // Elements calls fn with the raw bytes of each element of the JSON array
 // b, sub-slices of b (nothing is copied). b must be valid JSON; it returns
-// false when b is not an array.
+// false, without calling fn, when b is not an array.
 func Elements(b []byte, fn func(val []byte)) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return false
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return true
-	}
-	for i < len(b) {
-		end := skipValue(b, i)
-		if end < 0 {
-			return false
-		}
-		fn(b[i:end])
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case ',':
-			i = skipSpace(b, i+1)
-		case ']':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-func decodeKey(raw []byte) string {
-	for _, c := range raw[1 : len(raw)-1] {
-		if c == '\\' || c >= utf8.RuneSelf { // escapes, or bytes that may be invalid UTF-8
-			var s string
-			_ = json.Unmarshal(raw, &s)
-			return s
-		}
-	}
-	return string(raw[1 : len(raw)-1])
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value starting at b[i], or -1.
-// Nesting is counted, not recursed into, so any depth works.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		// The closing quote is the first one not escaped: found with
-		// IndexByte (a long string costs a memchr), then the backslashes
-		// before it are counted.
-		for j := i + 1; ; {
-			q := bytes.IndexByte(b[j:], '"')
-			if q < 0 {
-				return -1
-			}
-			q += j
-			n := 0
-			for k := q - 1; k > i && b[k] == '\\'; k-- {
-				n++
-			}
-			if n%2 == 0 {
-				return q + 1
-			}
-			j = q + 1
-		}
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := skipValue(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	default:
-		j := i
-		for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-			j++
-		}
-		if j == i {
-			return -1
-		}
-		return j
-	}
+	return walk(b, Array, true, func(m Member) { fn(m.Val(b)) })
 }
