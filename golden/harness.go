@@ -411,17 +411,19 @@ func (r *Run) WaitFor(desc string, n int, pred func(*Object) bool) int {
 	start := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Lines are only appended: each wake-up looks at the new ones (a
+	// rescan of all of them per new line made long runs quadratic).
+	count, next := 0, 0
 	for {
-		count := 0
-		for i, l := range r.lines {
-			v, err := Parse(l)
+		for ; next < len(r.lines); next++ {
+			v, err := Parse(r.lines[next])
 			if err != nil {
 				continue
 			}
 			if o, ok := v.(*Object); ok && pred(o) {
 				count++
 				if count == n {
-					return i
+					return next
 				}
 			}
 		}
