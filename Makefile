@@ -16,10 +16,26 @@ build:
 # its checks of 40 MiB lines, and beside the busy race suite the collector's
 # timing moved their peaks to the guard. codemode's TestMemoryCap is there
 # too: the race runtime's own memory counts against its child's cap.
+#
+# The packages that drive the real binary (golden, printmode, test/robust,
+# test/acp) share one build of it, named in AMA_TEST_BIN (each linked its
+# own, seconds of CPU apiece; without the variable they still do).
+# GORACE=atexit_sleep_ms=0: a -race process sleeps 1 s at exit by default,
+# once per test binary and per -race child (the sandbox tests re-execute
+# their test binary as the jail's launcher for every command). Races are
+# reported when they happen and still fail the run; only a goroutine still
+# running after the tests ended (a leak) loses that second to race in.
+# -ldflags=-w links the -race test binaries without DWARF (debugger data;
+# stack traces and race reports come from the symbol table, which stays):
+# about a third of the CPU of linking some 55 of them per run.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
+TESTBIN = $(abspath bin/test/ama-rpc)
+test: export AMA_TEST_BIN = $(TESTBIN)
+test: export GORACE = atexit_sleep_ms=0
 test:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 30m -skip '$(MEMTESTS)' $$($(GO) list ./... | grep -v '/test/acp$$')
+	$(GO) build -o $(TESTBIN) ./cmd/ama-rpc
+	$(GO) test -race -ldflags=-w -count=1 -timeout 30m -skip '$(MEMTESTS)' $$($(GO) list ./... | grep -v '/test/acp$$')
 	$(GO) test -count=1 -timeout 30m -run '$(MEMTESTS)' ./test/robust ./codemode
 	GO=$(GO) test/acp/make-test.sh
 

@@ -18,9 +18,15 @@ import (
 
 // buildBinary compiles ama-rpc once per test binary run (eight tests
 // spawn it; each link used to cost seconds of CPU); TestMain removes it.
+// make test builds it once for every package that spawns it and names it
+// in AMA_TEST_BIN.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
+		if b := os.Getenv("AMA_TEST_BIN"); b != "" {
+			built.bin = b
+			return
+		}
 		dir, err := os.MkdirTemp("", "ama-golden-")
 		if err != nil {
 			built.err = err

@@ -26,7 +26,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "ama-rpc")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/ama-rpc").CombinedOutput(); err != nil {
+	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
+		bin = b // make test's one build of ama-rpc
+	} else if out, err := exec.Command("go", "build", "-o", bin, "../cmd/ama-rpc").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 		os.Exit(1)
 	}

@@ -117,16 +117,18 @@ func (o *Output) WaitFor(desc string, n int, timeout time.Duration, pred func(*O
 	defer o.wake(timeout).Stop()
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	// Lines are only appended: each wake-up looks at the new ones (a
+	// rescan of all of them per new line made long runs quadratic).
+	count, next := 0, 0
 	for {
-		count := 0
-		for i, l := range o.lines {
-			v, err := Parse(l)
+		for ; next < len(o.lines); next++ {
+			v, err := Parse(o.lines[next])
 			if err != nil {
 				continue
 			}
 			if obj, ok := v.(*Object); ok && pred(obj) {
 				if count++; count == n {
-					return i, nil
+					return next, nil
 				}
 			}
 		}

@@ -23,13 +23,14 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	bin := filepath.Join(tmp, "ama-rpc")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc")
-	if out, err := build.CombinedOutput(); err != nil {
+	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
+		bin = b // make test's one build of ama-rpc
+	} else if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	// The MCP server the SDK client configures in session/new (issue 32).
 	mcpBin := filepath.Join(tmp, "mcpserver")
-	build = exec.Command("go", "build", "-o", mcpBin, "../mcpserver/cmd")
+	build := exec.Command("go", "build", "-o", mcpBin, "../mcpserver/cmd")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build mcpserver: %v\n%s", err, out)
 	}

@@ -31,10 +31,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "ama-rpc")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
+	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
+		bin = b // make test's one build of ama-rpc
+	} else {
+		build := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)
