@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -97,6 +98,43 @@ func (e *env) run(stdin io.Reader, args ...string) result {
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// runGated runs ama-rpc to its end like run, and creates the file gate
+// (a script's waitFile) once a stderr line contains cue; the process is
+// killed if it has not ended in a minute.
+func (e *env) runGated(cue, gate string, args ...string) result {
+	e.t.Helper()
+	c := e.cmd(args...)
+	var out bytes.Buffer
+	c.Stdout = &out
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	kill := time.AfterFunc(time.Minute, func() { _ = c.Process.Kill() })
+	defer kill.Stop()
+	var errb strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		errb.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), cue) {
+			if err := os.WriteFile(gate, nil, 0o644); err != nil {
+				e.t.Fatal(err)
+			}
+		}
+	}
+	err = c.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -574,11 +612,15 @@ func TestSubagents(t *testing.T) {
 		t.Errorf("foreground: exit %d subagent_start %v stderr %q", r.code, start, r.stderr)
 	}
 
+	// The child's reply waits for a gate file that the test creates only
+	// once ama-rpc says it waits for the background task: the task must
+	// have gone to the background (after 50 ms) for the run to end, on a
+	// machine of any load.
 	e = newEnv(t)
 	e.file("~/.config/ama/config.json", `{"subagents":{"autoBackgroundAfterMs":50}}`)
 	e.script(`{"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"child work","agent":"explore","description":"one"}}}]},
-		{"delayMs":600,"text":"child done"}]}`)
-	r = e.run(nil, "-p", "go", "--model", "fake/echo", "--tools", "+task", "--permission-mode", "full-auto", "--output-format", "json")
+		{"steps":[{"waitFile":"release"},{"text":"child done"}]}]}`)
+	r = e.runGated("ama: waiting for 1 background task", filepath.Join(filepath.Dir(e.vars["AMA_FAKE_SCRIPT"]), "release"), "-p", "go", "--model", "fake/echo", "--tools", "+task", "--permission-mode", "full-auto", "--output-format", "json")
 	obj := resultObject(t, r)
 	tasks, _ := obj["tasks"].(map[string]any)
 	by, _ := tasks["byStatus"].(map[string]any)
