@@ -119,17 +119,32 @@ func start(t testing.TB, cfg procConfig) *proc {
 	p.cmd.Env = append(p.cmd.Env, cfg.env...)
 	p.approve = cfg.approve
 	p.dropHuge = cfg.dropHuge
-	p.cmd.Stderr = &lockedBuf{p: p}
-	var err error
+	// stderr is a pipe we own, so that the exit waits for what the child
+	// wrote before it ended (exec's own copy is not waited for by
+	// Process.Wait).
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cmd.Stderr = errW
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
 	if p.stdout, err = p.cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.cmd.Start(); err != nil {
+	err = p.cmd.Start()
+	errW.Close()
+	if err != nil {
+		errR.Close()
 		t.Fatal(err)
 	}
+	errDone := make(chan struct{})
+	go func() {
+		defer close(errDone)
+		_, _ = io.Copy(&lockedBuf{p: p}, errR)
+		errR.Close()
+	}()
 	if !cfg.noRead {
 		go p.collect(cfg.stallAfter)
 	}
@@ -137,6 +152,14 @@ func start(t testing.TB, cfg procConfig) *proc {
 		// cmd.Wait closes stdout: only the collector may still be reading it,
 		// and Wait waits for nothing else (stdout is a pipe we own).
 		st, _ := p.cmd.Process.Wait()
+		// Everything the child wrote to stderr is in the buffer before the
+		// exit is seen (bounded: a program it started may hold stderr).
+		grace := time.NewTimer(2 * time.Second)
+		select {
+		case <-errDone:
+		case <-grace.C:
+		}
+		grace.Stop()
 		p.mu.Lock()
 		p.state = st
 		p.mu.Unlock()
