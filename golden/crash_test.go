@@ -3,7 +3,6 @@ package golden_test
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/armadra/ama-rpc/golden"
 	"github.com/armadra/ama-rpc/store"
+	"github.com/armadra/ama-rpc/test/testbin"
 )
 
 // buildBinary compiles ama-rpc once per test binary run (eight tests
@@ -23,18 +23,8 @@ import (
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
-		if b := os.Getenv("AMA_TEST_BIN"); b != "" {
-			built.bin = b
-			return
-		}
-		dir, err := os.MkdirTemp("", "ama-golden-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.dir, built.bin = dir, filepath.Join(dir, "ama-rpc")
-		if out, err := exec.Command("go", "build", "-o", built.bin, "../cmd/ama-rpc").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("%w\n%s", err, out)
+		if built.dir, built.err = os.MkdirTemp("", "ama-golden-"); built.err == nil {
+			built.bin, built.err = testbin.Path(built.dir, "../cmd/ama-rpc")
 		}
 	})
 	if built.err != nil {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/test/testbin"
 )
 
 // bin is the ama-rpc binary built once by TestMain: these tests drive the
@@ -26,11 +28,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "ama-rpc")
-	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
-		bin = b // make test's one build of ama-rpc
-	} else if out, err := exec.Command("go", "build", "-o", bin, "../cmd/ama-rpc").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+	if bin, err = testbin.Path(dir, "../cmd/ama-rpc"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/armadra/ama-rpc/test/testbin"
 )
 
 func TestACPWithTypeScriptSDK(t *testing.T) {
@@ -22,11 +24,9 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 		t.Skip("test/acp/node_modules is missing: run `npm ci --prefix test/acp` to install the ACP SDK")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "ama-rpc")
-	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
-		bin = b // make test's one build of ama-rpc
-	} else if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/ama-rpc").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bin, err := testbin.Path(tmp, "../../cmd/ama-rpc")
+	if err != nil {
+		t.Fatal(err)
 	}
 	// The MCP server the SDK client configures in session/new (issue 32).
 	mcpBin := filepath.Join(tmp, "mcpserver")
