@@ -96,14 +96,7 @@ func (e *env) run(stdin io.Reader, args ...string) result {
 	c.Stdin = stdin
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		e.t.Fatal(err)
-	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	return result{code: e.exitCode(c.Run()), stdout: out.String(), stderr: errb.String()}
 }
 
 // runGated runs ama-rpc to its end like run, and creates the file gate
@@ -133,14 +126,19 @@ func (e *env) runGated(cue, gate string, args ...string) result {
 			}
 		}
 	}
-	err = c.Wait()
-	code := 0
+	return result{code: e.exitCode(c.Wait()), stdout: out.String(), stderr: errb.String()}
+}
+
+// exitCode is the exit status of a finished command (Run or Wait's
+// error); any other error fails the test.
+func (e *env) exitCode(err error) int {
+	e.t.Helper()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		e.t.Fatal(err)
 	}
-	return result{code: code, stdout: out.String(), stderr: errb.String()}
+	return 0
 }
 
 // requests counts the model requests the fake recorded.
