@@ -251,13 +251,3 @@ func (s *Server) replayFill(c *command, q *stdio.Seq, since uint64, snap replayS
 func (s *Server) errorResponse(c *command, err error) Response {
 	return Response{ID: c.id, Type: "response", Command: c.name, Error: wirecode.Message(err, s.opts.Lang), Code: wirecode.Native(err)}
 }
-
-// pendingIDs returns the broker's waiting request ids, sorted.
-func pendingIDs(m map[string]chan events.Approval) []string {
-	out := make([]string, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
-}
