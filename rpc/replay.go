@@ -60,23 +60,11 @@ func (f *feed) forward(e events.Event) { f.s.forward(e, f.q.Load()) }
 // openSeq reserves numbers in sess's file and starts its stream (nil when
 // the session cannot reserve: it is closing).
 func (s *Server) openSeq(sess *session.Session) *stdio.Seq {
-	base, until, err := sess.ReserveSeq(session.SeqBlock)
+	q, err := sess.OpenSeq(s.opts.Replay, stampRPC)
 	if err != nil {
 		s.log.Warn("event seq: no reservation", zap.Error(err))
 		return nil
 	}
-	var q *stdio.Seq
-	q = stdio.NewSeq(base, stdio.SeqOptions{Ring: s.opts.Replay, Stamp: stampRPC, Reserved: until,
-		Extend: func(reached uint64) {
-			// On the writer goroutine: the actor may be waiting on the
-			// writer, so the reservation is written from elsewhere.
-			go func() {
-				next := reached + session.SeqBlock
-				if sess.ExtendSeq(next) == nil {
-					q.Reserve(next)
-				}
-			}()
-		}})
 	return q
 }
 
