@@ -186,7 +186,10 @@ func (b *Broker) Respond(id string, decision events.Approval, before func(accept
 func (b *Broker) Pending() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ids := pendingIDs(b.pending)
+	ids := make([]string, 0, len(b.pending)+len(b.announcedOrder))
+	for id := range b.pending {
+		ids = append(ids, id)
+	}
 	for _, id := range b.announcedOrder {
 		if _, waiting := b.pending[id]; !waiting {
 			ids = append(ids, id)

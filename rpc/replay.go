@@ -60,23 +60,11 @@ func (f *feed) forward(e events.Event) { f.s.forward(e, f.q.Load()) }
 // openSeq reserves numbers in sess's file and starts its stream (nil when
 // the session cannot reserve: it is closing).
 func (s *Server) openSeq(sess *session.Session) *stdio.Seq {
-	base, until, err := sess.ReserveSeq(session.SeqBlock)
+	q, err := sess.OpenSeq(s.opts.Replay, stampRPC)
 	if err != nil {
 		s.log.Warn("event seq: no reservation", zap.Error(err))
 		return nil
 	}
-	var q *stdio.Seq
-	q = stdio.NewSeq(base, stdio.SeqOptions{Ring: s.opts.Replay, Stamp: stampRPC, Reserved: until,
-		Extend: func(reached uint64) {
-			// On the writer goroutine: the actor may be waiting on the
-			// writer, so the reservation is written from elsewhere.
-			go func() {
-				next := reached + session.SeqBlock
-				if sess.ExtendSeq(next) == nil {
-					q.Reserve(next)
-				}
-			}()
-		}})
 	return q
 }
 
@@ -250,14 +238,4 @@ func (s *Server) replayFill(c *command, q *stdio.Seq, since uint64, snap replayS
 // errorResponse is the failed response to c (fail's line).
 func (s *Server) errorResponse(c *command, err error) Response {
 	return Response{ID: c.id, Type: "response", Command: c.name, Error: wirecode.Message(err, s.opts.Lang), Code: wirecode.Native(err)}
-}
-
-// pendingIDs returns the broker's waiting request ids, sorted.
-func pendingIDs(m map[string]chan events.Approval) []string {
-	out := make([]string, 0, len(m))
-	for id := range m {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -55,6 +56,29 @@ func (s *Session) ReserveSeq(block uint64) (base, until uint64, err error) {
 		return 0, 0, fmt.Errorf("reserve seq: %w", err)
 	}
 	return o.base, o.until, nil
+}
+
+// OpenSeq reserves a block of numbers (ReserveSeq) and starts the
+// session's numbered stream over them, with the protocol's ring bounds
+// and stamp. The stream asks for the next block when it has used half of
+// its own: ExtendSeq runs on a goroutine of its own (Extend is called on
+// the writer goroutine, and the actor may be waiting on the writer).
+func (s *Session) OpenSeq(ring stdio.RingOptions, stamp func(dst, line []byte, seq uint64) []byte) (*stdio.Seq, error) {
+	base, until, err := s.ReserveSeq(SeqBlock)
+	if err != nil {
+		return nil, err
+	}
+	var q *stdio.Seq
+	q = stdio.NewSeq(base, stdio.SeqOptions{Ring: ring, Stamp: stamp, Reserved: until,
+		Extend: func(reached uint64) {
+			go func() {
+				next := reached + SeqBlock
+				if s.ExtendSeq(next) == nil {
+					q.Reserve(next)
+				}
+			}()
+		}})
+	return q, nil
 }
 
 // ExtendSeq records a further reservation (a stream that used half of

@@ -52,21 +52,11 @@ func (s *Server) openSeq(sess *session.Session) *stdio.Seq {
 	if !s.seqs.on.Load() {
 		return nil
 	}
-	base, until, err := sess.ReserveSeq(session.SeqBlock)
+	q, err := sess.OpenSeq(stdio.RingOptions{MaxLines: -1}, stampACP)
 	if err != nil {
 		s.log.Warn("ama/seq: no reservation", zap.Error(err))
 		return nil
 	}
-	var q *stdio.Seq
-	q = stdio.NewSeq(base, stdio.SeqOptions{Ring: stdio.RingOptions{MaxLines: -1}, Stamp: stampACP, Reserved: until,
-		Extend: func(reached uint64) {
-			go func() { // not on the writer goroutine: the actor may wait on it
-				next := reached + session.SeqBlock
-				if sess.ExtendSeq(next) == nil {
-					q.Reserve(next)
-				}
-			}()
-		}})
 	s.seqs.m.Store(sess.ID(), q)
 	return q
 }
