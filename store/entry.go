@@ -470,7 +470,7 @@ func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts
 			if p.ts.IsString(text) {
 				sc = append(sc, text[p.ts.ValStart+1:p.ts.ValEnd-1]...)
 			} else {
-				sc = append(sc, text[p.ts.ValStart:p.ts.ValEnd]...)
+				sc = append(sc, p.ts.Val(text)...)
 			}
 		}
 		all := b.str(sc)
@@ -489,7 +489,7 @@ func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts
 			if p.ts.IsString(text) {
 				e.Timestamp = p.ts.Str(text)
 			} else {
-				e.Timestamp = string(text[p.ts.ValStart:p.ts.ValEnd])
+				e.Timestamp = string(p.ts.Val(text))
 			}
 		}
 	}
@@ -521,9 +521,9 @@ func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts
 			if len(body) > 1 {
 				body = append(body, ',')
 			}
-			body = append(body, text[f.KeyStart:f.KeyEnd]...)
+			body = append(body, f.Key(text)...)
 			body = append(body, ':')
-			body = append(body, text[f.ValStart:f.ValEnd]...)
+			body = append(body, f.Val(text)...)
 		}
 		body = append(body, '}')
 		if compactBody {

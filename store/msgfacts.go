@@ -109,7 +109,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *jsonobj.Scanner, p *en
 	exactContent := false
 	for i := range inner {
 		m := &inner[i]
-		key := text[m.KeyStart:m.KeyEnd]
+		key := m.Key(text)
 		bit, ok := memberBit(key, m.KeyEsc)
 		if !ok {
 			return
@@ -121,7 +121,7 @@ func (b *builder) learnMessage(e *Entry, text []byte, sc *jsonobj.Scanner, p *en
 			return // a repeated member: encoding/json would merge or replace
 		}
 		seen |= bit
-		val := text[m.ValStart:m.ValEnd]
+		val := m.Val(text)
 		switch bit {
 		case bitRole:
 			role = val
@@ -210,7 +210,7 @@ func foldIs(k []byte, name string) bool {
 // members the scanner recorded with the line (lists listUsage and
 // listCost), or, for a usage keyed otherwise ("Usage"), from a scan of its own.
 func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member, f *MessageFacts) bool {
-	val := text[u.ValStart:u.ValEnd]
+	val := u.Val(text)
 	if string(val) == "null" {
 		return true
 	}
@@ -258,7 +258,7 @@ func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member,
 		}
 		seen |= bit
 		if dst != nil {
-			n, ok := plainInt64(src[m.ValStart:m.ValEnd])
+			n, ok := plainInt64(m.Val(src))
 			if !ok || n != int64(int(n)) {
 				return false
 			}
@@ -268,7 +268,7 @@ func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member,
 	if cost == nil {
 		return true
 	}
-	cv := src[cost.ValStart:cost.ValEnd]
+	cv := cost.Val(src)
 	if string(cv) == "null" {
 		return true
 	}
@@ -301,7 +301,7 @@ func (b *builder) readUsage(text []byte, sc *jsonobj.Scanner, u *jsonobj.Member,
 				return false
 			}
 			seen |= 1 << j
-			v := src[m.ValStart:m.ValEnd]
+			v := m.Val(src)
 			if v[0] != '-' && !jsonobj.IsDigit(v[0]) {
 				return false // a string, null, an object…: the decoder fails or keeps
 			}
@@ -365,7 +365,7 @@ func (b *builder) readCalls(text []byte, blocks []jsonobj.Member, f *MessageFact
 				return false
 			}
 			seen |= bit
-			v := text[m.ValStart:m.ValEnd]
+			v := m.Val(text)
 			if !plain(v, m.ValEsc) {
 				return false
 			}

@@ -243,13 +243,13 @@ func resolveLocal(root *jsonschema.Schema, all []*jsonschema.Schema, ref string)
 	s := root
 	segs := strings.Split(frag[1:], "/")
 	for i := 0; i < len(segs); i++ {
-		seg := strings.ReplaceAll(strings.ReplaceAll(segs[i], "~1", "/"), "~0", "~")
+		seg := pointerToken(segs[i])
 		next := func() (string, bool) {
 			if i+1 >= len(segs) {
 				return "", false
 			}
 			i++
-			return strings.ReplaceAll(strings.ReplaceAll(segs[i], "~1", "/"), "~0", "~"), true
+			return pointerToken(segs[i]), true
 		}
 		var t *jsonschema.Schema
 		switch seg {
@@ -282,6 +282,11 @@ func resolveLocal(root *jsonschema.Schema, all []*jsonschema.Schema, ref string)
 		s = t
 	}
 	return s, nil
+}
+
+// pointerToken decodes one reference token of a JSON pointer (RFC 6901).
+func pointerToken(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }
 
 // refuseRemote refuses every $ref outside the schema itself. Schemas come

@@ -470,7 +470,7 @@ func (m *Member) KeyIs(b []byte, name string) bool {
 	if raw := b[m.KeyStart+1 : m.KeyEnd-1]; !m.KeyEsc && utf8.Valid(raw) {
 		return string(raw) == name
 	}
-	return Unquote(b[m.KeyStart:m.KeyEnd]) == name
+	return Unquote(m.Key(b)) == name
 }
 
 // StrIs reports whether the value of m is the string str, without
@@ -482,7 +482,7 @@ func (m *Member) StrIs(b []byte, str string) bool {
 	if !m.ValEsc {
 		return string(b[m.ValStart+1:m.ValEnd-1]) == str
 	}
-	return Unquote(b[m.ValStart:m.ValEnd]) == str
+	return Unquote(m.Val(b)) == str
 }
 
 // IsString reports whether the value of m is a JSON string.
@@ -497,7 +497,7 @@ func (m *Member) Str(b []byte) string {
 	if raw := b[m.ValStart+1 : m.ValEnd-1]; !m.ValEsc && utf8.Valid(raw) {
 		return string(raw)
 	}
-	return Unquote(b[m.ValStart:m.ValEnd])
+	return Unquote(m.Val(b))
 }
 
 // Unquote decodes a valid JSON string literal (quotes included); "" when
