@@ -98,11 +98,11 @@ func runExplain(env Env, args []string, lang i18n.Lang) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitConfig
 	}
+	sessions := filepath.Join(paths.Data, "sessions")
+	if user.SessionDir != "" {
+		sessions = user.SessionDir
+	}
 	if *replayFile != "" {
-		sessions := filepath.Join(paths.Data, "sessions")
-		if user.SessionDir != "" {
-			sessions = user.SessionDir
-		}
 		return runReplay(env, paths, user, sessions, replayOptions{file: absIn(env.Cwd, *replayFile), sessions: sessionsRootOf(*sessionsFlag, env.Cwd, sessions),
 			mode: *mode, unattended: *unattended, candidate: *candidate, all: *all,
 			layer: approvals.Layer{Mode: *mode, Allow: allow, Deny: deny, Ask: ask}})
@@ -122,10 +122,6 @@ func runExplain(env Env, args []string, lang i18n.Lang) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: warning: %s\n", w)
 	}
 	pol.Unattended = *unattended
-	sessions := filepath.Join(paths.Data, "sessions")
-	if user.SessionDir != "" {
-		sessions = user.SessionDir
-	}
 	pol.Private = secrets.PrivateDirs(paths.Data, sessions) // as the server judges (session/deps.go)
 	var hookSet *hooks.Dispatcher
 	if *hooksFile != "" {

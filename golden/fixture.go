@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/armadra/ama-rpc/app"
 	"github.com/armadra/ama-rpc/internal/stdio"
@@ -106,29 +105,16 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]string{}
-	for k, v := range c.Files {
-		files[k] = v
+	// The files, the copies (under test/fixtures), the script and the
+	// rest as the replay kit reads the case.
+	o, err := c.Options(filepath.Join(dir, "..", ".."))
+	if err != nil {
+		t.Fatalf("%s/case.json: %v", dir, err)
 	}
-	for dst, src := range c.Copy {
-		data, err := os.ReadFile(filepath.Join(dir, "..", "..", src))
-		if err != nil {
-			t.Fatalf("%s/case.json copy: %v", dir, err)
-		}
-		files[dst] = string(data)
-	}
-	cfg := Config{Args: c.Args, Env: c.Env, Files: files, Dirs: c.Dirs, Links: c.Links, Fifos: c.Fifos,
-		Writer:        stdio.WriterOptions{MaxItems: c.MaxQueuedItems, MaxBytes: c.MaxQueuedBytes},
-		TelemetryStep: time.Duration(c.TelemetryStepMs) * time.Millisecond}
-	if len(c.Script) > 0 {
-		cfg.Script = c.Script
-	}
-	if c.SessionFile != "" {
-		cfg.SessionFile = replaykit.RawBytes(c.SessionFile)
-	}
-	if len(c.Config) > 0 {
-		cfg.UserConfig = c.Config
-	}
+	cfg := Config{Args: o.Args, Env: o.Env, Script: o.Script, Files: o.Files, Dirs: o.Dirs, Links: o.Links, Fifos: o.Fifos,
+		UserConfig: o.UserConfig, SessionFile: o.SessionFile,
+		Writer:        stdio.WriterOptions{MaxItems: o.MaxQueuedItems, MaxBytes: o.MaxQueuedBytes},
+		TelemetryStep: o.TelemetryStep}
 	r := Start(t, cfg)
 	Play(t, r, steps)
 	if code := r.Wait(); code != c.Exit {

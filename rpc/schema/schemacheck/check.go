@@ -146,6 +146,8 @@ func ACPLine(line []byte) error {
 	if c.err != nil {
 		return c.err
 	}
+	// Decoded as the validator reads JSON (json.Number numbers), so its
+	// parts are validated as they are.
 	var msg any
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -157,7 +159,7 @@ func ACPLine(line []byte) error {
 		if method, ok := m["method"].(string); ok && strings.HasPrefix(method, "_") {
 			if s, ok := c.acp[method]; !ok || !c.method[method] {
 				errs = append(errs, fmt.Sprintf("extension method %s is not described (acp.Extensions)", method))
-			} else if err := validateValue(s, m["params"]); err != nil {
+			} else if err := s.Validate(m["params"]); err != nil {
 				errs = append(errs, fmt.Sprintf("%s params: %v", method, err))
 			}
 		}
@@ -171,7 +173,7 @@ func ACPLine(line []byte) error {
 			errs = append(errs, fmt.Sprintf("%s._meta[%q] is not described (acp.Extensions)", path, key))
 			return
 		}
-		if err := validateValue(s, v); err != nil {
+		if err := s.Validate(v); err != nil {
 			errs = append(errs, fmt.Sprintf("%s._meta[%q]: %v", path, key, err))
 		}
 	})
@@ -179,16 +181,6 @@ func ACPLine(line []byte) error {
 		return fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
 	return nil
-}
-
-// validateValue validates a decoded value (json.Number numbers) by its
-// JSON text, as the validator reads it.
-func validateValue(s *v6.Schema, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return validate(s, b)
 }
 
 // walkMeta calls f for every member of every _meta object in v.
