@@ -36,15 +36,13 @@ func printDefaults(w io.Writer, fs *flag.FlagSet, lang i18n.Lang) {
 		}
 		b.WriteString(strings.ReplaceAll(usage, "\n", "\n    \t"))
 		if !zeroDefault(f) {
+			key := i18n.CLIFlagDefault
 			if g, ok := f.Value.(flag.Getter); ok {
 				if _, str := g.Get().(string); str {
-					b.WriteString(i18n.T(lang, i18n.CLIFlagDefaultStr, f.DefValue))
-				} else {
-					b.WriteString(i18n.T(lang, i18n.CLIFlagDefault, f.DefValue))
+					key = i18n.CLIFlagDefaultStr
 				}
-			} else {
-				b.WriteString(i18n.T(lang, i18n.CLIFlagDefault, f.DefValue))
 			}
+			b.WriteString(i18n.T(lang, key, f.DefValue))
 		}
 		fmt.Fprint(w, b.String(), "\n")
 	})

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -56,7 +55,7 @@ func cmdProc(cmd *exec.Cmd) proc {
 					st.signal = ws.Signal().String()
 				}
 			}
-			return st, errorsIsWaitDelay(err)
+			return st, errors.Is(err, exec.ErrWaitDelay)
 		},
 	}
 }
@@ -87,7 +86,6 @@ func startInLauncher(st CommandStarter, cmd *exec.Cmd, out io.Writer) (proc, boo
 		defer close(copied)
 		_, _ = io.Copy(out, r)
 	}()
-	var once sync.Once
 	return proc{
 		stop: func(done <-chan struct{}, grace time.Duration) {
 			if grace <= 0 {
@@ -114,7 +112,7 @@ func startInLauncher(st CommandStarter, cmd *exec.Cmd, out io.Writer) (proc, boo
 				late = true
 			}
 			t.Stop()
-			once.Do(func() { r.Close() })
+			r.Close()
 			<-copied
 			if err != nil {
 				return exitState{}, late
@@ -123,5 +121,3 @@ func startInLauncher(st CommandStarter, cmd *exec.Cmd, out io.Writer) (proc, boo
 		},
 	}, true
 }
-
-func errorsIsWaitDelay(err error) bool { return errors.Is(err, exec.ErrWaitDelay) }

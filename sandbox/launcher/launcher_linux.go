@@ -190,12 +190,7 @@ wait:
 		if got != pid {
 			continue
 		}
-		switch {
-		case ws.Exited():
-			code = ws.ExitStatus()
-		case ws.Signaled():
-			code = 128 + int(ws.Signal())
-		}
+		code = exitCode(ws)
 		break wait
 	}
 	// Nothing the command started may outlive it (or race the sweep).
@@ -719,4 +714,16 @@ func strays(min int, close bool) error {
 		}
 	}
 	return nil
+}
+
+// exitCode is a command's exit code as a shell reports it: its status, or
+// 128+n when signal n ended it.
+func exitCode(ws syscall.WaitStatus) int {
+	switch {
+	case ws.Exited():
+		return ws.ExitStatus()
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
+	}
+	return 0
 }

@@ -179,14 +179,9 @@ func (z *zygote) reap() {
 		if !ok {
 			continue
 		}
-		code := 0
-		switch {
-		case tripped:
+		code := exitCode(ws)
+		if tripped {
 			code = 126
-		case ws.Exited():
-			code = ws.ExitStatus()
-		case ws.Signaled():
-			code = 128 + int(ws.Signal())
 		}
 		if tripped && s.stderr >= 0 {
 			_, _ = syscall.Write(s.stderr, []byte("ama-rpc sandbox: the command was stopped when it created or replaced "+trippedBy+"\n"))

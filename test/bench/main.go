@@ -11,6 +11,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -71,10 +71,10 @@ func main() {
 	// The binary's own pages (RssFile) depend on how the kernel cached the
 	// file (large folios map 2 MiB at a time); RssAnon is the process's.
 	fmt.Printf("%-28s %7.1f MiB   (VmRSS idle after hello and one get_state: anonymous %.1f, file %.1f; VmHWM %.1f; n=%d, min %.1f, max %.1f)\n",
-		"baseline RSS", mib(medianInt(rss)), mib(medianInt(anon)), mib(medianInt(file)), mib(medianInt(hwm)), len(rss),
+		"baseline RSS", mib(median(rss)), mib(median(anon)), mib(median(file)), mib(median(hwm)), len(rss),
 		mib(slices.Min(rss)), mib(slices.Max(rss)))
 	fmt.Printf("%-28s %7.1f MiB   (VmRSS %s later: anonymous %.1f; n=%d, min %.1f, max %.1f)\n", "baseline RSS, idle",
-		mib(medianInt(idle)), idleAfter, mib(medianInt(idleAnon)), len(idle), mib(slices.Min(idle)), mib(slices.Max(idle)))
+		mib(median(idle)), idleAfter, mib(median(idleAnon)), len(idle), mib(slices.Min(idle)), mib(slices.Max(idle)))
 	if *starts > 0 {
 		return
 	}
@@ -213,12 +213,6 @@ func status(pid int) map[string]int64 {
 
 func mib(kib int64) float64 { return float64(kib) / 1024 }
 
-func medianInt(v []int64) int64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // timeToHello measures from spawn to the first stdout line.
 func timeToHello(bin, dir string, extra ...string) time.Duration {
 	cmd := exec.Command(bin, append([]string{"--model", "fake/echo", "--no-session"}, extra...)...)
@@ -313,9 +307,9 @@ func reply(bin, dir, script string) result {
 	return r
 }
 
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+func median[T cmp.Ordered](d []T) T {
+	s := slices.Clone(d)
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 
