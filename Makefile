@@ -53,6 +53,7 @@ fuzz:
 	$(GO) test ./internal/jsonobj -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/utf8cut -run '^$$' -fuzz FuzzHeadTail -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonstr -run '^$$' -fuzz FuzzAppendUnquoted -fuzztime $(FUZZTIME)
 	$(GO) test ./printmode -run '^$$' -fuzz FuzzReadPrompt -fuzztime $(FUZZTIME)
 	$(GO) test ./codemode -run '^$$' -fuzz FuzzOptions -fuzztime $(FUZZTIME)
 	$(GO) test ./codemode -run '^$$' -fuzz FuzzScript -fuzztime $(FUZZTIME)

@@ -2,9 +2,9 @@ package openai
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
 
 // parseFast decodes one event's JSON into c when it has the common chunk
@@ -367,111 +367,22 @@ func (p *fastParser) str(dst *string) bool {
 	default:
 		return false
 	}
-	start := p.i + 1
-	for j := start; j < len(p.b); j++ {
+	for j := p.i + 1; j < len(p.b); j++ { // plain ASCII: one copy
 		c := p.b[j]
 		if c == '"' {
-			*dst = string(p.b[start:j])
+			*dst = string(p.b[p.i+1 : j])
 			p.i = j + 1
 			return true
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return p.strSlow(start, j, dst)
+			break
 		}
 	}
-	return false
-}
-
-// strSlow unquotes a string with escapes or non-ASCII bytes from j on,
-// with encoding/json's rules (its scanner's validation plus unquote).
-func (p *fastParser) strSlow(start, j int, dst *string) bool {
-	out := append(p.scratch[:0], p.b[start:j]...)
-	b := p.b
-	for j < len(b) {
-		c := b[j]
-		switch {
-		case c == '"':
-			p.scratch = out
-			*dst = string(out)
-			p.i = j + 1
-			return true
-		case c == '\\':
-			if j+1 >= len(b) {
-				return false
-			}
-			switch e := b[j+1]; e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, ok := hex4(b, j+2)
-				if !ok {
-					return false
-				}
-				j += 6
-				if utf16.IsSurrogate(r) {
-					r1 := rune(-1)
-					if j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
-						if r1, ok = hex4(b, j+2); !ok {
-							return false
-						}
-					}
-					if dec := utf16.DecodeRune(r, r1); dec != unicode.ReplacementChar {
-						j += 6
-						r = dec
-					} else {
-						r = unicode.ReplacementChar
-					}
-				}
-				out = utf8.AppendRune(out, r)
-				continue
-			default:
-				return false
-			}
-			j += 2
-		case c < 0x20:
-			return false
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			j++
-		default:
-			r, size := utf8.DecodeRune(b[j:])
-			out = utf8.AppendRune(out, r)
-			j += size
-		}
+	if !p.skipString() {
+		return false
 	}
-	return false
-}
-
-// hex4 decodes the four hex digits at b[i:].
-func hex4(b []byte, i int) (rune, bool) {
-	if len(b)-i < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r*16 + rune(c)
-	}
-	return r, true
+	*dst = string(p.scratch)
+	return true
 }
 
 // skip validates and skips one JSON value.
@@ -518,34 +429,12 @@ func (p *fastParser) skip(depth int) bool {
 	return false
 }
 
-// skipString skips a string with JSON's validity rules.
+// skipString reads a string with encoding/json's rules into p.scratch.
 func (p *fastParser) skipString() bool {
-	b := p.b
-	for j := p.i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			p.i = j + 1
-			return true
-		case c < 0x20:
-			return false
-		case c == '\\':
-			if j+1 >= len(b) {
-				return false
-			}
-			switch b[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j++
-			case 'u':
-				if _, ok := hex4(b, j+2); !ok {
-					return false
-				}
-				j += 5
-			default:
-				return false
-			}
-		}
-	}
-	return false
+	out, n, ok := jsonstr.AppendUnquoted(p.scratch[:0], p.b[p.i:])
+	p.scratch = out
+	p.i += n
+	return ok
 }
 
 // number skips a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -188,19 +187,18 @@ func joinParts(parts []part) string {
 	for _, p := range parts {
 		n += len(p.s) + len(p.raw) + 1 // a literal's length bounds its text but for invalid UTF-8
 	}
-	var b strings.Builder
-	b.Grow(n)
+	b := make([]byte, 0, n)
 	for i, p := range parts {
 		if i > 0 {
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		}
 		if p.raw != nil {
-			writeUnquoted(&b, p.raw)
+			b, _, _ = jsonstr.AppendUnquoted(b, p.raw) // valid JSON: hugeBlock checked it
 		} else {
-			b.WriteString(p.s)
+			b = append(b, p.s...)
 		}
 	}
-	return b.String()
+	return alias.String(b) // b is built here and never written again (as strings.Builder does)
 }
 
 // hugeTextBytes is the block size from which a text block's text or an
@@ -259,95 +257,4 @@ func asArrived(lit []byte) string {
 	var s string
 	_ = json.Unmarshal(lit, &s)
 	return s
-}
-
-// writeUnquoted writes the text of the JSON string literal lit (quotes
-// included, valid JSON) to b as encoding/json decodes it: escapes
-// resolved, an invalid UTF-8 byte and an unpaired surrogate escape
-// replaced by U+FFFD.
-func writeUnquoted(b *strings.Builder, lit []byte) {
-	s := lit[1 : len(lit)-1]
-	for len(s) > 0 {
-		i := bytes.IndexByte(s, '\\')
-		if i < 0 {
-			i = len(s)
-		}
-		writeUTF8(b, s[:i])
-		s = s[i:]
-		if len(s) == 0 {
-			return
-		}
-		switch c := s[1]; c {
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r := hex4(s[2:6])
-			s = s[6:]
-			if utf16.IsSurrogate(r) {
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if dec := utf16.DecodeRune(r, hex4(s[2:6])); dec != unicode.ReplacementChar {
-						b.WriteRune(dec)
-						s = s[6:]
-						continue
-					}
-				}
-				r = unicode.ReplacementChar
-			}
-			b.WriteRune(r)
-			continue
-		default: // '"', '\\', '/'
-			b.WriteByte(c)
-		}
-		s = s[2:]
-	}
-}
-
-// writeUTF8 writes s with each invalid UTF-8 byte replaced by U+FFFD.
-func writeUTF8(b *strings.Builder, s []byte) {
-	if utf8.Valid(s) {
-		b.Write(s)
-		return
-	}
-	start := 0
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.Write(s[start:i])
-			b.WriteRune(utf8.RuneError)
-			i++
-			start = i
-			continue
-		}
-		i += n
-	}
-	b.Write(s[start:])
-}
-
-// hex4 is the value of four hex digits (valid JSON: they are).
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		default:
-			c = c - 'A' + 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
 }

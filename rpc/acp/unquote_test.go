@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -9,27 +8,6 @@ import (
 
 	"github.com/armadra/ama-rpc/internal/alias"
 )
-
-// writeUnquoted decodes a JSON string literal exactly as encoding/json
-// does (escapes, surrogate pairs, unpaired surrogates, invalid UTF-8).
-func FuzzWriteUnquoted(f *testing.F) {
-	for _, s := range []string{`""`, `"plain"`, `"a\nb\t\"q\"\\ \/ \b\f\r"`, `"\u00e9\u4e16"`, `"\ud83d\ude00"`,
-		`"\ud83d x"`, `"\ude00"`, `"\ud83d\u0041"`, "\"\xff\xfe ok\"", "\"caf\xc3\xa9\"", `"\u0000"`, "\"\xed\xa0\x80\""} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, lit []byte) {
-		lit = bytes.TrimSpace(lit) // a member's value has no space around it
-		var want string
-		if len(lit) < 2 || lit[0] != '"' || json.Unmarshal(lit, &want) != nil {
-			return // not a JSON string literal
-		}
-		var b strings.Builder
-		writeUnquoted(&b, lit)
-		if got := b.String(); got != want {
-			t.Fatalf("writeUnquoted(%q) = %q, want %q", lit, got, want)
-		}
-	})
-}
 
 // A huge text block is joined into the message without a copy of its
 // own, and a huge image's data is the request's bytes as they arrived,
