@@ -494,12 +494,7 @@ func sendEventSeq(w *stdio.Writer, log *zap.Logger, e events.Event, q *stdio.Seq
 			w.SendDeltaSeq(ev.Type, ev.ContentIndex, ev.Delta, usage, q)
 			return
 		}
-		line, err := stdio.Marshal(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage})
-		if err != nil {
-			log.Error("encode event", zap.Error(err))
-			return
-		}
-		w.SendLineSeq(line, q)
+		w.SendSeq(wireMessageUpdate{Type: "message_update", AssistantMessageEvent: ev, Usage: u.Usage}, q)
 		return
 	}
 	if n := hugeEventSize(e); n >= stdio.CollectBytes {

@@ -154,13 +154,16 @@ func (w *Writer) SendLineSeq(line []byte, q *Seq) {
 
 // Send encodes v and enqueues it. Encoding failures are logged; they
 // indicate a programming error, since every value sent is plain data.
-func (w *Writer) Send(v any) {
+func (w *Writer) Send(v any) { w.SendSeq(v, nil) }
+
+// SendSeq is Send for a line of q's stream (nil q: Send).
+func (w *Writer) SendSeq(v any, q *Seq) {
 	line, err := Marshal(v)
 	if err != nil {
 		w.log.Error("encode output line", zap.Error(err))
 		return
 	}
-	w.SendLine(line)
+	w.SendLineSeq(line, q)
 }
 
 // SendDelta enqueues a text, thinking or tool-call delta (rendered by
