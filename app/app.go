@@ -274,16 +274,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	if err != nil {
 		return nil, err
 	}
-	sessionsDir := filepath.Join(paths.Data, "sessions")
-	if user.SessionDir != "" {
-		sessionsDir = user.SessionDir
-	}
-	if profile != nil && profile.SessionDir != "" {
-		sessionsDir = profile.SessionDir
-	}
-	if flags.SessionDir != "" {
-		sessionsDir = flags.SessionDir
-	}
+	sessionsDir := sessionsDir(paths, user, profile, flags.SessionDir)
 
 	policy, warnings, err := approvals.BuildPolicy(permissionLayer(user), permissionLayer(project), approvals.Layer{
 		Mode: flags.PermissionMode, Allow: flags.Allow, Deny: flags.Deny,

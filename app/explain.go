@@ -98,10 +98,7 @@ func runExplain(env Env, args []string, lang i18n.Lang) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitConfig
 	}
-	sessions := filepath.Join(paths.Data, "sessions")
-	if user.SessionDir != "" {
-		sessions = user.SessionDir
-	}
+	sessions := sessionsDir(paths, user, nil, "")
 	if *replayFile != "" {
 		return runReplay(env, paths, user, sessions, replayOptions{file: absIn(env.Cwd, *replayFile), sessions: sessionsRootOf(*sessionsFlag, env.Cwd, sessions),
 			mode: *mode, unattended: *unattended, candidate: *candidate, all: *all,

@@ -62,6 +62,21 @@ type sessionInfo struct {
 	IsSubagent    bool   `json:"isSubagent,omitempty"`
 }
 
+// sessionsDir is the one rule for where session files live: the
+// --session-dir flag, else the profile's sessionDir, else the user
+// config's (nil: none), else <data>/sessions.
+func sessionsDir(paths config.Paths, user *config.Config, profile *Profile, flag string) string {
+	switch {
+	case flag != "":
+		return flag
+	case profile != nil && profile.SessionDir != "":
+		return profile.SessionDir
+	case user != nil && user.SessionDir != "":
+		return user.SessionDir
+	}
+	return filepath.Join(paths.Data, "sessions")
+}
+
 // runSessions implements `ama-rpc sessions list`: the sessions of a
 // directory (or all of them), newest first, one JSON object per line, for
 // hosts that show a picker.
@@ -88,13 +103,8 @@ func runSessions(env Env, args []string, lang i18n.Lang) int {
 		fmt.Fprintf(env.Stderr, "ama-rpc sessions: %v\n", err)
 		return ExitConfig
 	}
-	base := *dir
-	if base == "" {
-		base = filepath.Join(paths.Data, "sessions")
-		if user, err := config.Load(paths.UserFile()); err == nil && user.SessionDir != "" {
-			base = user.SessionDir
-		}
-	}
+	user, _ := config.Load(paths.UserFile()) // a user config that does not load: the default directory
+	base := sessionsDir(paths, user, nil, *dir)
 	var infos []store.Info
 	if *all {
 		infos, err = store.ListAll(base)
