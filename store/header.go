@@ -107,7 +107,7 @@ func parseHeader(path string, text []byte, kind jsonobj.Kind, fields []jsonobj.M
 	if !ok {
 		return h, corrupt(path, 0, unsupportedVersion("undefined"))
 	}
-	raw := text[f.ValStart:f.ValEnd]
+	raw := f.Val(text)
 	if v, err := strconv.ParseFloat(string(raw), 64); err != nil || v != FormatVersion {
 		shown := string(raw)
 		if f.IsString(text) {
@@ -130,7 +130,7 @@ func parseHeader(path string, text []byte, kind jsonobj.Kind, fields []jsonobj.M
 			Name    any `json:"name"`
 			Version any `json:"version"`
 		}
-		if json.Unmarshal(text[f.ValStart:f.ValEnd], &a) == nil {
+		if json.Unmarshal(f.Val(text), &a) == nil {
 			h.Agent.Name, _ = a.Name.(string)
 			h.Agent.Version, _ = a.Version.(string)
 		}

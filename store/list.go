@@ -140,7 +140,7 @@ func ReadInfo(path string) (Info, error) {
 			if !ok {
 				return
 			}
-			msg := text[f.ValStart:f.ValEnd]
+			msg := f.Val(text)
 			role, _ := jsonobj.StringField(msg, "role")
 			if role == llm.RoleSystem {
 				return
