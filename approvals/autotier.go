@@ -225,19 +225,10 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 		return ""
 	}
 	for _, x := range s.args {
-		if x.dyn {
-			continue
-		}
-		v := x.val
-		if strings.HasPrefix(v, "-") {
-			_, val, ok := strings.Cut(v, "=")
-			if !ok {
-				continue
+		if v, ok := argWord(x); ok {
+			if r := check(v); r != "" {
+				return r
 			}
-			v = val
-		}
-		if r := check(v); r != "" {
-			return r
 		}
 	}
 	return ""
@@ -248,18 +239,8 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 // prints its secrets.
 func environArgReason(s *Segment) string {
 	for _, x := range s.args {
-		if x.dyn {
-			continue
-		}
-		v := x.val
-		if strings.HasPrefix(v, "-") {
-			_, val, ok := strings.Cut(v, "=")
-			if !ok {
-				continue
-			}
-			v = val
-		}
-		if !strings.Contains(v, "environ") && !strings.ContainsAny(v, "*?[") {
+		v, ok := argWord(x)
+		if !ok || !strings.Contains(v, "environ") && !strings.ContainsAny(v, "*?[") {
 			continue
 		}
 		if p, ok := joinPath(s.dir, v); ok && environPath(p) {

@@ -244,24 +244,27 @@ func (a *Analysis) PathsToResolve() []string {
 	return out
 }
 
-// pathArgValue is the part of an argument that may name a file: the word,
-// or the value of --opt=value; "" for dynamic words, globs and URLs.
+// pathArgValue is argWord without globs and URLs ("" then).
 func pathArgValue(x arg) string {
-	if x.dyn {
-		return ""
-	}
-	v := x.val
-	if strings.HasPrefix(v, "-") {
-		_, val, ok := strings.Cut(v, "=")
-		if !ok {
-			return ""
-		}
-		v = val
-	}
-	if v == "" || v == "-" || strings.Contains(v, "://") || strings.ContainsAny(v, "*?[") {
+	v, ok := argWord(x)
+	if !ok || v == "" || v == "-" || strings.Contains(v, "://") || strings.ContainsAny(v, "*?[") {
 		return ""
 	}
 	return v
+}
+
+// argWord is the part of a static argument that may name a file: the
+// word, or the value of --opt=value; false for a dynamic word and an
+// option without "=".
+func argWord(x arg) (string, bool) {
+	if x.dyn {
+		return "", false
+	}
+	if strings.HasPrefix(x.val, "-") {
+		_, val, ok := strings.Cut(x.val, "=")
+		return val, ok
+	}
+	return x.val, true
 }
 
 // WithRealPaths returns a copy of a that judges what is on disk: every
