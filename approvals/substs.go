@@ -37,53 +37,53 @@ func substitutions(root syntax.Node) []syntax.Node {
 			if n.Array != nil {
 				arr = n.Array
 			}
-			push(wordNode(n.Value), arithNode(n.Index), arr)
+			push(n.Value, n.Index, arr)
 		case *syntax.ArrayExpr:
 			for i := len(n.Elems) - 1; i >= 0; i-- {
-				push(arithNode(n.Elems[i].Index), wordNode(n.Elems[i].Value))
+				push(n.Elems[i].Index, n.Elems[i].Value)
 			}
 		case *syntax.Redirect:
-			push(wordNode(n.Word), wordNode(n.Hdoc))
+			push(n.Word, n.Hdoc)
 		case *syntax.ParamExp:
 			var kids []syntax.Node
 			if n.NestedParam != nil {
 				kids = append(kids, n.NestedParam)
 			}
-			kids = append(kids, arithNode(n.Index))
+			kids = append(kids, n.Index)
 			if n.Slice != nil {
-				kids = append(kids, arithNode(n.Slice.Offset), arithNode(n.Slice.Length))
+				kids = append(kids, n.Slice.Offset, n.Slice.Length)
 			}
 			if n.Repl != nil {
-				kids = append(kids, wordNode(n.Repl.Orig), wordNode(n.Repl.With))
+				kids = append(kids, n.Repl.Orig, n.Repl.With)
 			}
 			if n.Exp != nil {
-				kids = append(kids, wordNode(n.Exp.Word))
+				kids = append(kids, n.Exp.Word)
 			}
 			push(kids...)
 		case *syntax.ArithmExp:
-			push(arithNode(n.X))
+			push(n.X)
 		case *syntax.ArithmCmd:
-			push(arithNode(n.X))
+			push(n.X)
 		case *syntax.BinaryArithm:
-			push(arithNode(n.X), arithNode(n.Y))
+			push(n.X, n.Y)
 		case *syntax.UnaryArithm:
-			push(arithNode(n.X))
+			push(n.X)
 		case *syntax.ParenArithm:
-			push(arithNode(n.X))
+			push(n.X)
 		case *syntax.FlagsArithm:
-			push(arithNode(n.X))
+			push(n.X)
 		case *syntax.LetClause:
 			for i := len(n.Exprs) - 1; i >= 0; i-- {
-				push(arithNode(n.Exprs[i]))
+				push(n.Exprs[i])
 			}
 		case *syntax.TestClause:
-			push(testNode(n.X))
+			push(n.X)
 		case *syntax.BinaryTest:
-			push(testNode(n.X), testNode(n.Y))
+			push(n.X, n.Y)
 		case *syntax.UnaryTest:
-			push(testNode(n.X))
+			push(n.X)
 		case *syntax.ParenTest:
-			push(testNode(n.X))
+			push(n.X)
 		case *syntax.WordIter:
 			nodes := make([]syntax.Node, len(n.Items))
 			for i, it := range n.Items {
@@ -91,7 +91,7 @@ func substitutions(root syntax.Node) []syntax.Node {
 			}
 			push(nodes...)
 		case *syntax.CStyleLoop:
-			push(arithNode(n.Init), arithNode(n.Cond), arithNode(n.Post))
+			push(n.Init, n.Cond, n.Post)
 		}
 	}
 	return out
@@ -105,33 +105,9 @@ func partsOf(parts []syntax.WordPart) []syntax.Node {
 	return nodes
 }
 
-// The helpers below turn typed nil pointers into untyped nil so they are
-// not pushed.
-func wordNode(w *syntax.Word) syntax.Node {
-	if w == nil {
-		return nil
-	}
-	return w
+// isNilNode reports a child that is not there: nil, or a nil *syntax.Word
+// (the AST's optional words, also inside an ArithmExpr or TestExpr).
+func isNilNode(n syntax.Node) bool {
+	w, ok := n.(*syntax.Word)
+	return n == nil || ok && w == nil
 }
-
-func arithNode(x syntax.ArithmExpr) syntax.Node {
-	if x == nil {
-		return nil
-	}
-	if w, ok := x.(*syntax.Word); ok && w == nil {
-		return nil
-	}
-	return x
-}
-
-func testNode(x syntax.TestExpr) syntax.Node {
-	if x == nil {
-		return nil
-	}
-	if w, ok := x.(*syntax.Word); ok && w == nil {
-		return nil
-	}
-	return x
-}
-
-func isNilNode(n syntax.Node) bool { return n == nil }
