@@ -29,6 +29,14 @@ func (n *intArg) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// or is n, or def when n is absent (zero) or negative: a limit's default.
+func (n intArg) or(def int) int {
+	if n <= 0 {
+		return def
+	}
+	return int(n)
+}
+
 // decodeArgs decodes call.Args into v. On failure it returns an error
 // result in the runner's wording (arguments are normally validated before
 // Execute, so this only happens when a caller skipped validation).

@@ -122,10 +122,7 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return r, nil
 	}
 	env := call.env()
-	limit := int(a.Limit)
-	if limit <= 0 {
-		limit = GlobDefaultLimit
-	}
+	limit := a.Limit.or(GlobDefaultLimit)
 	r := call.resolution(NameGlob)
 	root := r.Path
 	var includes, excludes []string

@@ -80,10 +80,7 @@ func (GrepTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if a.Glob != "" && !doublestar.ValidatePattern(a.Glob) {
 		return errorf("Invalid glob %q", a.Glob), nil
 	}
-	limit := int(a.Limit)
-	if limit <= 0 {
-		limit = GrepDefaultLimit
-	}
+	limit := a.Limit.or(GrepDefaultLimit)
 	ctxLines := min(max(int(a.Context), 0), GrepMaxContext)
 
 	r := call.resolution(NameGrep)

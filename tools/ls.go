@@ -40,10 +40,7 @@ func (LsTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 		return r, nil
 	}
 	env := call.env()
-	limit := int(a.Limit)
-	if limit <= 0 {
-		limit = LsDefaultLimit
-	}
+	limit := a.Limit.or(LsDefaultLimit)
 	r := call.resolution(NameLs)
 	abs, shown := r.Real, env.Rel(r.Path)
 	if r.Err != nil {
