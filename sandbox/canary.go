@@ -162,7 +162,7 @@ func (r *Runtime) runCanaries() Verification {
 	cmd.ExtraFiles = []*os.File{bin}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	release, err := r.wrap(cmd, p)
+	release, err := r.wrap(cmd, p, false)
 	if err != nil {
 		return fail(err.Error())
 	}

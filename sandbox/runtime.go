@@ -164,10 +164,14 @@ func (c *Command) Wrap(cmd *exec.Cmd) (release func(), err error) {
 	if c == nil || c.rt == nil {
 		return nil, errors.New("sandbox: not active")
 	}
-	return c.rt.wrap(cmd, c.policy)
+	return c.rt.wrap(cmd, c.policy, false)
 }
 
-func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
+// wrap rewrites cmd to start through the launcher with policy p. With
+// socketsFound, p.Sockets are final (the pre-started launcher's, found by
+// zygoteFor from its own and the command's environment and part of its
+// reuse key); else they are found here from cmd's environment.
+func (r *Runtime) wrap(cmd *exec.Cmd, p Policy, socketsFound bool) (func(), error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
@@ -202,7 +206,9 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 	}
 	if p.Namespaces {
-		p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
+		if !socketsFound {
+			p.Sockets = jailSockets(p, env)
+		}
 		set[launcher.EnvNamespaces] = "pid"
 		set[launcher.EnvMounts] = jailPlan(p, true)
 		set[launcher.EnvRules] = jailRules(p)

@@ -121,12 +121,17 @@ func commandEnv(env []string, p Policy) []string {
 	return out
 }
 
-// zygoteFor returns the running launcher of p, starting one when there is
-// none. Its key is everything the jail is built from now (the plan with
-// the sockets and HOME entries found now, the Landlock rules' inputs, the
-// .git it pins): a policy whose world changed gets a new launcher.
+// zygoteFor returns the running launcher of p for a command with env,
+// starting one when there is none. Its key is everything the jail is built
+// from now (the plan with the sockets and HOME entries found now, the
+// Landlock rules' inputs, the .git it pins): a policy whose world changed
+// gets a new launcher. The sockets are found here, once, from the kernel's
+// table, the launcher's own environment and the command's (a socket only
+// the command's environment names is covered too), and the launcher is
+// built from exactly that list.
 func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
-	p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
+	lenv := childenv.Environ(childenv.Policy{})
+	p.Sockets = jailSockets(p, lenv, env)
 	key := jailPlan(p, true) + "\x00" + jailRules(p) + "\x00" + r.launcher() + "\x00" + inodes(p.Pin) + "\x00" + fmt.Sprint(p.DenyNetwork, p.Write, p.Hide, p.HomeRead)
 	r.zmu.Lock()
 	defer r.zmu.Unlock()
@@ -157,7 +162,7 @@ func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
 		r.zygotes[victim].close()
 		r.zygotes = slices.Delete(r.zygotes, victim, victim+1)
 	}
-	z, err := r.startZygote(p, key)
+	z, err := r.startZygote(p, key, lenv)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +184,8 @@ func inodes(paths []string) string {
 	return b.String()
 }
 
-func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
+// startZygote starts the launcher of p (p.Sockets final) with env.
+func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
@@ -188,14 +194,14 @@ func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
 	defer child.Close()
 	z := &zygote{key: key, ctl: fds[0], starts: map[string]chan error{}, exits: map[string]chan int{}, gone: make(chan struct{})}
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
-	cmd.Env = childenv.Environ(childenv.Policy{})
+	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
 	// The launcher's own directory: "/", which every jail has. ama-rpc's
 	// directory may not exist inside (a private /tmp hides a checkout
 	// under /tmp); each command gets its own directory over ctl.
 	cmd.Dir = "/"
 	cmd.Stderr = &z.errb
-	release, err := r.wrap(cmd, p)
+	release, err := r.wrap(cmd, p, true)
 	if err != nil {
 		syscall.Close(fds[0])
 		return nil, err
