@@ -123,12 +123,17 @@ func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	d := r.base
 	d.Project, d.Output = project, output
 	if d.Temp != "" {
-		d.Tmp = filepath.Join(d.Temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
+		d.Tmp = sessionTmp(d.Temp, project, output)
 	}
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
 	p.Namespaces = r.status.Namespaces
 	return &Command{rt: r, policy: p}
+}
+
+// sessionTmp is the private temp dir of a session in temp.
+func sessionTmp(temp, project, output string) string {
+	return filepath.Join(temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
 }
 
 // sessionKey names a session's private temp dir: its output directory's

@@ -109,6 +109,12 @@ func TestLauncherSignal(t *testing.T) {
 	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
 		t.Fatalf("%q %v", buf, err)
 	}
+	// Its pid here leads its own session (and process group).
+	if pid := p.PID(); pid <= 0 {
+		t.Errorf("pid %d", pid)
+	} else if pg, err := syscall.Getpgid(pid); err != nil || pg != pid {
+		t.Errorf("pid %d: process group %d (%v)", pid, pg, err)
+	}
 	if err := p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -359,5 +365,50 @@ func TestJailAbstractSockets(t *testing.T) {
 				t.Errorf("network denied %v, launcher %v: the command reached an abstract socket outside: %s", deny, viaLauncher, out)
 			}
 		}
+	}
+}
+
+// TestLauncherEndsWithSession: closing a session ends its launcher (and
+// what still runs in it); another session's launcher is untouched.
+func TestLauncherEndsWithSession(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	a := rt.For(w.project, filepath.Join(w.root, "out", "session-a"), false)
+	b := rt.For(w.project, filepath.Join(w.root, "out", "session-b"), false)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	start := func(c *sandbox.Command) (*sandbox.Proc, *os.File) {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.Start("/bin/sh", []string{"sh", "-c", "echo ready; sleep 60"}, os.Environ(), w.project, null, wr, wr)
+		wr.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 6)
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
+			t.Fatalf("%q %v", buf, err)
+		}
+		return p, r
+	}
+	pa, ra := start(a)
+	defer ra.Close()
+	pb, rb := start(b)
+	defer rb.Close()
+	rt.CloseSession(w.project, filepath.Join(w.root, "out", "session-a"))
+	if code, err := pa.Wait(); err == nil {
+		t.Errorf("session a's command outlived its session's launcher (exit %d)", code)
+	}
+	// Session b's command still runs: it answers a signal with its code.
+	if err := pb.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := pb.Wait(); err != nil || code != 128+int(syscall.SIGTERM) {
+		t.Errorf("session b: %d %v", code, err)
 	}
 }
