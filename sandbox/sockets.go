@@ -60,13 +60,20 @@ func pathSockets(table []byte, env []string, own ...string) []string {
 			}
 		}
 	}
+	// Each name is looked at once (this runs before every command):
+	// one stat, and only a link that leads to a socket is resolved.
+	seen := make(map[string]bool, len(cands))
 	var out []string
 	for _, c := range cands {
 		c = filepath.Clean(c)
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
 		fi, err := os.Lstat(c)
 		if err == nil && fi.Mode().Type() == fs.ModeSymlink {
-			if c, err = filepath.EvalSymlinks(c); err == nil {
-				fi, err = os.Lstat(c)
+			if fi, err = os.Stat(c); err == nil && fi.Mode().Type() == fs.ModeSocket {
+				c, err = filepath.EvalSymlinks(c)
 			}
 		}
 		if err != nil || fi.Mode().Type() != fs.ModeSocket || slices.Contains(out, c) ||

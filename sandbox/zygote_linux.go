@@ -34,10 +34,16 @@ const maxLaunchers = 4
 // policy, built once, starting each command in a PID namespace and session
 // of its own.
 type zygote struct {
-	key  string
-	tmp  string // the policy's private temp directory: its session
-	cmd  *exec.Cmd
-	ctl  int
+	key string
+	tmp string // the policy's private temp directory: its session
+	cmd *exec.Cmd
+	// ctl is the control socket, non-blocking in Go's network poller:
+	// the reader goroutine parks instead of holding a thread in
+	// recvmsg, so a reply wakes it and the waiting call without a
+	// hand-off between threads (a wake-up less per message on a loaded
+	// machine).
+	ctl  *os.File
+	rc   syscall.RawConn
 	wmu  sync.Mutex    // one writer on ctl
 	errb syncBuffer    // the launcher's stderr
 	gone chan struct{} // closed when the launcher was reaped
@@ -256,7 +262,17 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 	}
 	child := os.NewFile(uintptr(fds[1]), "sandbox-launcher-control")
 	defer child.Close()
-	z := &zygote{key: key, tmp: p.Tmp, ctl: fds[0], starts: map[string]chan startReply{}, exits: map[string]chan int{}, gone: make(chan struct{})}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
+	}
+	ctl := os.NewFile(uintptr(fds[0]), "sandbox-launcher-control")
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
+	}
+	z := &zygote{key: key, tmp: p.Tmp, ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan int{}, gone: make(chan struct{})}
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
 	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
@@ -267,7 +283,7 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 	cmd.Stderr = &z.errb
 	release, err := r.wrap(cmd, p, true)
 	if err != nil {
-		syscall.Close(fds[0])
+		ctl.Close()
 		return nil, err
 	}
 	cmd.Env = append(cmd.Env, launcher.EnvZygote+"=3")
@@ -275,7 +291,7 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 	err = cmd.Start()
 	release()
 	if err != nil {
-		syscall.Close(fds[0])
+		ctl.Close()
 		return nil, fmt.Errorf("sandbox: start the launcher: %w", err)
 	}
 	z.cmd = cmd
@@ -295,7 +311,14 @@ func (z *zygote) read() {
 	buf := make([]byte, 4096)
 	oob := make([]byte, syscall.CmsgSpace(4))
 	for {
-		n, oobn, _, _, err := syscall.Recvmsg(z.ctl, buf, oob, syscall.MSG_CMSG_CLOEXEC)
+		var n, oobn int
+		var err error
+		if rerr := z.rc.Read(func(fd uintptr) bool {
+			n, oobn, _, _, err = syscall.Recvmsg(int(fd), buf, oob, syscall.MSG_CMSG_CLOEXEC)
+			return err != syscall.EAGAIN
+		}); rerr != nil && err == nil {
+			err = rerr
+		}
 		if err == syscall.EINTR {
 			continue
 		}
@@ -362,7 +385,7 @@ func (z *zygote) read() {
 		delete(z.exits, id)
 	}
 	z.mu.Unlock()
-	_ = syscall.Close(z.ctl)
+	_ = z.ctl.Close()
 	close(z.gone)
 }
 
@@ -377,7 +400,14 @@ func (z *zygote) send(fields []string, fds []int) error {
 	if err := z.err(); err != nil {
 		return err
 	}
-	return syscall.Sendmsg(z.ctl, msg, oob, nil, 0)
+	var err error
+	if werr := z.rc.Write(func(fd uintptr) bool {
+		err = syscall.Sendmsg(int(fd), msg, oob, nil, 0)
+		return err != syscall.EAGAIN
+	}); werr != nil && err == nil {
+		err = werr
+	}
+	return err
 }
 
 func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (*Proc, error) {
@@ -402,7 +432,7 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 		if errors.Is(err, syscall.EMSGSIZE) || errors.Is(err, syscall.ENOBUFS) {
 			return nil, ErrNoLauncher
 		}
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) {
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) || errors.Is(err, os.ErrClosed) {
 			return nil, errRetired
 		}
 		return nil, fmt.Errorf("sandbox: %w", err)
@@ -433,7 +463,9 @@ func receivedFDs(oob []byte) []int {
 func (z *zygote) close() {
 	z.wmu.Lock()
 	defer z.wmu.Unlock()
-	_ = syscall.Shutdown(z.ctl, syscall.SHUT_RDWR)
+	// Through the RawConn: once the reader closed the socket, this is a
+	// no-op rather than a shutdown of whatever reused its number.
+	_ = z.rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
 }
 
 // CloseSession ends the pre-started launchers of the session whose
