@@ -32,7 +32,7 @@ var ownFiles = map[string]string{
 	// can change them), the launcher binary opened to start the self-test
 	// through its descriptor; the launcher itself runs inside the jail as
 	// the sandboxed command.
-	"sandbox/launch_linux.go":            "/proc/sys knobs, /proc/net/unix and /dev/ptmx",
+	"sandbox/launch_linux.go":            "/proc/sys knobs, /proc/net/unix, /proc/self/fdinfo, /dev/null and /dev/ptmx",
 	"tools/bash_launcher.go":             "/dev/null as a sandboxed command's stdin (no path a command can change)",
 	"sandbox/canary.go":                  "the launcher binary, started through its descriptor",
 	"sandbox/launcher/canary_linux.go":   "runs inside the jail (the self-test probes)",

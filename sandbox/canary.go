@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"net"
@@ -86,6 +87,50 @@ func (v Verification) failed(names []string) bool {
 	return v.Done && slices.ContainsFunc(v.Failed, func(f string) bool { return f == "run" || slices.Contains(names, f) })
 }
 
+// canaryTimeout bounds the probes' run.
+const canaryTimeout = 10 * time.Second
+
+// runProbes runs the launcher binary bin (through its descriptor, so it
+// need not be visible inside the sandbox) with args in p's jail, the way
+// foreground commands run: forked by a pre-started launcher of its own.
+// Where there is none (no namespaces), it is started through Wrap, as
+// every command then is. It returns the output; an error when it did not
+// run or did not exit 0.
+func (r *Runtime) runProbes(p Policy, bin *os.File, args []string, dir string) (string, error) {
+	env := childenv.Environ(childenv.Policy{})
+	code, text, err := r.runAlone(p, "/proc/self/fd/3", append([]string{"/proc/self/fd/3"}, args...), env, dir, bin, canaryTimeout)
+	if !errors.Is(err, ErrNoLauncher) {
+		if err == nil && code != 0 {
+			err = fmt.Errorf("exit code %d", code)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%v: %s", err, strings.TrimSpace(text))
+		}
+		return text, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), canaryTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/proc/self/fd/3", args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.ExtraFiles = []*os.File{bin}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	release, err := r.wrap(cmd, p, false)
+	if err != nil {
+		return "", err
+	}
+	err = cmd.Start()
+	release()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
+		return "", fmt.Errorf("%v: %s", err, strings.TrimSpace(out.String()))
+	}
+	return out.String(), nil
+}
+
 func (r *Runtime) runCanaries() Verification {
 	start := time.Now()
 	v := Verification{Done: true}
@@ -93,14 +138,21 @@ func (r *Runtime) runCanaries() Verification {
 		v.Failed, v.Detail, v.Ms = []string{"run"}, detail, time.Since(start).Milliseconds()
 		return v
 	}
-	parent := r.base.Data
-	if parent == "" {
-		parent = os.TempDir()
+	// The probes' files lie where the jail shows the system read-only
+	// (/var/tmp), so a refused write proves the read-only view; ama's data
+	// directory and the temp directory are hidden or replaced inside,
+	// where every write fails as missing whatever the mounts do.
+	parent := "/var/tmp"
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() || r.status.Mechanism == "none" {
+		parent = r.base.Data
+		if parent == "" {
+			parent = os.TempDir()
+		}
+		if err := os.MkdirAll(parent, 0o700); err != nil {
+			return fail(err.Error())
+		}
 	}
-	if err := os.MkdirAll(parent, 0o700); err != nil {
-		return fail(err.Error())
-	}
-	root, err := os.MkdirTemp(parent, "sandbox-canary-")
+	root, err := os.MkdirTemp(parent, "ama-sandbox-canary-")
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -152,31 +204,12 @@ func (r *Runtime) runCanaries() Verification {
 		return fail(err.Error())
 	}
 	defer bin.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	// The launcher binary runs the probes; it is started through its
-	// descriptor, so it need not be visible inside the sandbox.
-	cmd := exec.CommandContext(ctx, "/proc/self/fd/3", append([]string{launcher.CanaryArg}, probes...)...)
-	cmd.Dir = proj
-	cmd.Env = childenv.Environ(childenv.Policy{})
-	cmd.ExtraFiles = []*os.File{bin}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	release, err := r.wrap(cmd, p)
+	text, err := r.runProbes(p, bin, append([]string{launcher.CanaryArg}, probes...), proj)
 	if err != nil {
 		return fail(err.Error())
 	}
-	err = cmd.Start()
-	release()
-	if err == nil {
-		err = cmd.Wait()
-	}
-	if err != nil {
-		return fail(fmt.Sprintf("%v: %s", err, strings.TrimSpace(out.String())))
-	}
 	refused := map[string]bool{}
-	text := out.String()
-	sc := bufio.NewScanner(&out)
+	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		name, rest, _ := strings.Cut(sc.Text(), " ")
 		refused[name] = strings.HasPrefix(rest, "refused")

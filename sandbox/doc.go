@@ -17,11 +17,13 @@
 //     ama-rpc-sandbox binary next to the executable, else this binary
 //     re-executed as `__sandbox-exec`) that applies them and runs the
 //     command. Without user namespaces it falls back to Landlock alone.
-//   - the pre-started launchers: Command.Start sends a foreground command
-//     to the launcher of its session and policy (started on first use,
-//     the jail built once), which forks it into a PID namespace of its
-//     own; Wrap remains for background jobs, the self-test and whenever
-//     Start cannot (ErrNoLauncher).
+//   - the pre-started launchers: Command.Start sends a command (foreground
+//     or background job) to the launcher of its session and policy
+//     (started on first use, the jail built once), which forks it into a
+//     PID namespace and session of its own; the self-test runs the same
+//     way in a launcher of its own. Wrap remains for when Start cannot
+//     (ErrNoLauncher: no namespaces, four busy launchers, a request too
+//     large for the control socket).
 //   - the proof: Verify runs canary probes inside the real sandbox and
 //     caches the result per boot, launcher and policy; a failure turns the
 //     sandbox (or the network denial) off and Report says so.

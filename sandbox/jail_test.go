@@ -103,6 +103,14 @@ func TestPathSockets(t *testing.T) {
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Links count for the socket they lead to (one in the sandbox's own
+	// directory stays its own).
+	linked := mk("linked")
+	for link, target := range map[string]string{"to-linked": linked, "to-mine": mine} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	table := "Num       RefCount Protocol Flags    Type St Inode Path\n" +
 		"0000000000000000: 00000002 00000000 00010000 0001 01 1234 " + listed + "\n" +
 		"0000000000000000: 00000002 00000000 00010000 0001 01 1235 @/tmp/.X11-unix/X0\n" +
@@ -110,9 +118,10 @@ func TestPathSockets(t *testing.T) {
 		"0000000000000000: 00000002 00000000 00010000 0001 01 1237 " + plain + "\n" +
 		"0000000000000000: 00000002 00000000 00010000 0001 01 1238 " + mine + "\n"
 	env := []string{"SSH_AUTH_SOCK=" + agent, "DBUS_SESSION_BUS_ADDRESS=unix:path=" + bus + ",guid=abc",
-		"DOCKER_HOST=unix://" + docker, "XDG_RUNTIME_DIR=" + dir, "WAYLAND_DISPLAY=wayland-0", "PATH=/usr/bin:" + plain}
+		"DOCKER_HOST=unix://" + docker, "XDG_RUNTIME_DIR=" + dir, "WAYLAND_DISPLAY=wayland-0", "PATH=/usr/bin:" + plain,
+		"A_LINK=" + filepath.Join(dir, "to-linked"), "OWN_LINK=" + filepath.Join(dir, "to-mine")}
 	got := pathSockets([]byte(table), env, own)
-	want := []string{agent, bus, docker, listed, wl}
+	want := []string{agent, bus, docker, linked, listed, wl}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("pathSockets = %q, want %q", got, want)

@@ -64,6 +64,28 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 // readUnixSocketTable reads the kernel's table of bound Unix sockets
 // (unixSocketTable); unreadable, the environment's sockets are the only
 // ones covered.
+// pidOf reads the pid a pidfd names in ama-rpc's PID namespace (its
+// fdinfo's "Pid:" line), 0 when it cannot.
+func pidOf(pidfd int) int {
+	b, err := os.ReadFile("/proc/self/fdinfo/" + strconv.Itoa(pidfd))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// openDevNull is the null device (a self-test's stdin).
+func openDevNull() (*os.File, error) { return os.Open(os.DevNull) }
+
 func readUnixSocketTable() []byte {
 	b, _ := os.ReadFile(unixSocketTable)
 	return b

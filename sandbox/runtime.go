@@ -123,12 +123,17 @@ func (r *Runtime) For(project, output string, readOnly bool) *Command {
 	d := r.base
 	d.Project, d.Output = project, output
 	if d.Temp != "" {
-		d.Tmp = filepath.Join(d.Temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
+		d.Tmp = sessionTmp(d.Temp, project, output)
 	}
 	p := ForBash(r.settings, d, readOnly)
 	p.DenyNetwork = r.NetworkDenied()
 	p.Namespaces = r.status.Namespaces
 	return &Command{rt: r, policy: p}
+}
+
+// sessionTmp is the private temp dir of a session in temp.
+func sessionTmp(temp, project, output string) string {
+	return filepath.Join(temp, "ama-sandbox-"+strconv.Itoa(os.Getuid()), sessionKey(project, output))
 }
 
 // sessionKey names a session's private temp dir: its output directory's
@@ -164,10 +169,14 @@ func (c *Command) Wrap(cmd *exec.Cmd) (release func(), err error) {
 	if c == nil || c.rt == nil {
 		return nil, errors.New("sandbox: not active")
 	}
-	return c.rt.wrap(cmd, c.policy)
+	return c.rt.wrap(cmd, c.policy, false)
 }
 
-func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
+// wrap rewrites cmd to start through the launcher with policy p. With
+// socketsFound, p.Sockets are final (the pre-started launcher's, found by
+// zygoteFor from its own and the command's environment and part of its
+// reuse key); else they are found here from cmd's environment.
+func (r *Runtime) wrap(cmd *exec.Cmd, p Policy, socketsFound bool) (func(), error) {
 	if cmd.Err != nil {
 		return nil, cmd.Err
 	}
@@ -202,7 +211,9 @@ func (r *Runtime) wrap(cmd *exec.Cmd, p Policy) (func(), error) {
 		}
 	}
 	if p.Namespaces {
-		p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
+		if !socketsFound {
+			p.Sockets = jailSockets(p, env)
+		}
 		set[launcher.EnvNamespaces] = "pid"
 		set[launcher.EnvMounts] = jailPlan(p, true)
 		set[launcher.EnvRules] = jailRules(p)

@@ -24,7 +24,9 @@ const unixSocketTable = "/proc/net/unix"
 // of a socket). Only paths that are sockets now are returned, sorted; the
 // jail covers each with a read-only /dev/null (a read-only mount does not
 // refuse connect, a device file does), so the service behind it cannot be
-// reached. Sockets below the private temp and cache directories are the
+// reached. A name that is a symbolic link counts for the socket it leads
+// to (the jail covers the target, so connecting through the link fails
+// too). Sockets below the private temp and cache directories are the
 // sandbox's own and are left alone.
 func pathSockets(table []byte, env []string, own ...string) []string {
 	var cands []string
@@ -58,16 +60,40 @@ func pathSockets(table []byte, env []string, own ...string) []string {
 			}
 		}
 	}
+	// Each name is looked at once (this runs before every command):
+	// one stat, and only a link that leads to a socket is resolved.
+	seen := make(map[string]bool, len(cands))
 	var out []string
 	for _, c := range cands {
 		c = filepath.Clean(c)
-		if slices.Contains(out, c) || slices.ContainsFunc(own, func(o string) bool { return o != "" && within(c, o) }) {
+		if seen[c] {
 			continue
 		}
-		if fi, err := os.Lstat(c); err == nil && fi.Mode().Type() == fs.ModeSocket {
-			out = append(out, c)
+		seen[c] = true
+		fi, err := os.Lstat(c)
+		if err == nil && fi.Mode().Type() == fs.ModeSymlink {
+			if fi, err = os.Stat(c); err == nil && fi.Mode().Type() == fs.ModeSocket {
+				c, err = filepath.EvalSymlinks(c)
+			}
 		}
+		if err != nil || fi.Mode().Type() != fs.ModeSocket || slices.Contains(out, c) ||
+			slices.ContainsFunc(own, func(o string) bool { return o != "" && within(c, o) }) {
+			continue
+		}
+		out = append(out, c)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// jailSockets are the sockets the jail of p covers for a launcher whose
+// commands have the given environments (the one place they are found:
+// the per-call Wrap passes the command's, the pre-started launcher its own
+// and the command's).
+func jailSockets(p Policy, envs ...[]string) []string {
+	var env []string
+	for _, e := range envs {
+		env = append(env, e...)
+	}
+	return pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
 }

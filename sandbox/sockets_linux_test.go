@@ -15,9 +15,11 @@ import (
 	"github.com/armadra/ama-rpc/sandbox"
 )
 
-// connectScript connects to the Unix socket at path and says so.
+// connectScript connects to the Unix socket at path (an abstract name
+// after a NUL) and says so (perl: it starts in a fraction of python's time
+// on a loaded machine).
 func connectScript(path string) string {
-	return `python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.send(b"x"); print("connected")' ` + path + ` 2>&1`
+	return `perl -MIO::Socket::UNIX -e '$s = IO::Socket::UNIX->new(Peer => $ARGV[0] =~ s/^@/\0/r) or die "$!\n"; print $s "x"; print "connected\n"' '` + path + `' 2>&1`
 }
 
 // accepted reports whether a connection is waiting on ln (connect(2)
@@ -53,8 +55,8 @@ func accepted(t *testing.T, ln *net.UnixListener) bool {
 // DBUS_SESSION_BUS_ADDRESS); a socket the command makes in the project
 // still works. Checked by side effect: the listener's backlog is empty.
 func TestJailUnixSockets(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 needed to connect")
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl needed to connect")
 	}
 	w := newWorld(t)
 	if strings.HasPrefix(w.root, os.TempDir()) {

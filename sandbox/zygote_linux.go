@@ -3,8 +3,10 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/sandbox/launcher"
@@ -31,15 +34,22 @@ const maxLaunchers = 4
 // policy, built once, starting each command in a PID namespace and session
 // of its own.
 type zygote struct {
-	key  string
-	cmd  *exec.Cmd
-	ctl  int
+	key string
+	tmp string // the policy's private temp directory: its session
+	cmd *exec.Cmd
+	// ctl is the control socket, non-blocking in Go's network poller:
+	// the reader goroutine parks instead of holding a thread in
+	// recvmsg, so a reply wakes it and the waiting call without a
+	// hand-off between threads (a wake-up less per message on a loaded
+	// machine).
+	ctl  *os.File
+	rc   syscall.RawConn
 	wmu  sync.Mutex    // one writer on ctl
 	errb syncBuffer    // the launcher's stderr
 	gone chan struct{} // closed when the launcher was reaped
 
 	mu      sync.Mutex // guards the fields below
-	starts  map[string]chan error
+	starts  map[string]chan startReply
 	exits   map[string]chan int
 	dead    error
 	next    uint64
@@ -47,12 +57,24 @@ type zygote struct {
 	running int
 }
 
+// startReply is the launcher's answer to "run": the command's pid in
+// ama-rpc's PID namespace (0: unknown), or why it did not start.
+type startReply struct {
+	pid int
+	err error
+}
+
 // Proc is a command started by a pre-started launcher.
 type Proc struct {
 	z    *zygote
 	id   string
+	pid  int
 	exit chan int
 }
+
+// PID is the command's process id as ama-rpc sees it (0 when the kernel
+// gave no pidfd to learn it from).
+func (p *Proc) PID() int { return p.pid }
 
 // Wait waits for the command (and, as its PID namespace's init, everything
 // it started) to end and returns its exit code: 128+n when signal n ended
@@ -100,6 +122,54 @@ func (c *Command) Start(path string, argv, env []string, dir string, stdin, stdo
 	}
 }
 
+// runAlone runs one command in a launcher of its own for p (not kept:
+// the self-test's policy is nobody else's), the path every foreground
+// command takes; extra becomes the command's descriptor 3. It returns
+// the exit code and the combined output; ErrNoLauncher means: use Wrap.
+func (r *Runtime) runAlone(p Policy, path string, argv, env []string, dir string, extra *os.File, timeout time.Duration) (int, string, error) {
+	p.Namespaces = r.status.Namespaces
+	if !p.Namespaces {
+		return 0, "", ErrNoLauncher
+	}
+	lenv := childenv.Environ(childenv.Policy{})
+	env = commandEnv(env, p)
+	p.Sockets = jailSockets(p, lenv, env)
+	z, err := r.startZygote(p, "", lenv)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() {
+		z.close()
+		<-z.gone
+	}()
+	null, err := openDevNull()
+	if err != nil {
+		return 0, "", err
+	}
+	defer null.Close()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return 0, "", err
+	}
+	defer rd.Close()
+	fds := []int{int(null.Fd()), int(wr.Fd()), int(wr.Fd())}
+	if extra != nil {
+		fds = append(fds, int(extra.Fd()))
+	}
+	pr, err := z.start(path, argv, env, dir, fds)
+	wr.Close()
+	if err != nil {
+		return 0, "", err
+	}
+	// Past the timeout the launcher is ended, and the command with it.
+	t := time.AfterFunc(timeout, z.close)
+	defer t.Stop()
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, rd) // every writer is in its PID namespace
+	code, err := pr.Wait()
+	return code, out.String(), err
+}
+
 // errRetired: the launcher serves no more commands (its tripwire fired,
 // or it ended).
 var errRetired = errors.New("sandbox: the launcher was retired")
@@ -121,12 +191,17 @@ func commandEnv(env []string, p Policy) []string {
 	return out
 }
 
-// zygoteFor returns the running launcher of p, starting one when there is
-// none. Its key is everything the jail is built from now (the plan with
-// the sockets and HOME entries found now, the Landlock rules' inputs, the
-// .git it pins): a policy whose world changed gets a new launcher.
+// zygoteFor returns the running launcher of p for a command with env,
+// starting one when there is none. Its key is everything the jail is built
+// from now (the plan with the sockets and HOME entries found now, the
+// Landlock rules' inputs, the .git it pins): a policy whose world changed
+// gets a new launcher. The sockets are found here, once, from the kernel's
+// table, the launcher's own environment and the command's (a socket only
+// the command's environment names is covered too), and the launcher is
+// built from exactly that list.
 func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
-	p.Sockets = pathSockets(readUnixSocketTable(), env, p.Tmp, p.Cache)
+	lenv := childenv.Environ(childenv.Policy{})
+	p.Sockets = jailSockets(p, lenv, env)
 	key := jailPlan(p, true) + "\x00" + jailRules(p) + "\x00" + r.launcher() + "\x00" + inodes(p.Pin) + "\x00" + fmt.Sprint(p.DenyNetwork, p.Write, p.Hide, p.HomeRead)
 	r.zmu.Lock()
 	defer r.zmu.Unlock()
@@ -157,7 +232,7 @@ func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
 		r.zygotes[victim].close()
 		r.zygotes = slices.Delete(r.zygotes, victim, victim+1)
 	}
-	z, err := r.startZygote(p, key)
+	z, err := r.startZygote(p, key, lenv)
 	if err != nil {
 		return nil, err
 	}
@@ -179,25 +254,36 @@ func inodes(paths []string) string {
 	return b.String()
 }
 
-func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
+// startZygote starts the launcher of p (p.Sockets final) with env.
+func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
 	}
 	child := os.NewFile(uintptr(fds[1]), "sandbox-launcher-control")
 	defer child.Close()
-	z := &zygote{key: key, ctl: fds[0], starts: map[string]chan error{}, exits: map[string]chan int{}, gone: make(chan struct{})}
+	if err := syscall.SetNonblock(fds[0], true); err != nil {
+		syscall.Close(fds[0])
+		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
+	}
+	ctl := os.NewFile(uintptr(fds[0]), "sandbox-launcher-control")
+	rc, err := ctl.SyscallConn()
+	if err != nil {
+		ctl.Close()
+		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
+	}
+	z := &zygote{key: key, tmp: p.Tmp, ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan int{}, gone: make(chan struct{})}
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
-	cmd.Env = childenv.Environ(childenv.Policy{})
+	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
 	// The launcher's own directory: "/", which every jail has. ama-rpc's
 	// directory may not exist inside (a private /tmp hides a checkout
 	// under /tmp); each command gets its own directory over ctl.
 	cmd.Dir = "/"
 	cmd.Stderr = &z.errb
-	release, err := r.wrap(cmd, p)
+	release, err := r.wrap(cmd, p, true)
 	if err != nil {
-		syscall.Close(fds[0])
+		ctl.Close()
 		return nil, err
 	}
 	cmd.Env = append(cmd.Env, launcher.EnvZygote+"=3")
@@ -205,7 +291,7 @@ func (r *Runtime) startZygote(p Policy, key string) (*zygote, error) {
 	err = cmd.Start()
 	release()
 	if err != nil {
-		syscall.Close(fds[0])
+		ctl.Close()
 		return nil, fmt.Errorf("sandbox: start the launcher: %w", err)
 	}
 	z.cmd = cmd
@@ -223,13 +309,28 @@ func (z *zygote) err() error {
 // fails what waits.
 func (z *zygote) read() {
 	buf := make([]byte, 4096)
+	oob := make([]byte, syscall.CmsgSpace(4))
 	for {
-		n, _, _, _, err := syscall.Recvmsg(z.ctl, buf, nil, 0)
+		var n, oobn int
+		var err error
+		if rerr := z.rc.Read(func(fd uintptr) bool {
+			n, oobn, _, _, err = syscall.Recvmsg(int(fd), buf, oob, syscall.MSG_CMSG_CLOEXEC)
+			return err != syscall.EAGAIN
+		}); rerr != nil && err == nil {
+			err = rerr
+		}
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil || n == 0 {
 			break
+		}
+		pid := 0
+		for _, fd := range receivedFDs(oob[:oobn]) {
+			if pid == 0 {
+				pid = pidOf(fd)
+			}
+			_ = syscall.Close(fd)
 		}
 		f := strings.Split(string(buf[:n]), "\x00")
 		if len(f) < 2 {
@@ -242,18 +343,18 @@ func (z *zygote) read() {
 				delete(z.starts, f[1])
 				switch {
 				case f[0] == "started":
-					ch <- nil
+					ch <- startReply{pid: pid}
 				case len(f) > 2 && strings.HasPrefix(f[2], "tripped: "):
 					z.running--
 					delete(z.exits, f[1])
 					if z.dead == nil {
 						z.dead = errRetired
 					}
-					ch <- errRetired
+					ch <- startReply{err: errRetired}
 				default:
 					z.running--
 					delete(z.exits, f[1])
-					ch <- errors.New("sandbox: " + strings.Join(f[2:], " "))
+					ch <- startReply{err: errors.New("sandbox: " + strings.Join(f[2:], " "))}
 				}
 			}
 		case "exit":
@@ -276,7 +377,7 @@ func (z *zygote) read() {
 		z.dead = fmt.Errorf("%w: it ended: %s", errRetired, msg)
 	}
 	for id, ch := range z.starts {
-		ch <- z.dead
+		ch <- startReply{err: z.dead}
 		delete(z.starts, id)
 	}
 	for id, ch := range z.exits {
@@ -284,7 +385,7 @@ func (z *zygote) read() {
 		delete(z.exits, id)
 	}
 	z.mu.Unlock()
-	_ = syscall.Close(z.ctl)
+	_ = z.ctl.Close()
 	close(z.gone)
 }
 
@@ -299,7 +400,14 @@ func (z *zygote) send(fields []string, fds []int) error {
 	if err := z.err(); err != nil {
 		return err
 	}
-	return syscall.Sendmsg(z.ctl, msg, oob, nil, 0)
+	var err error
+	if werr := z.rc.Write(func(fd uintptr) bool {
+		err = syscall.Sendmsg(int(fd), msg, oob, nil, 0)
+		return err != syscall.EAGAIN
+	}); werr != nil && err == nil {
+		err = werr
+	}
+	return err
 }
 
 func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (*Proc, error) {
@@ -310,7 +418,7 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 	}
 	z.next++
 	id := strconv.FormatUint(z.next, 10)
-	started, exit := make(chan error, 1), make(chan int, 1)
+	started, exit := make(chan startReply, 1), make(chan int, 1)
 	z.starts[id], z.exits[id] = started, exit
 	z.running++
 	z.mu.Unlock()
@@ -324,22 +432,67 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 		if errors.Is(err, syscall.EMSGSIZE) || errors.Is(err, syscall.ENOBUFS) {
 			return nil, ErrNoLauncher
 		}
-		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) {
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) || errors.Is(err, os.ErrClosed) {
 			return nil, errRetired
 		}
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	if err := <-started; err != nil {
-		return nil, err
+	rep := <-started
+	if rep.err != nil {
+		return nil, rep.err
 	}
-	return &Proc{z: z, id: id, exit: exit}, nil
+	return &Proc{z: z, id: id, pid: rep.pid, exit: exit}, nil
+}
+
+// receivedFDs are the descriptors of a message's SCM_RIGHTS.
+func receivedFDs(oob []byte) []int {
+	var fds []int
+	msgs, err := syscall.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	for _, m := range msgs {
+		if f, err := syscall.ParseUnixRights(&m); err == nil {
+			fds = append(fds, f...)
+		}
+	}
+	return fds
 }
 
 // close ends an idle launcher (the socket's end makes it exit).
 func (z *zygote) close() {
 	z.wmu.Lock()
 	defer z.wmu.Unlock()
-	_ = syscall.Shutdown(z.ctl, syscall.SHUT_RDWR)
+	// Through the RawConn: once the reader closed the socket, this is a
+	// no-op rather than a shutdown of whatever reused its number.
+	_ = z.rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_RDWR) })
+}
+
+// CloseSession ends the pre-started launchers of the session whose
+// project and output directories these are (both modes), with any command
+// still running in them, and waits until they are gone. The session calls
+// it when it closes, after its background jobs ended.
+func (r *Runtime) CloseSession(project, output string) {
+	if r == nil || r.base.Temp == "" {
+		return
+	}
+	tmp := sessionTmp(r.base.Temp, project, output)
+	r.zmu.Lock()
+	var zs []*zygote
+	r.zygotes = slices.DeleteFunc(r.zygotes, func(z *zygote) bool {
+		if z.tmp == tmp {
+			zs = append(zs, z)
+			return true
+		}
+		return false
+	})
+	r.zmu.Unlock()
+	for _, z := range zs {
+		z.close()
+	}
+	for _, z := range zs {
+		<-z.gone
+	}
 }
 
 // CloseLaunchers ends every pre-started launcher (and with them any
@@ -392,6 +545,7 @@ func (c *Command) CloseLaunchers() {
 func (c *Command) StartCommand(path string, argv, env []string, dir string, stdin, stdout, stderr *os.File) (interface {
 	Wait() (int, error)
 	Signal(syscall.Signal) error
+	PID() int
 }, error) {
 	p, err := c.Start(path, argv, env, dir, stdin, stdout, stderr)
 	if err != nil {

@@ -5,8 +5,11 @@ package sandbox_test
 import (
 	"bytes"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -106,6 +109,12 @@ func TestLauncherSignal(t *testing.T) {
 	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
 		t.Fatalf("%q %v", buf, err)
 	}
+	// Its pid here leads its own session (and process group).
+	if pid := p.PID(); pid <= 0 {
+		t.Errorf("pid %d", pid)
+	} else if pg, err := syscall.Getpgid(pid); err != nil || pg != pid {
+		t.Errorf("pid %d: process group %d (%v)", pid, pg, err)
+	}
 	if err := p.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -181,5 +190,225 @@ func TestNoStrayDescriptors(t *testing.T) {
 	syscall.Close(77)
 	if b, _ := io.ReadAll(r); strings.Contains(string(b), "leaked") {
 		t.Error("a command wrote to the inherited descriptor")
+	}
+}
+
+// shEnv runs script with extra variables in the command's environment
+// (not in the script: what ama-rpc itself passes), through the
+// pre-started launcher or (Wrap) one per call.
+func (w world) shEnv(t *testing.T, c *sandbox.Command, viaLauncher bool, extra []string, script string) (string, int) {
+	t.Helper()
+	if !viaLauncher {
+		cmd := exec.Command("/bin/sh", "-c", script)
+		cmd.Dir = w.project
+		cmd.Env = append(append(os.Environ(), "HOME="+w.home, "TMPDIR="+w.tmp), extra...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		release, err := c.Wrap(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Start()
+		release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		return out.String(), cmd.ProcessState.ExitCode()
+	}
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	env := append(append(os.Environ(), "HOME="+w.home, "TMPDIR="+w.tmp), extra...)
+	p, err := c.Start("/bin/sh", []string{"sh", "-c", script}, env, w.project, null, wr, wr)
+	wr.Close()
+	if err != nil {
+		r.Close()
+		t.Fatalf("start: %v", err)
+	}
+	var out bytes.Buffer
+	_, _ = io.Copy(&out, r)
+	r.Close()
+	code, err := p.Wait()
+	if err != nil {
+		t.Fatalf("wait: %v", err)
+	}
+	return out.String(), code
+}
+
+// hiddenListener is a real listener at dir/name that the kernel's socket
+// table does not list under that name: it is bound at another name and
+// renamed (as a socket bound in another network namespace is not listed
+// in this one either), so only an environment naming it finds it.
+func hiddenListener(t *testing.T, dir, name string) (*net.UnixListener, string) {
+	t.Helper()
+	bound := filepath.Join(dir, name+".bound")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: bound, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.SetUnlinkOnClose(false)
+	t.Cleanup(func() { ln.Close() })
+	sock := filepath.Join(dir, name)
+	if err := os.Rename(bound, sock); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile("/proc/net/unix"); strings.Contains(string(b), " "+sock+"\n") {
+		t.Fatalf("%s is in the socket table", sock)
+	}
+	// The control: without the sandbox the connection is made and seen.
+	if b, err := exec.Command("sh", "-c", connectScript(sock)).CombinedOutput(); err != nil || !strings.Contains(string(b), "connected") || !accepted(t, ln) {
+		t.Fatalf("control connection failed: %v %s", err, b)
+	}
+	return ln, sock
+}
+
+// TestLauncherSocketsFromCommandEnv: a socket named only in a command's
+// environment (absent from the kernel's socket table and from the
+// launcher's own environment) is covered in the pre-started launcher's
+// jail, whichever variable names it, through a link to it, in a writable
+// tree, and when a launcher already started for an environment without it
+// would otherwise be reused. Checked by side effect: the listener's
+// backlog stays empty.
+func TestLauncherSocketsFromCommandEnv(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl needed to connect")
+	}
+	w := newWorld(t)
+	if strings.HasPrefix(w.root, os.TempDir()) {
+		t.Skip("no directory outside the private /tmp to put the socket in")
+	}
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	dir := filepath.Join(w.root, "agent")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ln, sock := hiddenListener(t, dir, "agent.sock")
+	link := filepath.Join(dir, "agent.link")
+	if err := os.Symlink(sock, link); err != nil {
+		t.Fatal(err)
+	}
+	projDir := filepath.Join(w.project, "run")
+	if err := os.Mkdir(projDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pln, psock := hiddenListener(t, projDir, "daemon.sock")
+
+	// A launcher started (and reused) for an environment naming none.
+	if out, code := w.shEnv(t, c, true, nil, "true"); code != 0 {
+		t.Fatalf("%d %s", code, out)
+	}
+	for _, tc := range []struct {
+		name string
+		env  string
+		path string
+		ln   *net.UnixListener
+	}{
+		{"SSH_AUTH_SOCK", "SSH_AUTH_SOCK=" + sock, sock, ln},
+		{"DBUS unix:path", "DBUS_SESSION_BUS_ADDRESS=unix:path=" + sock + ",guid=0", sock, ln},
+		{"any variable", "AMA_TEST_ODD_SOCKET=" + sock, sock, ln},
+		{"a link to it", "SSH_AUTH_SOCK=" + link, link, ln},
+		{"a link, connecting to the target", "SSH_AUTH_SOCK=" + link, sock, ln},
+		{"in the project", "SSH_AUTH_SOCK=" + psock, psock, pln},
+	} {
+		for _, viaLauncher := range []bool{true, false} {
+			out, _ := w.shEnv(t, c, viaLauncher, []string{tc.env}, connectScript(tc.path))
+			if accepted(t, tc.ln) || strings.Contains(out, "connected") {
+				t.Errorf("%s (launcher %v): the command reached the socket outside: %s", tc.name, viaLauncher, out)
+			}
+		}
+	}
+}
+
+// TestJailAbstractSockets: an abstract Unix socket outside (bound in
+// ama-rpc's network namespace, which a command shares when the network is
+// allowed) cannot be connected to: Landlock's IPC scoping (ABI 6) refuses
+// it, per call and in the pre-started launcher. With the network denied
+// the empty network namespace has none of them.
+func TestJailAbstractSockets(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl needed to connect")
+	}
+	w := newWorld(t)
+	for _, deny := range []bool{false, true} {
+		s := bashSettings
+		s.NetworkDenied = deny
+		rt := runtimeFor(t, s, w)
+		if !rt.Status().Namespaces {
+			t.Skipf("no user namespaces: %s", rt.Status().Detail)
+		}
+		if rt.Status().ABI < 6 {
+			t.Skipf("Landlock ABI %d has no IPC scoping", rt.Status().ABI)
+		}
+		t.Cleanup(rt.CloseLaunchers)
+		name := "ama-sandbox-test-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatBool(deny)
+		ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: "@" + name, Net: "unix"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		script := connectScript("@" + name)
+		if b, err := exec.Command("sh", "-c", script).CombinedOutput(); err != nil || !strings.Contains(string(b), "connected") || !accepted(t, ln) {
+			t.Fatalf("control connection failed: %v %s", err, b)
+		}
+		c := rt.For(w.project, "", false)
+		for _, viaLauncher := range []bool{true, false} {
+			out, _ := w.shEnv(t, c, viaLauncher, nil, script)
+			if accepted(t, ln) || strings.Contains(out, "connected") {
+				t.Errorf("network denied %v, launcher %v: the command reached an abstract socket outside: %s", deny, viaLauncher, out)
+			}
+		}
+	}
+}
+
+// TestLauncherEndsWithSession: closing a session ends its launcher (and
+// what still runs in it); another session's launcher is untouched.
+func TestLauncherEndsWithSession(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	a := rt.For(w.project, filepath.Join(w.root, "out", "session-a"), false)
+	b := rt.For(w.project, filepath.Join(w.root, "out", "session-b"), false)
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	start := func(c *sandbox.Command) (*sandbox.Proc, *os.File) {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.Start("/bin/sh", []string{"sh", "-c", "echo ready; sleep 60"}, os.Environ(), w.project, null, wr, wr)
+		wr.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 6)
+		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
+			t.Fatalf("%q %v", buf, err)
+		}
+		return p, r
+	}
+	pa, ra := start(a)
+	defer ra.Close()
+	pb, rb := start(b)
+	defer rb.Close()
+	rt.CloseSession(w.project, filepath.Join(w.root, "out", "session-a"))
+	if code, err := pa.Wait(); err == nil {
+		t.Errorf("session a's command outlived its session's launcher (exit %d)", code)
+	}
+	// Session b's command still runs: it answers a signal with its code.
+	if err := pb.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := pb.Wait(); err != nil || code != 128+int(syscall.SIGTERM) {
+		t.Errorf("session b: %d %v", code, err)
 	}
 }

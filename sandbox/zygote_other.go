@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
 )
 
 // ErrNoLauncher means the command cannot go through a pre-started
@@ -23,6 +24,9 @@ func (p *Proc) Wait() (int, error) { return -1, ErrNoLauncher }
 // Signal is never reached: Start always fails here.
 func (p *Proc) Signal(syscall.Signal) error { return ErrNoLauncher }
 
+// PID is never reached: Start always fails here.
+func (p *Proc) PID() int { return 0 }
+
 // Start has no pre-started launcher on this platform.
 func (c *Command) Start(string, []string, []string, string, *os.File, *os.File, *os.File) (*Proc, error) {
 	return nil, ErrNoLauncher
@@ -31,6 +35,14 @@ func (c *Command) Start(string, []string, []string, string, *os.File, *os.File, 
 // CloseLaunchers has nothing to end here.
 func (r *Runtime) CloseLaunchers() {}
 
+// CloseSession has nothing to end here.
+func (r *Runtime) CloseSession(project, output string) {}
+
+// runAlone has no launcher on this platform.
+func (r *Runtime) runAlone(Policy, string, []string, []string, string, *os.File, time.Duration) (int, string, error) {
+	return 0, "", ErrNoLauncher
+}
+
 // CloseLaunchers has nothing to end here.
 func (c *Command) CloseLaunchers() {}
 
@@ -38,6 +50,7 @@ func (c *Command) CloseLaunchers() {}
 func (c *Command) StartCommand(string, []string, []string, string, *os.File, *os.File, *os.File) (interface {
 	Wait() (int, error)
 	Signal(syscall.Signal) error
+	PID() int
 }, error) {
 	return nil, ErrNoLauncher
 }

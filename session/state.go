@@ -329,6 +329,10 @@ func (st *state) shutdown() {
 	if st.tenv != nil && st.tenv.Jobs != nil {
 		st.tenv.Jobs.StopAll()
 	}
+	if st.tenv != nil {
+		// Its pre-started sandbox launchers end with it.
+		st.s.deps.Sandbox.CloseSession(st.tenv.Cwd, st.tenv.OutputDir)
+	}
 	if st.judge != nil {
 		st.judge.Close()
 	}

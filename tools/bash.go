@@ -234,6 +234,8 @@ func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, 
 		notes = append(notes, "Killed by signal: "+d.Signal)
 	case d.ExitCode != nil && *d.ExitCode != 0:
 		notes = append(notes, fmt.Sprintf("Exit code %d", *d.ExitCode))
+	case ps.note != "":
+		notes = append(notes, ps.note)
 	}
 	if waitDelay {
 		notes = append(notes, "Processes started in the background still hold the output; use background:true for long-running processes.")

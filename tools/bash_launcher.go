@@ -5,16 +5,20 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // StartedCommand is a command a sandbox's pre-started launcher started
 // (package sandbox, Proc): Wait returns its exit code (128+n for signal n,
-// everything it started ended with it), Signal reaches its process group.
+// everything it started ended with it) or an error when the launcher
+// ended under it, Signal reaches its process group, PID is its process id
+// here (0: unknown).
 type StartedCommand = interface {
 	Wait() (int, error)
 	Signal(syscall.Signal) error
+	PID() int
 }
 
 // CommandStarter is a CommandSandbox that can start a foreground command
@@ -37,6 +41,8 @@ type proc struct {
 type exitState struct {
 	code   *int
 	signal string
+	// note says why the end is unknown (the sandbox's launcher ended).
+	note string
 }
 
 // cmdProc is a started exec.Cmd.
@@ -88,17 +94,7 @@ func startInLauncher(st CommandStarter, cmd *exec.Cmd, out io.Writer) (proc, boo
 	}()
 	return proc{
 		stop: func(done <-chan struct{}, grace time.Duration) {
-			if grace <= 0 {
-				grace = DefaultKillGrace
-			}
-			_ = p.Signal(syscall.SIGTERM)
-			t := time.NewTimer(grace)
-			defer t.Stop()
-			select {
-			case <-done:
-			case <-t.C:
-			}
-			_ = p.Signal(syscall.SIGKILL)
+			stopWith(func(s syscall.Signal) { _ = p.Signal(s) }, done, grace)
 		},
 		wait: func() (exitState, bool) {
 			code, err := p.Wait()
@@ -115,9 +111,59 @@ func startInLauncher(st CommandStarter, cmd *exec.Cmd, out io.Writer) (proc, boo
 			r.Close()
 			<-copied
 			if err != nil {
-				return exitState{}, late
+				return exitState{note: launcherGone(err)}, late
 			}
 			return exitState{code: &code}, late
+		},
+	}, true
+}
+
+// launcherGone is the note for a command whose launcher ended under it
+// (killed from outside, or ama-rpc's end): the command ended with it.
+func launcherGone(err error) string {
+	return "The OS sandbox's launcher ended while the command ran, so the command and its child processes were stopped (" +
+		strings.TrimSpace(err.Error()) + "); its exit code is unknown. Run it again if it is still needed."
+}
+
+// stopWith ends a process group through signal: SIGTERM, then SIGKILL
+// after grace unless done was closed first.
+func stopWith(signal func(syscall.Signal), done <-chan struct{}, grace time.Duration) {
+	if grace <= 0 {
+		grace = DefaultKillGrace
+	}
+	signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	signal(syscall.SIGKILL)
+}
+
+// startJobInLauncher starts a background job (cmd prepared by
+// newShellCmd) through the sandbox's launcher, its output written to out
+// (ama-rpc's descriptor, passed to the command); ok false means it was not
+// started (use Wrap).
+func startJobInLauncher(st CommandStarter, cmd *exec.Cmd, out *os.File) (jobProc, bool) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return jobProc{}, false
+	}
+	p, err := st.StartCommand(cmd.Path, cmd.Args, cmd.Env, cmd.Dir, null, out, out)
+	null.Close()
+	if err != nil {
+		return jobProc{}, false
+	}
+	return jobProc{
+		pid:    p.PID(),
+		signal: func(s syscall.Signal) { _ = p.Signal(s) },
+		wait: func() (*int, string) {
+			code, err := p.Wait()
+			if err != nil {
+				return nil, launcherGone(err)
+			}
+			return &code, ""
 		},
 	}, true
 }

@@ -6,7 +6,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -84,7 +86,7 @@ func TestBashSandboxBackgroundJob(t *testing.T) {
 		t.Skipf("mkfifo: %v", err)
 	}
 	r := runSandboxed(t, env, map[string]any{"background": true,
-		"command": "touch job-in.txt; echo x > ../job-out.txt; echo logged >&2; read x < ready.fifo; sleep 30"})
+		"command": "echo ns-pid=$$; touch job-in.txt; echo x > ../job-out.txt; echo logged >&2; read x < ready.fifo; sleep 30"})
 	mustOK(t, r)
 	d := r.Details.(tools.BashDetails)
 	if !d.Sandboxed || d.Job == nil {
@@ -101,6 +103,11 @@ func TestBashSandboxBackgroundJob(t *testing.T) {
 	defer w.Close()
 	got := mustOK(t, runSandboxed(t, env, map[string]any{"job": d.Job.ID, "action": "output"}))
 	contains(t, got, "is running", refusal(env), "logged")
+	if env.Sandbox.(*sandbox.Command).Policy().Namespaces {
+		// Through the pre-started launcher: the job is the init of a
+		// PID namespace of its own.
+		contains(t, got, "ns-pid=1\n")
+	}
 	got = mustOK(t, runSandboxed(t, env, map[string]any{"job": d.Job.ID, "action": "stop"}))
 	contains(t, got, "was stopped")
 	if _, err := os.Stat(filepath.Join(env.Cwd, "job-in.txt")); err != nil {
@@ -137,4 +144,96 @@ func TestBashSandboxDecl(t *testing.T) {
 	}
 	// Without the sandbox the parameter is rejected by the schema.
 	mustErr(t, run(t, newEnv(t), "bash", map[string]any{"command": "true", "sandbox": false}), "sandbox")
+}
+
+// launcherOf returns the sandbox launcher that pid runs under: the
+// nearest ancestor started as the launcher (ama-rpc-sandbox or
+// `… __sandbox-exec …`).
+func launcherOf(t *testing.T, pid int) int {
+	t.Helper()
+	for p := pid; p > 1; {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if p != pid {
+			cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
+			if strings.Contains(string(cmdline), sandbox.LauncherArg) || strings.Contains(string(cmdline), sandbox.LauncherName) {
+				return p
+			}
+		}
+		p, _ = strconv.Atoi(f[1]) // ppid
+	}
+	t.Fatalf("no launcher above %d", pid)
+	return 0
+}
+
+// pidOf finds the process whose command line contains marker.
+func pidOf(t *testing.T, marker string) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline"); strings.Contains(string(b), marker) {
+			return pid
+		}
+	}
+	t.Fatalf("no process with %q", marker)
+	return 0
+}
+
+// TestBashSandboxLauncherDies: when the sandbox's launcher is killed
+// while a command runs (foreground or background job), the command ends
+// with it and the model is told so instead of getting a bare failure.
+func TestBashSandboxLauncherDies(t *testing.T) {
+	env, _ := sandboxEnv(t)
+	if !env.Sandbox.(*sandbox.Command).Policy().Namespaces {
+		t.Skip("no pre-started launcher without namespaces")
+	}
+	marker := "61.4321" + strconv.Itoa(os.Getpid())
+	ready := make(chan struct{})
+	var once sync.Once
+	call := &tools.Call{ID: "c1", Args: rawArgs(t, map[string]any{"command": "echo ready; exec sleep " + marker}), Env: env,
+		Update: func(s string) {
+			if strings.Contains(s, "ready") {
+				once.Do(func() { close(ready) })
+			}
+		}}
+	res := make(chan *tools.Result, 1)
+	go func() { res <- sandboxRegistry.Run(context.Background(), "bash", call) }()
+	<-ready
+	if err := syscall.Kill(launcherOf(t, pidOf(t, marker)), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-res
+	got := text(r)
+	if !r.IsError || !strings.Contains(got, "launcher ended while the command ran") {
+		t.Errorf("foreground: %q", got)
+	}
+
+	env.Jobs = tools.NewJobs(env.OutputDir, nil)
+	defer env.Jobs.StopAll()
+	fifo := filepath.Join(env.Cwd, "ready.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r = runSandboxed(t, env, map[string]any{"background": true, "command": "read x < ready.fifo; sleep 60"})
+	d := r.Details.(tools.BashDetails)
+	if d.Job == nil || d.Job.PID <= 0 {
+		t.Fatalf("%+v", d)
+	}
+	w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // returns once the job reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := syscall.Kill(launcherOf(t, d.Job.PID), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	got = text(runSandboxed(t, env, map[string]any{"job": d.Job.ID, "action": "wait"}))
+	contains(t, got, "exited.", "launcher ended while the command ran")
 }

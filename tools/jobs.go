@@ -98,7 +98,8 @@ type job struct {
 	// log is the output file as created here, kept open: its tail is read
 	// through this descriptor, never by reopening OutputPath, which a
 	// command could have swapped for a link (issue 24). Closed by StopAll.
-	log *os.File
+	log  *os.File
+	proc jobProc // set before the job is registered, then read only
 }
 
 // NewJobs returns an empty registry writing output files to dir (created
@@ -137,29 +138,23 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 		shell = defaultShell()
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
-	_, release, err := wrapWith(spec.Sandbox, cmd)
-	if err != nil {
-		out.Close()
-		return JobInfo{}, fmt.Errorf("start job: %w", err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	err = cmd.Start()
-	release()
+	pr, err := startJobProc(spec.Sandbox, cmd, out)
 	if err != nil {
 		out.Close()
 		return JobInfo{}, fmt.Errorf("start job: %w", err)
 	}
 	jb := &job{
-		info: JobInfo{ID: id, Command: spec.Command, PID: cmd.Process.Pid, OutputPath: outPath, Status: JobRunning,
+		info: JobInfo{ID: id, Command: spec.Command, PID: pr.pid, OutputPath: outPath, Status: JobRunning,
 			Sandboxed: spec.Sandbox != nil},
 		done: make(chan struct{}),
 		log:  out,
+		proc: pr,
 	}
 	j.mu.Lock()
 	if j.closed { // StopAll ran while we were starting
 		j.mu.Unlock()
-		killGroup(jb.info.PID)
-		_ = cmd.Wait()
+		pr.signal(syscall.SIGKILL)
+		_, _ = pr.wait()
 		out.Close()
 		return JobInfo{}, ErrJobsClosed
 	}
@@ -170,23 +165,76 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 	j.mu.Unlock()
 
 	j.emit(JobEvent{JobID: id, Phase: JobStarted, Command: spec.Command, PID: info.PID, OutputPath: info.OutputPath})
-	go j.monitor(jb, cmd)
+	go j.monitor(jb)
 	return info, nil
 }
 
-// monitor waits for the job's shell, records the outcome and reports it.
-func (j *Jobs) monitor(jb *job, cmd *exec.Cmd) {
-	defer j.wg.Done()
-	_ = cmd.Wait()
-	var code *int
-	if ps := cmd.ProcessState; ps != nil {
-		if ps.Exited() {
-			c := ps.ExitCode()
-			code = &c
-		} else if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			c := 128 + int(ws.Signal())
-			code = &c
+// jobProc is a started job, whichever way it was started.
+type jobProc struct {
+	pid int
+	// signal reaches its process group.
+	signal func(syscall.Signal)
+	// wait waits for it: its exit code (128+n when signal n ended it),
+	// nil and why when it is unknown.
+	wait func() (*int, string)
+}
+
+// startJobProc starts cmd with its output to out: through the sandbox's
+// pre-started launcher when it has one (the same jail as a foreground
+// command, in a PID namespace and session of its own), else wrapped by the
+// sandbox (a launcher of its own) or bare.
+func startJobProc(sb CommandSandbox, cmd *exec.Cmd, out *os.File) (jobProc, error) {
+	if st, ok := sb.(CommandStarter); ok {
+		if pr, ok := startJobInLauncher(st, cmd, out); ok {
+			return pr, nil
 		}
+	}
+	_, release, err := wrapWith(sb, cmd)
+	if err != nil {
+		return jobProc{}, err
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	err = cmd.Start()
+	release()
+	if err != nil {
+		return jobProc{}, err
+	}
+	pid := cmd.Process.Pid
+	return jobProc{
+		pid: pid,
+		signal: func(s syscall.Signal) {
+			if s == syscall.SIGKILL {
+				killGroup(pid)
+			} else {
+				terminateGroup(pid)
+			}
+		},
+		wait: func() (*int, string) {
+			_ = cmd.Wait()
+			ps := cmd.ProcessState
+			switch {
+			case ps == nil:
+				return nil, ""
+			case ps.Exited():
+				c := ps.ExitCode()
+				return &c, ""
+			}
+			if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				c := 128 + int(ws.Signal())
+				return &c, ""
+			}
+			return nil, ""
+		},
+	}, nil
+}
+
+// monitor waits for the job's shell, records the outcome and reports it.
+func (j *Jobs) monitor(jb *job) {
+	defer j.wg.Done()
+	code, why := jb.proc.wait()
+	if why != "" {
+		// The log is ours and the job has ended: the note is its last line.
+		_, _ = jb.log.WriteString("\n[" + why + "]\n")
 	}
 	j.mu.Lock()
 	phase := JobExited
@@ -309,10 +357,9 @@ func (j *Jobs) Stop(id string) (JobInfo, error) {
 	if running {
 		jb.stopping = true
 	}
-	pid := jb.info.PID
 	j.mu.Unlock()
 	if running {
-		stopGroup(pid, jb.done, j.grace)
+		stopWith(jb.proc.signal, jb.done, j.grace)
 		<-jb.done
 	}
 	return j.infoOf(jb), nil
@@ -334,7 +381,7 @@ func (j *Jobs) StopAll() {
 	}
 	j.mu.Unlock()
 	for _, jb := range running {
-		terminateGroup(jb.info.PID) // PID never changes after Start
+		jb.proc.signal(syscall.SIGTERM)
 	}
 	t := time.NewTimer(j.grace)
 	defer t.Stop()
@@ -347,7 +394,7 @@ func (j *Jobs) StopAll() {
 				expired = true
 			}
 		}
-		killGroup(jb.info.PID)
+		jb.proc.signal(syscall.SIGKILL)
 	}
 	j.wg.Wait()
 	j.mu.Lock()

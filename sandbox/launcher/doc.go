@@ -71,9 +71,12 @@ const EnvZygote = "AMA_SANDBOX_ZYGOTE"
 // a datagram, fields separated by NUL):
 //
 //	ama-rpc → zygote: "run" id path dir argc argv… env…, with the
-//	                  command's stdin, stdout and stderr as SCM_RIGHTS
+//	                  command's stdin, stdout and stderr (and, for the
+//	                  self-test, a descriptor 3) as SCM_RIGHTS
 //	                  "kill" id signal   (to the command's process group)
-//	zygote → ama-rpc: "started" id | "error" id message
+//	zygote → ama-rpc: "started" id (with the command's pidfd as
+//	                  SCM_RIGHTS, where the kernel makes one)
+//	                  | "error" id message
 //	                  "exit" id code   (128+n for a signal, 126 when the
 //	                                    command was stopped by the tripwire)
 //

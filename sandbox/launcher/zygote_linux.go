@@ -91,10 +91,17 @@ func runZygote(ctl int, minFD int, sweep []string) error {
 	return nil
 }
 
-func (z *zygote) send(fields ...string) {
+func (z *zygote) send(fields ...string) { z.sendFD(-1, fields...) }
+
+// sendFD sends fields with descriptor fd (none when negative).
+func (z *zygote) sendFD(fd int, fields ...string) {
+	var oob []byte
+	if fd >= 0 {
+		oob = syscall.UnixRights(fd)
+	}
 	z.wmu.Lock()
 	defer z.wmu.Unlock()
-	_ = syscall.Sendmsg(z.ctl, []byte(strings.Join(fields, "\x00")), nil, nil, 0)
+	_ = syscall.Sendmsg(z.ctl, []byte(strings.Join(fields, "\x00")), oob, nil, 0)
 }
 
 func (z *zygote) handle(f []string, fds []int) {
@@ -102,16 +109,24 @@ func (z *zygote) handle(f []string, fds []int) {
 	case len(f) >= 5 && f[0] == "run":
 		id := f[1]
 		argc, err := strconv.Atoi(f[4])
-		if err != nil || argc < 1 || 5+argc > len(f) || len(fds) != 3 {
+		if err != nil || argc < 1 || 5+argc > len(f) || len(fds) < 3 || len(fds) > 4 {
 			z.send("error", id, "bad run request")
 			return
+		}
+		files := make([]uintptr, len(fds))
+		for i, fd := range fds {
+			files[i] = uintptr(fd)
 		}
 		argv, env := f[5:5+argc], f[5+argc:]
 		// Fresh PID namespace (the command is its init) and session (no
 		// controlling terminal); the seccomp filter, Landlock domain,
 		// no_new_privs and securebits are the zygote's, inherited.
-		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: []uintptr{uintptr(fds[0]), uintptr(fds[1]), uintptr(fds[2])},
-			Sys: &syscall.SysProcAttr{Setsid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL}}
+		// The pidfd goes to ama-rpc with "started": it names the
+		// command by its pid there (this PID namespace's numbers mean
+		// nothing outside).
+		pidfd := -1
+		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: files,
+			Sys: &syscall.SysProcAttr{Setsid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}}
 		if p := z.tripped(); p != "" {
 			z.send("error", id, "tripped: the sandbox launcher was stopped when a command created or replaced "+p)
 			return
@@ -135,7 +150,10 @@ func (z *zygote) handle(f []string, fds []int) {
 		case z.started <- struct{}{}:
 		default:
 		}
-		z.send("started", id)
+		z.sendFD(pidfd, "started", id)
+		if pidfd >= 0 {
+			_ = syscall.Close(pidfd)
+		}
 	case len(f) == 3 && f[0] == "kill":
 		sig, err := strconv.Atoi(f[2])
 		if err != nil || sig <= 0 || sig > 64 {
