@@ -125,22 +125,6 @@ func launcherGone(err error) string {
 		strings.TrimSpace(err.Error()) + "); its exit code is unknown. Run it again if it is still needed."
 }
 
-// stopWith ends a process group through signal: SIGTERM, then SIGKILL
-// after grace unless done was closed first.
-func stopWith(signal func(syscall.Signal), done <-chan struct{}, grace time.Duration) {
-	if grace <= 0 {
-		grace = DefaultKillGrace
-	}
-	signal(syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-	signal(syscall.SIGKILL)
-}
-
 // startJobInLauncher starts a background job (cmd prepared by
 // newShellCmd) through the sandbox's launcher, its output written to out
 // (ama-rpc's descriptor, passed to the command); ok false means it was not

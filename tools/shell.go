@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -52,17 +53,29 @@ func newShellCmd(shell, command, dir string, environ []string) *exec.Cmd {
 // done is not closed within grace. SIGKILL is sent in any case, for
 // members that outlive the leader.
 func stopGroup(pid int, done <-chan struct{}, grace time.Duration) {
+	stopWith(func(s syscall.Signal) {
+		if s == syscall.SIGKILL {
+			killGroup(pid)
+		} else {
+			terminateGroup(pid)
+		}
+	}, done, grace)
+}
+
+// stopWith ends a process group through signal: SIGTERM, then SIGKILL
+// after grace unless done was closed first.
+func stopWith(signal func(syscall.Signal), done <-chan struct{}, grace time.Duration) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
-	terminateGroup(pid)
+	signal(syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-t.C:
 	}
-	killGroup(pid)
+	signal(syscall.SIGKILL)
 }
 
 var ansiRE = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
