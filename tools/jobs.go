@@ -134,7 +134,7 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 	}
 	shell := spec.Shell
 	if shell == "" {
-		shell = defaultShell()
+		shell = defaultShell(spec.Dir)
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
 	_, release, err := wrapWith(spec.Sandbox, cmd)
