@@ -87,7 +87,7 @@ func (p *Prober) lookPath(program string) (string, error) {
 	if p.LookPath != nil {
 		return p.LookPath(program)
 	}
-	return exec.LookPath(program)
+	return childenv.LookPath(program)
 }
 
 func (p *Prober) locate(program string) *Located {
