@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/armadra/ama-rpc/agents/claudestream"
+	"github.com/armadra/ama-rpc/internal/childenv"
 	"github.com/armadra/ama-rpc/llm"
 )
 
@@ -85,7 +86,7 @@ func claudeMode(mode, manual string) string {
 
 func (d *claudeDriver) argv(o *extOpen) []string {
 	d.manual = "default"
-	if help := cliHelp(d.c.program); strings.Contains(help, "manual") {
+	if help := cliHelp(d.c.program, o.cwd); strings.Contains(help, "manual") {
 		d.manual = "manual" // newer CLIs call the asking mode manual
 	}
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
@@ -405,17 +406,23 @@ func claudeToolPaths(input json.RawMessage) []string {
 	return out
 }
 
-// cliHelp is a program's --help output (bounded, memoised per process).
-func cliHelp(program string) string {
+// cliHelp is a program's --help output (bounded, memoised per process),
+// the program found on PATH outside cwd (childenv.LookPath: never one
+// planted in the project).
+func cliHelp(program, cwd string) string {
+	path, err := childenv.LookPath(program, cwd)
+	if err != nil {
+		return ""
+	}
 	helpMu.Lock()
 	defer helpMu.Unlock()
-	if h, ok := helpMemo[program]; ok {
+	if h, ok := helpMemo[path]; ok {
 		return h
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), versionTimeout)
 	defer cancel()
-	out, _ := runVersion(ctx, program, "--help")
-	helpMemo[program] = string(out)
+	out, _ := runVersion(ctx, path, "--help")
+	helpMemo[path] = string(out)
 	return string(out)
 }
 

@@ -400,7 +400,7 @@ func (t *Task) runExternal() Result {
 		return fail("%s", refused)
 	}
 	cands := candidatesFor(agent)
-	c, path, ok := pickCandidate(cands, mode, exec.LookPath)
+	c, path, ok := pickCandidate(cands, mode, func(p string) (string, error) { return childenv.LookPath(p, t.cwd) })
 	if !ok {
 		programs := make([]string, 0, len(cands))
 		for _, c := range cands {

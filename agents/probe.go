@@ -87,7 +87,7 @@ func (p *Prober) lookPath(program string) (string, error) {
 	if p.LookPath != nil {
 		return p.LookPath(program)
 	}
-	return exec.LookPath(program)
+	return childenv.LookPath(program)
 }
 
 func (p *Prober) locate(program string) *Located {
@@ -298,21 +298,11 @@ func (p *Prober) ListedExternals() []*Type {
 }
 
 // LookPathIn is exec.LookPath over the given PATH value (the process
-// environment a host hands ama-rpc may differ from os.Getenv's).
-func LookPathIn(pathList string) func(string) (string, error) {
+// environment a host hands ama-rpc may differ from os.Getenv's), skipping
+// relative entries and those inside untrusted (childenv.LookPathIn: the
+// probe runs what it finds with --version, outside the sandbox).
+func LookPathIn(pathList string, untrusted ...string) func(string) (string, error) {
 	return func(program string) (string, error) {
-		if strings.Contains(program, "/") {
-			return exec.LookPath(program)
-		}
-		for _, dir := range filepath.SplitList(pathList) {
-			if dir == "" {
-				continue
-			}
-			p := filepath.Join(dir, program)
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-				return p, nil
-			}
-		}
-		return "", exec.ErrNotFound
+		return childenv.LookPathIn(pathList, program, untrusted...)
 	}
 }

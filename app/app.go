@@ -465,7 +465,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	var probe *agents.Prober
 	if getenv("AMA_NO_AGENT_PROBE") != "1" && runners == nil {
 		// External agents on PATH: listed in the task tool, probed for get_agents.
-		probe = &agents.Prober{LookPath: agents.LookPathIn(getenv("PATH")), CacheFile: filepath.Join(paths.Data, "drivers.json")}
+		probe = &agents.Prober{LookPath: agents.LookPathIn(getenv("PATH"), cwd), CacheFile: filepath.Join(paths.Data, "drivers.json")}
 	}
 	if active, err = wireAgents(deps, active, user.Subagents, user.Agents, defDirs, trusted, runners, probe, log); err != nil {
 		return nil, err

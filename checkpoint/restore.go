@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	udiff "github.com/aymanbagabas/go-udiff"
@@ -134,7 +135,7 @@ func (s *Store) Restore(cwd string, files map[string]Record, opt RestoreOptions)
 			continue // the same path under two spellings: handled once
 		}
 		seen[key] = true
-		o := s.restoreFile(abs, files[k], opt)
+		o := s.restoreFile(cwd, abs, key, files[k], opt)
 		switch {
 		case o.err != nil:
 			res.Failed = append(res.Failed, Failure{Path: key, Message: o.err.Error()})
@@ -185,7 +186,7 @@ func skipped(reason string) outcome { return outcome{skip: reason} }
 func failed(err error) outcome      { return outcome{err: err} }
 
 // restoreFile handles one path (see Restore).
-func (s *Store) restoreFile(abs string, rec Record, opt RestoreOptions) outcome {
+func (s *Store) restoreFile(cwd, abs, key string, rec Record, opt RestoreOptions) outcome {
 	if rec.Skipped != "" {
 		return skipped(rec.Skipped)
 	}
@@ -237,6 +238,12 @@ func (s *Store) restoreFile(abs string, rec Record, opt RestoreOptions) outcome 
 		return failed(err)
 	case rec.RealParentDir != "" && realParent != rec.RealParentDir:
 		return skipped(SkipParentMoved)
+	case rec.RealParentDir == "" && !filepath.IsAbs(key) && !within(realParent, realOf(cwd)):
+		// A project file's directory now resolves out of the project (a
+		// link planted at an ancestor) and the record has no
+		// RealParentDir to compare (one could not be resolved when it
+		// was taken): nothing is written or deleted outside.
+		return skipped(SkipParentMoved)
 	case rec.RealParentDir == "" && parentExists:
 		if li, err := os.Lstat(dir); err == nil && li.Mode()&fs.ModeSymlink != 0 {
 			return skipped(SkipParentMoved)
@@ -266,7 +273,11 @@ func (s *Store) restoreFile(abs string, rec Record, opt RestoreOptions) outcome 
 	}
 	// Apply, inside the verified parent directory.
 	if !parentExists {
-		if err := os.MkdirAll(dir, 0o777); err != nil {
+		err := mkdirIn(dir, realParent)
+		if errors.Is(err, errParentMoved) {
+			return skipped(SkipParentMoved)
+		}
+		if err != nil {
 			return failed(err)
 		}
 		if again, ok, err := realDir(dir); err != nil || !ok || again != realParent {
@@ -306,6 +317,50 @@ func countLines(from, to []byte) (ins, del int) {
 		ins += lineCount([]byte(e.New))
 	}
 	return ins, del
+}
+
+// mkdirIn creates the missing directories of dir, whose real path realDir
+// found to be real, inside its deepest existing ancestor opened as an
+// os.Root where realDir found it (openDir): an ancestor swapped for a link
+// since then makes it fail with errParentMoved, and no directory is made
+// outside (os.MkdirAll would follow the link).
+func mkdirIn(dir, real string) error {
+	anc, realAnc := dir, real
+	var missing []string
+	for {
+		if _, err := os.Lstat(anc); err == nil {
+			break
+		}
+		up := filepath.Dir(anc)
+		if up == anc || filepath.Base(anc) != filepath.Base(realAnc) {
+			return errParentMoved
+		}
+		missing = append([]string{filepath.Base(anc)}, missing...)
+		anc, realAnc = up, filepath.Dir(realAnc)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	root, err := openDir(anc, realAnc)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return root.MkdirAll(filepath.Join(missing...), 0o777)
+}
+
+// realOf is p with its symlinks resolved (cleaned when it cannot be).
+func realOf(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// within reports whether p is dir or lies below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // openDir opens dir, which must be the directory real (no symlink at the

@@ -15,7 +15,10 @@ import (
 // os.Environ(), and every function that builds an exec.Cmd also sets its
 // Env (an unset Env inherits the provider keys). The sandbox launcher is
 // the one exception: it execs the command in place with the environment
-// its parent, the bash tool, already scrubbed. Test tooling (test/,
+// its parent, the bash tool, already scrubbed. A program started by name
+// is found with childenv.LookPath (no exec.LookPath, no bare name given to
+// exec.Command), which never looks in the project's PATH entries. Test
+// tooling (test/,
 // _test.go files) is not ama-rpc.
 func TestArchChildEnvironment(t *testing.T) {
 	exempt := map[string]bool{"internal/childenv": true, "sandbox/launcher": true}
@@ -55,6 +58,19 @@ func TestArchChildEnvironment(t *testing.T) {
 								t.Errorf("%s: os.Environ() outside internal/childenv (use childenv.Environ or Scrub)", fset.Position(n.Pos()))
 							case x.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext"):
 								cmds = append(cmds, n.Pos())
+								// The program: a bare name would be looked up on
+								// PATH by os/exec, project directories included.
+								i := 0
+								if sel.Sel.Name == "CommandContext" {
+									i = 1
+								}
+								if len(n.Args) > i {
+									if lit, ok := n.Args[i].(*ast.BasicLit); ok && lit.Kind == token.STRING && !strings.HasPrefix(strings.Trim(lit.Value, "`\""), "/") {
+										t.Errorf("%s: exec of the bare name %s (find it with childenv.LookPath: never in the project's PATH entries)", fset.Position(n.Pos()), lit.Value)
+									}
+								}
+							case x.Name == "exec" && sel.Sel.Name == "LookPath":
+								t.Errorf("%s: exec.LookPath outside internal/childenv (use childenv.LookPath: it skips PATH entries inside the project)", fset.Position(n.Pos()))
 							}
 						}
 					}

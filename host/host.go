@@ -176,13 +176,15 @@ type evItem struct {
 }
 
 // NodeRuntime finds the JavaScript runtime: explicit (AMA_NODE), else node
-// on PATH. An Electron binary works: the child gets ELECTRON_RUN_AS_NODE=1.
-func NodeRuntime(explicit string) (string, error) {
+// on PATH, never in a PATH directory inside the project cwd
+// (childenv.LookPath: a node planted in its .venv/bin would run the
+// bridge). An Electron binary works: the child gets ELECTRON_RUN_AS_NODE=1.
+func NodeRuntime(explicit, cwd string) (string, error) {
 	name := explicit
 	if name == "" {
 		name = "node"
 	}
-	p, err := exec.LookPath(name)
+	p, err := childenv.LookPath(name, cwd)
 	if err != nil {
 		return "", fmt.Errorf("%w: no JavaScript runtime for the host adapter: %q not found (install Node.js or set AMA_NODE to a node or Electron binary)", ErrLoad, name)
 	}
@@ -215,7 +217,7 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 			return nil, fmt.Errorf("%w: host adapter %s does not exist", ErrLoad, mod)
 		}
 		opts.Module = mod
-		node, err := NodeRuntime(opts.Node)
+		node, err := NodeRuntime(opts.Node, opts.Cwd)
 		if err != nil {
 			return nil, err
 		}

@@ -21,9 +21,16 @@ type process struct {
 // newProcess prepares the child (the SDK's CommandTransport starts it):
 // the configured command and arguments only, in the project directory,
 // with the scrubbed environment plus the server's env, in its own process
-// group, stderr to the log.
+// group, stderr to the log. A command without a slash is found on PATH
+// outside the project (childenv.LookPath: an npx planted in the project's
+// .venv/bin is not run).
 func newProcess(cfg Server, opts Options, log *zap.Logger) (*process, error) {
-	cmd := exec.Command(cfg.Command, cfg.Args...)
+	prog, err := childenv.LookPath(cfg.Command, opts.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(prog, cfg.Args...)
+	cmd.Args[0] = cfg.Command
 	cmd.Dir = opts.Cwd
 	cmd.Env = childenv.Environ(opts.Env, cfg.Env...)
 	cmd.Stderr = &logWriter{log: log}

@@ -135,7 +135,7 @@ func (j *Jobs) Start(spec JobSpec) (JobInfo, error) {
 	}
 	shell := spec.Shell
 	if shell == "" {
-		shell = defaultShell()
+		shell = defaultShell(spec.Dir)
 	}
 	cmd := newShellCmd(shell, spec.Command, spec.Dir, spec.Env)
 	pr, err := startJobProc(spec.Sandbox, cmd, out)

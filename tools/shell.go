@@ -18,20 +18,34 @@ import (
 // SIGKILL.
 const DefaultKillGrace = 2 * time.Second
 
-var defaultShell = sync.OnceValue(func() string {
-	if p, err := exec.LookPath("bash"); err == nil {
-		return p
-	}
-	return "sh"
-})
+// shells caches defaultShell by directory (a session's cwd).
+var shells sync.Map
 
-// shellOf returns the shell of the session: Env.Shell, else bash from PATH,
-// else sh.
+// defaultShell is bash from PATH, else /bin/sh, found outside dir
+// (childenv.LookPath): a bash planted in the project's .venv/bin would run
+// the judged command text as it likes, outside any verdict.
+func defaultShell(dir string) string {
+	if v, ok := shells.Load(dir); ok {
+		return v.(string)
+	}
+	sh := "/bin/sh"
+	if p, err := childenv.LookPath("bash", dir); err == nil {
+		sh = p
+	}
+	shells.Store(dir, sh)
+	return sh
+}
+
+// shellOf returns the shell of the session: Env.Shell, else bash from PATH
+// (outside the session's directory), else /bin/sh.
 func shellOf(env *Env) string {
 	if env != nil && env.Shell != "" {
 		return env.Shell
 	}
-	return defaultShell()
+	if env != nil {
+		return defaultShell(env.Cwd)
+	}
+	return defaultShell("")
 }
 
 // newShellCmd prepares `<shell> -c command` in dir as the leader of its own

@@ -64,9 +64,18 @@ func GitEnv(base []string) []string {
 }
 
 // Git is ama-rpc's own git: `git args…` in dir with GitEnv of this
-// process's environment and stdin from the null device.
+// process's environment and stdin from the null device. The git program
+// is found by LookPath outside dir (a git planted in the project's
+// .venv/bin is not run).
 func Git(ctx context.Context, dir string, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	prog, err := LookPath("git", dir)
+	if err != nil {
+		prog = "git"
+	}
+	cmd := exec.CommandContext(ctx, prog, args...)
+	if err != nil {
+		cmd.Err = err // Start fails with it, as exec.Command's own lookup would
+	}
 	cmd.Dir = dir
 	cmd.Env = GitEnv(os.Environ())
 	return cmd

@@ -21,6 +21,10 @@
 //   - Replacements (WriteAtomic) go to a fresh temporary file in the same
 //     directory and are renamed over the name: a link planted at the name
 //     is replaced, not followed.
+//   - The directory a new or replaced file goes into may not belong to
+//     another user (ErrNotOwned: one who made $TMPDIR/ama-outputs first
+//     could read, replace or remove what ama-rpc writes there); the user's
+//     own and root's pass.
 //   - A file ama-rpc keeps (a job log) is read back through the descriptor
 //     it created, never by path.
 //

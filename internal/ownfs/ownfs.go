@@ -26,6 +26,7 @@ var (
 	ErrSecret     = errors.New("reaches a credential file")
 	ErrHardLink   = errors.New("has more than one hard link (may be a copy of another file)")
 	ErrChanged    = errors.New("changed while it was opened")
+	ErrNotOwned   = errors.New("directory belongs to another user")
 )
 
 // ReadUser reads a file of the user's own (config, hooks, auth, profile,
@@ -181,7 +182,26 @@ func OpenDir(dir string) (*os.Root, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
+	if err := owned(r, dir); err != nil {
+		r.Close()
+		return nil, err
+	}
 	return r, nil
+}
+
+// owned refuses a directory (open as r) that another user owns: in a
+// shared directory such as /tmp another local user could have made
+// ama-outputs first and would then read, replace or remove what ama-rpc
+// puts there. The user's own and root's directories pass.
+func owned(r *os.Root, dir string) error {
+	fi, err := r.Stat(".")
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	if o, ok := owner(fi); ok && o != uint32(os.Getuid()) && o != 0 {
+		return &fs.PathError{Op: "open", Path: dir, Err: ErrNotOwned}
+	}
+	return nil
 }
 
 // CreateTemp creates a new file in dir (see OpenDir) named pattern with
@@ -267,11 +287,22 @@ func WriteAtomicIn(root, rel string, data []byte) error {
 	dir, name := filepath.Split(rel)
 	dir = filepath.Clean(dir)
 	if dir != "." {
+		// The file's own directory, held open: checked once (owner) and
+		// used for both the temporary file and the rename.
 		if err := r.MkdirAll(dir, 0o700); err != nil {
 			return &fs.PathError{Op: "write", Path: full, Err: err}
 		}
+		d, err := r.OpenRoot(dir)
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: full, Err: err}
+		}
+		defer d.Close()
+		if err := owned(d, filepath.Join(root, dir)); err != nil {
+			return err
+		}
+		r, rel = d, name
 	}
-	f, tmp, err := createTemp(r, filepath.Join(dir, "."+name+".tmp-*"))
+	f, tmp, err := createTemp(r, "."+name+".tmp-*")
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: full, Err: err}
 	}

@@ -239,3 +239,49 @@ func TestReadUserInRefusesLinksToSecrets(t *testing.T) {
 		}
 	}
 }
+
+// Another local user made ama's directory in a shared place first
+// ($TMPDIR/ama-outputs): ama-rpc puts nothing there (that user could read,
+// replace or remove it). Its own and root's directories are used.
+func TestForeignDirectoryRefused(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("making a directory of another user needs root")
+	}
+	shared := t.TempDir()
+	foreign := filepath.Join(shared, "ama-outputs")
+	if err := os.Mkdir(foreign, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(foreign, 65534, 65534); err != nil {
+		t.Skipf("chown: %v", err)
+	}
+	if err := WriteAtomic(foreign, "report.md", []byte("task report")); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("WriteAtomic: %v, want ErrNotOwned", err)
+	}
+	if err := WriteAtomicIn(shared, "ama-outputs/report.md", []byte("task report")); !errors.Is(err, ErrNotOwned) {
+		t.Errorf("WriteAtomicIn: %v, want ErrNotOwned", err)
+	}
+	if f, _, err := CreateTemp(foreign, "job-*.log"); !errors.Is(err, ErrNotOwned) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("CreateTemp: %v, want ErrNotOwned", err)
+	}
+	if f, err := OpenAppend(filepath.Join(foreign, "decisions.jsonl")); !errors.Is(err, ErrNotOwned) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("OpenAppend: %v, want ErrNotOwned", err)
+	}
+	if ents, _ := os.ReadDir(foreign); len(ents) != 0 {
+		t.Errorf("files left in the other user's directory: %v", ents)
+	}
+	// Everyday: the user's own directory, and root's shared one (the
+	// parent here, as /tmp).
+	if err := WriteAtomic(filepath.Join(shared, "mine"), "report.md", []byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAtomicIn(shared, "top.md", []byte("ok")); err != nil {
+		t.Fatal(err)
+	}
+}

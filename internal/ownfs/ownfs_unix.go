@@ -19,3 +19,11 @@ func links(fi fs.FileInfo) uint64 {
 	}
 	return 1
 }
+
+// owner is the uid that owns the file fi describes.
+func owner(fi fs.FileInfo) (uint32, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Uid, true
+	}
+	return 0, false
+}
