@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
 
 // Tree indexes the entries of a session (in memory, no I/O): parent links,
@@ -413,7 +415,7 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 	j := NewNodesJSON(nodes)
 	dst = slices.Grow(dst, j.size+nodesSlack)
-	return j.walk(dst, 0, nil)
+	return j.walk(dst, treeOut{})
 }
 
 // NodesJSON is the get_tree JSON of a forest, measured (one walk) and
@@ -534,27 +536,154 @@ func (j NodesJSON) Len() int { return j.size }
 // whole UTF-8 where the entries are. A get_tree as large as its session
 // is never built in memory.
 func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
-	buf := j.walk(make([]byte, 0, piece+piece/4), piece, flush)
+	buf := j.walk(make([]byte, 0, piece+piece/4), treeOut{piece: piece, flush: flush})
 	if len(buf) > 0 {
 		flush(buf)
 	}
+}
+
+// WriteVec writes head, the JSON array of AppendNodesJSON and tail as
+// vectors of pieces handed to flush, which may keep them only until it
+// returns. Each piece is wire-clean (jsonstr.WireClean), which head and
+// tail must be already: an entry whose stored bytes are (factClean, and
+// plain) is written as it is stored, its body a piece of its own where
+// it is long, not copied (the writer hands the vector to writev); any
+// other is encoded and made clean (jsonstr.AppendWireSafe), so the bytes
+// are those of WriteTo's pieces after stdio.ValidUTF8. A get_tree as
+// large as its session is never built in memory, nor copied into one.
+func (j NodesJSON) WriteVec(head, tail []byte, flush func(vec [][]byte)) {
+	v := &vecOut{flush: flush, vec: make([][]byte, 0, vecPieces+2)}
+	buf := append(make([]byte, 0, vecBuf+vecBuf/4), head...)
+	buf = j.walk(buf, treeOut{vec: v})
+	buf = append(buf, tail...)
+	v.cut(buf)
+}
+
+// The vectors of WriteVec: at most vecPieces pieces (writev takes 1024
+// at once) and vecBuf bytes of copied structure each; a body shorter than
+// vecRef is copied too (a piece of its own costs the kernel more than the
+// copy).
+const (
+	vecPieces = 1000
+	vecBuf    = 64 << 10
+	vecRef    = 16 << 10
+)
+
+// vecOut collects the pieces of WriteVec's vectors: the bytes of buf from
+// from on are not in vec yet.
+type vecOut struct {
+	vec   [][]byte
+	from  int
+	flush func([][]byte)
+}
+
+// ref adds p, which nobody changes, as a piece after buf's bytes so far
+// (copied into buf when short).
+func (v *vecOut) ref(buf, p []byte) []byte {
+	if len(p) < vecRef {
+		return append(buf, p...)
+	}
+	if len(buf) > v.from {
+		v.vec = append(v.vec, buf[v.from:])
+	}
+	v.vec = append(v.vec, p)
+	v.from = len(buf)
+	return buf
+}
+
+// cut hands the vector so far, buf's last bytes included, to flush and
+// returns buf emptied. (A buf that grew while pieces pointed into it left
+// them in its old array, unchanged.)
+func (v *vecOut) cut(buf []byte) []byte {
+	if len(buf) > v.from {
+		v.vec = append(v.vec, buf[v.from:])
+	}
+	if len(v.vec) > 0 {
+		v.flush(v.vec)
+	}
+	clear(v.vec)
+	v.vec, v.from = v.vec[:0], 0
+	return buf[:0]
+}
+
+// treeOut is where walk writes: all into dst (the zero value), in pieces
+// (flush: WriteTo) or in vectors (vec: WriteVec).
+type treeOut struct {
+	piece int
+	flush func([]byte)
+	vec   *vecOut
+}
+
+// full reports that dst should be handed on before the next node.
+func (o *treeOut) full(dst []byte) bool {
+	switch {
+	case o.flush != nil:
+		return len(dst) >= o.piece
+	case o.vec != nil:
+		return len(dst) >= vecBuf || len(o.vec.vec) >= vecPieces
+	}
+	return false
+}
+
+// cut hands dst on and returns it emptied.
+func (o *treeOut) cut(dst []byte) []byte {
+	if o.vec != nil {
+		return o.vec.cut(dst)
+	}
+	o.flush(dst)
+	return dst[:0]
+}
+
+// entry appends e's JSON (AppendJSON): for a vector, as it is stored
+// when it is wire-ready, else made clean.
+func (o *treeOut) entry(dst []byte, e *Entry) []byte {
+	if o.vec == nil {
+		return e.AppendJSON(dst)
+	}
+	if e.wireReady() {
+		dst = e.appendPlainHead(dst)
+		dst = o.vec.ref(dst, e.plainInner())
+		return e.appendPlainTail(dst)
+	}
+	start := len(dst)
+	return wireSafe(e.AppendJSON(dst), start)
+}
+
+// label appends a node's label as a JSON string (made clean for a
+// vector).
+func (o *treeOut) label(dst []byte, l string) []byte {
+	start := len(dst)
+	dst = appendJSONString(dst, l)
+	if o.vec == nil {
+		return dst
+	}
+	return wireSafe(dst, start)
+}
+
+// wireSafe makes out[start:] wire-clean, as stdio.ValidUTF8 would on the
+// way out.
+func wireSafe(out []byte, start int) []byte {
+	if jsonstr.WireClean(out[start:]) {
+		return out
+	}
+	raw := bytes.Clone(out[start:])
+	return jsonstr.AppendWireSafe(out[:start], raw)
 }
 
 // frame is a list of nodes being written: the roots (owner -1) or the
 // children of owner, from position next to end (in roots or kids).
 type frame struct{ owner, next, end int32 }
 
-// walk appends the array of the roots to dst; with flush, it hands dst to
-// flush and starts over whenever it holds at least piece bytes. It does
-// not recurse: a long session's tree is a chain as deep as its length.
-func (j *NodesJSON) walk(dst []byte, piece int, flush func([]byte)) []byte {
+// walk appends the array of the roots to dst; with o.flush or o.vec, it
+// hands dst on and starts over whenever it is full (o.full). It does not
+// recurse: a long session's tree is a chain as deep as its length.
+func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 	dst = append(dst, '[')
 	stack := make([]frame, 1, j.depth+1)
 	stack[0] = frame{owner: -1, end: int32(len(j.roots))}
 	for len(stack) > 0 {
-		if flush != nil && len(dst) >= piece {
-			flush(dst)
-			dst = dst[:0]
+		if o.full(dst) {
+			dst = o.cut(dst)
 		}
 		top := &stack[len(stack)-1]
 		if top.next == top.end {
@@ -562,7 +691,7 @@ func (j *NodesJSON) walk(dst []byte, piece int, flush func([]byte)) []byte {
 			if owner := top.owner; owner >= 0 { // a children array: close its node
 				if l := j.labelOf(owner); l != "" {
 					dst = append(dst, `,"label":`...)
-					dst = appendJSONString(dst, l)
+					dst = o.label(dst, l)
 				}
 				dst = append(dst, '}')
 			}
@@ -580,7 +709,7 @@ func (j *NodesJSON) walk(dst []byte, piece int, flush func([]byte)) []byte {
 		}
 		top.next++
 		dst = append(dst, `{"entry":`...)
-		dst = j.entries[n].AppendJSON(dst)
+		dst = o.entry(dst, j.entries[n])
 		dst = append(dst, `,"children":[`...)
 		stack = append(stack, frame{owner: n, next: j.first[n], end: j.first[n+1]})
 	}

@@ -31,7 +31,7 @@ func FuzzValidUTF8(f *testing.F) {
 		if !utf8.Valid(got) {
 			t.Fatalf("invalid UTF-8 out of %q", b)
 		}
-		if utf8.Valid(b) && !hasSeparator(b) && !bytes.Equal(got, b) {
+		if utf8.Valid(b) && !bytes.Contains(b, []byte("\u2028")) && !bytes.Contains(b, []byte("\u2029")) && !bytes.Equal(got, b) {
 			t.Fatalf("valid input changed")
 		}
 		if json.Valid(b) && !json.Valid(got) {
