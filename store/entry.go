@@ -123,6 +123,7 @@ const (
 	factChecked                     // the body was built from a scanned line (builder.fill): an object without reserved keys
 	factTrim                        // the body is {…} with no whitespace inside its braces' edges: bodyInner is body[1:len-1]
 	factClean                       // the body is wire-clean (jsonstr.WireClean): valid UTF-8 without U+2028/U+2029
+	factPlainHead                   // the type, id, parent and timestamp are plainString (read from an ASCII line without escapes)
 )
 
 // learnBody sets factTrim and factClean from the body (the entries not
@@ -249,7 +250,10 @@ func (e *Entry) AppendJSON(dst []byte) []byte {
 // anything: the body's members as stored (factTrim), and a type, id,
 // parent and timestamp JSON writes as they are (plainString).
 func (e *Entry) plain() bool {
-	return e.facts&factTrim != 0 && plainString(e.Type) && plainString(e.ID) &&
+	if e.facts&factTrim == 0 {
+		return false
+	}
+	return e.facts&factPlainHead != 0 || plainString(e.Type) && plainString(e.ID) &&
 		(e.ParentID == nil || plainString(*e.ParentID)) && plainString(e.Timestamp)
 }
 
@@ -622,6 +626,14 @@ func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts
 	if !sc.NonASCII || jsonstr.WireClean(e.Body()) {
 		e.facts |= factClean
 	}
+	// An ASCII line's strings without escapes hold no byte JSON escapes
+	// (a raw control character is invalid JSON); a timestamp that is not
+	// a string is kept as its text, which is checked.
+	unescaped := func(f *jsonobj.Member) bool { return f == nil || !f.IsString(text) || !f.ValEsc }
+	if !sc.NonASCII && !p.typ.ValEsc && !p.id.ValEsc && unescaped(p.parent) && unescaped(p.ts) &&
+		(p.ts == nil || p.ts.IsString(text) || plainString(e.Timestamp)) {
+		e.facts |= factPlainHead
+	}
 	if e.Type == TypeMessage {
 		b.learnMessage(e, text, sc, p)
 	}
@@ -676,6 +688,9 @@ func (e *Entry) WithBody(body json.RawMessage) *Entry {
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
 	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span, msg: e.msg}
+	if parent != nil && !plainString(*parent) {
+		c.facts &^= factPlainHead
+	}
 	c.body.Store(e.body.Load())
 	c.spilled.Store(e.spilled.Load()) // a moved body is not moved again (a fork's new file)
 	return c

@@ -430,8 +430,8 @@ type NodesJSON struct {
 	// labelled marks the nodes with a label (a bit each); label holds them.
 	labelled []uint64
 	label    map[int32]string
-	// size is the JSON's length (measure), depth the most nested list's.
-	size, depth int
+	// size is the JSON's length (measure).
+	size int
 }
 
 // NewNodesJSON measures the JSON of nodes.
@@ -671,15 +671,19 @@ func wireSafe(out []byte, start int) []byte {
 }
 
 // frame is a list of nodes being written: the roots (owner -1) or the
-// children of owner, from position next to end (in roots or kids).
-type frame struct{ owner, next, end int32 }
+// children of owner, from position next to end (in roots or kids). Once
+// it is closed, carry more nodes close after it: the unlabelled nodes of
+// one child each above owner, a chain that gets no frame per node.
+type frame struct{ owner, next, end, carry int32 }
 
 // walk appends the array of the roots to dst; with o.flush or o.vec, it
 // hands dst on and starts over whenever it is full (o.full). It does not
-// recurse: a long session's tree is a chain as deep as its length.
+// recurse, and a chain (a long session's tree is one, as deep as its
+// length) takes no stack: only a node with a label or more than one
+// child has a frame.
 func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 	dst = append(dst, '[')
-	stack := make([]frame, 1, j.depth+1)
+	stack := make([]frame, 1, 16)
 	stack[0] = frame{owner: -1, end: int32(len(j.roots))}
 	for len(stack) > 0 {
 		if o.full(dst) {
@@ -688,14 +692,12 @@ func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 		top := &stack[len(stack)-1]
 		if top.next == top.end {
 			dst = append(dst, ']')
-			if owner := top.owner; owner >= 0 { // a children array: close its node
-				if l := j.labelOf(owner); l != "" {
-					dst = append(dst, `,"label":`...)
-					dst = o.label(dst, l)
-				}
-				dst = append(dst, '}')
+			if top.owner >= 0 { // a children array: close its node
+				dst = j.closeNode(dst, top.owner, &o)
 			}
+			carry := top.carry
 			stack = stack[:len(stack)-1]
+			dst = closeRun(dst, carry, &o)
 			continue
 		}
 		var n int32
@@ -708,10 +710,48 @@ func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 			dst = append(dst, ',')
 		}
 		top.next++
-		dst = append(dst, `{"entry":`...)
-		dst = o.entry(dst, j.entries[n])
-		dst = append(dst, `,"children":[`...)
-		stack = append(stack, frame{owner: n, next: j.first[n], end: j.first[n+1]})
+		for carry := int32(0); ; carry++ { // down n's chain
+			dst = append(dst, `{"entry":`...)
+			dst = o.entry(dst, j.entries[n])
+			dst = append(dst, `,"children":[`...)
+			first, end := j.first[n], j.first[n+1]
+			if end-first == 1 && j.labelOf(n) == "" { // n closes right after its one child
+				n = j.kids[first]
+				if o.full(dst) {
+					dst = o.cut(dst)
+				}
+				continue
+			}
+			if first == end { // a leaf: closed at once, and the chain above it
+				dst = append(dst, ']')
+				dst = j.closeNode(dst, n, &o)
+				dst = closeRun(dst, carry, &o)
+				break
+			}
+			stack = append(stack, frame{owner: n, next: first, end: end, carry: carry})
+			break
+		}
+	}
+	return dst
+}
+
+// closeNode appends the end of node n's object after its children: its
+// label, if any, and the brace.
+func (j *NodesJSON) closeNode(dst []byte, n int32, o *treeOut) []byte {
+	if l := j.labelOf(n); l != "" {
+		dst = append(dst, `,"label":`...)
+		dst = o.label(dst, l)
+	}
+	return append(dst, '}')
+}
+
+// closeRun appends the ends of carry chain nodes (unlabelled: "]}" each).
+func closeRun(dst []byte, carry int32, o *treeOut) []byte {
+	for ; carry > 0; carry-- {
+		if o.full(dst) {
+			dst = o.cut(dst)
+		}
+		dst = append(dst, "]}"...)
 	}
 	return dst
 }
@@ -730,30 +770,27 @@ const nodesSlack = 64
 
 // measure sets the length of the JSON (exact unless an id, type,
 // timestamp or label needs escaping), counting the nodes reachable from
-// the roots, as walk writes them, and the depth of the deepest list (the
-// size of walk's stack).
+// the roots, as walk writes them.
 func (j *NodesJSON) measure() {
 	const perNode = len(`{"entry":,"children":[]}`) + 1 // and a comma
-	type item struct{ node, depth int32 }
-	size, depth := 2, 1
-	var stack []item
-	add := func(list []int32, d int32) {
-		depth = max(depth, int(d))
+	size := 2
+	var stack []int32
+	add := func(list []int32) {
 		for _, n := range list {
 			size += perNode + j.entries[n].jsonLen()
 			if l := j.labelOf(n); l != "" {
 				size += len(`,"label":""`) + len(l)
 			}
 			if j.first[n+1] > j.first[n] {
-				stack = append(stack, item{n, d + 1})
+				stack = append(stack, n)
 			}
 		}
 	}
-	add(j.roots, 1)
+	add(j.roots)
 	for len(stack) > 0 {
-		it := stack[len(stack)-1]
+		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		add(j.kids[j.first[it.node]:j.first[it.node+1]], it.depth)
+		add(j.kids[j.first[n]:j.first[n+1]])
 	}
-	j.size, j.depth = size, depth
+	j.size = size
 }

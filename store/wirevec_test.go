@@ -29,6 +29,9 @@ func encodedJSON(e *Entry) []byte {
 func checkWirePaths(t *testing.T, entries []*Entry) {
 	t.Helper()
 	for _, e := range entries {
+		if e.facts&factPlainHead != 0 && !(plainString(e.Type) && plainString(e.ID) && (e.ParentID == nil || plainString(*e.ParentID)) && plainString(e.Timestamp)) {
+			t.Fatalf("entry %q: factPlainHead but %q %q %v %q", e.ID, e.Type, e.ID, e.ParentID, e.Timestamp)
+		}
 		if got, want := e.AppendJSON(nil), encodedJSON(e); !bytes.Equal(got, want) {
 			t.Fatalf("AppendJSON of %q (plain %v):\n got %q\nwant %q", e.ID, e.plain(), got, want)
 		}
