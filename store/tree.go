@@ -21,8 +21,8 @@ import (
 type Tree struct {
 	entries []*Entry
 	pos     idIndex   // id → index in entries
-	parent  []int32   // index of the parent, -1 for a root
-	kids    [][]int32 // children in file order
+	parent  []int32 // index of the parent, -1 for a root
+	kids    kidList // children in file order
 	roots   []int32
 	orphans map[string][]int32 // missing parent id → roots waiting for it
 	leaf    *string
@@ -35,24 +35,79 @@ type Tree struct {
 	labelAt   map[int32]string
 	lateLabel bool
 	name      string
-	// slab backs the first child of each entry NewTree links (one
-	// allocation for a chain, not one per entry); empty afterwards.
-	slab []int32
+}
+
+// kidList holds the children of entries, in file order, in 4 bytes an
+// entry for the usual one child (a long session is a chain): one[i] is
+// i's only child (>= 0), -1 for none, or -2-k when i has more, many[k].
+// A [][]int32 of one slice per entry cost 24 bytes an entry more, fresh
+// memory the kernel faults in page by page on every resume and fork.
+type kidList struct {
+	one  []int32
+	many [][]int32
+}
+
+func newKidList(n int) kidList {
+	k := kidList{one: make([]int32, n)}
+	for i := range k.one {
+		k.one[i] = -1
+	}
+	return k
+}
+
+// of returns the children of i (shared: not to be modified).
+func (k *kidList) of(i int32) []int32 {
+	switch c := k.one[i]; {
+	case c >= 0:
+		return k.one[i : i+1 : i+1]
+	case c == -1:
+		return nil
+	default:
+		return k.many[-2-c]
+	}
+}
+
+// add appends c to the children of q.
+func (k *kidList) add(q, c int32) {
+	switch old := k.one[q]; {
+	case old == -1:
+		k.one[q] = c
+	case old >= 0:
+		k.many = append(k.many, []int32{old, c})
+		k.one[q] = int32(-1 - len(k.many))
+	default:
+		m := &k.many[-2-old]
+		*m = append(*m, c)
+	}
+}
+
+// clone returns a copy of the children of the first n entries.
+func (k *kidList) clone(n int) kidList {
+	c := kidList{one: slices.Clone(k.one[:n]), many: make([][]int32, len(k.many))}
+	for i, m := range k.many {
+		c.many[i] = slices.Clone(m)
+	}
+	return c
 }
 
 // NewTree builds a tree over entries (file order) with the given leaf (nil
 // = empty branch). The slice is retained; do not modify it afterwards.
 func NewTree(entries []*Entry, leaf *string) *Tree {
 	n := len(entries)
+	labels := 0 // the label maps are sized once (growing them rehashed every entry)
+	for _, e := range entries {
+		if e.Type == TypeLabel {
+			labels++
+		}
+	}
 	t := &Tree{
 		entries: entries[:n:n],
 		pos:     newIDIndex(n),
 		parent:  make([]int32, n),
-		kids:    make([][]int32, n),
+		kids:    newKidList(n),
 		orphans: map[string][]int32{},
-		labels:  map[string]string{},
-		labelAt: map[int32]string{},
-		slab:    make([]int32, n),
+		labels:  make(map[string]string, labels),
+		labelAt: make(map[int32]string, labels),
 	}
 	for i, e := range entries {
 		t.pos.put(entries, e.ID, int32(i))
@@ -62,7 +117,6 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		t.link(int32(i), unique)
 		t.note(int32(i), e)
 	}
-	t.slab = nil
 	if leaf != nil {
 		id := *leaf
 		t.leaf = &id
@@ -70,16 +124,8 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	return t
 }
 
-// addKid appends i to q's children, the first one carved from the slab.
-func (t *Tree) addKid(q, i int32) {
-	if len(t.kids[q]) == 0 && len(t.slab) > 0 {
-		t.kids[q] = t.slab[:1:1]
-		t.kids[q][0] = i
-		t.slab = t.slab[1:]
-		return
-	}
-	t.kids[q] = append(t.kids[q], i)
-}
+// addKid appends i to q's children.
+func (t *Tree) addKid(q, i int32) { t.kids.add(q, i) }
 
 // link attaches entry i to its parent (or makes it a root). With unique
 // (no id before i is repeated at or after it) a parent that is the entry
@@ -183,13 +229,13 @@ func (t *Tree) Append(e *Entry) {
 	i := int32(len(t.entries))
 	t.entries = append(t.entries, e)
 	t.parent = append(t.parent, -1)
-	t.kids = append(t.kids, nil)
+	t.kids.one = append(t.kids.one, -1)
 	if waiting, ok := t.orphans[e.ID]; ok { // earlier entries named e as parent
 		delete(t.orphans, e.ID)
 		for _, w := range waiting {
 			t.parent[w] = i
+			t.kids.add(i, w)
 		}
-		t.kids[i] = waiting
 		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
 	}
 	t.pos.put(t.entries, e.ID, i)
@@ -334,7 +380,7 @@ func (t *Tree) Children(id string) []*Entry {
 	if !ok {
 		return nil
 	}
-	return t.list(t.kids[i])
+	return t.list(t.kids.of(i))
 }
 
 // Roots returns the roots in file order.
@@ -387,7 +433,7 @@ func (t *Tree) Nodes() []*Node {
 	}
 	for i := range nodes {
 		start := len(ptrs)
-		for _, k := range t.kids[i] {
+		for _, k := range t.kids.of(int32(i)) {
 			ptrs = append(ptrs, &nodes[k])
 		}
 		if len(ptrs) > start {
@@ -419,13 +465,12 @@ func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 }
 
 // NodesJSON is the get_tree JSON of a forest, measured (one walk) and
-// ready to be written in pieces (WriteTo). It holds the forest as flat
-// arrays (the children of node i are kids[first[i]:first[i+1]]), so a
-// tree as long as its session costs a few int32 a node, not a Node.
+// ready to be written in pieces (WriteTo, WriteVec). It holds the forest
+// as a kidList, so a tree as long as its session costs an int32 a node,
+// not a Node.
 type NodesJSON struct {
 	entries []*Entry
-	first   []int32 // len(entries)+1
-	kids    []int32
+	kids    kidList
 	roots   []int32
 	// labelled marks the nodes with a label (a bit each); label holds them.
 	labelled []uint64
@@ -447,16 +492,15 @@ func NewNodesJSON(nodes []*Node) NodesJSON {
 	for i := 0; i < len(queue); i++ {
 		n := queue[i]
 		j.entries = append(j.entries, n.Entry)
-		j.first = append(j.first, int32(len(j.kids)))
+		j.kids.one = append(j.kids.one, -1)
 		for _, c := range n.Children {
-			j.kids = append(j.kids, int32(len(queue)))
+			j.kids.add(int32(i), int32(len(queue)))
 			queue = append(queue, c)
 		}
 		if n.Label != "" {
 			j.setLabel(int32(i), n.Label)
 		}
 	}
-	j.first = append(j.first, int32(len(j.kids)))
 	j.measure()
 	return j
 }
@@ -467,19 +511,9 @@ func NewNodesJSON(nodes []*Node) NodesJSON {
 // list, and entries are immutable).
 func (t *Tree) NodesJSON() NodesJSON {
 	n := len(t.entries)
-	j := NodesJSON{entries: t.entries[:n:n], first: make([]int32, n+1), roots: slices.Clone(t.roots)}
-	total := 0
-	for i := range n {
-		total += len(t.kids[i])
-	}
-	j.kids = make([]int32, 0, total)
-	for i := range n {
-		j.first[i] = int32(len(j.kids))
-		j.kids = append(j.kids, t.kids[i]...)
-	}
-	j.first[n] = int32(len(j.kids))
+	j := NodesJSON{entries: t.entries[:n:n], kids: t.kids.clone(n), roots: slices.Clone(t.roots)}
 	if len(t.labels) > 0 {
-		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.labelled = make([]uint64, (len(j.entries)+64)/64+1)
 		j.label = make(map[int32]string, len(t.labels))
 		switch {
 		case t.pos.n == n && !t.lateLabel: // unique ids, every label's target known when noted
@@ -506,7 +540,7 @@ func (t *Tree) NodesJSON() NodesJSON {
 
 func (j *NodesJSON) setLabel(i int32, l string) {
 	if j.labelled == nil {
-		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.labelled = make([]uint64, (len(j.entries)+64)/64+1)
 		j.label = map[int32]string{}
 	}
 	for int(i/64) >= len(j.labelled) {
@@ -671,10 +705,13 @@ func wireSafe(out []byte, start int) []byte {
 }
 
 // frame is a list of nodes being written: the roots (owner -1) or the
-// children of owner, from position next to end (in roots or kids). Once
-// it is closed, carry more nodes close after it: the unlabelled nodes of
-// one child each above owner, a chain that gets no frame per node.
-type frame struct{ owner, next, end, carry int32 }
+// children of owner, from position next on. Once it is closed, carry more
+// nodes close after it: the unlabelled nodes of one child each above
+// owner, a chain that gets no frame per node.
+type frame struct {
+	list               []int32
+	owner, next, carry int32
+}
 
 // walk appends the array of the roots to dst; with o.flush or o.vec, it
 // hands dst on and starts over whenever it is full (o.full). It does not
@@ -684,13 +721,13 @@ type frame struct{ owner, next, end, carry int32 }
 func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 	dst = append(dst, '[')
 	stack := make([]frame, 1, 16)
-	stack[0] = frame{owner: -1, end: int32(len(j.roots))}
+	stack[0] = frame{list: j.roots, owner: -1}
 	for len(stack) > 0 {
 		if o.full(dst) {
 			dst = o.cut(dst)
 		}
 		top := &stack[len(stack)-1]
-		if top.next == top.end {
+		if int(top.next) == len(top.list) {
 			dst = append(dst, ']')
 			if top.owner >= 0 { // a children array: close its node
 				dst = j.closeNode(dst, top.owner, &o)
@@ -700,13 +737,8 @@ func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 			dst = closeRun(dst, carry, &o)
 			continue
 		}
-		var n int32
-		if top.owner < 0 {
-			n = j.roots[top.next]
-		} else {
-			n = j.kids[top.next]
-		}
-		if top.next > j.start(top.owner) {
+		n := top.list[top.next]
+		if top.next > 0 {
 			dst = append(dst, ',')
 		}
 		top.next++
@@ -714,21 +746,21 @@ func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 			dst = append(dst, `{"entry":`...)
 			dst = o.entry(dst, j.entries[n])
 			dst = append(dst, `,"children":[`...)
-			first, end := j.first[n], j.first[n+1]
-			if end-first == 1 && j.labelOf(n) == "" { // n closes right after its one child
-				n = j.kids[first]
+			c := j.kids.one[n]
+			if c >= 0 && j.labelOf(n) == "" { // n closes right after its one child
+				n = c
 				if o.full(dst) {
 					dst = o.cut(dst)
 				}
 				continue
 			}
-			if first == end { // a leaf: closed at once, and the chain above it
+			if c == -1 { // a leaf: closed at once, and the chain above it
 				dst = append(dst, ']')
 				dst = j.closeNode(dst, n, &o)
 				dst = closeRun(dst, carry, &o)
 				break
 			}
-			stack = append(stack, frame{owner: n, next: first, end: end, carry: carry})
+			stack = append(stack, frame{list: j.kids.of(n), owner: n, carry: carry})
 			break
 		}
 	}
@@ -756,14 +788,6 @@ func closeRun(dst []byte, carry int32, o *treeOut) []byte {
 	return dst
 }
 
-// start is where the list of owner begins (in roots or kids).
-func (j *NodesJSON) start(owner int32) int32 {
-	if owner < 0 {
-		return 0
-	}
-	return j.first[owner]
-}
-
 // nodesSlack is room left after AppendNodesJSON's output for the caller's
 // closing bytes (rpc's envelope).
 const nodesSlack = 64
@@ -781,7 +805,7 @@ func (j *NodesJSON) measure() {
 			if l := j.labelOf(n); l != "" {
 				size += len(`,"label":""`) + len(l)
 			}
-			if j.first[n+1] > j.first[n] {
+			if j.kids.one[n] != -1 {
 				stack = append(stack, n)
 			}
 		}
@@ -790,7 +814,7 @@ func (j *NodesJSON) measure() {
 	for len(stack) > 0 {
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		add(j.kids[j.first[n]:j.first[n+1]])
+		add(j.kids.of(n))
 	}
 	j.size = size
 }
