@@ -20,7 +20,7 @@ import (
 // concurrent use; it belongs to the session's owner goroutine.
 type Tree struct {
 	entries []*Entry
-	pos     idIndex   // id → index in entries
+	pos     idIndex // id → index in entries
 	parent  []int32 // index of the parent, -1 for a root
 	kids    kidList // children in file order
 	roots   []int32
