@@ -27,8 +27,8 @@
 //     running prompt never delays get_state or permission_response.
 //   - Exactly one goroutine (the stdio.Writer's) writes stdout. Everyone else
 //     enqueues whole lines; lines never interleave and keep their order.
-//     get_tree's line is produced piece by piece on the writer goroutine
-//     (SendPieces) from the session's immutable nodes and entries.
+//     get_tree's line is produced in vectors on the writer goroutine
+//     (SendVector) from the session's immutable tree shape and entries.
 //     A full queue blocks the sender (backpressure), except that
 //     consecutive deltas of one content block merge losslessly.
 //   - Session events reach the Writer synchronously from the session's

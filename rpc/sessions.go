@@ -118,16 +118,16 @@ func handleGetEntries(s *Server, _ *command, p *entriesParams) (any, error) {
 // treeAnswer is get_tree's result, which writes its own response line.
 // Deep trees exceed encoding/json's nesting limit; the store writes them
 // itself. A long session's tree is as large as its file, so the line is
-// never built: the writer writes it piece by piece as the store produces
-// them (the nodes and entries are immutable).
+// never built: the writer writes it in vectors as the store produces
+// them, the entries' stored bytes among the pieces (the nodes and entries
+// are immutable).
 type treeAnswer struct{ tree store.NodesJSON }
 
 func (t treeAnswer) writeOK(s *Server, c *command) {
-	head := append(appendOKHead(nil, c.id, c.name), `{"tree":`...)
-	s.w.SendPieces(len(head)+t.tree.Len()+len("}}\n"), func(emit func([]byte)) {
-		emit(head)
-		t.tree.WriteTo(stdio.PieceSize, emit)
-		emit([]byte("}}\n"))
+	head := stdio.ValidUTF8(append(appendOKHead(nil, c.id, c.name), `{"tree":`...)) // the vector's pieces go out as they are
+	tail := []byte("}}\n")
+	s.w.SendVector(len(head)+t.tree.Len()+len(tail), func(emit func([][]byte)) {
+		t.tree.WriteVec(head, tail, emit)
 	})
 }
 

@@ -269,8 +269,8 @@ func BenchmarkGetTree(b *testing.B) {
 				cpu()
 			})
 			// The same line as the rpc server sends it: through the stdout
-			// writer (stdio.Writer.SendPieces: one writer goroutine,
-			// backpressure, the UTF-8 pass), to a file.
+			// writer (stdio.Writer.SendVector: one writer goroutine,
+			// backpressure, writev of the entries' stored bytes), to a file.
 			b.Run("wire", func(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				b.ReportAllocs()
@@ -291,25 +291,24 @@ func BenchmarkGetTree(b *testing.B) {
 }
 
 // writeTreeLine writes get_tree's response line to f as the rpc server
-// does: through a stdout writer, in pieces produced on its goroutine.
-func writeTreeLine(b *testing.B, s *Session, f *os.File) {
+// does: through a stdout writer, in vectors produced on its goroutine.
+func writeTreeLine(b testing.TB, s *Session, f *os.File) {
 	w := stdio.NewWriter(f, stdio.WriterOptions{})
 	tree, err := s.TreeJSON()
 	if err != nil {
 		b.Fatal(err)
 	}
 	head := []byte(`{"id":"1","type":"response","command":"get_tree","success":true,"data":{"tree":`)
-	w.SendPieces(len(head)+tree.Len()+3, func(emit func([]byte)) {
-		emit(head)
-		tree.WriteTo(stdio.PieceSize, emit)
-		emit([]byte("}}\n"))
+	tail := []byte("}}\n")
+	w.SendVector(len(head)+tree.Len()+len(tail), func(emit func([][]byte)) {
+		tree.WriteVec(head, tail, emit)
 	})
 	w.Close()
 }
 
 // pipeTo runs write on the write end of a pipe whose read end a
 // goroutine drains (as a host reads stdout), and waits for the drain.
-func pipeTo(b *testing.B, write func(*os.File)) {
+func pipeTo(b testing.TB, write func(*os.File)) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)

@@ -62,11 +62,21 @@
 // spans of the message object's members, of its content blocks, of its usage and of
 // the usage's cost in the same pass, and a message made in memory takes
 // them from the message itself.
-// get_tree's JSON is written in pieces through one reused buffer
-// (NodesJSON.WriteTo, from Tree.NodesJSON: the tree's shape as int32
-// ranges, no Node per entry; AppendNodesJSON sizes its buffer once from
-// the entries' encoded lengths), a created file through one reused buffer,
-// and a body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
+// An entry records, when it is made, whether its line can be written
+// from its stored bytes as they are (factTrim: the body's members need no
+// trimming; factPlainHead: the type, id, parent and timestamp need no
+// escaping, known from the scanner for a line read; factClean: the body
+// is wire-clean, jsonstr.WireClean, free for an ASCII line as the
+// scanner tells, Scanner.NonASCII): AppendJSON then copies the stored
+// bytes (a created file, a fork, get_entries) and get_tree's
+// NodesJSON.WriteVec hands them to the stdout writer as they are, in
+// vectors (writev; a body of 16 KiB or more referenced in place, not
+// copied), re-encoding only the entries that need it. get_tree's shape is
+// Tree.NodesJSON: a copy of the tree's kidList (one int32 an entry for a
+// chain), no Node per entry, and its walk takes no frame per chain node.
+// AppendNodesJSON sizes its buffer once from the entries' encoded
+// lengths; a created file is written through one reused buffer, and a
+// body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a
 // flat table of 8-byte slots (idindex.go). A file of 100,000 entries opens in

@@ -121,7 +121,31 @@ const (
 	factJoins                       // with factOrigin: a steering or follow-up message (llm.Origin.JoinsRun)
 	factHost                        // with factOrigin: a host message (llm.OriginHost)
 	factChecked                     // the body was built from a scanned line (builder.fill): an object without reserved keys
+	factTrim                        // the body is {…} with no whitespace inside its braces' edges: bodyInner is body[1:len-1]
+	factClean                       // the body is wire-clean (jsonstr.WireClean): valid UTF-8 without U+2028/U+2029
+	factPlainHead                   // the type, id, parent and timestamp are plainString (read from an ASCII line without escapes)
 )
+
+// learnBody sets factTrim and factClean from the body (the entries not
+// read from a file; builder.fill knows both from the scanner). It must
+// run before e is shared.
+func (e *Entry) learnBody() {
+	e.facts &^= factTrim | factClean
+	body := e.Body()
+	if n := len(body); n >= 2 && body[0] == '{' && body[n-1] == '}' && (n == 2 || !edgeSpace(body[1]) && !edgeSpace(body[n-2])) {
+		e.facts |= factTrim
+	}
+	if jsonstr.WireClean(body) {
+		e.facts |= factClean
+	}
+}
+
+// edgeSpace reports a byte bytes.TrimSpace might trim at the edge of a
+// body's members: ASCII space, or any byte of a multi-byte rune (some are
+// Unicode spaces; a valid body's members never start or end with one).
+func edgeSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c >= utf8.RuneSelf
+}
 
 // learn sets e.facts from e.Type and e.Body with the same fast reads that
 // isSystemEntry and CustomType would do later; it must run before e is
@@ -211,10 +235,72 @@ func (e *Entry) MarshalJSON() ([]byte, error) {
 // {"type":…,<body members>,"id":…,"parentId":…,"timestamp":…}. Strings are
 // escaped like JSON.stringify (no HTML escaping).
 func (e *Entry) AppendJSON(dst []byte) []byte {
+	if e.plain() { // nothing to escape or trim: the stored bytes as they are
+		dst = e.appendPlainHead(dst)
+		dst = append(dst, e.plainInner()...)
+		return e.appendPlainTail(dst)
+	}
 	inner := bodyInner(e.Body())
 	dst = e.appendHead(dst, len(inner) > 0)
 	dst = append(dst, inner...)
 	return e.appendTail(dst)
+}
+
+// plain reports whether AppendJSON writes the entry without re-encoding
+// anything: the body's members as stored (factTrim), and a type, id,
+// parent and timestamp JSON writes as they are (plainString).
+func (e *Entry) plain() bool {
+	if e.facts&factTrim == 0 {
+		return false
+	}
+	return e.facts&factPlainHead != 0 || plainString(e.Type) && plainString(e.ID) &&
+		(e.ParentID == nil || plainString(*e.ParentID)) && plainString(e.Timestamp)
+}
+
+// wireReady reports whether AppendJSON's line goes on the wire as it is:
+// plain, and its body wire-clean (the head and tail are ASCII).
+func (e *Entry) wireReady() bool { return e.facts&factClean != 0 && e.plain() }
+
+// plainString reports a string that appendJSONString writes as it is,
+// between quotes, and that is wire-clean: printable ASCII but '"' and '\\'.
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainInner is the body's members of a plain entry (AppendJSON's middle).
+func (e *Entry) plainInner() []byte {
+	body := e.Body()
+	return body[1 : len(body)-1]
+}
+
+// appendPlainHead is appendHead for a plain entry.
+func (e *Entry) appendPlainHead(dst []byte) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, e.Type...)
+	if e.bodyLen > 2 {
+		return append(dst, `",`...)
+	}
+	return append(dst, '"')
+}
+
+// appendPlainTail is appendTail for a plain entry.
+func (e *Entry) appendPlainTail(dst []byte) []byte {
+	dst = append(dst, `,"id":"`...)
+	dst = append(dst, e.ID...)
+	if e.ParentID == nil {
+		dst = append(dst, `","parentId":null,"timestamp":"`...)
+	} else {
+		dst = append(dst, `","parentId":"`...)
+		dst = append(dst, *e.ParentID...)
+		dst = append(dst, `","timestamp":"`...)
+	}
+	dst = append(dst, e.Timestamp...)
+	return append(dst, `"}`...)
 }
 
 // jsonLen returns the length of AppendJSON's output, exact unless the
@@ -305,6 +391,7 @@ func (e *Entry) unmarshalStd(data []byte) error {
 	e.Type, e.ID, e.ParentID, e.Timestamp = std.Type, std.ID, std.ParentID, std.Timestamp
 	e.setBody(std.Body())
 	e.learn()
+	e.learnBody()
 	return nil
 }
 
@@ -535,7 +622,18 @@ func (b *builder) fill(e *Entry, text []byte, sc *jsonobj.Scanner, p *entryParts
 		e.setBody(body)
 	}
 	e.learn()
-	e.facts |= factChecked
+	e.facts |= factChecked | factTrim // fill writes no whitespace at the members' edges
+	if !sc.NonASCII || jsonstr.WireClean(e.Body()) {
+		e.facts |= factClean
+	}
+	// An ASCII line's strings without escapes hold no byte JSON escapes
+	// (a raw control character is invalid JSON); a timestamp that is not
+	// a string is kept as its text, which is checked.
+	unescaped := func(f *jsonobj.Member) bool { return f == nil || !f.IsString(text) || !f.ValEsc }
+	if !sc.NonASCII && !p.typ.ValEsc && !p.id.ValEsc && unescaped(p.parent) && unescaped(p.ts) &&
+		(p.ts == nil || p.ts.IsString(text) || plainString(e.Timestamp)) {
+		e.facts |= factPlainHead
+	}
 	if e.Type == TypeMessage {
 		b.learnMessage(e, text, sc, p)
 	}
@@ -571,6 +669,7 @@ func RawEntry(typ string, body json.RawMessage) *Entry {
 	e := &Entry{Type: typ}
 	e.setBody(body)
 	e.learn()
+	e.learnBody()
 	return e
 }
 
@@ -581,6 +680,7 @@ func (e *Entry) WithBody(body json.RawMessage) *Entry {
 	c := &Entry{Type: e.Type, ID: e.ID, ParentID: e.ParentID, Timestamp: e.Timestamp}
 	c.setBody(body)
 	c.learn()
+	c.learnBody()
 	return c
 }
 
@@ -588,6 +688,9 @@ func (e *Entry) WithBody(body json.RawMessage) *Entry {
 // parent is parent. The copy has its own message cache.
 func (e *Entry) WithParent(parent *string) *Entry {
 	c := &Entry{Type: e.Type, ID: e.ID, ParentID: parent, Timestamp: e.Timestamp, bodyLen: e.bodyLen, facts: e.facts, span: e.span, msg: e.msg}
+	if parent != nil && !plainString(*parent) {
+		c.facts &^= factPlainHead
+	}
 	c.body.Store(e.body.Load())
 	c.spilled.Store(e.spilled.Load()) // a moved body is not moved again (a fork's new file)
 	return c
@@ -631,6 +734,7 @@ func newEntry(typ string, v any) *Entry {
 	e := &Entry{Type: typ}
 	e.setBody(bytes.TrimRight(buf.Bytes(), "\n"))
 	e.learn()
+	e.learnBody()
 	return e
 }
 
@@ -644,6 +748,7 @@ func MessageEntry(m llm.Message) *Entry {
 		if body, spans, ok := llm.SpliceStrings(e.Body(), strs); ok {
 			e.setBody(body)
 			e.learn()
+			e.learnBody()
 			e.setMessage(shareStrings(m, strs, body, spans)) // each string kept once (share.go)
 			e.msg = FactsOf(m)
 			return e

@@ -149,6 +149,7 @@ func stdLine(text []byte) (e *Entry, leaf bool, leafID *string, err error) {
 	}
 	e.setBody(appendObject(nil, body))
 	e.learn()
+	e.learnBody()
 	return e, false, nil, nil
 }
 

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
 
 // Tree indexes the entries of a session (in memory, no I/O): parent links,
@@ -18,9 +20,9 @@ import (
 // concurrent use; it belongs to the session's owner goroutine.
 type Tree struct {
 	entries []*Entry
-	pos     idIndex   // id → index in entries
-	parent  []int32   // index of the parent, -1 for a root
-	kids    [][]int32 // children in file order
+	pos     idIndex // id → index in entries
+	parent  []int32 // index of the parent, -1 for a root
+	kids    kidList // children in file order
 	roots   []int32
 	orphans map[string][]int32 // missing parent id → roots waiting for it
 	leaf    *string
@@ -33,24 +35,79 @@ type Tree struct {
 	labelAt   map[int32]string
 	lateLabel bool
 	name      string
-	// slab backs the first child of each entry NewTree links (one
-	// allocation for a chain, not one per entry); empty afterwards.
-	slab []int32
+}
+
+// kidList holds the children of entries, in file order, in 4 bytes an
+// entry for the usual one child (a long session is a chain): one[i] is
+// i's only child (>= 0), -1 for none, or -2-k when i has more, many[k].
+// A [][]int32 of one slice per entry cost 24 bytes an entry more, fresh
+// memory the kernel faults in page by page on every resume and fork.
+type kidList struct {
+	one  []int32
+	many [][]int32
+}
+
+func newKidList(n int) kidList {
+	k := kidList{one: make([]int32, n)}
+	for i := range k.one {
+		k.one[i] = -1
+	}
+	return k
+}
+
+// of returns the children of i (shared: not to be modified).
+func (k *kidList) of(i int32) []int32 {
+	switch c := k.one[i]; {
+	case c >= 0:
+		return k.one[i : i+1 : i+1]
+	case c == -1:
+		return nil
+	default:
+		return k.many[-2-c]
+	}
+}
+
+// add appends c to the children of q.
+func (k *kidList) add(q, c int32) {
+	switch old := k.one[q]; {
+	case old == -1:
+		k.one[q] = c
+	case old >= 0:
+		k.many = append(k.many, []int32{old, c})
+		k.one[q] = int32(-1 - len(k.many))
+	default:
+		m := &k.many[-2-old]
+		*m = append(*m, c)
+	}
+}
+
+// clone returns a copy of the children of the first n entries.
+func (k *kidList) clone(n int) kidList {
+	c := kidList{one: slices.Clone(k.one[:n]), many: make([][]int32, len(k.many))}
+	for i, m := range k.many {
+		c.many[i] = slices.Clone(m)
+	}
+	return c
 }
 
 // NewTree builds a tree over entries (file order) with the given leaf (nil
 // = empty branch). The slice is retained; do not modify it afterwards.
 func NewTree(entries []*Entry, leaf *string) *Tree {
 	n := len(entries)
+	labels := 0 // the label maps are sized once (growing them rehashed every entry)
+	for _, e := range entries {
+		if e.Type == TypeLabel {
+			labels++
+		}
+	}
 	t := &Tree{
 		entries: entries[:n:n],
 		pos:     newIDIndex(n),
 		parent:  make([]int32, n),
-		kids:    make([][]int32, n),
+		kids:    newKidList(n),
 		orphans: map[string][]int32{},
-		labels:  map[string]string{},
-		labelAt: map[int32]string{},
-		slab:    make([]int32, n),
+		labels:  make(map[string]string, labels),
+		labelAt: make(map[int32]string, labels),
 	}
 	for i, e := range entries {
 		t.pos.put(entries, e.ID, int32(i))
@@ -60,7 +117,6 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 		t.link(int32(i), unique)
 		t.note(int32(i), e)
 	}
-	t.slab = nil
 	if leaf != nil {
 		id := *leaf
 		t.leaf = &id
@@ -68,16 +124,8 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	return t
 }
 
-// addKid appends i to q's children, the first one carved from the slab.
-func (t *Tree) addKid(q, i int32) {
-	if len(t.kids[q]) == 0 && len(t.slab) > 0 {
-		t.kids[q] = t.slab[:1:1]
-		t.kids[q][0] = i
-		t.slab = t.slab[1:]
-		return
-	}
-	t.kids[q] = append(t.kids[q], i)
-}
+// addKid appends i to q's children.
+func (t *Tree) addKid(q, i int32) { t.kids.add(q, i) }
 
 // link attaches entry i to its parent (or makes it a root). With unique
 // (no id before i is repeated at or after it) a parent that is the entry
@@ -181,13 +229,13 @@ func (t *Tree) Append(e *Entry) {
 	i := int32(len(t.entries))
 	t.entries = append(t.entries, e)
 	t.parent = append(t.parent, -1)
-	t.kids = append(t.kids, nil)
+	t.kids.one = append(t.kids.one, -1)
 	if waiting, ok := t.orphans[e.ID]; ok { // earlier entries named e as parent
 		delete(t.orphans, e.ID)
 		for _, w := range waiting {
 			t.parent[w] = i
+			t.kids.add(i, w)
 		}
-		t.kids[i] = waiting
 		t.roots = slices.DeleteFunc(t.roots, func(r int32) bool { return t.parent[r] >= 0 })
 	}
 	t.pos.put(t.entries, e.ID, i)
@@ -332,7 +380,7 @@ func (t *Tree) Children(id string) []*Entry {
 	if !ok {
 		return nil
 	}
-	return t.list(t.kids[i])
+	return t.list(t.kids.of(i))
 }
 
 // Roots returns the roots in file order.
@@ -385,7 +433,7 @@ func (t *Tree) Nodes() []*Node {
 	}
 	for i := range nodes {
 		start := len(ptrs)
-		for _, k := range t.kids[i] {
+		for _, k := range t.kids.of(int32(i)) {
 			ptrs = append(ptrs, &nodes[k])
 		}
 		if len(ptrs) > start {
@@ -413,23 +461,22 @@ func (n *Node) MarshalJSON() ([]byte, error) {
 func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 	j := NewNodesJSON(nodes)
 	dst = slices.Grow(dst, j.size+nodesSlack)
-	return j.walk(dst, 0, nil)
+	return j.walk(dst, treeOut{})
 }
 
 // NodesJSON is the get_tree JSON of a forest, measured (one walk) and
-// ready to be written in pieces (WriteTo). It holds the forest as flat
-// arrays (the children of node i are kids[first[i]:first[i+1]]), so a
-// tree as long as its session costs a few int32 a node, not a Node.
+// ready to be written in pieces (WriteTo, WriteVec). It holds the forest
+// as a kidList, so a tree as long as its session costs an int32 a node,
+// not a Node.
 type NodesJSON struct {
 	entries []*Entry
-	first   []int32 // len(entries)+1
-	kids    []int32
+	kids    kidList
 	roots   []int32
 	// labelled marks the nodes with a label (a bit each); label holds them.
 	labelled []uint64
 	label    map[int32]string
-	// size is the JSON's length (measure), depth the most nested list's.
-	size, depth int
+	// size is the JSON's length (measure).
+	size int
 }
 
 // NewNodesJSON measures the JSON of nodes.
@@ -445,16 +492,15 @@ func NewNodesJSON(nodes []*Node) NodesJSON {
 	for i := 0; i < len(queue); i++ {
 		n := queue[i]
 		j.entries = append(j.entries, n.Entry)
-		j.first = append(j.first, int32(len(j.kids)))
+		j.kids.one = append(j.kids.one, -1)
 		for _, c := range n.Children {
-			j.kids = append(j.kids, int32(len(queue)))
+			j.kids.add(int32(i), int32(len(queue)))
 			queue = append(queue, c)
 		}
 		if n.Label != "" {
 			j.setLabel(int32(i), n.Label)
 		}
 	}
-	j.first = append(j.first, int32(len(j.kids)))
 	j.measure()
 	return j
 }
@@ -465,19 +511,9 @@ func NewNodesJSON(nodes []*Node) NodesJSON {
 // list, and entries are immutable).
 func (t *Tree) NodesJSON() NodesJSON {
 	n := len(t.entries)
-	j := NodesJSON{entries: t.entries[:n:n], first: make([]int32, n+1), roots: slices.Clone(t.roots)}
-	total := 0
-	for i := range n {
-		total += len(t.kids[i])
-	}
-	j.kids = make([]int32, 0, total)
-	for i := range n {
-		j.first[i] = int32(len(j.kids))
-		j.kids = append(j.kids, t.kids[i]...)
-	}
-	j.first[n] = int32(len(j.kids))
+	j := NodesJSON{entries: t.entries[:n:n], kids: t.kids.clone(n), roots: slices.Clone(t.roots)}
 	if len(t.labels) > 0 {
-		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.labelled = make([]uint64, (len(j.entries)+64)/64+1)
 		j.label = make(map[int32]string, len(t.labels))
 		switch {
 		case t.pos.n == n && !t.lateLabel: // unique ids, every label's target known when noted
@@ -504,7 +540,7 @@ func (t *Tree) NodesJSON() NodesJSON {
 
 func (j *NodesJSON) setLabel(i int32, l string) {
 	if j.labelled == nil {
-		j.labelled = make([]uint64, (len(j.first)+64)/64+1)
+		j.labelled = make([]uint64, (len(j.entries)+64)/64+1)
 		j.label = map[int32]string{}
 	}
 	for int(i/64) >= len(j.labelled) {
@@ -534,65 +570,222 @@ func (j NodesJSON) Len() int { return j.size }
 // whole UTF-8 where the entries are. A get_tree as large as its session
 // is never built in memory.
 func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
-	buf := j.walk(make([]byte, 0, piece+piece/4), piece, flush)
+	buf := j.walk(make([]byte, 0, piece+piece/4), treeOut{piece: piece, flush: flush})
 	if len(buf) > 0 {
 		flush(buf)
 	}
 }
 
-// frame is a list of nodes being written: the roots (owner -1) or the
-// children of owner, from position next to end (in roots or kids).
-type frame struct{ owner, next, end int32 }
+// WriteVec writes head, the JSON array of AppendNodesJSON and tail as
+// vectors of pieces handed to flush, which may keep them only until it
+// returns. Each piece is wire-clean (jsonstr.WireClean), which head and
+// tail must be already: an entry whose stored bytes are (factClean, and
+// plain) is written as it is stored, its body a piece of its own where
+// it is long, not copied (the writer hands the vector to writev); any
+// other is encoded and made clean (jsonstr.AppendWireSafe), so the bytes
+// are those of WriteTo's pieces after stdio.ValidUTF8. A get_tree as
+// large as its session is never built in memory, nor copied into one.
+func (j NodesJSON) WriteVec(head, tail []byte, flush func(vec [][]byte)) {
+	v := &vecOut{flush: flush, vec: make([][]byte, 0, vecPieces+2)}
+	buf := append(make([]byte, 0, vecBuf+vecBuf/4), head...)
+	buf = j.walk(buf, treeOut{vec: v})
+	buf = append(buf, tail...)
+	v.cut(buf)
+}
 
-// walk appends the array of the roots to dst; with flush, it hands dst to
-// flush and starts over whenever it holds at least piece bytes. It does
-// not recurse: a long session's tree is a chain as deep as its length.
-func (j *NodesJSON) walk(dst []byte, piece int, flush func([]byte)) []byte {
+// The vectors of WriteVec: at most vecPieces pieces (writev takes 1024
+// at once) and vecBuf bytes of copied structure each; a body shorter than
+// vecRef is copied too (a piece of its own costs the kernel more than the
+// copy).
+const (
+	vecPieces = 1000
+	vecBuf    = 64 << 10
+	vecRef    = 16 << 10
+)
+
+// vecOut collects the pieces of WriteVec's vectors: the bytes of buf from
+// from on are not in vec yet.
+type vecOut struct {
+	vec   [][]byte
+	from  int
+	flush func([][]byte)
+}
+
+// ref adds p, which nobody changes, as a piece after buf's bytes so far
+// (copied into buf when short).
+func (v *vecOut) ref(buf, p []byte) []byte {
+	if len(p) < vecRef {
+		return append(buf, p...)
+	}
+	if len(buf) > v.from {
+		v.vec = append(v.vec, buf[v.from:])
+	}
+	v.vec = append(v.vec, p)
+	v.from = len(buf)
+	return buf
+}
+
+// cut hands the vector so far, buf's last bytes included, to flush and
+// returns buf emptied. (A buf that grew while pieces pointed into it left
+// them in its old array, unchanged.)
+func (v *vecOut) cut(buf []byte) []byte {
+	if len(buf) > v.from {
+		v.vec = append(v.vec, buf[v.from:])
+	}
+	if len(v.vec) > 0 {
+		v.flush(v.vec)
+	}
+	clear(v.vec)
+	v.vec, v.from = v.vec[:0], 0
+	return buf[:0]
+}
+
+// treeOut is where walk writes: all into dst (the zero value), in pieces
+// (flush: WriteTo) or in vectors (vec: WriteVec).
+type treeOut struct {
+	piece int
+	flush func([]byte)
+	vec   *vecOut
+}
+
+// full reports that dst should be handed on before the next node.
+func (o *treeOut) full(dst []byte) bool {
+	switch {
+	case o.flush != nil:
+		return len(dst) >= o.piece
+	case o.vec != nil:
+		return len(dst) >= vecBuf || len(o.vec.vec) >= vecPieces
+	}
+	return false
+}
+
+// cut hands dst on and returns it emptied.
+func (o *treeOut) cut(dst []byte) []byte {
+	if o.vec != nil {
+		return o.vec.cut(dst)
+	}
+	o.flush(dst)
+	return dst[:0]
+}
+
+// entry appends e's JSON (AppendJSON): for a vector, as it is stored
+// when it is wire-ready, else made clean.
+func (o *treeOut) entry(dst []byte, e *Entry) []byte {
+	if o.vec == nil {
+		return e.AppendJSON(dst)
+	}
+	if e.wireReady() {
+		dst = e.appendPlainHead(dst)
+		dst = o.vec.ref(dst, e.plainInner())
+		return e.appendPlainTail(dst)
+	}
+	start := len(dst)
+	return wireSafe(e.AppendJSON(dst), start)
+}
+
+// label appends a node's label as a JSON string (made clean for a
+// vector).
+func (o *treeOut) label(dst []byte, l string) []byte {
+	start := len(dst)
+	dst = appendJSONString(dst, l)
+	if o.vec == nil {
+		return dst
+	}
+	return wireSafe(dst, start)
+}
+
+// wireSafe makes out[start:] wire-clean, as stdio.ValidUTF8 would on the
+// way out.
+func wireSafe(out []byte, start int) []byte {
+	if jsonstr.WireClean(out[start:]) {
+		return out
+	}
+	raw := bytes.Clone(out[start:])
+	return jsonstr.AppendWireSafe(out[:start], raw)
+}
+
+// frame is a list of nodes being written: the roots (owner -1) or the
+// children of owner, from position next on. Once it is closed, carry more
+// nodes close after it: the unlabelled nodes of one child each above
+// owner, a chain that gets no frame per node.
+type frame struct {
+	list               []int32
+	owner, next, carry int32
+}
+
+// walk appends the array of the roots to dst; with o.flush or o.vec, it
+// hands dst on and starts over whenever it is full (o.full). It does not
+// recurse, and a chain (a long session's tree is one, as deep as its
+// length) takes no stack: only a node with a label or more than one
+// child has a frame.
+func (j *NodesJSON) walk(dst []byte, o treeOut) []byte {
 	dst = append(dst, '[')
-	stack := make([]frame, 1, j.depth+1)
-	stack[0] = frame{owner: -1, end: int32(len(j.roots))}
+	stack := make([]frame, 1, 16)
+	stack[0] = frame{list: j.roots, owner: -1}
 	for len(stack) > 0 {
-		if flush != nil && len(dst) >= piece {
-			flush(dst)
-			dst = dst[:0]
+		if o.full(dst) {
+			dst = o.cut(dst)
 		}
 		top := &stack[len(stack)-1]
-		if top.next == top.end {
+		if int(top.next) == len(top.list) {
 			dst = append(dst, ']')
-			if owner := top.owner; owner >= 0 { // a children array: close its node
-				if l := j.labelOf(owner); l != "" {
-					dst = append(dst, `,"label":`...)
-					dst = appendJSONString(dst, l)
-				}
-				dst = append(dst, '}')
+			if top.owner >= 0 { // a children array: close its node
+				dst = j.closeNode(dst, top.owner, &o)
 			}
+			carry := top.carry
 			stack = stack[:len(stack)-1]
+			dst = closeRun(dst, carry, &o)
 			continue
 		}
-		var n int32
-		if top.owner < 0 {
-			n = j.roots[top.next]
-		} else {
-			n = j.kids[top.next]
-		}
-		if top.next > j.start(top.owner) {
+		n := top.list[top.next]
+		if top.next > 0 {
 			dst = append(dst, ',')
 		}
 		top.next++
-		dst = append(dst, `{"entry":`...)
-		dst = j.entries[n].AppendJSON(dst)
-		dst = append(dst, `,"children":[`...)
-		stack = append(stack, frame{owner: n, next: j.first[n], end: j.first[n+1]})
+		for carry := int32(0); ; carry++ { // down n's chain
+			dst = append(dst, `{"entry":`...)
+			dst = o.entry(dst, j.entries[n])
+			dst = append(dst, `,"children":[`...)
+			c := j.kids.one[n]
+			if c >= 0 && j.labelOf(n) == "" { // n closes right after its one child
+				n = c
+				if o.full(dst) {
+					dst = o.cut(dst)
+				}
+				continue
+			}
+			if c == -1 { // a leaf: closed at once, and the chain above it
+				dst = append(dst, ']')
+				dst = j.closeNode(dst, n, &o)
+				dst = closeRun(dst, carry, &o)
+				break
+			}
+			stack = append(stack, frame{list: j.kids.of(n), owner: n, carry: carry})
+			break
+		}
 	}
 	return dst
 }
 
-// start is where the list of owner begins (in roots or kids).
-func (j *NodesJSON) start(owner int32) int32 {
-	if owner < 0 {
-		return 0
+// closeNode appends the end of node n's object after its children: its
+// label, if any, and the brace.
+func (j *NodesJSON) closeNode(dst []byte, n int32, o *treeOut) []byte {
+	if l := j.labelOf(n); l != "" {
+		dst = append(dst, `,"label":`...)
+		dst = o.label(dst, l)
 	}
-	return j.first[owner]
+	return append(dst, '}')
+}
+
+// closeRun appends the ends of carry chain nodes (unlabelled: "]}" each).
+func closeRun(dst []byte, carry int32, o *treeOut) []byte {
+	for ; carry > 0; carry-- {
+		if o.full(dst) {
+			dst = o.cut(dst)
+		}
+		dst = append(dst, "]}"...)
+	}
+	return dst
 }
 
 // nodesSlack is room left after AppendNodesJSON's output for the caller's
@@ -601,30 +794,27 @@ const nodesSlack = 64
 
 // measure sets the length of the JSON (exact unless an id, type,
 // timestamp or label needs escaping), counting the nodes reachable from
-// the roots, as walk writes them, and the depth of the deepest list (the
-// size of walk's stack).
+// the roots, as walk writes them.
 func (j *NodesJSON) measure() {
 	const perNode = len(`{"entry":,"children":[]}`) + 1 // and a comma
-	type item struct{ node, depth int32 }
-	size, depth := 2, 1
-	var stack []item
-	add := func(list []int32, d int32) {
-		depth = max(depth, int(d))
+	size := 2
+	var stack []int32
+	add := func(list []int32) {
 		for _, n := range list {
 			size += perNode + j.entries[n].jsonLen()
 			if l := j.labelOf(n); l != "" {
 				size += len(`,"label":""`) + len(l)
 			}
-			if j.first[n+1] > j.first[n] {
-				stack = append(stack, item{n, d + 1})
+			if j.kids.one[n] != -1 {
+				stack = append(stack, n)
 			}
 		}
 	}
-	add(j.roots, 1)
+	add(j.roots)
 	for len(stack) > 0 {
-		it := stack[len(stack)-1]
+		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		add(j.kids[j.first[it.node]:j.first[it.node+1]], it.depth)
+		add(j.kids.of(n))
 	}
-	j.size, j.depth = size, depth
+	j.size = size
 }

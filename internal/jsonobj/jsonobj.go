@@ -57,9 +57,12 @@ type Nest struct {
 type Scanner struct {
 	Nests  []Nest
 	Spaced bool // whitespace was skipped inside the last value (it is not compact)
-	b      []byte
-	lists  [][]Member
-	at     []int
+	// NonASCII: a string of the last value holds a byte of 0x80 or more.
+	// A valid value without one is all ASCII, so also valid UTF-8.
+	NonASCII bool
+	b        []byte
+	lists    [][]Member
+	at       []int
 	// trusted: b is known to be valid JSON (the visiting functions below),
 	// so a string's end is found with memchr, not checked byte by byte:
 	// a 50 MiB prompt costs a millisecond, not ten.
@@ -68,6 +71,9 @@ type Scanner struct {
 	// (separators only) instead of list 0, as they are found: the
 	// visiting functions keep no list, whatever the size of the value.
 	visit func(Member)
+	// high ORs the bytes of the strings scanned (NonASCII): the words the
+	// fast path skips and the bytes it steps over one at a time.
+	high uint64
 }
 
 // visiting is the list of object and array that goes to Scanner.visit.
@@ -77,7 +83,7 @@ const visiting = -2
 // whitespace, and its kind; it records the members of an object or the
 // elements of an array (list 0) and those Nests ask for.
 func (s *Scanner) Scan(b []byte) Kind {
-	s.b, s.Spaced = b, false
+	s.b, s.Spaced, s.high = b, false, 0
 	for k, n := range s.Nests {
 		if n.Parent < 0 || n.Parent > k {
 			panic("jsonobj: a Nest's parent list must come before its own")
@@ -113,6 +119,7 @@ func (s *Scanner) Scan(b []byte) Kind {
 		}
 		return Invalid
 	}
+	s.NonASCII = s.high&0x8080808080808080 != 0 || s.trusted // trusted strings are skipped unread
 	return kind
 }
 
@@ -152,7 +159,7 @@ func (s *Scanner) value(i, depth int) int {
 	case '[':
 		return s.array(i, depth+1, -1)
 	case '"':
-		e, _ := scanString(b, i, s.trusted)
+		e, _ := scanString(b, i, s.trusted, &s.high)
 		return e
 	case 't':
 		return literal(b, i, "true")
@@ -247,7 +254,7 @@ func (s *Scanner) object(i, depth, r int) int {
 			return -1
 		}
 		ks := i
-		ke, kesc := scanString(b, i, s.trusted)
+		ke, kesc := scanString(b, i, s.trusted, &s.high)
 		if ke < 0 {
 			return -1
 		}
@@ -261,7 +268,7 @@ func (s *Scanner) object(i, depth, r int) int {
 		case vs >= len(b):
 			return -1
 		case b[vs] == '"':
-			ve, vesc = scanString(b, vs, s.trusted)
+			ve, vesc = scanString(b, vs, s.trusted, &s.high)
 		case r >= 0 && len(s.Nests) > 0 && (b[vs] == '{' || b[vs] == '['):
 			if ve, ok = s.nested(r, b[ks:ke], vs, depth); !ok {
 				ve = s.value(vs, depth)
@@ -358,18 +365,26 @@ func skipString(b []byte, i int) (int, bool) {
 
 // scanString scans the string whose opening quote is b[i]. It returns the
 // index after the closing quote (-1 if invalid) and whether it has escapes.
-// A trusted string is known to be valid (skipString).
-func scanString(b []byte, i int, trusted bool) (int, bool) {
+// A trusted string is known to be valid (skipString). The bytes of an
+// untrusted one are ORed into *high.
+func scanString(b []byte, i int, trusted bool, high *uint64) (int, bool) {
 	if trusted {
 		return skipString(b, i)
 	}
 	esc := false
 	i++
+	acc := uint64(0)
 	for {
-		for i+8 <= len(b) && !hasStop(binary.LittleEndian.Uint64(b[i:])) {
+		for i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			if hasStop(w) {
+				break
+			}
+			acc |= w
 			i += 8
 		}
 		for i < len(b) && !strStop[b[i]] {
+			acc |= uint64(b[i])
 			i++
 		}
 		if i >= len(b) {
@@ -377,6 +392,7 @@ func scanString(b []byte, i int, trusted bool) (int, bool) {
 		}
 		switch b[i] {
 		case '"':
+			*high |= acc
 			return i + 1, esc
 		case '\\':
 			esc = true

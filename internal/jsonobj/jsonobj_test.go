@@ -132,7 +132,7 @@ var scanNests = []Nest{{Parent: 0, Key: `"a"`}, {Parent: 1, Key: `"b"`, Array: t
 // records alone; a trusted scan (walk's) finds the same spans.
 func FuzzScanner(f *testing.F) {
 	for _, seed := range []string{`{"type":"x","id":"1","a":[1,2,{"b":"\u00e9"}]}`, `[1,"2",null]`, `"\"\\"`, `{"a" : 1 , "b":-2.5e3}`,
-		`{"a":{"b":[{"c":{"d":1}},2,{"c":[3]}],"b":[]},"a":{"x":1}}`, `{"a":{"b":[{"c":{}}, {"c":{"e":"\"}"}}]},"z":{"a":{}}}`, `[{"a":{"b":[1]}}]`} {
+		`{"a":{"b":[{"c":{"d":1}},2,{"c":[3]}],"b":[]},"a":{"x":1}}`, `{"a":{"b":[{"c":{}}, {"c":{"e":"\"}"}}]},"z":{"a":{}}}`, `[{"a":{"b":[1]}}]`, "{\"k\xc3\xa9\":\"long enough to take the word path \xe2\x80\xa8 x\"}"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -146,6 +146,9 @@ func FuzzScanner(f *testing.F) {
 				t.Fatalf("%q: a field of what is not a valid object", data)
 			}
 			return
+		}
+		if high := slices.ContainsFunc(data, func(c byte) bool { return c >= 0x80 }); s.NonASCII != high {
+			t.Fatalf("%q: NonASCII %v, has a byte >= 0x80 %v", data, s.NonASCII, high)
 		}
 		var compact bytes.Buffer
 		if json.Compact(&compact, data) != nil || s.Spaced != (compact.Len() != len(bytes.Trim(data, " \t\r\n"))) {

@@ -1,6 +1,9 @@
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Style selects how characters JSON allows raw are written.
 type Style int
@@ -120,4 +123,56 @@ func Len[T string | []byte](s T, style Style, htmlEscaped bool) int {
 		i += size
 	}
 	return n
+}
+
+// WireClean reports whether b goes on the wire unchanged: valid UTF-8
+// without U+2028 or U+2029 (AppendWireSafe would copy it byte for byte).
+// The wire rule's one predicate: internal/stdio's last pass before
+// stdout asks it, and the session store records it per entry.
+func WireClean(b []byte) bool { return utf8.Valid(b) && !hasSeparator(b) }
+
+// hasSeparator reports whether b holds U+2028 or U+2029 (E2 80 A8/A9).
+func hasSeparator(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte{0xe2, 0x80})
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		if c := b[i+2]; c == 0xa8 || c == 0xa9 {
+			return true
+		}
+		b = b[i+2:]
+	}
+}
+
+// AppendWireSafe appends b with every byte that is not part of valid
+// UTF-8 written as the escape \ufffd and U+2028/U+2029 as \u2028/\u2029,
+// as the Wire style writes them in a string. In a JSON text such bytes
+// can only be inside strings, where the escapes are valid, so valid JSON
+// stays valid and means what JSON.parse would read.
+func AppendWireSafe(dst, b []byte) []byte {
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf {
+			j := i + 1
+			for j < len(b) && b[j] < utf8.RuneSelf {
+				j++
+			}
+			dst = append(dst, b[i:j]...)
+			i = j
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028':
+			dst = append(dst, `\u2028`...)
+		case r == '\u2029':
+			dst = append(dst, `\u2029`...)
+		default:
+			dst = append(dst, b[i:i+n]...)
+		}
+		i += n
+	}
+	return dst
 }

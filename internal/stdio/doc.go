@@ -12,8 +12,11 @@
 //     protocol renders them, WriterOptions.DeltaLine) and of consecutive
 //     joinable lines with the same head and tail (SendJoinable: ACP
 //     chunks), lines produced in pieces on the writer goroutine
-//     (SendPieces: get_tree, never built whole), Broken at the first
-//     failed write, Abandon; ValidUTF8, the last step before the output.
+//     (SendPieces: replay, never built whole) or in vectors of pieces
+//     that already exist (SendVector: get_tree, written with writev, the
+//     pieces wire-clean by the fill's word), Broken at the first failed
+//     write, Abandon; ValidUTF8, the last step before the output (its
+//     predicate and rewrite are jsonstr's WireClean and AppendWireSafe).
 //   - marshal.go: Marshal, one line without HTML escaping.
 //   - shutdown.go: Finish, the end of a server's Run (signal, grace,
 //     abandon), and ErrInterrupted.
@@ -30,8 +33,9 @@
 // Concurrency contract: a LineReader belongs to one goroutine. Writer
 // methods are safe for concurrent use; exactly one goroutine, started by
 // NewWriter, writes to the output, and lines are written whole, in
-// enqueue order; a SendPieces line's fill runs on that goroutine, after
-// SendPieces returned, and must read only data nobody changes. A Seq's
+// enqueue order; a SendPieces or SendVector line's fill runs on that
+// goroutine, after the call returned, and must read only data nobody
+// changes. A Seq's
 // counter and ring belong to the writer goroutine (its Stamp and Extend
 // run there; Range and Each only from a fill); Seq.Reserve is safe from
 // any goroutine. Finish is called once, by the goroutine that runs the

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"unicode/utf8"
 
 	"go.uber.org/zap"
 
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 	"github.com/armadra/ama-rpc/internal/memlimit"
 )
 
@@ -63,6 +63,7 @@ type Writer struct {
 	stats    WriterStats
 	writeErr error
 	broken   chan struct{} // closed at the first write error
+	vw       *vecWriter    // writes SendVector's vectors (writer goroutine only)
 }
 
 // WriterStats are counters for tests and benchmarks.
@@ -88,8 +89,10 @@ type outItem struct {
 	usage     any // the protocol's, handed over by SendDelta; nil: none
 
 	// A line written in pieces (SendPieces): fill produces them on the
-	// writer goroutine; n is about the line's length.
+	// writer goroutine; n is about the line's length. A line written in
+	// vectors (SendVector): vec produces them.
 	fill func(emit func(piece []byte))
+	vec  func(emit func(vec [][]byte))
 	n    int
 
 	seq *Seq // numbers the line when it is written (seq.go); nil: none
@@ -99,7 +102,7 @@ func (it *outItem) size() int {
 	if it.line != nil {
 		return len(it.line)
 	}
-	if it.fill != nil {
+	if it.fill != nil || it.vec != nil {
 		return it.n
 	}
 	if it.head != nil {
@@ -184,7 +187,7 @@ func (w *Writer) SendDeltaSeq(typ string, idx int, delta string, usage any, q *S
 	defer w.mu.Unlock()
 	if n := len(w.q); n > 0 {
 		last := w.q[n-1]
-		if last.line == nil && last.head == nil && last.fill == nil && last.deltaType == typ && last.deltaIdx == idx && (last.usage != nil) == (usage != nil) && last.seq == q {
+		if last.line == nil && last.head == nil && last.fill == nil && last.vec == nil && last.deltaType == typ && last.deltaIdx == idx && (last.usage != nil) == (usage != nil) && last.seq == q {
 			last.delta = append(last.delta, delta...)
 			if usage != nil {
 				last.usage = usage
@@ -242,6 +245,23 @@ func (w *Writer) SendPieces(size int, fill func(emit func(piece []byte))) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.push(&outItem{fill: fill, n: max(size, 1)})
+}
+
+// SendVector is SendPieces for a line whose pieces are mostly bytes that
+// already exist (get_tree: the session's entries as they are stored):
+// fill calls emit with vectors of pieces, in order, and the pieces of all
+// the vectors joined are the line (ending in '\n'). emit writes a vector
+// before it returns, so fill may reuse the pieces' buffers afterwards; to
+// a file or pipe it is written with writev(2) (as many calls as IOV_MAX
+// and the kernel need; the pieces are not copied), to any other output
+// joined into one Write. The pieces are written as they are, without the
+// ValidUTF8 pass: fill makes each one wire-clean (jsonstr.WireClean
+// holds), as SendJoinable's caller does. size and fill's rules are those
+// of SendPieces.
+func (w *Writer) SendVector(size int, fill func(emit func(vec [][]byte))) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.push(&outItem{vec: fill, n: max(size, 1)})
 }
 
 // push appends it, waiting for room first. Called with mu held.
@@ -307,13 +327,17 @@ func (w *Writer) loop() {
 		w.space.Broadcast() // the queue has room for one more line
 		w.mu.Unlock()
 
-		if it.fill != nil {
+		if it.fill != nil || it.vec != nil {
 			n := 0
-			it.fill(func(piece []byte) {
-				piece = ValidUTF8(piece)
-				w.write(piece)
-				n += len(piece)
-			})
+			if it.fill != nil {
+				it.fill(func(piece []byte) {
+					piece = ValidUTF8(piece)
+					w.write(piece)
+					n += len(piece)
+				})
+			} else {
+				it.vec(func(vec [][]byte) { n += w.writeVec(vec) })
+			}
 			it = nil
 			w.mu.Lock()
 			w.qBytes -= size
@@ -373,6 +397,27 @@ func (w *Writer) write(line []byte) {
 	}
 }
 
+// writeVec writes the pieces of vec in order (SendVector) and returns
+// their length; errors are those of write.
+func (w *Writer) writeVec(vec [][]byte) int {
+	n := 0
+	for _, p := range vec {
+		n += len(p)
+	}
+	if w.writeErr != nil || n == 0 {
+		return n
+	}
+	if w.vw == nil {
+		w.vw = newVecWriter(w.out)
+	}
+	if err := w.vw.write(vec, n); err != nil {
+		w.writeErr = err
+		w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
+		close(w.broken)
+	}
+	return n
+}
+
 // Broken is closed when a write to the output failed: nobody can read
 // what is sent any more (the server treats it as a disconnect).
 func (w *Writer) Broken() <-chan struct{} { return w.broken }
@@ -407,39 +452,10 @@ func (w *Writer) Close() {
 // a JSON line such bytes can only be inside strings, where the escapes are
 // valid. A clean line is returned as is, without copying.
 func ValidUTF8(line []byte) []byte {
-	if utf8.Valid(line) && !hasSeparator(line) {
+	if jsonstr.WireClean(line) {
 		return line
 	}
-	out := make([]byte, 0, len(line)+64)
-	for i := 0; i < len(line); {
-		r, n := utf8.DecodeRune(line[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			out = append(out, `\ufffd`...)
-		case r == '\u2028':
-			out = append(out, `\u2028`...)
-		case r == '\u2029':
-			out = append(out, `\u2029`...)
-		default:
-			out = append(out, line[i:i+n]...)
-		}
-		i += n
-	}
-	return out
-}
-
-// hasSeparator reports whether b holds U+2028 or U+2029 (E2 80 A8/A9).
-func hasSeparator(b []byte) bool {
-	for {
-		i := bytes.Index(b, []byte{0xe2, 0x80})
-		if i < 0 || i+2 >= len(b) {
-			return false
-		}
-		if c := b[i+2]; c == 0xa8 || c == 0xa9 {
-			return true
-		}
-		b = b[i+2:]
-	}
+	return jsonstr.AppendWireSafe(make([]byte, 0, len(line)+64), line)
 }
 
 // Abandon gives up on output that cannot be delivered (the host stopped
