@@ -75,9 +75,6 @@ func notice[P any](m func(s *Server, p *P)) func(*Server, *call) {
 	}
 }
 
-// paramsDecoder is a P that decodes the call's params itself.
-type paramsDecoder interface{ decodeParams(c *call) error }
-
 // ignored is the params of a method that reads none: anything goes.
 type ignored struct{}
 
@@ -86,12 +83,7 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // decode decodes the call's params into p and drops the parked line (the
 // call may live on, for a turn; what p keeps of the line is p's).
 func decode(c *call, p any) error {
-	var err error
-	if d, ok := p.(paramsDecoder); ok {
-		err = d.decodeParams(c)
-	} else {
-		err = decodeParams(c, p)
-	}
+	err := decodeParams(c, p)
 	c.params = nil
 	return err
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonlit"
-	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -38,39 +37,6 @@ func handlePrompt(s *Server, c *call, p *promptParams) {
 	as.enqueue(newTurn(c, in))
 }
 
-// decodeParams decodes session/prompt's params as decodeParams would
-// (keys matched without regard to case, the last one winning), except that
-// the content blocks stay sub-slices of the params: json.RawMessage
-// would copy a pasted 50 MiB text once more.
-func (p *promptParams) decodeParams(c *call) error {
-	raw := c.rawParams()
-	var err error
-	fail := func(format string, args ...any) {
-		if err == nil {
-			err = errorf(errInvalidParams, "invalid params of %s: "+format, append([]any{c.req.Method}, args...)...)
-		}
-	}
-	if !jsonobj.Members(raw, func(k string, v []byte) {
-		switch {
-		case strings.EqualFold(k, "sessionId"):
-			if e := json.Unmarshal(v, &p.SessionID); e != nil {
-				fail("sessionId: %v", e)
-			}
-		case strings.EqualFold(k, "prompt"):
-			p.Prompt = nil
-			if string(v) == "null" {
-				return
-			}
-			if !jsonobj.Elements(v, func(b []byte) { p.Prompt = append(p.Prompt, b) }) {
-				fail("prompt is not an array")
-			}
-		}
-	}) {
-		fail("params are not an object")
-	}
-	return err
-}
-
 // promptInput converts ACP content blocks into the session's input, as
 // ama does: every text-like block becomes one part, in block order, and
 // the parts are joined with a newline (text as is, a resource link as
@@ -79,7 +45,7 @@ func (p *promptParams) decodeParams(c *call) error {
 // block order. Audio (not offered), invalid images and unknown block types
 // are invalid params. Texts, data and blobs are decoded in place
 // (promptBlock).
-func promptInput(blocks []json.RawMessage) (session.PromptInput, error) {
+func promptInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
 	var in session.PromptInput
 	var parts []part
 	image := func(i int, data jsonlit.Lit, mime string) error {

@@ -140,9 +140,11 @@ type sessionIDParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// promptParams: the blocks stay sub-slices of the params (jsonlit.Raw):
+// json.RawMessage would copy a pasted 50 MiB text once more.
 type promptParams struct {
-	SessionID string            `json:"sessionId"`
-	Prompt    []json.RawMessage `json:"prompt"`
+	SessionID string        `json:"sessionId"`
+	Prompt    []jsonlit.Raw `json:"prompt"`
 }
 
 type promptResult struct {

@@ -38,7 +38,7 @@ func FuzzWriteUnquoted(f *testing.F) {
 // copyingInput is promptInput as it was before blocks were decoded in
 // place: every text, data and blob decoded into a string of its own by
 // encoding/json, the parts joined by strings.Join.
-func copyingInput(blocks []json.RawMessage) (session.PromptInput, error) {
+func copyingInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
 	var in session.PromptInput
 	var parts []string
 	image := func(i int, data, mime string) error {
@@ -107,7 +107,7 @@ func copyingInput(blocks []json.RawMessage) (session.PromptInput, error) {
 
 // sameInput fails unless promptInput decodes blocks as copyingInput does:
 // the same message, images and error, byte for byte. It returns the input.
-func sameInput(t *testing.T, blocks []json.RawMessage) session.PromptInput {
+func sameInput(t *testing.T, blocks []jsonlit.Raw) session.PromptInput {
 	t.Helper()
 	got, gerr := promptInput(blocks)
 	want, werr := copyingInput(blocks)
@@ -175,9 +175,9 @@ func TestPromptBlocksInPlace(t *testing.T) {
 			{"not an object", []string{`"` + b64 + `"`}, 0},
 		} {
 			t.Run(fmt.Sprintf("%s/%d", tc.name, size), func(t *testing.T) {
-				blocks := make([]json.RawMessage, len(tc.blocks))
+				blocks := make([]jsonlit.Raw, len(tc.blocks))
 				for i, b := range tc.blocks {
-					blocks[i] = json.RawMessage(b)
+					blocks[i] = jsonlit.Raw(b)
 				}
 				got := sameInput(t, blocks)
 				shared := 0
@@ -212,7 +212,7 @@ func FuzzPromptBlocks(f *testing.F) {
 		if !json.Valid(a) || !json.Valid(b) {
 			return // the stream rejects a line that is not JSON
 		}
-		sameInput(t, []json.RawMessage{a, b})
-		sameInput(t, []json.RawMessage{a})
+		sameInput(t, []jsonlit.Raw{a, b})
+		sameInput(t, []jsonlit.Raw{a})
 	})
 }
