@@ -37,9 +37,7 @@ var methods = map[string]func(*Server, *call){
 //     params are logged and ignored, and the call is released (a request
 //     sent by that name gets a null result).
 //
-// A P that implements paramsDecoder decodes itself (session/prompt keeps
-// its blocks as sub-slices of a huge line); one that takes anything
-// (ignored) never fails.
+// A P that takes anything (ignored) never fails.
 func typed[P, R any](m func(s *Server, p *P) (R, error)) func(*Server, *call) {
 	return func(s *Server, c *call) {
 		var p P
