@@ -98,6 +98,7 @@ func TestMemoryOfThreeBigPrompts(t *testing.T) {
 				t.Logf("after prompt %d: RSS %.0f MB (file pages %.0f MB)", i+1, float64(p.vmRSS())/1e6, float64(p.procStatus("RssFile"))/1e6)
 			}
 			peak := p.peakRSS()
+			t.Logf("peak RSS after the prompts %.0f MB", float64(peak)/1e6)
 			// The moved history reads back as it was sent: the entries
 			// hold each prompt's JSON string as the line had it (the
 			// context itself has been compacted by now).
