@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/session"
 )
@@ -117,9 +118,9 @@ func init() {
 var pendingCommands = map[string]bool{}
 
 type imageParam struct {
-	Type     string `json:"type"`
-	Data     string `json:"data"`
-	MimeType string `json:"mimeType"`
+	Type     string      `json:"type"`
+	Data     jsonlit.Lit `json:"data"`
+	MimeType string      `json:"mimeType"`
 }
 
 func toImages(in []imageParam) ([]*llm.ImageContent, error) {
@@ -128,13 +129,14 @@ func toImages(in []imageParam) ([]*llm.ImageContent, error) {
 		if im.Type != "" && im.Type != "image" {
 			return nil, fmt.Errorf("%w: images[%d] has type %q; images must be {type:\"image\",data,mimeType}", errInvalidParams, i, im.Type)
 		}
-		if im.Data == "" || im.MimeType == "" {
+		if len(im.Data) <= len(`""`) || im.MimeType == "" {
 			return nil, fmt.Errorf("%w: images[%d] needs data and mimeType", errInvalidParams, i)
 		}
-		if err := llm.ValidateImage(im.Data, im.MimeType); err != nil {
+		data := im.Data.Text()
+		if err := llm.ValidateImage(data, im.MimeType); err != nil {
 			return nil, fmt.Errorf("%w: images[%d]: %v", errInvalidParams, i, err)
 		}
-		out = append(out, llm.Image(im.Data, im.MimeType))
+		out = append(out, llm.Image(data, im.MimeType))
 	}
 	return out, nil
 }
@@ -160,7 +162,7 @@ func handlePrompt(s *Server, c *command, p *promptParams, reply reply) {
 		reply(nil, err)
 		return
 	}
-	in := session.PromptInput{Message: *p.Message, Images: images, StreamingBehavior: session.Queue(p.StreamingBehavior), Interrupt: interrupt}
+	in := session.PromptInput{Message: p.Message.Text(), Images: images, StreamingBehavior: session.Queue(p.StreamingBehavior), Interrupt: interrupt}
 	kind := session.PromptKind(c.name) // the command names are the kinds
 	if kind == session.KindFollowUp {
 		in.Interrupt = false

@@ -5,6 +5,7 @@ import (
 	"reflect"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/permlog"
 	"github.com/armadra/ama-rpc/plan"
@@ -18,8 +19,10 @@ import (
 // answers with these types, so the schema (package rpc/schema, through
 // CommandWires) is inferred from what the server really reads and writes.
 
+// promptParams: the message and the images' data are decoded in place
+// (jsonlit), a huge one not copied out of the command line.
 type promptParams struct {
-	Message           *string      `json:"message"`
+	Message           *jsonlit.Lit `json:"message"`
 	Images            []imageParam `json:"images,omitempty"`
 	StreamingBehavior string       `json:"streamingBehavior,omitempty"`
 	// Interrupt is decoded by the handler (a precise error for a

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/i18n"
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/llm/fake"
 	"github.com/armadra/ama-rpc/rpc/internal/wirecode"
@@ -142,16 +142,16 @@ func TestPermissionDecision(t *testing.T) {
 }
 
 func TestPromptInput(t *testing.T) {
-	blocks := func(s ...string) []json.RawMessage {
-		out := make([]json.RawMessage, len(s))
+	blocks := func(s ...string) []jsonlit.Raw {
+		out := make([]jsonlit.Raw, len(s))
 		for i, x := range s {
-			out[i] = json.RawMessage(x)
+			out[i] = jsonlit.Raw(x)
 		}
 		return out
 	}
 	cases := []struct {
 		name   string
-		in     []json.RawMessage
+		in     []jsonlit.Raw
 		msg    string
 		images int
 		bad    bool

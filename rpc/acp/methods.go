@@ -37,9 +37,7 @@ var methods = map[string]func(*Server, *call){
 //     params are logged and ignored, and the call is released (a request
 //     sent by that name gets a null result).
 //
-// A P that implements paramsDecoder decodes itself (session/prompt keeps
-// its blocks as sub-slices of a huge line); one that takes anything
-// (ignored) never fails.
+// A P that takes anything (ignored) never fails.
 func typed[P, R any](m func(s *Server, p *P) (R, error)) func(*Server, *call) {
 	return func(s *Server, c *call) {
 		var p P
@@ -75,9 +73,6 @@ func notice[P any](m func(s *Server, p *P)) func(*Server, *call) {
 	}
 }
 
-// paramsDecoder is a P that decodes the call's params itself.
-type paramsDecoder interface{ decodeParams(c *call) error }
-
 // ignored is the params of a method that reads none: anything goes.
 type ignored struct{}
 
@@ -86,12 +81,7 @@ func (*ignored) UnmarshalJSON([]byte) error { return nil }
 // decode decodes the call's params into p and drops the parked line (the
 // call may live on, for a turn; what p keeps of the line is p's).
 func decode(c *call, p any) error {
-	var err error
-	if d, ok := p.(paramsDecoder); ok {
-		err = d.decodeParams(c)
-	} else {
-		err = decodeParams(c, p)
-	}
+	err := decodeParams(c, p)
 	c.params = nil
 	return err
 }

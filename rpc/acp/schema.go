@@ -1,6 +1,10 @@
 package acp
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/armadra/ama-rpc/internal/jsonlit"
+)
 
 // Wire types of ACP v1 (field names from the public schema of
 // @agentclientprotocol/sdk). Struct field order is the key order on the
@@ -136,9 +140,11 @@ type sessionIDParams struct {
 	SessionID string `json:"sessionId"`
 }
 
+// promptParams: the blocks stay sub-slices of the params (jsonlit.Raw):
+// json.RawMessage would copy a pasted 50 MiB text once more.
 type promptParams struct {
-	SessionID string            `json:"sessionId"`
-	Prompt    []json.RawMessage `json:"prompt"`
+	SessionID string        `json:"sessionId"`
+	Prompt    []jsonlit.Raw `json:"prompt"`
 }
 
 type promptResult struct {
@@ -180,21 +186,33 @@ type configOptionsResult struct {
 // contentBlock is a prompt or message content block (text, image,
 // resource_link, resource; audio is refused).
 type contentBlock struct {
-	Type     string          `json:"type"`
-	Text     string          `json:"text,omitempty"`
-	Data     string          `json:"data,omitempty"`
-	MimeType string          `json:"mimeType,omitempty"`
-	URI      string          `json:"uri,omitempty"`
-	Name     string          `json:"name,omitempty"`
-	Resource json.RawMessage `json:"resource,omitempty"`
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	Data     string `json:"data,omitempty"`
+	MimeType string `json:"mimeType,omitempty"`
+	URI      string `json:"uri,omitempty"`
+	Name     string `json:"name,omitempty"`
+}
+
+// promptBlock is a content block as a prompt brings it: contentBlock's
+// members (it accepts what contentBlock does), the text, data and
+// resource kept as the request line holds them (jsonlit).
+type promptBlock struct {
+	Type     string      `json:"type"`
+	Text     jsonlit.Lit `json:"text"`
+	Data     jsonlit.Lit `json:"data"`
+	MimeType string      `json:"mimeType"`
+	URI      string      `json:"uri"`
+	Name     string      `json:"name"`
+	Resource jsonlit.Raw `json:"resource"`
 }
 
 // embeddedResource is the resource of a "resource" block: text or blob.
 type embeddedResource struct {
-	URI      string  `json:"uri"`
-	Text     *string `json:"text"`
-	Blob     *string `json:"blob"`
-	MimeType string  `json:"mimeType"`
+	URI      string       `json:"uri"`
+	Text     *jsonlit.Lit `json:"text"`
+	Blob     *jsonlit.Lit `json:"blob"`
+	MimeType string       `json:"mimeType"`
 }
 
 // notification is the params of session/update.

@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/armadra/ama-rpc/events"
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 	"github.com/armadra/ama-rpc/internal/ownfs"
 	"github.com/armadra/ama-rpc/llm"
 	"github.com/armadra/ama-rpc/rpc"
@@ -127,6 +128,8 @@ func overrides() map[reflect.Type]*jsonschema.Schema {
 	return map[reflect.Type]*jsonschema.Schema{
 		// Raw JSON: any value (the inferrer would see a byte slice).
 		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value (json.RawMessage)"},
+		// A string kept as its literal (decoded in place).
+		reflect.TypeFor[jsonlit.Lit](): str(),
 		// Interfaces of closed sets: one of the members, by type/role.
 		reflect.TypeFor[llm.Content]():       ref("content"),
 		reflect.TypeFor[llm.Message]():       ref("message"),
