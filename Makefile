@@ -43,7 +43,7 @@ build:
 # stack traces and race reports come from the symbol table, which stays):
 # about a third of the CPU of linking some 55 of them per run.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
-PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions)$$
+PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions)$$
 PROPPKGS = ./tools ./store ./approvals
 SLOW = ./golden ./sandbox ./test/robust ./replaykit ./store ./tools ./approvals ./rpc/acp ./codemode ./rpc/schema
 TESTBIN = $(abspath bin/test/ama-rpc)
