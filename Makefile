@@ -10,12 +10,26 @@ build:
 	$(GO) build -trimpath -ldflags='-s -w' -o $(dir $(BIN))ama-rpc-sandbox ./cmd/ama-rpc-sandbox
 
 # The test command of the README and of .ci/run.
+# go vet runs inside the race pass: -vet=all is every analyzer of go vet
+# ./... (not go test's default subset), on the packages and test files
+# the pass compiles anyway, packages without tests included. A go vet
+# ./... of its own compiled them all once more without -race before the
+# first test started (on a fresh clone 110 CPU-s, 39 s of wall here).
+# The packages whose tests take longest come first (SLOW): go test starts
+# the tests in the order named, two at a time, and a long package started
+# last ends the run last.
 # The ACP end-to-end test runs on its own so that a skip says SKIP and why.
 # The huge-prompt memory tests (MEMTESTS) run without -race, after the rest:
 # they measure a child built without it, instrumenting the harness only slows
 # its checks of 40 MiB lines, and beside the busy race suite the collector's
 # timing moved their peaks to the guard. codemode's TestMemoryCap is there
 # too: the race runtime's own memory counts against its child's cap.
+# Property tests of code that runs on one goroutine (PROPTESTS: generated
+# inputs checked against a reference or a recording, pathological inputs)
+# run without -race too, at their full counts: the race detector costs them
+# 5-10x and finds nothing in them; the concurrent parts of those packages
+# (grep's walkers, the store's split read and spill, the approval memory)
+# keep their own tests in the race pass.
 #
 # The packages that drive the real binary (golden, printmode, test/robust,
 # test/acp) share one build of it, named in AMA_TEST_BIN (each linked its
@@ -29,14 +43,17 @@ build:
 # stack traces and race reports come from the symbol table, which stays):
 # about a third of the CPU of linking some 55 of them per run.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
+PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions)$$
+PROPPKGS = ./tools ./store ./approvals
+SLOW = ./golden ./sandbox ./test/robust ./replaykit ./store ./tools ./approvals ./rpc/acp ./codemode ./rpc/schema
 TESTBIN = $(abspath bin/test/ama-rpc)
 test: export AMA_TEST_BIN = $(TESTBIN)
 test: export GORACE = atexit_sleep_ms=0
 test:
-	$(GO) vet ./...
 	$(GO) build -o $(TESTBIN) ./cmd/ama-rpc
-	$(GO) test -race -ldflags=-w -count=1 -timeout 30m -skip '$(MEMTESTS)' $$($(GO) list ./... | grep -v '/test/acp$$')
-	$(GO) test -count=1 -timeout 30m -run '$(MEMTESTS)' ./test/robust ./codemode
+	$(GO) test -race -vet=all -ldflags=-w -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
+	$(GO) test -vet=off -count=1 -timeout 30m -run '$(PROPTESTS)' $(PROPPKGS)
+	$(GO) test -vet=off -count=1 -timeout 30m -run '$(MEMTESTS)' ./test/robust ./codemode
 	GO=$(GO) test/acp/make-test.sh
 
 vet:

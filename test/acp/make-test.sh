@@ -3,7 +3,7 @@
 # one line: its ok line, "SKIP test/acp: <reason>" when it skipped (go
 # test's package summary would print ok), or the whole output on failure.
 GO=${GO:-go}
-out=$($GO test -race -count=1 -v ./test/acp 2>&1)
+out=$($GO test -race -vet=all -count=1 -v ./test/acp 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
 	printf '%s\n' "$out"
