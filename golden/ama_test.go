@@ -14,28 +14,44 @@ import (
 // refDir holds the transcripts recorded from the TypeScript ama.
 const refDir = "../../shared/reference/ama-goldens/rpc"
 
-// shapeCases map our inputs for a reference golden (test/fixtures/ama/<name>)
-// to the reference transcript <name>.out.jsonl.
+// TestReferenceShapes plays our inputs for the reference goldens
+// (test/fixtures/ama/<name>: their one play, with the checks registered on
+// them, afterFixture) and compares each transcript by shape with the
+// reference transcript <name>.out.jsonl of the TypeScript ama, when
+// ../shared holds it.
 func TestReferenceShapes(t *testing.T) {
-	if _, err := os.Stat(refDir); err != nil {
-		t.Skipf("reference goldens not available (%s): %v", refDir, err)
+	_, refErr := os.Stat(refDir)
+	if refErr != nil {
+		t.Logf("reference goldens not available (%s): the cases run without the comparison: %v", refDir, refErr)
 	}
 	dirs, err := filepath.Glob("../test/fixtures/ama/*")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no reference cases: %v", err)
 	}
+	played := map[string]bool{}
 	for _, dir := range dirs {
-		dir := dir
 		name := filepath.Base(dir)
+		played[fixtureKey(dir)] = true
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
+			r, c, got := golden.RunCase(t, dir)
+			for _, fc := range fixtureChecks[fixtureKey(dir)] {
+				t.Run(fc.name, func(t *testing.T) { fc.check(t, r, c) })
+			}
+			if refErr != nil {
+				return
+			}
 			want, err := os.ReadFile(filepath.Join(refDir, name+".out.jsonl"))
 			if err != nil {
 				t.Skipf("reference %s.out.jsonl missing: %v", name, err)
 			}
-			_, _, got := golden.RunCase(t, dir)
 			compareTranscripts(t, want, got)
 		})
+	}
+	for key := range fixtureChecks {
+		if strings.HasPrefix(key, "ama/") && !played[key] {
+			t.Errorf("a check is registered on fixture %s, which does not exist", key)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package golden_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
@@ -22,7 +21,7 @@ import (
 // _test.go files) is not ama-rpc.
 func TestArchChildEnvironment(t *testing.T) {
 	exempt := map[string]bool{"internal/childenv": true, "sandbox/launcher": true}
-	fset := token.NewFileSet()
+	fset := archFset
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -37,7 +36,7 @@ func TestArchChildEnvironment(t *testing.T) {
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || exempt[filepath.ToSlash(filepath.Dir(rel))] {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
+		f, err := parseOnce(p)
 		if err != nil {
 			return err
 		}

@@ -2,8 +2,6 @@ package golden_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -30,7 +28,7 @@ func TestArchMemoryOwners(t *testing.T) {
 	collectorOK := map[string]string{
 		"codemode/child.go": "the codemode child's own cap (a separate process)",
 	}
-	fset := token.NewFileSet()
+	fset := archFset
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -46,7 +44,7 @@ func TestArchMemoryOwners(t *testing.T) {
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		f, err := parseOnce(p)
 		if err != nil {
 			return err
 		}

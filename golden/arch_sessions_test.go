@@ -2,8 +2,6 @@ package golden_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -22,7 +20,7 @@ func TestArchSessionOwner(t *testing.T) {
 	const mod = "github.com/armadra/ama-rpc/"
 	build := map[string]bool{"session": true, "agents": true}
 	hookEvents := map[string]bool{"session": true, "hooks": true}
-	fset := token.NewFileSet()
+	fset := archFset
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -38,7 +36,7 @@ func TestArchSessionOwner(t *testing.T) {
 			return nil
 		}
 		pkg := filepath.ToSlash(filepath.Dir(rel))
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		f, err := parseOnce(p)
 		if err != nil {
 			return err
 		}

@@ -145,9 +145,9 @@ func readRecord(t *testing.T, path string) []recordLine {
 	return out
 }
 
-// Background bash jobs report their lifecycle as background_job events.
-func TestBackgroundJobEvents(t *testing.T) {
-	r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/background")
+// Background bash jobs report their lifecycle as background_job events
+// (checked on the one play of the fixture rpc/background).
+var _ = afterFixture("rpc/background", "background job events", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 	var phases []string
 	ids := map[string]bool{}
 	for _, l := range r.Lines() {
@@ -166,7 +166,7 @@ func TestBackgroundJobEvents(t *testing.T) {
 	if strings.Join(phases, ",") != "started,stopped" || len(ids) != 1 || !ids["j1"] {
 		t.Fatalf("phases %v ids %v", phases, ids)
 	}
-}
+})
 
 // A signal while the host has stopped reading (the dispatcher is blocked on
 // a full output queue): the server still exits, after the shutdown grace.

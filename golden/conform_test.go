@@ -102,9 +102,9 @@ func TestRunFailureNotifies(t *testing.T) {
 // smaller context; the second finds nothing left to summarise and answers
 // the unchanged size without a model call. tokensAfter
 // never exceeds tokensBefore, and the next tokensBefore is the previous
-// tokensAfter (one computation).
-func TestCompactShortSession(t *testing.T) {
-	r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/compact-short")
+// tokensAfter (one computation). Checked on the one play of the fixture
+// rpc/compact-short.
+var _ = afterFixture("rpc/compact-short", "compact short session", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 	var res []map[string]any
 	for _, l := range r.Lines() {
 		var m map[string]any
@@ -129,7 +129,7 @@ func TestCompactShortSession(t *testing.T) {
 	if n := len(eventsOf(r, "compaction_start")); n != 1 {
 		t.Errorf("%d compaction_start events, want 1 (the no-op makes no model call)", n)
 	}
-}
+})
 
 // A first-turn overflow whose request is large: the whole context is
 // summarised (nothing before the compaction is kept, firstKeptEntryId is

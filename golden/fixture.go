@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -135,4 +137,57 @@ func RunCase(t testing.TB, dir string) (*Run, *Case, []byte) {
 		style = "A"
 	}
 	return r, &c, Transcript(t, r, c.Keep, style, c.Zero...)
+}
+
+// KitChecks are the replay kit's guarantees on one golden, checked on the
+// transcript of the run that played it (the fixture is played once per
+// suite run; the kit's own harness replays a few representative ones,
+// replaykit's TestReplayGoldens): replaykit.Check, what `ama-rpc replay
+// --check` runs, finds no difference between the golden and the run, and
+// exactly one when one field of the golden is changed (ChangeOneField)
+// or, for a golden with no line, when the run wrote one line more. It
+// returns what failed.
+func KitChecks(want, got []byte) []string {
+	var out []string
+	if diffs := replaykit.Check(want, got); len(diffs) > 0 {
+		out = append(out, fmt.Sprintf("replay --check: %d differences by shape, first: %s", len(diffs), strings.Join(diffs[:min(5, len(diffs))], "\n")))
+	}
+	if changed, ok := ChangeOneField(want); ok {
+		if diffs := replaykit.Check(changed, got); len(diffs) != 1 {
+			out = append(out, fmt.Sprintf("replay --check with one changed field: %d differences %v", len(diffs), diffs))
+		}
+	} else if len(bytes.TrimSpace(want)) == 0 {
+		if diffs := replaykit.Check(want, append(slices.Clip(got), "{\"type\":\"extra\"}\n"...)); len(diffs) != 1 {
+			out = append(out, fmt.Sprintf("replay --check with one extra line: %d differences %v", len(diffs), diffs))
+		}
+	} else {
+		out = append(out, "no field to change in the golden")
+	}
+	return out
+}
+
+// ChangeOneField returns want with one protocol value changed: the first
+// line's "type" (or "jsonrpc", or for a text line its text), so a
+// comparison by shape must report exactly one difference.
+func ChangeOneField(want []byte) ([]byte, bool) {
+	lines := bytes.SplitAfter(want, []byte("\n"))
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var out []byte
+		switch {
+		case bytes.Contains(l, []byte(`"type":"`)):
+			out = bytes.Replace(l, []byte(`"type":"`), []byte(`"type":"changed_`), 1)
+		case bytes.Contains(l, []byte(`"jsonrpc":"2.0"`)):
+			out = bytes.Replace(l, []byte(`"jsonrpc":"2.0"`), []byte(`"jsonrpc":"2.1"`), 1)
+		case l[0] != '{':
+			out = append([]byte("changed "), l...)
+		default:
+			continue
+		}
+		lines[i] = out
+		return bytes.Join(lines, nil), true
+	}
+	return nil, false
 }

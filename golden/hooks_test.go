@@ -12,18 +12,17 @@ import (
 	"github.com/armadra/ama-rpc/golden"
 )
 
-// The side effects behind the hook goldens: a call a PreToolUse hook
-// denied (by timing out) never ran, the updatedInput path is the one
-// written, the untrusted project's file was named in a warning.
-func TestHookSideEffects(t *testing.T) {
-	t.Run("timeout deny runs nothing", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-timeout")
+// The side effects behind the hook goldens, checked on their one play
+// (TestFixtures/<fixture>/<check>): a call a PreToolUse hook denied (by
+// timing out) never ran, the updatedInput path is the one written, the
+// untrusted project's file was named in a warning.
+var (
+	_ = afterFixture("rpc/hooks-timeout", "timeout deny runs nothing", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		if _, err := os.Stat(filepath.Join(r.Work, "marker")); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("the denied bash call ran: %v", err)
 		}
 	})
-	t.Run("updatedInput decides the path", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-updated-input")
+	_ = afterFixture("rpc/hooks-updated-input", "updatedInput decides the path", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		if b, err := os.ReadFile(filepath.Join(r.Work, "b.txt")); err != nil || string(b) != "from hook" {
 			t.Fatalf("b.txt: %q %v", b, err)
 		}
@@ -36,20 +35,17 @@ func TestHookSideEffects(t *testing.T) {
 			t.Fatal("two updatedInput: the model's c.txt must be written")
 		}
 	})
-	t.Run("untrusted project warning", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-untrusted")
+	_ = afterFixture("rpc/hooks-untrusted", "untrusted project warning", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		if !strings.Contains(r.Stderr(), filepath.Join(r.Work, ".ama", "hooks.json")) {
 			t.Fatalf("no warning naming the skipped file:\n%s", r.Stderr())
 		}
 	})
-	t.Run("session start block", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-session-start-block")
+	_ = afterFixture("rpc/hooks-session-start-block", "session start block", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		if !strings.Contains(r.Stderr(), "locked") {
 			t.Fatalf("stderr:\n%s", r.Stderr())
 		}
 	})
-	t.Run("session switch context", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-session-switch")
+	_ = afterFixture("rpc/hooks-session-switch", "session switch context", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		files, _ := filepath.Glob(filepath.Join(r.Home, ".local", "share", "ama", "sessions", "*", "*.jsonl"))
 		if len(files) != 1 {
 			t.Fatalf("session files: %v", files)
@@ -59,8 +55,7 @@ func TestHookSideEffects(t *testing.T) {
 			t.Fatalf("the new session's system prompt lacks the SessionStart context:\n%s", b)
 		}
 	})
-	t.Run("sub-agent hooks", func(t *testing.T) {
-		r, _, _ := golden.RunCase(t, "../test/fixtures/rpc/hooks-subagent")
+	_ = afterFixture("rpc/hooks-subagent", "sub-agent hooks", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 		read := func(name string) []map[string]any {
 			b, _ := os.ReadFile(filepath.Join(r.Work, name))
 			var out []map[string]any
@@ -103,4 +98,4 @@ func TestHookSideEffects(t *testing.T) {
 			t.Fatalf("lastAssistantText: %v", sub[1])
 		}
 	})
-}
+)

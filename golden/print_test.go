@@ -18,7 +18,9 @@ import (
 // TestPrintFixtures replays test/fixtures/print/*: `ama-rpc -p` in process
 // with the fake model, stdout (out.txt: JSON lines normalised, other lines
 // with the root as <root>), stderr (stderr.txt, the same) and the exit
-// code, plus the case's side effects (absent, expect).
+// code, plus the case's side effects (absent, expect) and the replay
+// kit's comparison on the transcript (golden.KitChecks): the print
+// goldens' one play.
 func TestPrintFixtures(t *testing.T) {
 	dirs, err := filepath.Glob("../test/fixtures/print/*")
 	if err != nil || len(dirs) == 0 {
@@ -101,19 +103,25 @@ func TestPrintFixtures(t *testing.T) {
 				out.WriteByte('\n')
 			}
 			stderr := strings.ReplaceAll(r.Stderr(), r.Root, "<root>")
-			compareFile(t, filepath.Join(dir, "out.txt"), out.Bytes())
+			if compareFile(t, filepath.Join(dir, "out.txt"), out.Bytes()) {
+				for _, p := range golden.KitChecks(out.Bytes(), out.Bytes()) {
+					t.Error(p)
+				}
+			}
 			compareFile(t, filepath.Join(dir, "stderr.txt"), []byte(stderr))
 		})
 	}
 }
 
-func compareFile(t *testing.T, path string, got []byte) {
+// compareFile compares got with the file at path (UPDATE_GOLDEN=1:
+// writes it) and reports whether they are equal.
+func compareFile(t *testing.T, path string, got []byte) bool {
 	t.Helper()
 	if update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		return
+		return false
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
@@ -121,5 +129,7 @@ func compareFile(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(want, got) {
 		t.Errorf("%s differs (UPDATE_GOLDEN=1 rewrites it)\n%s", path, lineDiff(want, got))
+		return false
 	}
+	return true
 }

@@ -10,9 +10,9 @@ import (
 // The background reference asserts the answers it does not keep:
 // background_task for a task already in the background and for an unknown
 // id moves nothing, and a non-string taskId is invalid_arguments
-// (background.setup.md; agents.md §12 item 6).
-func TestBackgroundTaskAnswers(t *testing.T) {
-	r, _, _ := golden.RunCase(t, "../test/fixtures/ama/background")
+// (background.setup.md; agents.md §12 item 6). Checked on the fixture's
+// one play (TestReferenceShapes/background).
+var _ = afterFixture("ama/background", "background task answers", func(t *testing.T, r *golden.Run, _ *golden.Case) {
 	want := map[string]string{
 		"again": `"data":{"backgrounded":[]}`,
 		"none":  `"data":{"backgrounded":[]}`,
@@ -42,4 +42,4 @@ func TestBackgroundTaskAnswers(t *testing.T) {
 			t.Errorf("no response %s", id)
 		}
 	}
-}
+})

@@ -3,7 +3,7 @@
 // collection (golden/arch_memory_test.go fails on runtime.GC,
 // debug.FreeOSMemory or debug.SetMemoryLimit elsewhere); the transport
 // calls it (internal/stdio: the line reader's Growing, Accepted and
-// Dropped, the writer's Written) and app once at start (ReleaseStartup),
+// Dropped, the writer's Written) and app at start (ReleaseStartup, once per process),
 // so the protocols know nothing of the collector. Reserve sets a soft memory
 // limit (runtime/debug.SetMemoryLimit) of the live heap plus the line's
 // budget, so the collector runs before
