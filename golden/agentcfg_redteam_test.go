@@ -59,3 +59,38 @@ func TestDeputyAgentProjectSettings(t *testing.T) {
 		})
 	}
 }
+
+// A session directory set inside the project (--session-dir) is hidden
+// from sandboxed commands like ama's data directory: a bash call can
+// neither read another session's file (its marker never reaches the model
+// or stdout) nor change it. Everyday: the bash call ran and its own
+// session file was written there.
+func TestDeputySessionDirInProject(t *testing.T) {
+	const other = "sess/elsewhere/0000-other.jsonl"
+	const secret = "OTHER-SESSION-SECRET-41"
+	original := `{"type":"session","secret":"` + secret + `"}` + "\n"
+	// The directory's name is computed, so only the sandbox can stop it
+	// (ama's rule tier denies writes it can see into its own data).
+	cmd, _ := json.Marshal(map[string]any{"command": `echo everyday-$((40+2)); d=$(echo c2Vzcw== | base64 -d); ` +
+		`for f in "$d"/*/*.jsonl; do cat "$f"; echo '{"type":"evil"}' >> "$f"; done; ls -R "$d"`})
+	r := golden.Start(t, golden.Config{
+		Args:          []string{"--model", "fake/echo", "--permission-mode", "full-auto", "--tools", "read,bash", "--session-dir", "<work>/sess"},
+		UserConfig:    []byte(`{"sandbox":{"bash":"auto","network":"deny"}}`),
+		Files:         map[string]string{other: original},
+		Script:        turns(bashCall(string(cmd))),
+		NoSchemaCheck: true, // the planted file is not one of ama's session files
+	})
+	settle(t, r)
+	texts := toolTexts(t, r)
+	if len(texts) != 1 || !strings.Contains(texts[0], "everyday-42") {
+		t.Fatalf("everyday: the bash call did not run: %q\n%s", texts, r.Stderr())
+	}
+	noSecret(t, r, secret)
+	if b, _ := os.ReadFile(filepath.Join(r.Work, other)); string(b) != original {
+		t.Errorf("a sandboxed command changed another session's file: %q", b)
+	}
+	own, _ := filepath.Glob(filepath.Join(r.Work, "sess", "*", "*.jsonl"))
+	if len(own) < 2 {
+		t.Errorf("everyday: this session's file is not in the session directory (%v)", own)
+	}
+}

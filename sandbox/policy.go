@@ -170,6 +170,11 @@ type Dirs struct {
 	// except the session's Output; may be empty.
 	Config string
 	Data   string
+	// Sessions is the session directory when it is set apart from Data
+	// (--session-dir, a profile's or the user config's sessionDir), which
+	// may lie in the project: hidden too, so a command cannot read or
+	// change another session's file; may be empty.
+	Sessions string
 }
 
 // ForBash builds the policy of a bash call. readOnly (plan mode) leaves
@@ -233,6 +238,7 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 	}
 	add(&p.Hide, d.Config)
 	add(&p.Hide, d.Data)
+	add(&p.Hide, d.Sessions)
 	for _, s := range HiddenSystemPaths {
 		add(&p.Hide, s)
 	}
