@@ -288,7 +288,7 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	policy.Safety = safetyFiles(paths, sessionsDir, flags.Profile, env.Cwd, profile)
 	policy.Unattended = flags.Print // -p: nobody can answer, every final ask is a deny
 
-	sb, err := buildSandbox(getenv, paths, user, project, log)
+	sb, err := buildSandbox(getenv, paths, user, project, sessionsDir, env.Cwd, log)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func runExplain(env Env, args []string, lang i18n.Lang) int {
 		}
 		hookSet = hooks.NewDispatcher(set, hooks.Options{Env: childenv.Environ(toolEnvPolicy(user))})
 	}
-	sb, err := buildSandbox(env.Getenv, paths, user, project, newLogger(env.Stderr, "warn"))
+	sb, err := buildSandbox(env.Getenv, paths, user, project, sessions, env.Cwd, newLogger(env.Stderr, "warn"))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "ama-rpc explain: %v\n", err)
 		return ExitConfig

@@ -134,7 +134,7 @@ func (rp *replayPolicies) get(cwd string) (*replayPolicy, error) {
 	log := newLogger(io.Discard, "error")
 	pol.Safety = safetyFiles(rp.paths, rp.sessions, "", cwd, nil)
 	pol.Private = secrets.PrivateDirs(rp.paths.Data, rp.sessions)
-	sb, err := buildSandbox(rp.env.Getenv, rp.paths, rp.user, project, log)
+	sb, err := buildSandbox(rp.env.Getenv, rp.paths, rp.user, project, rp.sessions, cwd, log)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,9 @@ import (
 // buildSandbox resolves the sandbox settings (user config, project config
 // that may only tighten, AMA_SANDBOX) and probes the kernel once. A wanted
 // but unavailable sandbox is logged on stderr: bash then asks as without it.
-func buildSandbox(getenv func(string) string, paths config.Paths, user, project *config.Config, log *zap.Logger) (*sandbox.Runtime, error) {
+// sessions is the session directory (sessionsDir; relative: to cwd), hidden
+// from sandboxed commands like ama's data directory.
+func buildSandbox(getenv func(string) string, paths config.Paths, user, project *config.Config, sessions, cwd string, log *zap.Logger) (*sandbox.Runtime, error) {
 	s, warns, err := sandbox.Resolve(user.Sandbox, project.Sandbox, getenv("AMA_SANDBOX"), paths.Home)
 	for _, w := range warns {
 		log.Warn("sandbox config: " + w)
@@ -37,7 +39,10 @@ func buildSandbox(getenv func(string) string, paths config.Paths, user, project 
 	if cache != "" {
 		cache = filepath.Join(cache, "ama", "sandbox")
 	}
-	rt := sandbox.New(s, self, sandbox.Dirs{Home: paths.Home, Temp: tmp, Cache: cache, Config: paths.Config, Data: paths.Data})
+	if sessions != "" && !filepath.IsAbs(sessions) {
+		sessions = filepath.Join(cwd, sessions)
+	}
+	rt := sandbox.New(s, self, sandbox.Dirs{Home: paths.Home, Temp: tmp, Cache: cache, Config: paths.Config, Data: paths.Data, Sessions: sessions})
 	switch st := rt.Status(); {
 	case !s.Wanted():
 	case !rt.Active():

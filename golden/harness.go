@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -139,6 +140,13 @@ func Start(t testing.TB, cfg Config) *Run {
 		args := make([]string, len(cfg.Args))
 		for i, a := range cfg.Args {
 			args[i] = strings.ReplaceAll(a, "<session>", p)
+		}
+		cfg.Args = args
+	}
+	if slices.ContainsFunc(cfg.Args, func(a string) bool { return strings.Contains(a, "<work>") }) {
+		args := make([]string, len(cfg.Args)) // "<work>" in Args: the work directory
+		for i, a := range cfg.Args {
+			args[i] = strings.ReplaceAll(a, "<work>", r.Work)
 		}
 		cfg.Args = args
 	}

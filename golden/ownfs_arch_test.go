@@ -37,6 +37,10 @@ var ownFiles = map[string]string{
 	"sandbox/canary.go":                  "the launcher binary, started through its descriptor",
 	"sandbox/launcher/canary_linux.go":   "runs inside the jail (the self-test probes)",
 	"sandbox/launcher/launcher_linux.go": "runs inside the jail",
+	// ama-rpc's own git: the files git opens on every call, opened with
+	// O_NONBLOCK only to check they are regular (a FIFO would block git);
+	// HEAD, commondir and a .git file read bounded (childenv is a leaf).
+	"internal/childenv/gitfiles.go": "git's HEAD, index, packed-refs, branch ref: checked non-blocking before git opens them",
 	// Test-only code and the scripted test provider.
 	"llm/fake/fake.go":   "AMA_FAKE_RECORD, set by the tester",
 	"llm/fake/script.go": "AMA_FAKE_SCRIPT, set by the tester",

@@ -106,10 +106,25 @@ var HiddenSystemPaths = []string{
 // submodule and worktree administration, per-worktree config), hooks, and
 // ama's project directory. git's own work (objects, refs, logs, index,
 // HEAD, lock files) stays writable.
-var ProtectedProjectPaths = []string{
+var ProtectedProjectPaths = append([]string{
 	".git/config", ".git/hooks", ".git/info", ".git/modules", ".git/worktrees",
 	".git/commondir", ".git/config.worktree", ".ama",
-}
+}, AgentConfigPaths...)
+
+// AgentConfigPaths are the project files through which an external agent
+// CLI that ama-rpc starts outside the sandbox (agents: task with
+// agent=claude, codex, gemini, qwen, opencode…) runs programs: hooks, MCP
+// servers, plugins. A sandboxed command that could write one would run
+// code unsandboxed at the next such task. Claude Code: .claude
+// (settings.json and settings.local.json hooks, agents, commands) and
+// .mcp.json; Gemini CLI: .gemini (settings.json mcpServers and hooks,
+// .gemini/.env); Qwen Code (Gemini CLI's fork): .qwen; Codex: .codex
+// (config.toml mcp_servers of a trusted project); OpenCode: .opencode
+// (plugins loaded from .opencode/plugins, opencode.json) and
+// opencode.json(c). They are protected like .ama, but never created: an
+// existing one is a read-only mount point, a missing one is guarded by the
+// jail's init (Sweep), so the user's project gets no empty directories.
+var AgentConfigPaths = []string{".claude", ".mcp.json", ".gemini", ".qwen", ".codex", ".opencode", "opencode.json", "opencode.jsonc"}
 
 // createdDirs are the ProtectedProjectPaths the jail creates empty when
 // missing (Policy.Create), so that they are read-only mount points: an
@@ -155,6 +170,11 @@ type Dirs struct {
 	// except the session's Output; may be empty.
 	Config string
 	Data   string
+	// Sessions is the session directory when it is set apart from Data
+	// (--session-dir, a profile's or the user config's sessionDir), which
+	// may lie in the project: hidden too, so a command cannot read or
+	// change another session's file; may be empty.
+	Sessions string
 }
 
 // ForBash builds the policy of a bash call. readOnly (plan mode) leaves
@@ -218,6 +238,7 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 	}
 	add(&p.Hide, d.Config)
 	add(&p.Hide, d.Data)
+	add(&p.Hide, d.Sessions)
 	for _, s := range HiddenSystemPaths {
 		add(&p.Hide, s)
 	}

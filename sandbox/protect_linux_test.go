@@ -223,3 +223,78 @@ func TestJailGitInitKept(t *testing.T) {
 		t.Errorf("the commit is not there: %s", log)
 	}
 }
+
+// TestAgentConfigUnplantable: the project files through which an external
+// agent CLI (started outside the sandbox) runs programs cannot be created
+// or changed by a sandboxed command, whether they are missing (the jail's
+// init stops the command and removes what it made; nothing is created in
+// advance) or present (read-only): .claude/settings.json hooks,
+// .claude/settings.local.json, .mcp.json, .gemini/settings.json,
+// .codex/config.toml, .opencode/plugins, opencode.json. Both with
+// namespaces and with Landlock only.
+func TestAgentConfigUnplantable(t *testing.T) {
+	const evil = `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch MARK"}]}]}}`
+	plants := []struct{ path, script string }{
+		{".claude/settings.json", "mkdir -p .claude && echo '" + evil + "' > .claude/settings.json"},
+		{".claude/settings.local.json", "mkdir -p .claude && echo '" + evil + "' > .claude/settings.local.json"},
+		{".claude/settings.json", "mkdir -p x && echo '" + evil + "' > x/settings.json && mv x .claude"},
+		{".claude/settings.json", "mkdir -p x && echo '" + evil + "' > x/settings.json && ln -s x .claude"},
+		{".mcp.json", `echo '{"mcpServers":{"x":{"command":"touch","args":["MARK"]}}}' > .mcp.json`},
+		{".gemini/settings.json", `mkdir -p .gemini && echo '{"mcpServers":{"x":{"command":"touch MARK"}}}' > .gemini/settings.json`},
+		{".gemini/.env", `mkdir -p .gemini && echo 'GEMINI_CLI_SYSTEM_SETTINGS_PATH=/x' > .gemini/.env`},
+		{".qwen/settings.json", `mkdir -p .qwen && echo '{}' > .qwen/settings.json`},
+		{".codex/config.toml", `mkdir -p .codex && printf '[mcp_servers.x]\ncommand = "touch"\n' > .codex/config.toml`},
+		{".opencode/plugins/x.js", `mkdir -p .opencode/plugins && echo 'x' > .opencode/plugins/x.js`},
+		{"opencode.json", `echo '{"plugin":["x"]}' > opencode.json`},
+		{"opencode.jsonc", `echo '{"plugin":["x"]}' > opencode.jsonc`},
+	}
+	w0 := newWorld(t)
+	modes(t, w0, func(t *testing.T, _ *sandbox.Runtime, jail bool) {
+		for _, present := range []bool{false, true} {
+			w := newWorld(t)
+			if present { // the project has its own agent settings
+				for _, d := range []string{".claude", ".gemini", ".qwen", ".codex", ".opencode"} {
+					if err := os.MkdirAll(filepath.Join(w.project, d), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					writeFile(t, filepath.Join(w.project, d, "keep"), "mine\n")
+				}
+				for _, f := range []string{".mcp.json", "opencode.json", "opencode.jsonc"} {
+					writeFile(t, filepath.Join(w.project, f), "{}\n")
+				}
+			}
+			rt := sandbox.New(bashSettings, selfExe(t), w.dirs())
+			if !jail {
+				rt = sandbox.NewWithoutNamespaces(bashSettings, selfExe(t), w.dirs())
+			}
+			c := rt.For(w.project, "", false)
+			for _, pl := range plants {
+				out, _ := w.sh(t, c, pl.script)
+				b, err := os.ReadFile(filepath.Join(w.project, pl.path))
+				if err == nil && string(b) != "{}\n" {
+					t.Errorf("present=%v: %q planted %s: %s", present, pl.script, pl.path, out)
+				}
+			}
+			for _, d := range []string{".claude", ".gemini", ".qwen", ".codex", ".opencode", ".mcp.json", "opencode.json", "opencode.jsonc"} {
+				fi, err := os.Lstat(filepath.Join(w.project, d))
+				switch {
+				case !present && err == nil:
+					t.Errorf("%s exists in a project that had none (littered or planted)", d)
+				case present && (err != nil || fi.Mode()&os.ModeSymlink != 0):
+					t.Errorf("present=%v: %s was removed or replaced (%v)", present, d, err)
+				}
+			}
+			if present && readOr(filepath.Join(w.project, ".claude", "keep")) != "mine\n" {
+				t.Error(".claude/keep changed")
+			}
+			if out, _ := w.sh(t, c, "echo ok > plain.txt"); jail && !exists(filepath.Join(w.project, "plain.txt")) {
+				t.Errorf("an ordinary write in the project failed: %s", out)
+			}
+		}
+	})
+}
+
+func readOr(p string) string {
+	b, _ := os.ReadFile(p)
+	return string(b)
+}

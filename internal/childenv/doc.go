@@ -6,7 +6,8 @@
 // endpoints); Policy.Pass re-adds what a child is meant to get. Git builds
 // the command of ama-rpc's own git, which additionally runs no hook, pager,
 // external diff, textconv, fsmonitor, submodule or network transport of the
-// repository. LookPath is where ama-rpc finds a program it starts by name:
+// repository, and refuses at once (ErrGitFile) when a file every git call
+// opens is a FIFO or not a regular file (checkGitFiles). LookPath is where ama-rpc finds a program it starts by name:
 // PATH without its relative entries and those inside the project.
 //
 // An architecture test (golden/arch_test.go) keeps every exec.Cmd of the

@@ -66,7 +66,9 @@ func GitEnv(base []string) []string {
 // Git is ama-rpc's own git: `git args…` in dir with GitEnv of this
 // process's environment and stdin from the null device. The git program
 // is found by LookPath outside dir (a git planted in the project's
-// .venv/bin is not run).
+// .venv/bin is not run). Its start fails with ErrGitFile when a file git
+// opens on every call (HEAD, index, packed-refs, the current branch's ref)
+// is not a regular file (checkGitFiles).
 func Git(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	prog, err := LookPath("git", dir)
 	if err != nil {
@@ -75,6 +77,9 @@ func Git(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, args...)
 	if err != nil {
 		cmd.Err = err // Start fails with it, as exec.Command's own lookup would
+	}
+	if ferr := checkGitFiles(dir); ferr != nil {
+		cmd.Err = ferr // a FIFO at .git/HEAD: refused at once, not after the caller's timeout
 	}
 	cmd.Dir = dir
 	cmd.Env = GitEnv(os.Environ())

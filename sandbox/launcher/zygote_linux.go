@@ -193,6 +193,20 @@ func (z *zygote) reap() {
 		empty := len(z.running) == 0
 		z.mu.Unlock()
 		trippedBy := z.tripped()
+		if trippedBy == "" {
+			// The tripwire reads its events asynchronously: a command
+			// that plants a guarded path as its last act may end before
+			// the event is read. The guards are checked here, before
+			// the end is reported, so ama-rpc never starts anything
+			// (git, an external agent) while a planted path stands.
+			for _, g := range z.guards {
+				if g.broken() {
+					trippedBy = g.path
+					_ = syscall.Kill(-1, syscall.SIGKILL) // as the tripwire does
+					break
+				}
+			}
+		}
 		tripped := trippedBy != ""
 		if !ok {
 			continue
