@@ -33,6 +33,7 @@ func TestAutoRuleTier(t *testing.T) {
 		"echo x | tee /tmp/o", "mv a /tmp/", "mkdir /tmp/x", "touch ../x", "rmdir /tmp/x", "unlink /tmp/x",
 		"cp a /tmp/b", "cp -t /tmp a b", "ln -s a /tmp/b", "install a /usr/local/bin/a", "chmod +x /tmp/run",
 		"chown me /tmp/x", "echo x > .git/hooks/pre-commit", "cp a sub/.git/config", "echo x > .ama/config.json",
+		"echo {} > .claude/settings.json", "cp evil.json .mcp.json", "mkdir -p .gemini && echo x > .gemini/settings.json",
 		"echo x > .env", "touch ~/.ssh/config", "echo x > $OUT", "cd .. && echo x > y", "cd $D && touch x",
 		"cd /tmp; touch x", "sort -o /tmp/x y", "dd of=/tmp/x", "sed -i s/a/b/ /tmp/x",
 		// secret arguments (4.4)

@@ -126,6 +126,11 @@ func protectedWriteReason(p, root string) string {
 	if within(p, root+"/.ama") {
 		return "writes the project's .ama configuration (" + p + ")"
 	}
+	for _, c := range secrets.AgentConfigPaths {
+		if within(p, root+"/"+c) {
+			return "writes an external agent's project settings, which can run programs outside the sandbox (" + p + ")"
+		}
+	}
 	return ""
 }
 

@@ -62,6 +62,10 @@ func TestProtectedWrites(t *testing.T) {
 		".git/config": true, ".git/hooks/pre-commit": true, "sub/.git/hooks/x": true, ".ama/hooks.json": true,
 		".ama": true, "/tmp/x.txt": true, "../x": true, "/home/u/proj-evil/x": true, "~/x": true,
 		"src/../../x": true, "/etc/hosts": true, ".env": true, "//home/u/proj/../x": true,
+		".claude/settings.json": true, ".claude/settings.local.json": true, ".mcp.json": true,
+		".gemini/settings.json": true, ".codex/config.toml": true, ".opencode/plugins/x.js": true,
+		"opencode.json": true, ".qwen/settings.json": true, ".claude": true,
+		".claudeignore": false, "docs/.claude-notes.md": false, "CLAUDE.md": false,
 	}
 	p := noBuiltins(t, approvals.ModeAuto)
 	for path, asks := range cases {

@@ -104,27 +104,15 @@ var HiddenSystemPaths = []string{
 // ProtectedProjectPaths stay read-only inside the project: git's
 // configuration and everything that redirects it (another common dir,
 // submodule and worktree administration, per-worktree config), hooks, and
-// ama's project directory. git's own work (objects, refs, logs, index,
-// HEAD, lock files) stays writable.
+// ama's project directory, and the external agents' project settings
+// (secrets.AgentConfigPaths; never created: an existing one is a read-only
+// mount point, a missing one is guarded by the jail's init (Sweep), so the
+// user's project gets no empty directories). git's own work (objects,
+// refs, logs, index, HEAD, lock files) stays writable.
 var ProtectedProjectPaths = append([]string{
 	".git/config", ".git/hooks", ".git/info", ".git/modules", ".git/worktrees",
 	".git/commondir", ".git/config.worktree", ".ama",
-}, AgentConfigPaths...)
-
-// AgentConfigPaths are the project files through which an external agent
-// CLI that ama-rpc starts outside the sandbox (agents: task with
-// agent=claude, codex, gemini, qwen, opencode…) runs programs: hooks, MCP
-// servers, plugins. A sandboxed command that could write one would run
-// code unsandboxed at the next such task. Claude Code: .claude
-// (settings.json and settings.local.json hooks, agents, commands) and
-// .mcp.json; Gemini CLI: .gemini (settings.json mcpServers and hooks,
-// .gemini/.env); Qwen Code (Gemini CLI's fork): .qwen; Codex: .codex
-// (config.toml mcp_servers of a trusted project); OpenCode: .opencode
-// (plugins loaded from .opencode/plugins, opencode.json) and
-// opencode.json(c). They are protected like .ama, but never created: an
-// existing one is a read-only mount point, a missing one is guarded by the
-// jail's init (Sweep), so the user's project gets no empty directories.
-var AgentConfigPaths = []string{".claude", ".mcp.json", ".gemini", ".qwen", ".codex", ".opencode", "opencode.json", "opencode.jsonc"}
+}, secrets.AgentConfigPaths...)
 
 // createdDirs are the ProtectedProjectPaths the jail creates empty when
 // missing (Policy.Create), so that they are read-only mount points: an

@@ -24,6 +24,20 @@ var HomePaths = []string{
 	".local/share/ama/sessions", ".local/share/ama/file-history", ".local/share/ama/auth.json",
 }
 
+// AgentConfigPaths are the project files (relative to the project) through
+// which an external agent CLI that ama-rpc starts outside the sandbox
+// (agents: task with agent=claude, codex, gemini, qwen, opencode…) runs
+// programs: hooks, MCP servers, plugins. A command or a file tool that
+// could write one would run code unsandboxed at the next such task, so
+// the sandbox keeps them read-only and auto modes ask before a write.
+// Claude Code: .claude (settings.json and settings.local.json hooks,
+// agents, commands) and .mcp.json; Gemini CLI: .gemini (settings.json
+// mcpServers and hooks, .gemini/.env); Qwen Code (Gemini CLI's fork):
+// .qwen; Codex: .codex (config.toml mcp_servers of a trusted project);
+// OpenCode: .opencode (plugins loaded from .opencode/plugins) and
+// opencode.json(c).
+var AgentConfigPaths = []string{".claude", ".mcp.json", ".gemini", ".qwen", ".codex", ".opencode", "opencode.json", "opencode.jsonc"}
+
 // AmaDataPaths are the parts of ama's data directory (relative to it) that
 // hold other sessions' conversations and file checkpoints or the API key.
 // Its tool-output directory is not on the list: commands read the cut
