@@ -2,8 +2,6 @@ package golden_test
 
 import (
 	"go/ast"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,32 +27,15 @@ func TestArchMemoryOwners(t *testing.T) {
 		"codemode/child.go": "the codemode child's own cap (a separate process)",
 	}
 	fset := archFset
-	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("..", p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "test" || rel == "golden" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" || d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parseOnce(p)
-		if err != nil {
-			return err
-		}
+	for _, pf := range productionFiles(t) {
+		rel, f := pf.rel, pf.file
 		for _, imp := range f.Imports {
 			if path, _ := strconv.Unquote(imp.Path.Value); path == "unsafe" && unsafeOK[rel] == "" {
 				t.Errorf("%s imports unsafe: share memory through internal/alias (its contract), or add the file to unsafeOK with the system call it serves", rel)
 			}
 		}
 		if strings.HasPrefix(rel, "internal/memlimit/") || collectorOK[rel] != "" {
-			return nil
+			continue
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if sel, ok := n.(*ast.SelectorExpr); ok {
@@ -64,9 +45,5 @@ func TestArchMemoryOwners(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

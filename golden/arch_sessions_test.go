@@ -2,10 +2,8 @@ package golden_test
 
 import (
 	"go/ast"
-	"io/fs"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -21,25 +19,8 @@ func TestArchSessionOwner(t *testing.T) {
 	build := map[string]bool{"session": true, "agents": true}
 	hookEvents := map[string]bool{"session": true, "hooks": true}
 	fset := archFset
-	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("..", p)
-		if d.IsDir() {
-			if rel == "test" || rel == "golden" || strings.HasPrefix(d.Name(), ".") && rel != "." || d.Name() == "testdata" || d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		pkg := filepath.ToSlash(filepath.Dir(rel))
-		f, err := parseOnce(p)
-		if err != nil {
-			return err
-		}
+	for _, pf := range productionFiles(t) {
+		pkg, f := pf.pkg, pf.file
 		// The names the file gives the two packages.
 		names := map[string]string{}
 		for _, im := range f.Imports {
@@ -74,9 +55,5 @@ func TestArchSessionOwner(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
