@@ -9,10 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // OnConflict values.
@@ -238,7 +239,7 @@ func (s *Store) restoreFile(cwd, abs, key string, rec Record, opt RestoreOptions
 		return failed(err)
 	case rec.RealParentDir != "" && realParent != rec.RealParentDir:
 		return skipped(SkipParentMoved)
-	case rec.RealParentDir == "" && !filepath.IsAbs(key) && !within(realParent, realOf(cwd)):
+	case rec.RealParentDir == "" && !filepath.IsAbs(key) && !secrets.Within(realParent, realOf(cwd)):
 		// A project file's directory now resolves out of the project (a
 		// link planted at an ancestor) and the record has no
 		// RealParentDir to compare (one could not be resolved when it
@@ -355,12 +356,6 @@ func realOf(p string) string {
 		return r
 	}
 	return filepath.Clean(p)
-}
-
-// within reports whether p is dir or lies below it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // openDir opens dir, which must be the directory real (no symlink at the

@@ -15,5 +15,5 @@
 // an explicit Env.
 //
 // Pure functions over their arguments (Environ and Git read os.Environ);
-// safe for concurrent use. A leaf: it imports only the standard library.
+// safe for concurrent use. A leaf over internal/secrets (Within).
 package childenv

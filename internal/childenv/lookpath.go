@@ -4,7 +4,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
 )
 
 // LookPath finds program for ama-rpc to start on its own account (its own
@@ -62,13 +65,8 @@ func realPath(p string) string {
 	return filepath.Clean(p)
 }
 
-// inside reports whether dir is one of dirs or lies under one.
+// inside reports whether dir is one of dirs or lies under one (cleaned
+// absolute paths).
 func inside(dir string, dirs []string) bool {
-	for _, d := range dirs {
-		rel, err := filepath.Rel(d, dir)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool { return secrets.Within(dir, d) })
 }
