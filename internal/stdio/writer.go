@@ -391,10 +391,16 @@ func (w *Writer) write(line []byte) {
 		return
 	}
 	if _, err := w.out.Write(line); err != nil {
-		w.writeErr = err
-		w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
-		close(w.broken)
+		w.fail(err)
 	}
+}
+
+// fail records the first write error: it is logged, Broken is closed, and
+// output is discarded from then on.
+func (w *Writer) fail(err error) {
+	w.writeErr = err
+	w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
+	close(w.broken)
 }
 
 // writeVec writes the pieces of vec in order (SendVector) and returns
@@ -411,9 +417,7 @@ func (w *Writer) writeVec(vec [][]byte) int {
 		w.vw = newVecWriter(w.out)
 	}
 	if err := w.vw.write(vec, n); err != nil {
-		w.writeErr = err
-		w.log.Warn("stdout write failed (the host closed stdout?); output is discarded from now on", zap.Error(err))
-		close(w.broken)
+		w.fail(err)
 	}
 	return n
 }
