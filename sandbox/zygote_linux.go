@@ -122,9 +122,9 @@ func (c *Command) Start(path string, argv, env []string, dir string, stdin, stdo
 	}
 }
 
-// runAlone runs one command in a launcher of its own for p (not kept:
-// the self-test's policy is nobody else's), the path every foreground
-// command takes; extra becomes the command's descriptor 3. It returns
+// runAlone runs one command in a pre-started launcher of its own for p
+// (not kept: the self-test's policy is nobody else's), the way every
+// foreground command runs; extra becomes the command's descriptor 3. It returns
 // the exit code and the combined output; ErrNoLauncher means: use Wrap.
 func (r *Runtime) runAlone(p Policy, path string, argv, env []string, dir string, extra *os.File, timeout time.Duration) (int, string, error) {
 	p.Namespaces = r.status.Namespaces
