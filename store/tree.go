@@ -465,7 +465,7 @@ func AppendNodesJSON(dst []byte, nodes []*Node) []byte {
 }
 
 // NodesJSON is the get_tree JSON of a forest, measured (one walk) and
-// ready to be written in pieces (WriteTo, WriteVec). It holds the forest
+// ready to be written in vectors (WriteVec). It holds the forest
 // as a kidList, so a tree as long as its session costs an int32 a node,
 // not a Node.
 type NodesJSON struct {
@@ -559,22 +559,9 @@ func (j *NodesJSON) labelOf(i int32) string {
 }
 
 // Len returns about the length of the JSON array that AppendNodesJSON and
-// WriteTo write: at most 3 bytes a node more, unless an id, type,
+// WriteVec write: at most 3 bytes a node more, unless an id, type,
 // timestamp or label needs escaping.
 func (j NodesJSON) Len() int { return j.size }
-
-// WriteTo writes the JSON array of AppendNodesJSON in pieces of about
-// piece bytes (a node's entry more when it is larger), each handed to
-// flush, which may keep it only until it returns (one buffer is reused).
-// A piece ends after an ASCII byte of the JSON's structure, so each is
-// whole UTF-8 where the entries are. A get_tree as large as its session
-// is never built in memory.
-func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
-	buf := j.walk(make([]byte, 0, piece+piece/4), treeOut{piece: piece, flush: flush})
-	if len(buf) > 0 {
-		flush(buf)
-	}
-}
 
 // WriteVec writes head, the JSON array of AppendNodesJSON and tail as
 // vectors of pieces handed to flush, which may keep them only until it
@@ -583,7 +570,7 @@ func (j NodesJSON) WriteTo(piece int, flush func([]byte)) {
 // plain) is written as it is stored, its body a piece of its own where
 // it is long, not copied (the writer hands the vector to writev); any
 // other is encoded and made clean (jsonstr.AppendWireSafe), so the bytes
-// are those of WriteTo's pieces after stdio.ValidUTF8. A get_tree as
+// are those of AppendNodesJSON after stdio.ValidUTF8. A get_tree as
 // large as its session is never built in memory, nor copied into one.
 func (j NodesJSON) WriteVec(head, tail []byte, flush func(vec [][]byte)) {
 	v := &vecOut{flush: flush, vec: make([][]byte, 0, vecPieces+2)}
@@ -640,33 +627,19 @@ func (v *vecOut) cut(buf []byte) []byte {
 	return buf[:0]
 }
 
-// treeOut is where walk writes: all into dst (the zero value), in pieces
-// (flush: WriteTo) or in vectors (vec: WriteVec).
+// treeOut is where walk writes: all into dst (the zero value), or in
+// vectors (vec: WriteVec).
 type treeOut struct {
-	piece int
-	flush func([]byte)
-	vec   *vecOut
+	vec *vecOut
 }
 
 // full reports that dst should be handed on before the next node.
 func (o *treeOut) full(dst []byte) bool {
-	switch {
-	case o.flush != nil:
-		return len(dst) >= o.piece
-	case o.vec != nil:
-		return len(dst) >= vecBuf || len(o.vec.vec) >= vecPieces
-	}
-	return false
+	return o.vec != nil && (len(dst) >= vecBuf || len(o.vec.vec) >= vecPieces)
 }
 
 // cut hands dst on and returns it emptied.
-func (o *treeOut) cut(dst []byte) []byte {
-	if o.vec != nil {
-		return o.vec.cut(dst)
-	}
-	o.flush(dst)
-	return dst[:0]
-}
+func (o *treeOut) cut(dst []byte) []byte { return o.vec.cut(dst) }
 
 // entry appends e's JSON (AppendJSON): for a vector, as it is stored
 // when it is wire-ready, else made clean.
@@ -713,7 +686,7 @@ type frame struct {
 	owner, next, carry int32
 }
 
-// walk appends the array of the roots to dst; with o.flush or o.vec, it
+// walk appends the array of the roots to dst; with o.vec, it
 // hands dst on and starts over whenever it is full (o.full). It does not
 // recurse, and a chain (a long session's tree is one, as deep as its
 // length) takes no stack: only a node with a label or more than one

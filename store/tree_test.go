@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/store"
 )
 
@@ -313,23 +314,19 @@ func TestNodesJSONSize(t *testing.T) {
 		if n := j.Len(); n < len(out) || n > len(out)+len(out)/20+64 {
 			t.Errorf("%s: NodesJSON.Len %d, written %d", name, n, len(out))
 		}
-		// In pieces: the same bytes, no piece much larger than asked.
-		for _, piece := range []int{1, 100, 4096} {
-			var joined []byte
-			pieces := 0
-			j.WriteTo(piece, func(p []byte) {
-				pieces++
-				if len(p) == 0 {
-					t.Errorf("%s: empty piece", name)
-				}
+		// In vectors (get_tree's way out): the same bytes, made wire-clean,
+		// no empty vector, at most 1002 pieces each (writev's limit).
+		var joined []byte
+		j.WriteVec(nil, nil, func(vec [][]byte) {
+			if len(vec) == 0 || len(vec) > 1002 {
+				t.Errorf("%s: a vector of %d pieces", name, len(vec))
+			}
+			for _, p := range vec {
 				joined = append(joined, p...)
-			})
-			if !bytes.Equal(joined, out) {
-				t.Fatalf("%s: pieces of %d differ from the whole", name, piece)
 			}
-			if pieces < len(out)/(piece+600) {
-				t.Errorf("%s: %d bytes in %d pieces of about %d", name, len(out), pieces, piece)
-			}
+		})
+		if want := stdio.ValidUTF8(out); !bytes.Equal(joined, want) {
+			t.Fatalf("%s: the vectors differ from the whole", name)
 		}
 	}
 }
@@ -395,8 +392,12 @@ func TestTreeNodesJSONMatchesNodes(t *testing.T) {
 		leaf := "late"
 		tr.Append(msgEntry(leaf, nil, "appended after")) // not in j
 		var got []byte
-		j.WriteTo(64, func(p []byte) { got = append(got, p...) })
-		if !bytes.Equal(got, want) {
+		j.WriteVec(nil, nil, func(vec [][]byte) {
+			for _, p := range vec {
+				got = append(got, p...)
+			}
+		})
+		if want := stdio.ValidUTF8(want); !bytes.Equal(got, want) {
 			t.Fatalf("%s: Tree.NodesJSON wrote\n%s\nNodes give\n%s", name, got, want)
 		}
 		if n := store.NewNodesJSON(tr.Nodes()[:len(tr.Nodes())-1]).Len(); j.Len() != n {

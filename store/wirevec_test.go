@@ -13,8 +13,8 @@ import (
 // whose stored bytes need no re-encoding (plain, wireReady) is written as
 // it is stored, by AppendJSON (session files, forks) and by WriteVec
 // (get_tree's vectors); both must write exactly what the encoding path
-// writes (appendHead, bodyInner, appendTail), and WriteVec what WriteTo's
-// pieces become after the writer's UTF-8 pass (stdio.ValidUTF8).
+// writes (appendHead, bodyInner, appendTail), and WriteVec what AppendNodesJSON
+// becomes after the writer's UTF-8 pass (stdio.ValidUTF8).
 
 // encodedJSON is AppendJSON by the encoding path alone.
 func encodedJSON(e *Entry) []byte {
@@ -43,27 +43,24 @@ func checkWirePaths(t *testing.T, entries []*Entry) {
 	if n := len(entries); n > 0 {
 		leaf = &entries[n-1].ID
 	}
-	j := NewTree(entries, leaf).NodesJSON()
+	tr := NewTree(entries, leaf)
+	j := tr.NodesJSON()
 	head, tail := []byte(`{"id":"1","data":{"tree":`), []byte("}}\n")
-	for _, piece := range []int{1, 100, 4 << 10, 64 << 10} {
-		want := append([]byte(nil), head...)
-		j.WriteTo(piece, func(p []byte) { want = append(want, stdio.ValidUTF8(p)...) })
-		want = append(want, tail...)
-		var got []byte
-		j.WriteVec(head, tail, func(vec [][]byte) {
-			if len(vec) > vecPieces+2 {
-				t.Fatalf("a vector of %d pieces", len(vec))
-			}
-			for _, p := range vec {
-				if !jsonstr.WireClean(p) {
-					t.Fatalf("piece not wire-clean: %q", p)
-				}
-				got = append(got, p...)
-			}
-		})
-		if !bytes.Equal(got, want) {
-			t.Fatalf("WriteVec differs from WriteTo(%d)+ValidUTF8:\n got %q\nwant %q", piece, got, want)
+	want := append(append(append([]byte(nil), head...), stdio.ValidUTF8(AppendNodesJSON(nil, tr.Nodes()))...), tail...)
+	var got []byte
+	j.WriteVec(head, tail, func(vec [][]byte) {
+		if len(vec) > vecPieces+2 {
+			t.Fatalf("a vector of %d pieces", len(vec))
 		}
+		for _, p := range vec {
+			if !jsonstr.WireClean(p) {
+				t.Fatalf("piece not wire-clean: %q", p)
+			}
+			got = append(got, p...)
+		}
+	})
+	if !bytes.Equal(got, want) {
+		t.Fatalf("WriteVec differs from AppendNodesJSON+ValidUTF8:\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -16,15 +16,6 @@ import (
 // buffer is collected at once (memlimit.Written).
 const CollectBytes = memlimit.HugeBytes
 
-// PieceSize is about the size of the pieces a SendPieces fill produces
-// (get_tree), each written with one write call. Small enough that the
-// piece being built stays in the CPU cache and a huge answer costs a
-// buffer this size, not its own size; larger pieces measured slower (the
-// buffer then leaves the cache before it is written), and a line is
-// never cut into smaller writes than it came in (issue 37: cutting each
-// get_tree piece at 64 KiB made two writes of each).
-const PieceSize = 64 << 10
-
 // Default bounds of the outbound queue. Deltas of one content block merge
 // into a single queued item, so a long streamed reply costs one item whose
 // size is bounded by the reply itself.
