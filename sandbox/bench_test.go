@@ -3,24 +3,47 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
+	"unsafe" // clock_gettime on another process's CPU clock
 
 	"github.com/armadra/ama-rpc/sandbox"
 )
 
 // BenchmarkStartTrue measures the start-up cost the sandbox adds to one
 // bash call: `true` started bare, through the Landlock launcher without
-// namespaces, and in the jail (user, mount, PID and network namespaces, the
-// default where they work) through the small launcher (ama-rpc-sandbox,
-// when it lies next to the launcher binary) and by re-executing ama-rpc,
-// and, as the kernel's floor, `true` started directly in fresh namespaces
-// (namespaces-only). It reports the median wall time per start (ms/median);
+// namespaces, in the jail (user, mount, PID and network namespaces, the
+// default where they work) through the session's pre-started launcher
+// (jail-launcher, what bash calls use), through a launcher per call (the
+// small ama-rpc-sandbox, when it lies next to the launcher binary, and by
+// re-executing ama-rpc), and, as the kernel's floor of a per-call design,
+// `true` started directly in fresh namespaces (namespaces-only).
+//
+// Every row reports the same statistics over its calls: the median wall
+// time (ms/median) and the median CPU time of one call, user+system
+// (cpu-ms/median), of which the caller's share (self-cpu-ms/median: this
+// process, ama-rpc's side of the call). A call's CPU is everything it
+// costs: the caller's (its getrusage delta), the started process's with
+// what it waited for (a per-call launcher and the command), and for
+// jail-launcher the pre-started launcher's own CPU during the call (its
+// process CPU clock, read before and after) plus the command's, which the
+// launcher reaps and reports. The launcher's start is paid once per
+// session and policy and is not in the median: first-call-ms is the wall
+// time of the first call, which starts it.
+//
+// With AMA_BENCH_LOAD=N the loaded-N row starts N busy-looping processes
+// (killed at its end) and runs bare and jail-launcher paired round by
+// round, reporting each one's medians and the medians of the per-round
+// ratios (wall-x, cpu-x): the "under 2x an unsandboxed call on a loaded
+// machine" target, measured.
+//
 // `make bench` runs it 50 times each with the built binary as launcher
 // (AMA_SANDBOX_LAUNCHER), otherwise the test binary launches.
 func BenchmarkStartTrue(b *testing.B) {
@@ -45,83 +68,231 @@ func BenchmarkStartTrue(b *testing.B) {
 	if !withNS.Active() {
 		b.Skipf("no sandbox: %s", withNS.Status().Detail)
 	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	// As the bash tool starts an unsandboxed command (tools/proc_unix.go):
+	// a process group of its own, in ama-rpc's session.
+	pgrp := &syscall.SysProcAttr{Setpgid: true}
+	bare := func() call { return startCmd(b, truePath, project, nil, pgrp) }
 	variants := []struct {
 		name string
-		sb   *sandbox.Command
-	}{
-		{"bare", nil},
-		{"landlock", sandbox.NewWithoutNamespaces(s, self, dirs).For(project, "", false)},
+		run  func() call
+	}{{"bare", bare}}
+	if withNS.Status().Namespaces {
+		// One runtime, so one launcher, for the whole run (the loaded
+		// row's too), started by a first call outside the measured ones.
+		lc := withNS.For(project, "", false)
+		defer lc.CloseLaunchers()
+		var first time.Duration
+		launched := func() call {
+			c := viaLauncher(b, lc, truePath, project, null)
+			if first == 0 {
+				first = c.wall
+				c = viaLauncher(b, lc, truePath, project, null)
+			}
+			return c
+		}
+		b.Run("jail-launcher", func(b *testing.B) {
+			measure(b, launched)
+			b.ReportMetric(float64(first.Microseconds())/1000, "first-call-ms")
+		})
+		if n, _ := strconv.Atoi(os.Getenv("AMA_BENCH_LOAD")); n > 0 {
+			b.Run(fmt.Sprintf("loaded-%d", n), func(b *testing.B) { loaded(b, n, bare, launched) })
+		}
 	}
+	ll := sandbox.NewWithoutNamespaces(s, self, dirs).For(project, "", false)
+	variants = append(variants, struct {
+		name string
+		run  func() call
+	}{"landlock", func() call { return startCmd(b, truePath, project, ll, nil) }})
 	if withNS.Status().Namespaces {
 		if withNS.UsesSmallLauncher() {
+			jail := withNS.For(project, "", false)
 			variants = append(variants, struct {
 				name string
-				sb   *sandbox.Command
-			}{"jail", withNS.For(project, "", false)})
+				run  func() call
+			}{"jail", func() call { return startCmd(b, truePath, project, jail, nil) }})
+		}
+		selfExec := withNS.WithoutSmallLauncher().For(project, "", false)
+		// The kernel's share alone: `true` started directly in fresh
+		// user, mount, PID and network namespaces (no launcher, no
+		// mounts, no Landlock): the floor of any design that creates the
+		// namespaces per call.
+		ns := &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 		}
 		variants = append(variants, struct {
 			name string
-			sb   *sandbox.Command
-		}{"jail-self-exec", withNS.WithoutSmallLauncher().For(project, "", false)})
-	}
-	// The kernel's share alone: `true` started directly in fresh user,
-	// mount, PID and network namespaces (no launcher, no mounts, no
-	// Landlock): the floor of any design that creates the namespaces per
-	// call.
-	if withNS.Status().Namespaces {
-		variants = append(variants, struct {
-			name string
-			sb   *sandbox.Command
-		}{"namespaces-only", nil})
-	}
-	if withNS.Status().Namespaces {
-		b.Run("jail-launcher", func(b *testing.B) {
-			benchLauncher(b, withNS.For(project, "", false), truePath, project)
-		})
+			run  func() call
+		}{"jail-self-exec", func() call { return startCmd(b, truePath, project, selfExec, nil) }},
+			struct {
+				name string
+				run  func() call
+			}{"namespaces-only", func() call { return startCmd(b, truePath, project, nil, ns) }})
 	}
 	for _, v := range variants {
-		b.Run(v.name, func(b *testing.B) {
-			times := make([]time.Duration, 0, b.N)
-			cpu := make([]time.Duration, 0, b.N)
-			for b.Loop() {
-				cmd := exec.Command(truePath)
-				cmd.Dir = project
-				if v.name == "namespaces-only" {
-					cmd.SysProcAttr = &syscall.SysProcAttr{
-						Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET,
-						UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
-						GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
-					}
-				}
-				start := time.Now()
-				release := func() {}
-				if v.sb != nil {
-					var err error
-					if release, err = v.sb.Wrap(cmd); err != nil {
-						b.Fatal(err)
-					}
-				}
-				err := cmd.Start()
-				release()
-				if err == nil {
-					err = cmd.Wait()
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				times = append(times, time.Since(start))
-				cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-			}
-			slices.Sort(times)
-			slices.Sort(cpu)
-			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/median")
-			// The CPU time of the started process and what it waited for
-			// (the launcher and the command): steadier than wall time on a
-			// loaded machine.
-			b.ReportMetric(float64(cpu[len(cpu)/2].Microseconds())/1000, "cpu-ms/median")
-		})
+		b.Run(v.name, func(b *testing.B) { measure(b, v.run) })
 	}
 }
+
+// call is what one start of `true` cost: wall time, and CPU time in all
+// (self included) and on the caller's side.
+type call struct{ wall, cpu, self time.Duration }
+
+// measure runs c b.N times and reports the medians.
+func measure(b *testing.B, c func() call) {
+	var calls []call
+	for b.Loop() {
+		calls = append(calls, c())
+	}
+	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.wall })), "ms/median")
+	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.cpu })), "cpu-ms/median")
+	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.self })), "self-cpu-ms/median")
+}
+
+// loaded runs bare and jail-launcher paired, each round under the same
+// load: n processes spinning on the cores for the whole row. The order
+// alternates by round, so neither always runs right after the other.
+func loaded(b *testing.B, n int, bare, launched func() call) {
+	var burners []*exec.Cmd
+	defer func() {
+		for _, c := range burners {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	for range n {
+		c := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		// Each in a session of its own, as load from other programs is:
+		// with the scheduler's autogroups (a group per session) burners
+		// in this process's session would only slow down this session.
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		burners = append(burners, c)
+	}
+	var bs, ls []call
+	var wx, cx []time.Duration // ratios in thousandths
+	round := 0
+	for b.Loop() {
+		var x, y call
+		if round%2 == 0 {
+			x, y = bare(), launched()
+		} else {
+			y, x = launched(), bare()
+		}
+		round++
+		bs, ls = append(bs, x), append(ls, y)
+		wx = append(wx, time.Duration(1000*float64(y.wall)/float64(max(x.wall, 1))))
+		cx = append(cx, time.Duration(1000*float64(y.cpu)/float64(max(x.cpu, 1))))
+	}
+	wall := func(c call) time.Duration { return c.wall }
+	cpu := func(c call) time.Duration { return c.cpu }
+	b.ReportMetric(ms(medianOf(bs, wall)), "bare-ms/median")
+	b.ReportMetric(ms(medianOf(ls, wall)), "launcher-ms/median")
+	b.ReportMetric(ms(medianOf(bs, cpu)), "bare-cpu-ms/median")
+	b.ReportMetric(ms(medianOf(ls, cpu)), "launcher-cpu-ms/median")
+	slices.Sort(wx)
+	slices.Sort(cx)
+	b.ReportMetric(float64(wx[len(wx)/2])/1000, "wall-x/median")
+	b.ReportMetric(float64(cx[len(cx)/2])/1000, "cpu-x/median")
+}
+
+// startCmd starts `true` (wrapped by sb when not nil, in the namespaces
+// of attr when not nil) and waits for it.
+func startCmd(b *testing.B, truePath, dir string, sb *sandbox.Command, attr *syscall.SysProcAttr) call {
+	self0 := selfCPU()
+	start := time.Now()
+	cmd := exec.Command(truePath)
+	cmd.Dir = dir
+	cmd.SysProcAttr = attr
+	release := func() {}
+	if sb != nil {
+		var err error
+		if release, err = sb.Wrap(cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+	err := cmd.Start()
+	release()
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	wall := time.Since(start)
+	self := selfCPU() - self0
+	return call{wall: wall, self: self, cpu: self + cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+}
+
+// viaLauncher is `true` through the session's pre-started launcher
+// (Command.Start), started by the first call.
+func viaLauncher(b *testing.B, c *sandbox.Command, truePath, dir string, null *os.File) call {
+	pids := c.LauncherPIDs()
+	l0 := processCPU(pids)
+	self0 := selfCPU()
+	start := time.Now()
+	p, err := c.Start(truePath, []string{"true"}, os.Environ(), dir, null, null, null)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if code, err := p.Wait(); err != nil || code != 0 {
+		b.Fatalf("exit %d: %v", code, err)
+	}
+	wall := time.Since(start)
+	self := selfCPU() - self0
+	if len(pids) == 0 {
+		pids = c.LauncherPIDs() // started by this call: all of its CPU is the call's
+	}
+	return call{wall: wall, self: self, cpu: self + processCPU(pids) - l0 + p.CPU()}
+}
+
+// selfCPU is this process's user+system time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childrenCPU is the user+system time of this process's reaped children.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// processCPU is the CPU time of the processes pids so far, from their
+// process CPU clocks (clock_getcpuclockid: CPUCLOCK_SCHED of the whole
+// thread group, nanoseconds; readable for any process).
+func processCPU(pids []int) time.Duration {
+	var sum time.Duration
+	for _, pid := range pids {
+		var ts syscall.Timespec
+		clock := uintptr(^pid)<<3 | 2
+		if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clock, uintptr(unsafe.Pointer(&ts)), 0); e == 0 {
+			sum += time.Duration(ts.Nano())
+		}
+	}
+	return sum
+}
+
+func medianOf(calls []call, f func(call) time.Duration) time.Duration {
+	d := make([]time.Duration, len(calls))
+	for i, c := range calls {
+		d[i] = f(c)
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // BenchmarkWrap is the parent's share: expanding the policy into Landlock
 // rules and building the ruleset.
@@ -149,7 +320,8 @@ func BenchmarkWrap(b *testing.B) {
 }
 
 // BenchmarkSelfTest is the canary self-test (run afresh each time, as on
-// the first start of a boot): ms/median is its wall time.
+// the first start of a boot): its wall time and CPU time (this process's
+// and its launchers' with their probes, reaped before it returns), medians.
 func BenchmarkSelfTest(b *testing.B) {
 	self := os.Getenv("AMA_SANDBOX_LAUNCHER")
 	if self == "" {
@@ -161,48 +333,14 @@ func BenchmarkSelfTest(b *testing.B) {
 	if !rt.Active() {
 		b.Skip(rt.Status().Detail)
 	}
-	times := make([]time.Duration, 0, b.N)
-	for b.Loop() {
+	measure(b, func() call {
+		self0, children0 := selfCPU(), childrenCPU()
 		start := time.Now()
 		if v := rt.RunCanaries(); !rt.Status().Namespaces && len(v.Failed) > 1 || rt.Status().Namespaces && !v.Verified {
 			b.Fatalf("self-test: %+v", v)
 		}
-		times = append(times, time.Since(start))
-	}
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/median")
-}
-
-// benchLauncher is `true` through the session's pre-started launcher
-// (Command.Start): the first start builds the jail, the others fork in it.
-// The CPU figure is a mean (the launcher and its commands are this
-// process's children only once the launcher ended), the launcher's start
-// included.
-func benchLauncher(b *testing.B, c *sandbox.Command, truePath, dir string) {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer null.Close()
-	var before syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
-	times := make([]time.Duration, 0, b.N)
-	for b.Loop() {
-		start := time.Now()
-		p, err := c.Start(truePath, []string{"true"}, os.Environ(), dir, null, null, null)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if code, err := p.Wait(); err != nil || code != 0 {
-			b.Fatalf("exit %d: %v", code, err)
-		}
-		times = append(times, time.Since(start))
-	}
-	c.CloseLaunchers()
-	var after syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
-	cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) / time.Duration(len(times))
-	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms/median")
-	b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/mean")
+		wall := time.Since(start)
+		self := selfCPU() - self0
+		return call{wall: wall, self: self, cpu: self + childrenCPU() - children0}
+	})
 }

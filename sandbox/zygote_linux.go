@@ -50,7 +50,7 @@ type zygote struct {
 
 	mu      sync.Mutex // guards the fields below
 	starts  map[string]chan startReply
-	exits   map[string]chan int
+	exits   map[string]chan exitReply
 	dead    error
 	next    uint64
 	used    uint64 // last use (Runtime.zclock), for eviction
@@ -64,12 +64,20 @@ type startReply struct {
 	err error
 }
 
+// exitReply is the launcher's "exit": the command's exit code and CPU
+// time (user+system, its reaped descendants included).
+type exitReply struct {
+	code int
+	cpu  time.Duration
+}
+
 // Proc is a command started by a pre-started launcher.
 type Proc struct {
 	z    *zygote
 	id   string
 	pid  int
-	exit chan int
+	exit chan exitReply
+	cpu  time.Duration
 }
 
 // PID is the command's process id as ama-rpc sees it (0 when the kernel
@@ -80,12 +88,18 @@ func (p *Proc) PID() int { return p.pid }
 // it started) to end and returns its exit code: 128+n when signal n ended
 // it, 126 when the sandbox stopped it. An error means the launcher died.
 func (p *Proc) Wait() (int, error) {
-	code, ok := <-p.exit
+	r, ok := <-p.exit
 	if !ok {
 		return -1, p.z.err()
 	}
-	return code, nil
+	p.cpu = r.cpu
+	return r.code, nil
 }
+
+// CPU is the command's user+system time, known once Wait returned (the
+// launcher reaps it, so it is in no rusage of ama-rpc's: make bench-sandbox
+// charges it to the call).
+func (p *Proc) CPU() time.Duration { return p.cpu }
 
 // Signal sends sig to the command's process group (its session).
 func (p *Proc) Signal(sig syscall.Signal) error {
@@ -272,7 +286,7 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 		ctl.Close()
 		return nil, fmt.Errorf("sandbox: launcher socket: %w", err)
 	}
-	z := &zygote{key: key, tmp: p.Tmp, ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan int{}, gone: make(chan struct{})}
+	z := &zygote{key: key, tmp: p.Tmp, ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan exitReply{}, gone: make(chan struct{})}
 	cmd := exec.Command("/bin/true") // the launcher's own argv; commands come over ctl
 	cmd.Env = env
 	cmd.ExtraFiles = []*os.File{child} // descriptor 3
@@ -358,11 +372,18 @@ func (z *zygote) read() {
 				}
 			}
 		case "exit":
-			if ch := z.exits[f[1]]; ch != nil && len(f) == 3 {
+			// A launcher built before the CPU field (a stale
+			// ama-rpc-sandbox) sends three fields: its commands still end.
+			if ch := z.exits[f[1]]; ch != nil && (len(f) == 3 || len(f) == 4) {
 				delete(z.exits, f[1])
 				z.running--
-				code, _ := strconv.Atoi(f[2])
-				ch <- code
+				r := exitReply{}
+				r.code, _ = strconv.Atoi(f[2])
+				if len(f) == 4 {
+					us, _ := strconv.ParseInt(f[3], 10, 64)
+					r.cpu = time.Duration(us) * time.Microsecond
+				}
+				ch <- r
 			}
 		}
 		z.mu.Unlock()
@@ -418,7 +439,7 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 	}
 	z.next++
 	id := strconv.FormatUint(z.next, 10)
-	started, exit := make(chan startReply, 1), make(chan int, 1)
+	started, exit := make(chan startReply, 1), make(chan exitReply, 1)
 	z.starts[id], z.exits[id] = started, exit
 	z.running++
 	z.mu.Unlock()

@@ -27,6 +27,9 @@ func (p *Proc) Signal(syscall.Signal) error { return ErrNoLauncher }
 // PID is never reached: Start always fails here.
 func (p *Proc) PID() int { return 0 }
 
+// CPU is never reached: Start always fails here.
+func (p *Proc) CPU() time.Duration { return 0 }
+
 // Start has no pre-started launcher on this platform.
 func (c *Command) Start(string, []string, []string, string, *os.File, *os.File, *os.File) (*Proc, error) {
 	return nil, ErrNoLauncher

@@ -77,8 +77,10 @@ const EnvZygote = "AMA_SANDBOX_ZYGOTE"
 //	zygote → ama-rpc: "started" id (with the command's pidfd as
 //	                  SCM_RIGHTS, where the kernel makes one)
 //	                  | "error" id message
-//	                  "exit" id code   (128+n for a signal, 126 when the
-//	                                    command was stopped by the tripwire)
+//	                  "exit" id code cpu   (code: 128+n for a signal, 126
+//	                                    when the command was stopped by the
+//	                                    tripwire; cpu: its user+system
+//	                                    time in microseconds)
 //
 // The socket is close-on-exec and never passed to a command; the zygote
 // is not dumpable (no ptrace, no /proc/<pid>/fd of it from the commands)

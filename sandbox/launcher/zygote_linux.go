@@ -176,7 +176,8 @@ func (z *zygote) handle(f []string, fds []int) {
 func (z *zygote) reap() {
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		var ru syscall.Rusage
+		pid, err := syscall.Wait4(-1, &ws, 0, &ru)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -226,7 +227,10 @@ func (z *zygote) reap() {
 				g.restore()
 			}
 		}
-		z.send("exit", s.id, strconv.Itoa(code))
+		// The command's CPU time (its namespace's, as their init reaped
+		// them) goes with it: only this process, its parent, learns it.
+		cpu := (ru.Utime.Nano() + ru.Stime.Nano()) / 1000
+		z.send("exit", s.id, strconv.Itoa(code), strconv.FormatInt(cpu, 10))
 		if tripped && empty {
 			// A tripped launcher serves no more commands: ama-rpc starts
 			// a new one (its guards are taken afresh).
