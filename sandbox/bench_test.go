@@ -247,6 +247,9 @@ func viaLauncher(b *testing.B, c *sandbox.Command, truePath, dir string, null *o
 		b.Fatalf("exit %d: %v", code, err)
 	}
 	wall := time.Since(start)
+	if p.CPU() <= 0 {
+		b.Fatal("the launcher reported no CPU time for the command")
+	}
 	self := selfCPU() - self0
 	if len(pids) == 0 {
 		pids = c.LauncherPIDs() // started by this call: all of its CPU is the call's

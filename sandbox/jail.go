@@ -34,16 +34,17 @@ import (
 //     sealed read-only.
 //
 // It stats paths (whether HOME exists, whether .git is a file), so it runs
-// at each start.
+// at each start, and before each command through a pre-started launcher
+// (its key): the operands are quoted in place, one buffer for the plan.
 func jailPlan(p Policy, pidNS bool) string {
-	var b strings.Builder
+	b := make([]byte, 0, 8<<10)
 	op := func(name string, args ...string) {
-		b.WriteString(name)
+		b = append(b, name...)
 		for _, a := range args {
-			b.WriteByte(' ')
-			b.WriteString(strconv.Quote(a))
+			b = append(b, ' ')
+			b = strconv.AppendQuote(b, a)
 		}
-		b.WriteByte('\n')
+		b = append(b, '\n')
 	}
 	writes := p.writable()
 	op(launcher.OpPrivate)
@@ -186,7 +187,7 @@ func jailPlan(p Policy, pidNS bool) string {
 	for _, s := range seal {
 		op(launcher.OpSeal, s)
 	}
-	return b.String()
+	return string(b)
 }
 
 // writable are the trees a command may write, shallowest first: the

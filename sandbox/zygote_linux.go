@@ -216,7 +216,8 @@ func commandEnv(env []string, p Policy) []string {
 func (r *Runtime) zygoteFor(p Policy, env []string) (*zygote, error) {
 	lenv := childenv.Environ(childenv.Policy{})
 	p.Sockets = jailSockets(p, lenv, env)
-	key := jailPlan(p, true) + "\x00" + jailRules(p) + "\x00" + r.launcher() + "\x00" + inodes(p.Pin) + "\x00" + fmt.Sprint(p.DenyNetwork, p.Write, p.Hide, p.HomeRead)
+	key := strings.Join([]string{jailPlan(p, true), jailRules(p), r.launcher(), inodes(p.Pin), strconv.FormatBool(p.DenyNetwork),
+		strings.Join(p.Write, "\n"), strings.Join(p.Hide, "\n"), strings.Join(p.HomeRead, "\n")}, "\x00")
 	r.zmu.Lock()
 	defer r.zmu.Unlock()
 	r.zclock++
