@@ -29,7 +29,8 @@ import (
 // Every row reports the same statistics over its calls: the median wall
 // time (ms/median) and the median CPU time of one call, user+system
 // (cpu-ms/median), of which the caller's share (self-cpu-ms/median: this
-// process, ama-rpc's side of the call). A call's CPU is everything it
+// process, ama-rpc's side of the call) and for jail-launcher the
+// launcher's (launcher-cpu-ms/median). A call's CPU is everything it
 // costs: the caller's (its getrusage delta), the started process's with
 // what it waited for (a per-call launcher and the command), and for
 // jail-launcher the pre-started launcher's own CPU during the call (its
@@ -142,7 +143,7 @@ func BenchmarkStartTrue(b *testing.B) {
 
 // call is what one start of `true` cost: wall time, and CPU time in all
 // (self included) and on the caller's side.
-type call struct{ wall, cpu, self time.Duration }
+type call struct{ wall, cpu, self, launcher time.Duration }
 
 // measure runs c b.N times and reports the medians.
 func measure(b *testing.B, c func() call) {
@@ -153,6 +154,9 @@ func measure(b *testing.B, c func() call) {
 	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.wall })), "ms/median")
 	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.cpu })), "cpu-ms/median")
 	b.ReportMetric(ms(medianOf(calls, func(c call) time.Duration { return c.self })), "self-cpu-ms/median")
+	if l := medianOf(calls, func(c call) time.Duration { return c.launcher }); l > 0 {
+		b.ReportMetric(ms(l), "launcher-cpu-ms/median")
+	}
 }
 
 // loaded runs bare and jail-launcher paired, each round under the same
@@ -254,7 +258,8 @@ func viaLauncher(b *testing.B, c *sandbox.Command, truePath, dir string, null *o
 	if len(pids) == 0 {
 		pids = c.LauncherPIDs() // started by this call: all of its CPU is the call's
 	}
-	return call{wall: wall, self: self, cpu: self + processCPU(pids) - l0 + p.CPU()}
+	l := processCPU(pids) - l0
+	return call{wall: wall, self: self, launcher: l, cpu: self + l + p.CPU()}
 }
 
 // selfCPU is this process's user+system time.

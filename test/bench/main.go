@@ -6,6 +6,7 @@
 //	go run ./test/bench -bin ./bin/ama-rpc [-deltas 10000,1000000] [-runs 5]
 //	go run ./test/bench -bin ./bin/ama-rpc -acp 100000 (the ACP vs rpc row only)
 //	go run ./test/bench -bin ./bin/ama-rpc -start 25 (the start-up rows only)
+//	go run ./test/bench -bin ./bin/ama-rpc -sandbox 20 [-load 16] (the bash sandbox rows only)
 package main
 
 import (
@@ -32,6 +33,8 @@ func main() {
 	modes := flag.Int("acp", 0, "only the ACP vs rpc row: one reply of this many deltas in both modes")
 	starts := flag.Int("start", 0, "only the start-up rows (time to hello, baseline RSS) over this many starts")
 	acpNews := flag.Int("acpnew", 0, "only the ACP session/new row: this many new sessions in one process")
+	sbCalls := flag.Int("sandbox", 0, "only the bash sandbox rows: sessions of this many bash calls, sandbox on vs off, and time to hello on vs off")
+	load := flag.Int("load", 0, "with -sandbox: run the rows again with this many busy loops")
 	flag.Parse()
 	abs, err := filepath.Abs(*bin)
 	if err != nil {
@@ -49,6 +52,10 @@ func main() {
 	}
 	if *acpNews > 0 {
 		acpNew(*bin, dir, *acpNews)
+		return
+	}
+	if *sbCalls > 0 {
+		sandboxRows(*bin, dir, *sbCalls, *runs, *load)
 		return
 	}
 
