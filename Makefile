@@ -111,21 +111,28 @@ bench: build
 	# HTTP stream: the OpenAI adapter vs curl on the bench mock's 100k-delta
 	# reply, same run (skips without ../shared/bench/mock_openai.py).
 	$(GO) run ./test/bench/httpstream -deltas 100000
-	# Start-up cost the bash sandbox adds: median of 50 starts of `true`,
-	# bare vs through the built binary's launchers (the small
-	# ama-rpc-sandbox next to it, and ama-rpc itself), and the canary
-	# self-test (skips without Landlock).
-	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
+	# What the bash sandbox costs a call: the rows of bench-sandbox, then
+	# end to end, sessions of 30 bash calls of `true` through the binary
+	# with the sandbox on vs off and time to hello on vs off, idle and
+	# with 16 busy loops.
+	AMA_BENCH_LOAD=16 AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
+	$(GO) run ./test/bench -bin $(BIN) -sandbox 30 -load 16
 	# grep, glob and read side by side with rg, GNU grep, fd and wc -l on Go's src.
 	test/bench/tools-deps.sh
 	$(GO) run ./test/bench/tools
 
-# The sandbox's per-call cost alone (the sandbox lines of make bench):
-# median of 50 starts of `true` bare, Landlock-only, in the jail through
-# ama-rpc-sandbox and through ama-rpc, and in bare namespaces (the kernel's
-# floor); the parent's ruleset build (Wrap) and the canary self-test.
+# The sandbox's per-call cost alone (the first sandbox line of make
+# bench): 50 starts of `true` each bare, through the session's pre-started
+# launcher (jail-launcher, what bash calls use), Landlock-only, in a jail
+# per call through ama-rpc-sandbox and through ama-rpc, and in bare
+# namespaces (the kernel's floor); every row the median wall and the
+# median CPU of a call, all of it: the caller's, the launcher's (its
+# process CPU clock during the call) and the command's. loaded-16 runs
+# bare and jail-launcher paired per round beside 16 busy loops it starts
+# (AMA_BENCH_LOAD; median ratios). Then the parent's ruleset build (Wrap)
+# and the canary self-test.
 bench-sandbox: build
-	AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
+	AMA_BENCH_LOAD=16 AMA_SANDBOX_LAUNCHER=$(abspath $(BIN)) $(GO) test -run '^$$' -bench 'StartTrue|Wrap|SelfTest' -benchtime 50x ./sandbox
 
 # Rewrite the golden transcripts under test/fixtures (review the diff!).
 golden:
