@@ -69,6 +69,7 @@ func TestACPSignalMidRunExitCode(t *testing.T) {
 // the 5 s shutdown grace: the turn's updates block on the full output
 // queue, and the sessions cannot close until the output is abandoned.
 func TestACPSignalWhileHostNotReadingExits(t *testing.T) {
+	t.Parallel() // waits for the blocked output (see waiters)
 	script := fmt.Sprintf(`[{"steps":[{"text":%q,"chunkSize":1},{"delayMs":10000}]}]`, strings.Repeat("x", 20000))
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		p := startACP(t, procConfig{script: script, stallAfter: chunk})
@@ -107,6 +108,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 360 MiB through the server")
 	}
+	t.Parallel() // see memParallel
 	// Three 40 MiB embedded image resources (issue 28 §2, 10 runs, load
 	// 24-37): 137-155 MB, median 154, once their blobs stayed the line's
 	// bytes (internal/jsonlit); 197-221 MB, median 218, before (a copy).
@@ -139,6 +141,7 @@ func TestACPMemoryOfHugePrompts(t *testing.T) {
 		{"three 40 MiB image resources", 3, 40 * mib, resource, "QUJD", `"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p := startACP(t, procConfig{script: okScript, env: []string{os.Getenv("AMA_ROBUST_CHILD_ENV")}, dropHuge: true})
 			p.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, p.work))

@@ -224,6 +224,7 @@ func TestHugeSSELineFailsOnce(t *testing.T) {
 // configured idle timeout as a retryable network error: the retries are
 // announced, and the run ends with the error instead of waiting forever.
 func TestSilentEndpointTimesOut(t *testing.T) {
+	t.Parallel() // waits out three idle timeouts (see waiters)
 	e := newEndpoint(t, 0, func(ctx context.Context, w http.ResponseWriter, f http.Flusher) { <-ctx.Done() })
 	p := startOn(t, e, `{"modelStream":{"idleTimeoutMs":300},"retry":{"maxAttempts":2,"baseDelayMs":10}}`)
 	p.send(`{"id":"p","type":"prompt","message":"hi"}`)

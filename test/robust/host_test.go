@@ -44,6 +44,7 @@ func startHostProc(t *testing.T, adapter string, env ...string) *proc {
 // startup bound (10 s; shortened here by the test-only variable): exit 6,
 // no hello, stderr says why. It held the process forever.
 func TestHostStuckSessionStartExits6(t *testing.T) {
+	t.Parallel() // waits out the startup bound (see waiters)
 	p := startHostProc(t, stuckHost, "AMA_HOST_CREATE_TIMEOUT_MS=1500")
 	code, took := p.wait(60 * time.Second)
 	t.Logf("exit %d after %s", code, took.Round(time.Millisecond))

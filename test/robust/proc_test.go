@@ -23,6 +23,22 @@ import (
 // bin is the ama-rpc binary built once by TestMain.
 var bin string
 
+// Two kinds of tests here call t.Parallel; the rest run one at a time.
+//
+// waiters: tests that spend their time waiting for a bound of the server
+// (the 5 s shutdown grace, the startup bound, idle timeouts) with the
+// child idle; run one after the other they kept the package's slot of
+// make test busy for some 20 s of an idle core. Parallel top-level tests
+// start after the sequential ones, so they wait beside each other, two at
+// a time (-parallel is GOMAXPROCS), not beside the busy tests.
+//
+// memParallel: the huge-prompt memory tests (mem_test.go,
+// TestACPMemoryOfHugePrompts), run without -race in make test's memory
+// line, two at a time: each measures the peak of its own child (VmHWM),
+// which its forced collections (internal/memlimit) pace, not the load;
+// their peaks were the same, to the MB, one at a time and two at a time
+// beside two busy-looping processes on the 2 shared cores.
+
 func TestMain(m *testing.M) {
 	if bin = os.Getenv("AMA_ROBUST_BIN"); bin != "" {
 		os.Exit(m.Run()) // measure another build (e.g. the one before a fix)

@@ -40,24 +40,29 @@ func TestSignalMidRunExitCode(t *testing.T) {
 // A signal while the host has stopped reading a streaming run exits within
 // the README's 5 s shutdown grace (plus start-up slack).
 func TestSignalWhileHostNotReadingExits(t *testing.T) {
+	t.Parallel() // waits out the grace (see waiters)
 	script := fmt.Sprintf(`[{"steps":[{"text":%q,"chunkSize":1},{"delayMs":10000}]}]`, strings.Repeat("x", 20000))
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		p := start(t, procConfig{script: script, stallAfter: func(l line) bool { return l.Event.Type == "text_delta" }})
-		p.send(`{"id":"p","type":"prompt","message":"hi"}`)
-		p.waitFor("the host to stop reading", 20*time.Second, func(line) bool { return p.stalled })
-		waitBlocked(t, p) // every delta sent, the pipe full, the stream in its delay
-		p.signal(sig)
-		code, took := p.wait(20 * time.Second)
-		t.Logf("%s while not reading: exit %d after %s", sig, code, took.Round(time.Millisecond))
-		if code != 128+int(sig) || took > 7*time.Second {
-			t.Errorf("%s: exit %d after %s, want %d within the 5 s grace; stderr:\n%s", sig, code, took, 128+int(sig), p.stderrText())
-		}
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			p := start(t, procConfig{script: script, stallAfter: func(l line) bool { return l.Event.Type == "text_delta" }})
+			p.send(`{"id":"p","type":"prompt","message":"hi"}`)
+			p.waitFor("the host to stop reading", 20*time.Second, func(line) bool { return p.stalled })
+			waitBlocked(t, p) // every delta sent, the pipe full, the stream in its delay
+			p.signal(sig)
+			code, took := p.wait(20 * time.Second)
+			t.Logf("%s while not reading: exit %d after %s", sig, code, took.Round(time.Millisecond))
+			if code != 128+int(sig) || took > 7*time.Second {
+				t.Errorf("%s: exit %d after %s, want %d within the 5 s grace; stderr:\n%s", sig, code, took, 128+int(sig), p.stderrText())
+			}
+		})
 	}
 }
 
 // The same with a reply of many content blocks: their start and end events
 // are not merged, so the run itself blocks on the full output queue.
 func TestSignalWhileRunBlockedOnOutputExits(t *testing.T) {
+	t.Parallel() // waits out the grace (see waiters)
 	var steps []string
 	for i := 0; i < 3000; i++ {
 		steps = append(steps, `{"thinking":"t"}`, `{"text":"x"}`)
