@@ -402,14 +402,9 @@ func (r *Run) checkLines(args []string) {
 	}
 	var order []string
 	seen := map[string]*failure{}
-	kind := lineKind(args)
 	for i, l := range r.Lines() {
-		if checkedLine(kind, l) {
-			continue
-		}
-		err := check(l)
+		err := check(l) // a line that passed already passes at once (schemacheck's valid)
 		if err == nil {
-			validLine(kind, l)
 			continue
 		}
 		why := err.Error()
@@ -422,30 +417,6 @@ func (r *Run) checkLines(args []string) {
 	}
 	for _, why := range order {
 		r.t.Errorf("schema check (%d lines), first %s", seen[why].n, seen[why].first)
-	}
-}
-
-// validLines holds the lines (kind, NUL, line) the schema check passed:
-// the check is a function of the bytes alone, and runs repeat many lines
-// byte for byte (a replay re-sends numbered lines; the deterministic
-// clock and ids make hello, responses and events recur across runs), so
-// each distinct line is validated once per test binary. Lines over
-// maxValidLine are checked every time rather than kept.
-var validLines sync.Map
-
-const maxValidLine = 16 << 10
-
-func checkedLine(kind string, l []byte) bool {
-	if len(l) > maxValidLine {
-		return false
-	}
-	_, ok := validLines.Load(kind + "\x00" + string(l))
-	return ok
-}
-
-func validLine(kind string, l []byte) {
-	if len(l) <= maxValidLine {
-		validLines.Store(kind+"\x00"+string(l), struct{}{})
 	}
 }
 

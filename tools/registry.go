@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/armadra/ama-rpc/llm"
 )
@@ -70,20 +73,32 @@ func Default(opts ...Option) *Registry {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	r, err := NewRegistry(
-		&BashTool{Inspect: o.inspect, Sandbox: o.sandbox},
-		EditTool{},
-		GlobTool{},
-		GrepTool{},
-		LsTool{},
-		ReadTool{},
-		TodoTool{},
-		WriteTool{},
-	)
-	if err != nil {
-		panic("tools: built-in registry: " + err.Error()) // a bug in a schema literal
+	r := &Registry{byName: map[string]int{}}
+	for _, t := range []Tool{&BashTool{Inspect: o.inspect, Sandbox: o.sandbox}, EditTool{}, GlobTool{}, GrepTool{}, LsTool{}, ReadTool{}, TodoTool{}, WriteTool{}} {
+		if err := r.add(t, builtinSchema); err != nil {
+			panic("tools: built-in registry: " + err.Error()) // a bug in a schema literal
+		}
 	}
 	return r
+}
+
+// builtinSchemas holds the built-in tools' compiled schemas by their
+// text, compiled once per process: they are constants (bash's in its
+// three forms), and Default runs at every server and session start,
+// where compiling them again was most of its CPU (the golden tests
+// start a server per case).
+// A compiled schema is read-only, so registries share it.
+var builtinSchemas sync.Map // string(Parameters) -> *argSchema
+
+func builtinSchema(d llm.ToolDecl) (*argSchema, error) {
+	if s, ok := builtinSchemas.Load(string(d.Parameters)); ok {
+		return s.(*argSchema), nil
+	}
+	s, err := compileSchema(d)
+	if err == nil {
+		builtinSchemas.Store(string(d.Parameters), s)
+	}
+	return s, err
 }
 
 // NewRegistry compiles the argument schema of every tool, in the given
@@ -91,25 +106,41 @@ func Default(opts ...Option) *Registry {
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r := &Registry{byName: make(map[string]int, len(tools))}
 	for _, t := range tools {
-		d := t.Decl()
-		if _, dup := r.byName[d.Name]; dup {
-			return nil, fmt.Errorf("%w: %s", ErrDuplicateTool, d.Name)
-		}
-		sch, err := compileSchema(d)
-		if err != nil {
+		if err := r.add(t, compileSchema); err != nil {
 			return nil, err
 		}
-		r.byName[d.Name] = len(r.tools)
-		r.tools = append(r.tools, t)
-		r.schemas = append(r.schemas, sch)
 	}
 	return r, nil
 }
 
-// With returns a new registry holding r's tools followed by more.
+// add appends t with its schema compiled by compile; r is still being
+// built (registries are immutable once returned).
+func (r *Registry) add(t Tool, compile func(llm.ToolDecl) (*argSchema, error)) error {
+	d := t.Decl()
+	if _, dup := r.byName[d.Name]; dup {
+		return fmt.Errorf("%w: %s", ErrDuplicateTool, d.Name)
+	}
+	sch, err := compile(d)
+	if err != nil {
+		return err
+	}
+	r.byName[d.Name] = len(r.tools)
+	r.tools = append(r.tools, t)
+	r.schemas = append(r.schemas, sch)
+	return nil
+}
+
+// With returns a new registry holding r's tools followed by more; r's
+// tools keep their compiled schemas.
 func (r *Registry) With(more ...Tool) (*Registry, error) {
-	all := append(append([]Tool(nil), r.tools...), more...)
-	return NewRegistry(all...)
+	n := &Registry{byName: make(map[string]int, len(r.tools)+len(more)), tools: slices.Clone(r.tools), schemas: slices.Clone(r.schemas)}
+	maps.Copy(n.byName, r.byName)
+	for _, t := range more {
+		if err := n.add(t, compileSchema); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
 }
 
 // Tools returns the tools in registry order.

@@ -206,6 +206,18 @@ func TestRegistryDuplicatesAndWith(t *testing.T) {
 	if len(registry.Names()) != 8 {
 		t.Fatal("With changed the original registry")
 	}
+	// With keeps each tool with its own schema (the built-ins' are
+	// reused, not recompiled) and refuses a name it already has.
+	var ae *tools.ArgsError
+	if err := r2.Validate("read", json.RawMessage(`{"path":1}`)); !errors.As(err, &ae) {
+		t.Fatalf("read's schema in With's registry: got %v", err)
+	}
+	if err := r2.Validate("write", json.RawMessage(`{"path":"a","content":"b"}`)); err != nil {
+		t.Fatalf("write's schema in With's registry: %v", err)
+	}
+	if _, err := r2.With(tools.LsTool{}); !errors.Is(err, tools.ErrDuplicateTool) {
+		t.Fatalf("With of a registered name: got %v", err)
+	}
 }
 
 func TestNewRegistryBadSchema(t *testing.T) {

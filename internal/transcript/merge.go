@@ -74,6 +74,11 @@ type joinable struct {
 // thought (key: session and kind), or a bash call's tool_execution_update
 // (key: the call).
 func joinableLine(l []byte) *joinable {
+	// Most lines are none of the three: they are not parsed (the writer
+	// and Encode write these names as they are, never escaped).
+	if !bytes.Contains(l, []byte(`"message_update"`)) && !bytes.Contains(l, []byte(`"session/update"`)) && !bytes.Contains(l, []byte(`"tool_execution_update"`)) {
+		return nil
+	}
 	v, err := Parse(l)
 	if err != nil {
 		return nil

@@ -18,6 +18,7 @@ type Output struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	lines   [][]byte
+	parsed  []Value // parsed[i]: lines[i] as WaitFor parsed it (nil: not yet; notObject: not a JSON object)
 	stalled bool
 	eof     bool
 }
@@ -111,7 +112,10 @@ func (o *Output) wake(timeout time.Duration) *time.Timer {
 
 // WaitFor blocks until pred has matched n lines in total (lines that are
 // not a JSON object never match) and returns the index of the n-th match.
-// It fails when the output ends first or timeout passes.
+// It fails when the output ends first or timeout passes. Each line is
+// parsed once and its object is given to every later WaitFor's pred (a
+// replay waits hundreds of times on one output, each wait from its first
+// line): pred must not change it.
 func (o *Output) WaitFor(desc string, n int, timeout time.Duration, pred func(*Object) bool) (int, error) {
 	deadline := time.Now().Add(timeout)
 	defer o.wake(timeout).Stop()
@@ -122,11 +126,7 @@ func (o *Output) WaitFor(desc string, n int, timeout time.Duration, pred func(*O
 	count, next := 0, 0
 	for {
 		for ; next < len(o.lines); next++ {
-			v, err := Parse(o.lines[next])
-			if err != nil {
-				continue
-			}
-			if obj, ok := v.(*Object); ok && pred(obj) {
+			if obj := o.object(next); obj != nil && pred(obj) {
 				if count++; count == n {
 					return next, nil
 				}
@@ -137,6 +137,27 @@ func (o *Output) WaitFor(desc string, n int, timeout time.Duration, pred func(*O
 		}
 		o.cond.Wait()
 	}
+}
+
+// notObject marks a parsed line that is not a JSON object.
+var notObject Value = struct{}{}
+
+// object returns line i parsed, nil when it is not a JSON object. o.mu
+// is held.
+func (o *Output) object(i int) *Object {
+	for len(o.parsed) <= i {
+		o.parsed = append(o.parsed, nil)
+	}
+	if o.parsed[i] == nil {
+		o.parsed[i] = notObject
+		if v, err := Parse(o.lines[i]); err == nil {
+			if obj, ok := v.(*Object); ok {
+				o.parsed[i] = obj
+			}
+		}
+	}
+	obj, _ := o.parsed[i].(*Object)
+	return obj
 }
 
 // Line waits for line i (0-based) and returns it; false when the output

@@ -145,3 +145,34 @@ func TestOutputStall(t *testing.T) {
 		t.Errorf("a second line: %s", l)
 	}
 }
+
+// WaitFor counts from the first line on every call, over lines parsed
+// once (Output.object): each call sees every line's own object, lines
+// that are not a JSON object never match, and lines that arrive between
+// calls are parsed when reached.
+func TestOutputWaitForCounts(t *testing.T) {
+	r, w := io.Pipe()
+	o := NewOutput()
+	go o.Collect(r)
+	typ := func(want string) func(*Object) bool {
+		return func(ob *Object) bool { return ob.String("type") == want }
+	}
+	_, _ = w.Write([]byte("{\"type\":\"a\",\"n\":1}\nnot json\n[1]\n{\"type\":\"b\"}\n{\"type\":\"a\",\"n\":2}\n"))
+	for range 2 {
+		for n, want := range map[int]int{1: 0, 2: 4} {
+			if i, err := o.WaitFor("a", n, 5*time.Second, typ("a")); err != nil || i != want {
+				t.Fatalf("a #%d: line %d (%v), want %d", n, i, err, want)
+			}
+		}
+		if i, err := o.WaitFor("b", 1, 5*time.Second, typ("b")); err != nil || i != 3 {
+			t.Fatalf("b: line %d (%v), want 3", i, err)
+		}
+	}
+	go func() { _, _ = w.Write([]byte("{\"type\":\"a\",\"n\":3}\n")); _ = w.Close() }()
+	if i, err := o.WaitFor("a", 3, 5*time.Second, typ("a")); err != nil || i != 5 {
+		t.Fatalf("a #3: line %d (%v), want 5", i, err)
+	}
+	if _, err := o.WaitFor("a", 4, 5*time.Second, typ("a")); err == nil {
+		t.Fatal("a #4 found")
+	}
+}

@@ -132,7 +132,7 @@ func TestDriftedEntryTypeFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bad := sessionFailures(t, compileAt(t, doc, "#/$defs/"+SessionLineDef), lines)
+		bad := sessionFailures(t, compileAt(t, doc, "#/$defs/"+SessionLineDef)[0], lines)
 		if len(bad) != 1 {
 			t.Errorf("%s drifted: %d failing lines, want 1: %v", def, len(bad), bad)
 		}

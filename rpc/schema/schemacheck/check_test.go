@@ -68,3 +68,27 @@ func TestRPCAndPrintLines(t *testing.T) {
 		t.Errorf("a bare result line: %v", err)
 	}
 }
+
+// A line is validated once per check (valid): a passed line passes that
+// check again, but not another check, and a failed line fails every time.
+func TestMemo(t *testing.T) {
+	cmd := []byte(`{"id":"1","type":"set_model","provider":"fake","modelId":"echo"}`)
+	for range 2 {
+		if err := Command(cmd); err != nil {
+			t.Fatal(err)
+		}
+		if RPCLine(cmd) == nil || SessionLine(cmd) == nil || ACPLine([]byte(`{"jsonrpc":"2.0","method":"_ama/unknown","params":{}}`)) == nil {
+			t.Fatal("a command passed as an output line, a session line or an ACP message")
+		}
+	}
+	// Over maxMemo: validated every time, with the same verdict.
+	long := []byte(`{"type":"agent_end","stopReason":"` + strings.Repeat("x", maxMemo) + `","willRetry":false}`)
+	for range 2 {
+		if err := RPCLine(long); err != nil {
+			t.Fatal(err)
+		}
+		if RPCLine([]byte(`{"type":"agent_end","stopReason":"`+strings.Repeat("x", maxMemo)+`"}`)) == nil {
+			t.Fatal("a long line without willRetry passed")
+		}
+	}
+}

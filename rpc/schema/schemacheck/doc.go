@@ -5,5 +5,7 @@
 // print mode) and every command it sends.
 //
 // The schema is generated and compiled once (sync.Once); compiled schemas
-// are read-only, so every function is safe for concurrent use.
+// are read-only, so every function is safe for concurrent use. A line
+// that passed a check passes it again without being validated again (see
+// valid).
 package schemacheck
