@@ -145,14 +145,16 @@ func TestEverydayCorpus(t *testing.T) {
 }
 
 // linkGoCache fills dir, the sandbox's GOCACHE, with hard links to the
-// entries of the user's Go build cache. The standard library the corpus's
-// go build, vet and test need is then compiled already (outside: make
-// test's own builds), as in the per-user sandbox cache after its first
-// use: a cold one compiled it inside the jail, some 30 CPU-seconds each
-// run on a fresh machine. The commands still write their own entries (the
-// project's packages, the link) into dir. Only the corpus's fixed commands
-// can reach the linked files, never a model's. Where the cache cannot be
-// linked (another file system), dir starts empty.
+// entries of the user's Go build cache that builds used in the last day
+// (go marks an entry used through its mtime, at most hourly). The
+// standard library the corpus's go build, vet and test need is then
+// compiled already (outside, by make test's own builds), as in the
+// per-user sandbox cache after its first use: a cold one compiled it
+// inside the jail, some 30 CPU-seconds each run on a fresh machine. The
+// commands still write their own entries (the project's packages, the
+// link) into dir. Only the corpus's fixed commands can reach the linked
+// files, never a model's. Where the cache cannot be linked (another file
+// system), dir starts empty.
 func linkGoCache(t *testing.T, dir string) {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOCACHE").Output()
@@ -169,6 +171,9 @@ func linkGoCache(t *testing.T, dir string) {
 		}
 		for _, e := range entries {
 			if !e.Type().IsRegular() {
+				continue
+			}
+			if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) > 24*time.Hour {
 				continue
 			}
 			if err := os.Link(filepath.Join(sub, e.Name()), filepath.Join(to, e.Name())); err != nil {
