@@ -23,10 +23,7 @@ var bashSettings = sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: tr
 // namespaces.
 func modes(t *testing.T, w world, f func(t *testing.T, rt *sandbox.Runtime, jail bool)) {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfExe(t)
 	t.Run("jail", func(t *testing.T) {
 		rt := sandbox.New(bashSettings, self, w.dirs())
 		if !rt.Status().Available {
@@ -173,7 +170,7 @@ func TestJailHiddenCredentials(t *testing.T) {
 	writeFile(t, otherSession, secret+"\n")
 	d := w.dirs()
 	d.Data = data
-	self, _ := os.Executable()
+	self := selfExe(t)
 	for _, tc := range []struct {
 		name string
 		rt   *sandbox.Runtime
@@ -421,6 +418,8 @@ func TestCanaries(t *testing.T) {
 	// The cached result lives in ama's data directory (hidden from
 	// sandboxed commands), never in the build cache they write.
 	d.Data = filepath.Join(w.root, "data")
+	// The fallback: the test binary re-executed as the launcher (no
+	// ama-rpc-sandbox next to it), the other tests use the small one.
 	self, _ := os.Executable()
 	jail := sandbox.New(bashSettings, self, d)
 	if !jail.Status().Available {

@@ -152,15 +152,6 @@ func TestProjectAmaUncreatable(t *testing.T) {
 	})
 }
 
-func selfExe(t *testing.T) string {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return self
-}
-
 // TestProjectAmaLinkKept: a project whose .ama is a link inside it (to
 // conf/ama) keeps it: the link cannot be swapped for a directory holding
 // planted hooks (the command is stopped and the link put back).

@@ -64,10 +64,7 @@ func writeFile(t *testing.T, p, s string) {
 
 func runtimeFor(t *testing.T, s sandbox.Settings, w world) *sandbox.Runtime {
 	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	self := selfExe(t)
 	rt := sandbox.New(s, self, w.dirs())
 	if !rt.Status().Available {
 		t.Skipf("no usable Landlock sandbox on this kernel: %s", rt.Status().Detail)
@@ -266,7 +263,7 @@ func TestSandboxNetwork(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestSandboxWithoutNamespaces(t *testing.T) {
-	self, _ := os.Executable()
+	self := selfExe(t)
 	w := newWorld(t)
 	rt := sandbox.NewWithoutNamespaces(sandbox.Settings{Enabled: true, Bash: true, NetworkDenied: true}, self, w.dirs())
 	if !rt.Status().Available {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -243,12 +244,16 @@ func TestSpillWhileRead(t *testing.T) {
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	errs := make(chan string, 4)
+	var appended atomic.Bool
 	for range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			for range 5 {
+			// Reads until the append (which moves the entry) returned,
+			// then one more of the moved entry.
+			for last := false; !last; {
+				last = appended.Load()
 				if !bytes.Equal(e.Body(), want) {
 					errs <- "body differs"
 					return
@@ -267,7 +272,9 @@ func TestSpillWhileRead(t *testing.T) {
 		}()
 	}
 	close(start)
-	if err := f.Append(e); err != nil {
+	err := f.Append(e)
+	appended.Store(true)
+	if err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
