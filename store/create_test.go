@@ -97,12 +97,19 @@ func TestCreateSyncs(t *testing.T) {
 			if file != 1 || dir != 1 {
 				t.Errorf("fsyncs: %d of the file and %d of the directory, want 1 and 1 (%+v)", file, dir, recs)
 			}
+			// The File appends to the file at the name (the identity check
+			// of an append finds the linked file the one it writes).
+			more := createEntries(tc.n + 1)[tc.n]
+			more.ParentID = &entries[tc.n-1].ID
+			if err := f.Append(more); err != nil {
+				t.Fatal(err)
+			}
 			snap, err := ReadSnapshot(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(snap.Entries) != tc.n {
-				t.Fatalf("read %d entries, want %d", len(snap.Entries), tc.n)
+			if len(snap.Entries) != tc.n+1 {
+				t.Fatalf("read %d entries, want %d", len(snap.Entries), tc.n+1)
 			}
 			if tc.n > 3 && f.size <= directCreateBytes {
 				t.Fatalf("the large case is %d bytes, not above directCreateBytes", f.size)
