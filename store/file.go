@@ -195,24 +195,25 @@ func syncNew(fd *os.File, dir string) error {
 	return err
 }
 
-// createChunk is the buffer writeLines writes through. A fork of a long
-// session is as large as its file, and a buffer that size, or even a MiB
-// of it, is fresh memory the kernel faults in page by page (about 2 µs a
-// page here: more than writing it) and garbage for the collector (a fork
-// of 1,000 entries spent more on its 1.25 MiB buffer than on its fsync);
-// 64 KiB per write(2) costs about 10 % more than one write of the whole.
-const createChunk = 64 << 10
-
-// writeLines writes the header and entries to w through one reused
-// buffer of createChunk, or of size (what they come to) if less.
+// writeLines writes the header and entries to w (size: what they come
+// to) through one reused buffer of a 64th of size, between 64 KiB and
+// 1 MiB. A fork of a long session is as large as its file, and a buffer
+// that size, or even the MiB it had, is fresh memory the kernel faults
+// in page by page (about 2 µs a page here) and garbage for the collector:
+// a fork of 1,000 entries (400 KB) spent more on its 1.25 MiB buffer than
+// on its fsync (store BenchmarkCreateFork: 2.9x its floor, now 1.7-1.8x).
+// Small writes cost calls instead: a fork of 100,000 entries (40 MB)
+// took 15 % more CPU in 64 KiB writes than in 1 MiB ones (session
+// BenchmarkFork). A 64th keeps both small: at most 64 writes up to 64 MB.
 func writeLines(w io.Writer, h Header, entries []*Entry, size int) (int64, error) {
-	buf := h.appendJSON(make([]byte, 0, min(size, createChunk+createChunk/4)))
+	chunk := min(max(size/64, 64<<10), 1<<20)
+	buf := h.appendJSON(make([]byte, 0, min(size, chunk+chunk/4)))
 	buf = append(buf, '\n')
 	var n int64
 	for _, e := range entries {
 		buf = e.AppendJSON(buf)
 		buf = append(buf, '\n')
-		if len(buf) >= createChunk {
+		if len(buf) >= chunk {
 			if _, err := w.Write(buf); err != nil {
 				return n, err
 			}
