@@ -13,8 +13,9 @@
 //     an unparsable line anywhere else is corrupt. A corrupt file is never
 //     modified.
 //   - Writing: Create (mode 0600, dirs 0700; a new session's small file
-//     in place with O_EXCL, a large one such as a fork through a temp
-//     file + rename; both fsynced, with the directory, before Create
+//     in place with O_EXCL, a large one such as a fork written without a
+//     name (O_TMPFILE), fsynced and then linked into place (elsewhere a
+//     temp file, renamed); both fsynced, with the directory, before Create
 //     returns: a new small file's two fsyncs run at once, the
 //     directory's on a goroutine that ends before Create returns), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
