@@ -9,52 +9,51 @@ build:
 	# The small sandbox launcher, found next to ama-rpc (sandbox/runtime.go).
 	$(GO) build -trimpath -ldflags='-s -w' -o $(dir $(BIN))ama-rpc-sandbox ./cmd/ama-rpc-sandbox
 
-# The test command of the README and of .ci/run.
-# go vet runs inside the race pass: -vet=all is every analyzer of go vet
-# ./... (not go test's default subset), on the packages and test files
-# the pass compiles anyway, packages without tests included. A go vet
-# ./... of its own compiled them all once more without -race before the
-# first test started (on a fresh clone 110 CPU-s, 39 s of wall here).
-# The packages whose tests take longest come first (SLOW): go test starts
-# the tests in the order named, two at a time, and a long package started
-# last ends the run last.
-# The ACP end-to-end test runs on its own so that a skip says SKIP and why.
-# The huge-prompt memory tests (MEMTESTS) run without -race, after the rest:
-# they measure a child built without it, instrumenting the harness only slows
-# its checks of 40 MiB lines, and beside the busy race suite the collector's
-# timing moved their peaks to the guard. codemode's TestMemoryCap is there
-# too: the race runtime's own memory counts against its child's cap.
-# Property tests of code that runs on one goroutine (PROPTESTS: generated
-# inputs checked against a reference or a recording, pathological inputs)
-# run without -race too, at their full counts: the race detector costs them
-# 5-10x and finds nothing in them; the concurrent parts of those packages
-# (grep's walkers, the store's split read and spill, the approval memory)
-# keep their own tests in the race pass.
-#
-# The packages that drive the real binary (golden, printmode, test/robust,
-# test/acp) share one build of it, named in AMA_TEST_BIN (each linked its
-# own, seconds of CPU apiece; without the variable they still do).
-# GORACE=atexit_sleep_ms=0: a -race process sleeps 1 s at exit by default,
-# once per test binary and per -race child (the sandbox tests re-execute
-# their test binary as the jail's launcher for every command). Races are
-# reported when they happen and still fail the run; only a goroutine still
-# running after the tests ended (a leak) loses that second to race in.
-# -ldflags=-w links the -race test binaries without DWARF (debugger data;
-# stack traces and race reports come from the symbol table, which stays):
-# about a third of the CPU of linking some 55 of them per run.
+# The test command of the README and of .ci/run, in three steps, each
+# keeping both cores busy (go test runs two packages at a time):
+# 1. One build of the real binary, shared by the packages that drive it
+#    (golden, printmode, test/robust, test/acp) through AMA_TEST_BIN; run
+#    alone, they build their own.
+# 2. The race pass: every package but test/acp. go vet runs inside it:
+#    -vet=all is every analyzer of go vet ./..., packages without tests
+#    included, on the compiles the pass makes anyway (a go vet ./... of its
+#    own compiled everything once more without -race: 110 CPU-s on a fresh
+#    clone). The packages whose tests take longest come first (SLOW): go
+#    test starts them in the order named, and one started last ends the run.
+# 3. Without -race, as one go test: the huge-prompt memory tests (MEMTESTS:
+#    they measure a child built without it, and the race runtime's own
+#    memory would count against codemode's cap) and the property tests of
+#    code that runs on one goroutine (PROPTESTS, at their full counts: the
+#    race detector costs them 5-10x and finds nothing; the concurrent parts
+#    of those packages keep their tests in the race pass). Their packages'
+#    dependencies are step 1's compiles. Beside it, the ACP end-to-end test
+#    (with -race), through make-test.sh so that a skip says SKIP and why;
+#    its one line comes last. The memory peaks are the same beside other
+#    work (test/robust's mem_test.go); not beside the race pass.
+# GORACE=atexit_sleep_ms=0: a -race process sleeps 1 s at exit by default.
+# Races are reported when they happen and still fail the run; only a
+# goroutine still running after the tests ended loses that second.
+# -ldflags=-w links without DWARF (debugger data; stack traces and race
+# reports come from the runtime's own tables): a third of the CPU of
+# linking some 60 test binaries per run. The race pass's compiles need
+# none either (-dwarf=false: 7-9% of their CPU). The compiles without -race
+# keep go build's defaults: the tests' own go builds (mcpserver, the
+# sandbox's go corpus) find them in the cache.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
 PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions)$$
-PROPPKGS = ./tools ./store ./approvals
-SLOW = ./golden ./sandbox ./test/robust ./replaykit ./store ./tools ./approvals ./rpc/acp ./codemode ./rpc/schema
+SLOW = ./golden ./sandbox ./test/robust ./rpc/schema ./rpc/acp ./store ./llm/openai ./app ./session ./approvals ./tools ./agents ./codemode ./printmode
+RACE = -race -vet=all -gcflags=all=-dwarf=false -ldflags=-w
 TESTBIN = $(abspath bin/test/ama-rpc)
+ACPOUT = $(dir $(TESTBIN))acp.out
 test: export AMA_TEST_BIN = $(TESTBIN)
+test: export AMA_ACP_FLAGS = $(RACE)
 test: export GORACE = atexit_sleep_ms=0
 test:
-	$(GO) build -o $(TESTBIN) ./cmd/ama-rpc
-	$(GO) test -race -vet=all -ldflags=-w -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
-	$(GO) test -vet=off -count=1 -timeout 30m -run '$(PROPTESTS)' $(PROPPKGS)
-	$(GO) test -vet=off -count=1 -timeout 30m -run '$(MEMTESTS)' ./test/robust ./codemode
-	GO=$(GO) test/acp/make-test.sh
+	$(GO) build -ldflags=-w -o $(TESTBIN) ./cmd/ama-rpc
+	$(GO) test $(RACE) -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
+	GO=$(GO) test/acp/make-test.sh >$(ACPOUT) 2>&1 & acp=$$!; \
+	$(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m -run '$(MEMTESTS)|$(PROPTESTS)' ./test/robust ./store ./approvals ./tools ./codemode; \
+	rc=$$?; wait $$acp || rc=1; cat $(ACPOUT); exit $$rc
 
 vet:
 	$(GO) vet ./...
