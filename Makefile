@@ -12,8 +12,9 @@ build:
 # The test command of the README and of .ci/run, in three steps, each
 # keeping both cores busy (go test runs two packages at a time):
 # 1. One build of the real binary, shared by the packages that drive it
-#    (golden, printmode, test/robust, test/acp) through AMA_TEST_BIN; run
-#    alone, they build their own.
+#    (golden, printmode, test/robust, test/acp) through AMA_TEST_BIN, and
+#    of the small sandbox launcher next to it, which the sandbox tests
+#    start per command as production does; run alone, they build their own.
 # 2. The race pass: every package but test/acp. go vet runs inside it:
 #    -vet=all is every analyzer of go vet ./..., packages without tests
 #    included, on the compiles the pass makes anyway (a go vet ./... of its
@@ -22,10 +23,13 @@ build:
 #    test starts them in the order named, and one started last ends the run.
 # 3. Without -race, as one go test: the huge-prompt memory tests (MEMTESTS:
 #    they measure a child built without it, and the race runtime's own
-#    memory would count against codemode's cap) and the property tests of
-#    code that runs on one goroutine (PROPTESTS, at their full counts: the
-#    race detector costs them 5-10x and finds nothing; the concurrent parts
-#    of those packages keep their tests in the race pass). Their packages'
+#    memory would count against codemode's cap) and the tests of code that
+#    runs on one goroutine (PROPTESTS: property tests at their full counts,
+#    generated inputs against a reference, pathological inputs, the spill's
+#    memory, rpc/schema's inference and document checks): the race detector
+#    costs them 5-10x and finds nothing; the concurrent parts of those
+#    packages keep their tests in the race pass (a name must be unique in
+#    the tree: it is skipped in the race pass of every package). Their packages'
 #    dependencies are step 1's compiles. Beside it, the ACP end-to-end test
 #    (with -race), through make-test.sh so that a skip says SKIP and why;
 #    its one line comes last. The memory peaks are the same beside other
@@ -40,8 +44,9 @@ build:
 # keep go build's defaults: the tests' own go builds (mcpserver, the
 # sandbox's go corpus) find them in the cache.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
-PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions)$$
-SLOW = ./golden ./sandbox ./test/robust ./rpc/schema ./rpc/acp ./store ./llm/openai ./app ./session ./approvals ./tools ./agents ./codemode ./printmode
+PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions|TestSpillMovesHugeEntries|TestFastPathMatchesReference|TestFastPathTakesCommonChunks|TestDriftedEntryTypeFails|TestDriftedTypeFails|TestDriftedCommandTypeFails|TestGoldensValidate|TestBreakingGenerated|TestSchemaSnapshot)$$
+PROPPKGS = ./store ./approvals ./tools ./llm/openai ./rpc/schema
+SLOW = ./golden ./sandbox ./test/robust ./rpc/acp ./store ./llm/openai ./app ./session ./approvals ./tools ./agents ./codemode ./printmode
 RACE = -race -vet=all -gcflags=all=-dwarf=false -ldflags=-w
 TESTBIN = $(abspath bin/test/ama-rpc)
 ACPOUT = $(dir $(TESTBIN))acp.out
@@ -49,10 +54,10 @@ test: export AMA_TEST_BIN = $(TESTBIN)
 test: export AMA_ACP_FLAGS = $(RACE)
 test: export GORACE = atexit_sleep_ms=0
 test:
-	$(GO) build -ldflags=-w -o $(TESTBIN) ./cmd/ama-rpc
+	$(GO) build -ldflags=-w -o $(dir $(TESTBIN)) ./cmd/ama-rpc ./cmd/ama-rpc-sandbox
 	$(GO) test $(RACE) -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
 	GO=$(GO) test/acp/make-test.sh >$(ACPOUT) 2>&1 & acp=$$!; \
-	$(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m -run '$(MEMTESTS)|$(PROPTESTS)' ./test/robust ./store ./approvals ./tools ./codemode; \
+	$(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m -run '$(MEMTESTS)|$(PROPTESTS)' ./test/robust $(PROPPKGS) ./codemode; \
 	rc=$$?; wait $$acp || rc=1; cat $(ACPOUT); exit $$rc
 
 vet:
