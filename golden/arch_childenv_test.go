@@ -25,7 +25,34 @@ func TestArchChildEnvironment(t *testing.T) {
 			continue
 		}
 		f := pf.file
+		// os.Environ and exec.LookPath, called or taken as a value, in a
+		// function or at package level (a variable's initialiser runs too).
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok {
+					switch {
+					case x.Name == "os" && sel.Sel.Name == "Environ":
+						t.Errorf("%s: os.Environ outside internal/childenv (use childenv.Environ or Scrub)", fset.Position(n.Pos()))
+					case x.Name == "exec" && sel.Sel.Name == "LookPath":
+						t.Errorf("%s: exec.LookPath outside internal/childenv (use childenv.LookPath: it skips PATH entries inside the project)", fset.Position(n.Pos()))
+					}
+				}
+			}
+			return true
+		})
 		for _, decl := range f.Decls {
+			if gd, ok := decl.(*ast.GenDecl); ok {
+				// A command built at package level sets no Env the
+				// per-function check below could see.
+				ast.Inspect(gd, func(n ast.Node) bool {
+					if sel, ok := n.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok && x.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext") {
+							t.Errorf("%s: exec.%s at package level (build commands in a function, with their Env from internal/childenv)", fset.Position(n.Pos()), sel.Sel.Name)
+						}
+					}
+					return true
+				})
+			}
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue
@@ -38,8 +65,6 @@ func TestArchChildEnvironment(t *testing.T) {
 					if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
 						if x, ok := sel.X.(*ast.Ident); ok {
 							switch {
-							case x.Name == "os" && sel.Sel.Name == "Environ":
-								t.Errorf("%s: os.Environ() outside internal/childenv (use childenv.Environ or Scrub)", fset.Position(n.Pos()))
 							case x.Name == "exec" && (sel.Sel.Name == "Command" || sel.Sel.Name == "CommandContext"):
 								cmds = append(cmds, n.Pos())
 								// The program: a bare name would be looked up on
@@ -53,8 +78,6 @@ func TestArchChildEnvironment(t *testing.T) {
 										t.Errorf("%s: exec of the bare name %s (find it with childenv.LookPath: never in the project's PATH entries)", fset.Position(n.Pos()), lit.Value)
 									}
 								}
-							case x.Name == "exec" && sel.Sel.Name == "LookPath":
-								t.Errorf("%s: exec.LookPath outside internal/childenv (use childenv.LookPath: it skips PATH entries inside the project)", fset.Position(n.Pos()))
 							}
 						}
 					}
