@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/armadra/ama-rpc/internal/jsonstr"
 )
 
 // Written by hand: encoding/json cannot validate a line and hand back the
@@ -377,7 +379,7 @@ func scanString(b []byte, i int, trusted bool, high *uint64) (int, bool) {
 	for {
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
-			if hasStop(w) {
+			if jsonstr.HasStop(w) {
 				break
 			}
 			acc |= w
@@ -415,20 +417,6 @@ func scanString(b []byte, i int, trusted bool, high *uint64) (int, bool) {
 			return -1, esc
 		}
 	}
-}
-
-// hasStop reports whether any byte of the 8 in x is '"', '\\' or below
-// 0x20 (exact, using the usual SWAR zero-byte tests).
-func hasStop(x uint64) bool {
-	const (
-		lo   = 0x0101010101010101
-		hi   = 0x8080808080808080
-		quot = lo * '"'
-		bsl  = lo * '\\'
-		ctl  = lo * 0x20
-	)
-	q, s := x^quot, x^bsl
-	return ((q-lo)&^q|(s-lo)&^s|(x-ctl)&^x)&hi != 0
 }
 
 func scanNumber(b []byte, i int) int {

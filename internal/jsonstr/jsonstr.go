@@ -142,25 +142,39 @@ func Len[T string | []byte](s T, style Style, htmlEscaped bool) int {
 // that ended it), 64 after it found none, so a text full of escapes
 // costs one word test per 64 bytes more.
 func plainRun[T string | []byte](s T, html bool) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	// zero has the high bit of each zero byte of w set (and maybe of
-	// bytes above one: a false alarm ends the run early, never late).
-	zero := func(w uint64) uint64 { return (w - ones) &^ w }
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// w itself: bytes from 0x80 (UTF-8); then bytes below 0x20.
-		bad := w | (w-0x20*ones)&^w | zero(w^'"'*ones) | zero(w^'\\'*ones)
+		// w itself: bytes from 0x80 (UTF-8).
+		bad := w&highs | stops(w)
 		if html {
-			bad |= zero(w^'<'*ones) | zero(w^'>'*ones) | zero(w^'&'*ones)
+			bad |= (zeroBytes(w^'<'*ones) | zeroBytes(w^'>'*ones) | zeroBytes(w^'&'*ones)) & highs
 		}
-		if bad&highs != 0 {
+		if bad != 0 {
 			break
 		}
 	}
 	return i
 }
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// zeroBytes has the high bit of each zero byte of w set (and maybe of
+// bytes above one; none when w has no zero byte: the usual SWAR test).
+func zeroBytes(w uint64) uint64 { return (w - ones) &^ w }
+
+// stops has a high bit set in w's bytes from the first that is '"', '\\'
+// or below 0x20, and none if there is no such byte.
+func stops(w uint64) uint64 {
+	return (zeroBytes(w^'"'*ones) | zeroBytes(w^'\\'*ones) | (w-0x20*ones)&^w) & highs
+}
+
+// HasStop reports whether any of the eight bytes of w is one a JSON
+// string cannot hold raw ('"', '\\', below 0x20); exact. The one word
+// test of string bytes: plainRun here, internal/jsonobj's scanner over
+// the bytes of a string it validates.
+func HasStop(w uint64) bool { return stops(w) != 0 }
 
 // retryAfter is how far the byte loops go before they try plainRun again
 // after a run of n bytes.
