@@ -222,8 +222,17 @@ func mib(kib int64) float64 { return float64(kib) / 1024 }
 
 // timeToHello measures from spawn to the first stdout line.
 func timeToHello(bin, dir string, extra ...string) time.Duration {
+	d, _ := firstLine(bin, dir, env(dir), extra...)
+	return d
+}
+
+// firstLine starts the server (the fake model, no session file, extra
+// flags) in dir with environ and returns the time from spawn to its first
+// stdout line (hello) and the line; then it closes stdin and waits for
+// the server to end.
+func firstLine(bin, dir string, environ []string, extra ...string) (time.Duration, string) {
 	cmd := exec.Command(bin, append([]string{"--model", "fake/echo", "--no-session"}, extra...)...)
-	cmd.Env = env(dir)
+	cmd.Env = environ
 	cmd.Dir = dir
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -232,14 +241,15 @@ func timeToHello(bin, dir string, extra ...string) time.Duration {
 		fail(err)
 	}
 	br := bufio.NewReader(stdout)
-	if _, err := br.ReadString('\n'); err != nil {
+	line, err := br.ReadString('\n')
+	if err != nil {
 		fail(err)
 	}
 	d := time.Since(start)
 	stdin.Close()
 	_, _ = io.Copy(io.Discard, br)
 	_ = cmd.Wait()
-	return d
+	return d, line
 }
 
 func writeScript(path string, n int) {

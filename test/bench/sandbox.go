@@ -167,27 +167,11 @@ func helloTime(bin, dir string, sandboxed bool) time.Duration {
 // hello is the time from spawn to hello and whether hello lists the
 // sandbox capability.
 func hello(bin, dir string, sandboxed bool) (time.Duration, bool) {
-	cmd := exec.Command(bin, "--model", "fake/echo", "--no-session")
-	cmd.Env = env(dir)
+	e := env(dir)
 	if !sandboxed {
-		cmd.Env = append(cmd.Env, "AMA_SANDBOX=off")
+		e = append(e, "AMA_SANDBOX=off")
 	}
-	cmd.Dir = dir
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		fail(err)
-	}
-	br := bufio.NewReader(stdout)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		fail(err)
-	}
-	d := time.Since(start)
-	stdin.Close()
-	_, _ = io.Copy(io.Discard, br)
-	_ = cmd.Wait()
+	d, line := firstLine(bin, dir, e)
 	return d, strings.Contains(line, `"sandbox"`)
 }
 
