@@ -154,9 +154,18 @@ func BenchmarkGetTrace(b *testing.B) {
 	}
 }
 
-// writeFloor writes data to a new file in dir (fsync: also syncing it),
-// the floor of a command that returns or writes those bytes.
-func writeFloor(b *testing.B, dir string, data []byte, fsync bool) {
+// floorSync is how much of a floor's write is made durable.
+type floorSync int
+
+const (
+	noSync   floorSync = iota // written only
+	fileSync                  // the file fsynced
+	nameSync                  // and its directory: the new name is durable too
+)
+
+// writeFloor writes data to a new file in dir, synced as sync says, the
+// floor of a command that returns or writes those bytes.
+func writeFloor(b *testing.B, dir string, data []byte, sync floorSync) {
 	f, err := os.CreateTemp(dir, "floor-")
 	if err != nil {
 		b.Fatal(err)
@@ -164,36 +173,21 @@ func writeFloor(b *testing.B, dir string, data []byte, fsync bool) {
 	if _, err := f.Write(data); err != nil {
 		b.Fatal(err)
 	}
-	if fsync {
+	if sync >= fileSync {
 		if err := f.Sync(); err != nil {
 			b.Fatal(err)
 		}
 	}
-	f.Close()
-	os.Remove(f.Name())
-}
-
-// writeDurableFloor is writeFloor with fsync, and the directory's fsync
-// that makes the new name durable, before the file is removed.
-func writeDurableFloor(b *testing.B, dir string, data []byte) {
-	f, err := os.CreateTemp(dir, "floor-")
-	if err != nil {
-		b.Fatal(err)
+	if sync == nameSync {
+		d, err := os.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := d.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		d.Close()
 	}
-	if _, err := f.Write(data); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Sync(); err != nil {
-		b.Fatal(err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := d.Sync(); err != nil {
-		b.Fatal(err)
-	}
-	d.Close()
 	f.Close()
 	os.Remove(f.Name())
 }
@@ -232,7 +226,7 @@ func BenchmarkGetTree(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				cpu := cpuMeter(b)
 				for b.Loop() {
-					writeFloor(b, dir, out, false)
+					writeFloor(b, dir, out, noSync)
 				}
 				cpu()
 			})
@@ -414,7 +408,7 @@ func BenchmarkFork(b *testing.B) {
 				b.SetBytes(size)
 				cpu := cpuMeter(b)
 				for b.Loop() {
-					writeFloor(b, dir, data, true)
+					writeFloor(b, dir, data, fileSync)
 				}
 				cpu()
 			})
@@ -427,9 +421,9 @@ func BenchmarkFork(b *testing.B) {
 					s := coldSession(m, src, deps)
 					m.stop()
 					t0, _ := cpuTime()
-					writeFloor(b, dir, data, true)
+					writeFloor(b, dir, data, fileSync)
 					t1, _ := cpuTime()
-					writeDurableFloor(b, dir, data)
+					writeFloor(b, dir, data, nameSync)
 					t2, _ := cpuTime()
 					floor += t1 - t0
 					durable += t2 - t1
