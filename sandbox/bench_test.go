@@ -12,7 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe" // clock_gettime on another process's CPU clock
+
+	"golang.org/x/sys/unix"
 
 	"github.com/armadra/ama-rpc/sandbox"
 )
@@ -282,9 +283,8 @@ func childrenCPU() time.Duration {
 func processCPU(pids []int) time.Duration {
 	var sum time.Duration
 	for _, pid := range pids {
-		var ts syscall.Timespec
-		clock := uintptr(^pid)<<3 | 2
-		if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clock, uintptr(unsafe.Pointer(&ts)), 0); e == 0 {
+		var ts unix.Timespec
+		if unix.ClockGettime(int32(^pid)<<3|2, &ts) == nil {
 			sum += time.Duration(ts.Nano())
 		}
 	}
