@@ -120,7 +120,9 @@ func usernsBlocked() string {
 }
 
 // setupProc starts the launcher in a new session (no controlling terminal:
-// /dev/tty cannot be opened, and TIOCSTI needs it) and, with namespaces,
+// /dev/tty cannot be opened, and TIOCSTI needs it; a pre-started launcher
+// is moved to a process group in ama-rpc's session by startZygote and
+// drops the terminal itself) and, with namespaces,
 // in new user, mount, PID and (network denied) network namespaces. The
 // launcher keeps CAP_SYS_ADMIN and CAP_SETPCAP inside its user namespace
 // just long enough to build the jail and lock the command out of them.

@@ -21,6 +21,9 @@ import (
 var launcherDir string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(ttyHelperEnv) != "" {
+		os.Exit(ttyHelper())
+	}
 	dir, err := os.MkdirTemp("", "sandbox-test-")
 	if err == nil {
 		if err = smallLauncher(dir); err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,6 +133,11 @@ func (c *Command) Start(path string, argv, env []string, dir string, stdin, stdo
 		if errors.Is(err, errRetired) && attempt == 0 {
 			continue // tripped or ended meanwhile: a new launcher
 		}
+		// fds are these files' numbers: a file the caller holds no more
+		// must not be closed by its finalizer before they were sent.
+		runtime.KeepAlive(stdin)
+		runtime.KeepAlive(stdout)
+		runtime.KeepAlive(stderr)
 		return pr, err
 	}
 }
@@ -303,6 +309,16 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 	}
 	cmd.Env = append(cmd.Env, launcher.EnvZygote+"=3")
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	// In ama-rpc's session, not one of its own (setupProc's): the
+	// scheduler's autogroups are per session, and each call wakes this
+	// launcher and its command, which in sessions of their own waited on
+	// a loaded machine behind every other group's slice (3-7x a bare
+	// call's wall time; 1.5-2x in this one). It drops a controlling
+	// terminal it inherits before anything else (launcher's
+	// dropTerminal), so its commands have none and, as non-leaders, can
+	// get none; its own process group keeps a Ctrl-C meant for ama-rpc's
+	// group away from it and its commands.
+	cmd.SysProcAttr.Setsid, cmd.SysProcAttr.Setpgid = false, true
 	err = cmd.Start()
 	release()
 	if err != nil {

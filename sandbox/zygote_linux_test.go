@@ -63,8 +63,9 @@ func zygoteRuntime(t *testing.T, w world) *sandbox.Runtime {
 
 // TestLauncherRunsCommands: commands started by the pre-started launcher
 // get their output, exit code and working directory, run in a PID
-// namespace of their own (pid 1) in a new session, and what they leave
-// running ends with them.
+// namespace of their own (pid 1) leading a process group of their own, and
+// what they leave running ends with them (TestLauncherTerminal: without a
+// controlling terminal).
 func TestLauncherRunsCommands(t *testing.T) {
 	w := newWorld(t)
 	rt := zygoteRuntime(t, w)
@@ -73,10 +74,12 @@ func TestLauncherRunsCommands(t *testing.T) {
 	if code != 3 || out != "hi\n"+w.project+"\n" {
 		t.Fatalf("got %d %q", code, out)
 	}
-	out, code = w.zsh(t, c, `echo $$; cut -d' ' -f6 /proc/self/stat; ls /proc | grep -c '^[0-9]'`)
-	t.Logf("pid, session, processes: %s", out)
-	if f := strings.Fields(out); code != 0 || len(f) < 1 || f[0] != "1" {
-		t.Errorf("not its PID namespace's init (%d): %s", code, out)
+	// /proc is the launcher's PID namespace's: the shell reads its own
+	// pid and process group there (the builtin read, no child).
+	out, code = w.zsh(t, c, `echo $$; read -r pid comm state ppid pgrp rest </proc/self/stat; echo $pid $pgrp; ls /proc | grep -c '^[0-9]'`)
+	t.Logf("pid, pid and process group in /proc, processes: %s", out)
+	if f := strings.Fields(out); code != 0 || len(f) < 3 || f[0] != "1" || f[1] != f[2] {
+		t.Errorf("not its PID namespace's init leading its process group (%d): %s", code, out)
 	}
 	marker := w.project + "/daemon-ran"
 	out, code = w.zsh(t, c, "setsid sh -c 'sleep 1; touch "+marker+"' >/dev/null 2>&1 & echo started")
@@ -109,7 +112,7 @@ func TestLauncherSignal(t *testing.T) {
 	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
 		t.Fatalf("%q %v", buf, err)
 	}
-	// Its pid here leads its own session (and process group).
+	// Its pid here leads its own process group (the group Signal reaches).
 	if pid := p.PID(); pid <= 0 {
 		t.Errorf("pid %d", pid)
 	} else if pg, err := syscall.Getpgid(pid); err != nil || pg != pid {

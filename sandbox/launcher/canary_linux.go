@@ -3,6 +3,7 @@
 package launcher
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -13,14 +14,16 @@ import (
 // CanaryArg is the hidden subcommand of the canary probes: the sandbox
 // starts `<launcher> __sandbox-canary <probe>…` inside the real sandbox and
 // each probe tries one thing the sandbox must refuse, printing
-// "<name> refused <errno>" or "<name> DONE". A probe is "<name>=<operand>":
+// "<name> refused <errno>", "<name> DONE" or, when it could not try,
+// "<name> failed <why>". A probe is "<name>=<operand>":
 //
 //	write=<path>     create the file
 //	chmod=<path>     chmod 0777
 //	read=<path>      read the file (DONE only when it has content)
 //	tcp=<port>       connect to 127.0.0.1:<port>
 //	udp=<port>       send a datagram to 127.0.0.1:<port>
-//	tiocsti=<tty>    become a session leader, open the terminal (one of
+//	tiocsti=<tty>    become a session leader (in a child when this process
+//	                 leads its process group), open the terminal (one of
 //	                 its own when that one is out of reach), TIOCSTI
 const CanaryArg = "__sandbox-canary"
 
@@ -37,6 +40,12 @@ func canary(probes []string) {
 		err := probe(name, arg)
 		if err == nil {
 			os.Stdout.WriteString(name + " DONE\n")
+			continue
+		}
+		var nr notRun
+		if errors.As(err, &nr) {
+			// Neither refused nor done: the self-test fails.
+			os.Stdout.WriteString(name + " failed " + err.Error() + "\n")
 			continue
 		}
 		os.Stdout.WriteString(name + " refused " + err.Error() + "\n")
@@ -78,10 +87,14 @@ func probe(name, arg string) error {
 		}
 		return syscall.Connect(fd, to)
 	case "tiocsti":
-		// A command of the pre-started launcher leads its session
-		// already (setsid would fail with EPERM, not for the filter).
 		if sid, _, _ := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0); int(sid) != syscall.Getpid() {
-			if _, err := syscall.Setsid(); err != nil {
+			if _, err := syscall.Setsid(); err == syscall.EPERM {
+				// A command of the pre-started launcher leads its
+				// process group, which cannot lead a session: the
+				// probe runs again in a child, which can (as any
+				// child of a command can).
+				return inNewSession(name, arg)
+			} else if err != nil {
 				return err
 			}
 		}
@@ -102,6 +115,53 @@ func probe(name, arg string) error {
 	}
 	return syscall.EINVAL
 }
+
+// inNewSession runs probe name=arg in a child of this process (the same
+// executable) that leads a session of its own, and returns its outcome.
+func inNewSession(name, arg string) error {
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		return notRun{err}
+	}
+	pid, err := syscall.ForkExec("/proc/self/exe", []string{os.Args[0], CanaryArg, name + "=" + arg},
+		&syscall.ProcAttr{Env: os.Environ(), Files: []uintptr{0, uintptr(p[1]), 2}, Sys: &syscall.SysProcAttr{Setsid: true}})
+	_ = syscall.Close(p[1])
+	if err != nil {
+		_ = syscall.Close(p[0])
+		return notRun{err}
+	}
+	var out []byte
+	buf := make([]byte, 256)
+	for {
+		n, err := syscall.Read(p[0], buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if n <= 0 {
+			break
+		}
+		out = append(out, buf[:n]...)
+	}
+	_ = syscall.Close(p[0])
+	for {
+		if _, err := syscall.Wait4(pid, nil, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	switch line := strings.TrimSpace(string(out)); {
+	case line == name+" DONE":
+		return nil
+	case strings.HasPrefix(line, name+" refused "):
+		return errors.New(strings.TrimPrefix(line, name+" refused "))
+	default:
+		return notRun{errors.New("the probe in a new session reported " + strconv.Quote(line))}
+	}
+}
+
+// notRun is a probe that could not try what it tests.
+type notRun struct{ err error }
+
+func (e notRun) Error() string { return e.err.Error() }
 
 // ownTerminal opens a new pseudo terminal's terminal end (it becomes the
 // controlling terminal of the session leader that opens it).

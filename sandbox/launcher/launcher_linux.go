@@ -67,6 +67,9 @@ func run(args []string) error {
 		return errors.New("usage: " + Arg + " <path> -- <argv…>")
 	}
 	path, argv := args[0], args[2:]
+	if err := dropTerminal(); err != nil {
+		return err
+	}
 	fd, err := strconv.Atoi(os.Getenv(EnvFD))
 	if err != nil || fd < 3 {
 		return errors.New("no Landlock ruleset was passed")
@@ -147,6 +150,54 @@ func run(args []string) error {
 		return initProcess(path, argv, env, fd, sweep)
 	}
 	return errors.New("exec " + path + ": " + syscall.Exec(path, argv, env).Error())
+}
+
+// dropTerminal detaches this process from a controlling terminal it
+// inherited, so that neither it nor anything it starts has one (/dev/tty
+// cannot be opened, TIOCSTI and job control have no terminal to act on).
+// A per-call launcher leads a session of its own and has none; a
+// pre-started launcher stays in ama-rpc's session (a scheduling group
+// less for each call to wake: the scheduler's autogroups are per session)
+// and inherits ama-rpc's terminal, if any. TIOCNOTTY from a process that
+// does not lead its session clears its own tie only (the kernel's
+// no_tty: disassociate_ctty returns at once for a non-leader, then
+// proc_clear_tty), and such a process can never acquire a terminal again
+// (opening one or TIOCSCTTY need a session leader); its children inherit
+// none. A leader is never detached here (that would hang up the terminal's
+// foreground group): one with a terminal is refused. The result is checked
+// in /proc/self/stat's tty_nr, the kernel's own record: still a terminal,
+// the launcher fails and nothing runs.
+func dropTerminal() error {
+	nr, err := ttyNr()
+	if err != nil || nr == 0 {
+		return err
+	}
+	if sid, _, _ := syscall.RawSyscall(syscall.SYS_GETSID, 0, 0, 0); int(sid) != syscall.Getpid() {
+		if fd, err := syscall.Open("/dev/tty", syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0); err == nil {
+			_, _, _ = syscall.RawSyscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TIOCNOTTY, 0)
+			_ = syscall.Close(fd)
+		}
+		if nr, err = ttyNr(); err != nil || nr == 0 {
+			return err
+		}
+	}
+	return errors.New("cannot drop the controlling terminal (tty " + strconv.Itoa(nr) + ")")
+}
+
+// ttyNr is the controlling terminal's device number from /proc/self/stat
+// (its 7th field), 0 for none.
+func ttyNr() (int, error) {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, errors.New("controlling terminal: " + err.Error())
+	}
+	// The command name (2nd field) may hold spaces and parentheses: the
+	// fields after it follow the last ')'.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 5 {
+		return 0, errors.New("controlling terminal: bad /proc/self/stat")
+	}
+	return strconv.Atoi(f[4])
 }
 
 // initProcess is PID 1 of the command's namespace: it starts the command

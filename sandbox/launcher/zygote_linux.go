@@ -118,15 +118,24 @@ func (z *zygote) handle(f []string, fds []int) {
 			files[i] = uintptr(fd)
 		}
 		argv, env := f[5:5+argc], f[5+argc:]
-		// Fresh PID namespace (the command is its init) and session (no
-		// controlling terminal); the seccomp filter, Landlock domain,
+		// Fresh PID namespace (the command is its init: what it starts
+		// ends with it) and process group (kill reaches all of it), in
+		// the zygote's session, which is ama-rpc's: no controlling
+		// terminal (the zygote dropped it, dropTerminal), and no way to
+		// one: not leading the session, the command can acquire none,
+		// and leading its group, it cannot setsid. A session a child of
+		// it makes starts without one, as the command's own did, and
+		// the only terminals in reach are the jail's own pseudo
+		// terminals. A session of its own would cost each call a
+		// scheduling group more to wake (the kernel's autogroups are
+		// per session). The seccomp filter, Landlock domain,
 		// no_new_privs and securebits are the zygote's, inherited.
 		// The pidfd goes to ama-rpc with "started": it names the
 		// command by its pid there (this PID namespace's numbers mean
 		// nothing outside).
 		pidfd := -1
 		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: files,
-			Sys: &syscall.SysProcAttr{Setsid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}}
+			Sys: &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}}
 		if p := z.tripped(); p != "" {
 			z.send("error", id, "tripped: the sandbox launcher was stopped when a command created or replaced "+p)
 			return
@@ -162,7 +171,7 @@ func (z *zygote) handle(f []string, fds []int) {
 		z.mu.Lock()
 		for pid, s := range z.running {
 			if s.id == f[1] {
-				_ = syscall.Kill(-pid, syscall.Signal(sig)) // its group (setsid)
+				_ = syscall.Kill(-pid, syscall.Signal(sig)) // its group (Setpgid)
 				_ = syscall.Kill(pid, syscall.Signal(sig))
 			}
 		}
