@@ -304,3 +304,44 @@ func TestLauncherKillReachesGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestLauncherSessionUnreachable: sharing ama-rpc's session (and so its
+// scheduling autogroup) gives a command no hold on it: it cannot lower the
+// group's priority (/proc/self/autogroup, the group's nice, is read-only
+// in the jail), and ama-rpc's process group and pid, and those of another
+// process group of the session, are out of its PID namespace: a kill
+// finds nothing, and the other group's process lives on.
+func TestLauncherSessionUnreachable(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	victim := exec.Command("sleep", "1000")
+	victim.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // as a bare command of ama-rpc's
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = victim.Process.Kill()
+		_ = victim.Wait()
+	}()
+	before, err := os.ReadFile("/proc/self/autogroup")
+	if err != nil {
+		t.Skipf("no autogroups: %v", err)
+	}
+	v := strconv.Itoa(victim.Process.Pid)
+	out, code := w.zsh(t, c, `(echo 19 > /proc/self/autogroup) 2>/dev/null && echo RENICED
+kill -0 -`+strconv.Itoa(syscall.Getpgrp())+` 2>/dev/null && echo SIGNALLED-GROUP
+kill -0 `+strconv.Itoa(os.Getpid())+` 2>/dev/null && echo SIGNALLED-PID
+kill -KILL -`+v+` `+v+` 2>/dev/null; echo done`)
+	after, _ := os.ReadFile("/proc/self/autogroup")
+	t.Logf("exit %d: %s; autogroup %q → %q", code, out, before, after)
+	if strings.Contains(out, "RENICED") || string(after) != string(before) {
+		t.Errorf("a command changed ama-rpc's autogroup: %q → %q (%s)", before, after, out)
+	}
+	if strings.Contains(out, "SIGNALLED") {
+		t.Errorf("a command reached ama-rpc's process group or pid: %s", out)
+	}
+	if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("a command killed a process of another group of ama-rpc's session: %v", err)
+	}
+}
