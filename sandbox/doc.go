@@ -20,10 +20,13 @@
 //   - the pre-started launchers: Command.Start sends a command (foreground
 //     or background job) to the launcher of its session and policy
 //     (started on first use, the jail built once), which forks it into a
-//     PID namespace and session of its own; the self-test runs the same
-//     way in a launcher of its own. Wrap remains for when Start cannot
-//     (ErrNoLauncher: no namespaces, four busy launchers, a request too
-//     large for the control socket).
+//     PID namespace and process group of its own, in ama-rpc's session
+//     (one scheduling autogroup for a call, as for a bare command)
+//     without a controlling terminal (the launcher drops it); the
+//     self-test runs the same way in a launcher of its own. Wrap remains
+//     for when Start cannot (ErrNoLauncher: no namespaces, four busy
+//     launchers, a request too large for the control socket); its
+//     launcher starts a session of its own.
 //   - the proof: Verify runs canary probes inside the real sandbox and
 //     caches the result per boot, launcher and policy; a failure turns the
 //     sandbox (or the network denial) off and Report says so.

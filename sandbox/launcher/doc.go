@@ -63,7 +63,10 @@ const (
 // command (mounts, securebits, no_new_privs, seccomp, Landlock; all
 // inherited by what it starts), then starts each command ama-rpc sends it
 // on the control socket, in a PID namespace of its own (the command is
-// its init: when it ends, everything it started ends) and a new session.
+// its init: when it ends, everything it started ends) and a process group
+// of its own. It runs in ama-rpc's session, in a process group of its
+// own, and drops a controlling terminal it inherited before anything else
+// (every launcher does): its commands have none and cannot get one.
 // See ZygoteProtocol.
 const EnvZygote = "AMA_SANDBOX_ZYGOTE"
 

@@ -125,11 +125,11 @@ func (z *zygote) handle(f []string, fds []int) {
 		// one: not leading the session, the command can acquire none,
 		// and leading its group, it cannot setsid. A session a child of
 		// it makes starts without one, as the command's own did, and
-		// the only terminals in reach are the jail's own pseudo
-		// terminals. A session of its own would cost each call a
-		// scheduling group more to wake (the kernel's autogroups are
-		// per session). The seccomp filter, Landlock domain,
-		// no_new_privs and securebits are the zygote's, inherited.
+		// the user's pseudo terminals are not in the jail's devpts. A
+		// session of its own would cost each call a scheduling group
+		// more to wake (the kernel's autogroups are per session). The
+		// seccomp filter, Landlock domain, no_new_privs and securebits
+		// are the zygote's, inherited.
 		// The pidfd goes to ama-rpc with "started": it names the
 		// command by its pid there (this PID namespace's numbers mean
 		// nothing outside).
