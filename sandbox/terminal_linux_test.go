@@ -34,15 +34,31 @@ type ttyHelperConfig struct {
 // started as a terminal starts it: a new session whose controlling
 // terminal is a pseudo terminal, in the foreground), a command of the
 // pre-started launcher has no controlling terminal (/dev/tty cannot be
-// opened, tty_nr 0), cannot write to the terminal, and neither the
+// opened, tty_nr 0; so does one of a launcher per call, in the jail and
+// Landlock only), cannot write to the terminal, and neither the
 // launcher nor a running command is in the terminal's foreground process
 // group: a Ctrl-C typed there interrupts ama-rpc only, the command runs on
 // and the same launcher serves the next one. A bare command started as
 // the bash tool starts it (a process group of its own in ama-rpc's
 // session) is the control: it has the terminal, and its write arrives.
+// Both launchers: ama-rpc-sandbox and ama-rpc re-executed.
 func TestLauncherTerminal(t *testing.T) {
 	w := newWorld(t)
 	zygoteRuntime(t, w) // skips without namespaces
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	launchers := map[string]string{"self-exec": self}
+	if small := selfExe(t); small != self {
+		launchers["ama-rpc-sandbox"] = small
+	}
+	for name, launcher := range launchers {
+		t.Run(name, func(t *testing.T) { launcherTerminal(t, w, name, launcher) })
+	}
+}
+
+func launcherTerminal(t *testing.T, w world, name, launcher string) {
 	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		t.Skipf("no pseudo terminals: %v", err)
@@ -57,13 +73,13 @@ func TestLauncherTerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer slave.Close()
-	cfg, _ := json.Marshal(ttyHelperConfig{Self: selfExe(t), Project: w.project, Home: w.home, Tmp: w.tmp, Slave: slavePath})
-	self, err := os.Executable()
+	cfg, _ := json.Marshal(ttyHelperConfig{Self: launcher, Project: w.project, Home: w.home, Tmp: w.tmp, Slave: slavePath})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	self, err := os.Executable() // the helper is this test binary
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	helper := exec.CommandContext(ctx, self)
 	helper.Env = append(os.Environ(), ttyHelperEnv+"="+string(cfg), "HOME="+w.home, "TMPDIR="+w.tmp)
 	helper.Stdin = slave
@@ -99,6 +115,9 @@ func TestLauncherTerminal(t *testing.T) {
 	if v, ok := got["skip"]; ok {
 		t.Skip(v)
 	}
+	if got["helper launcher"] != name {
+		t.Fatalf("the helper ran launcher %q, not %q", got["helper launcher"], name)
+	}
 	// What reached the terminal (its master reads what was written).
 	_ = ptmx.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	screen, _ := io.ReadAll(ptmx)
@@ -110,11 +129,13 @@ func TestLauncherTerminal(t *testing.T) {
 	if got["bare tty"] != got["helper tty"] || !strings.Contains(string(screen), "BARE") {
 		t.Fatalf("control: a bare command does not have the terminal: %v %q", got, screen)
 	}
-	if got["cmd tty"] != "0" {
-		t.Errorf("a sandboxed command has a controlling terminal: tty_nr %s", got["cmd tty"])
-	}
-	if got["cmd /dev/tty"] != "refused" {
-		t.Errorf("a sandboxed command opened /dev/tty: %s", got["cmd /dev/tty"])
+	for _, who := range []string{"cmd", "wrap", "landlock"} {
+		if got[who+" tty"] != "0" {
+			t.Errorf("%s: a sandboxed command has a controlling terminal: tty_nr %q", who, got[who+" tty"])
+		}
+		if got[who+" /dev/tty"] != "refused" {
+			t.Errorf("%s: a sandboxed command opened /dev/tty: %q", who, got[who+" /dev/tty"])
+		}
 	}
 	if strings.Contains(string(screen), "SPOOFED") {
 		t.Errorf("a sandboxed command wrote to the terminal: %q", screen)
@@ -159,6 +180,11 @@ func ttyHelper() int {
 		return 0
 	}
 	defer rt.CloseLaunchers()
+	if rt.UsesSmallLauncher() {
+		fmt.Println("helper launcher=ama-rpc-sandbox")
+	} else {
+		fmt.Println("helper launcher=self-exec")
+	}
 	c := rt.For(cfg.Project, "", false)
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -190,11 +216,29 @@ func ttyHelper() int {
 		return strings.TrimSpace(string(b)) + ", exit " + strconv.Itoa(code)
 	}
 
-	p, r := start(`echo "cmd tty=$(cut -d' ' -f7 /proc/self/stat)"
-if (: </dev/tty) 2>/dev/null; then echo "cmd /dev/tty=opened"; else echo "cmd /dev/tty=refused"; fi
-(echo SPOOFED >/dev/tty) 2>/dev/null; (echo SPOOFED >`+cfg.Slave+`) 2>/dev/null
-echo checked`, null)
+	probe := func(who string) string {
+		return `echo "` + who + ` tty=$(cut -d' ' -f7 /proc/self/stat)"
+if (: </dev/tty) 2>/dev/null; then echo "` + who + ` /dev/tty=opened"; else echo "` + who + ` /dev/tty=refused"; fi
+(echo SPOOFED >/dev/tty) 2>/dev/null; echo checked`
+	}
+	p, r := start("(echo SPOOFED >"+cfg.Slave+") 2>/dev/null; "+probe("cmd"), null)
 	fmt.Println(finish(p, r))
+	// The launcher per call (Wrap), in the jail and Landlock only (whose
+	// commands can write to /dev/pts, README: not covered there).
+	for who, c := range map[string]*sandbox.Command{"wrap": c,
+		"landlock": sandbox.NewWithoutNamespaces(bashSettings, cfg.Self, sandbox.Dirs{Home: cfg.Home, Temp: cfg.Tmp}).For(cfg.Project, "", false)} {
+		cmd := exec.Command("/bin/sh", "-c", probe(who))
+		cmd.Dir = cfg.Project
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		release, err := c.Wrap(cmd)
+		if err != nil {
+			fmt.Println("error=" + err.Error())
+			return 1
+		}
+		b, err := cmd.Output()
+		release()
+		fmt.Printf("%s%v\n", b, err)
+	}
 	pids := c.LauncherPIDs()
 	if len(pids) != 1 {
 		fmt.Printf("error=%d launchers\n", len(pids))
