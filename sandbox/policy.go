@@ -104,11 +104,12 @@ var HiddenSystemPaths = []string{
 // ProtectedProjectPaths stay read-only inside the project: git's
 // configuration and everything that redirects it (another common dir,
 // submodule and worktree administration, per-worktree config), hooks, and
-// ama's project directory, and the external agents' project settings
-// (secrets.AgentConfigPaths; never created: an existing one is a read-only
-// mount point, a missing one is guarded by the jail's init (Sweep), so the
-// user's project gets no empty directories). git's own work (objects,
-// refs, logs, index, HEAD, lock files) stays writable.
+// ama's project directory, and the external agents' project settings and
+// the dotenv files their CLIs load at start (secrets.AgentConfigPaths;
+// never created: an existing one is a read-only mount point, a missing one
+// is guarded by the jail's init (Sweep), so the user's project gets no
+// empty directories or files). git's own work (objects, refs, logs, index,
+// HEAD, lock files) stays writable.
 var ProtectedProjectPaths = append([]string{
 	".git/config", ".git/hooks", ".git/info", ".git/modules", ".git/worktrees",
 	".git/commondir", ".git/config.worktree", ".ama",

@@ -153,7 +153,8 @@ func run(args []string) error {
 // from this (sandboxed) thread, forwards the signals the parent sends to
 // it, reaps orphans, and when the command ends kills what is left, removes
 // the sweep entries the command created, and exits with the command's
-// status (128+n when a signal ended it).
+// status (128+n when a signal ended it; 126 when a guard tripped or had to
+// be restored).
 func initProcess(path string, argv, env []string, rulesetFD int, sweep []string) error {
 	guards := guardsOf(sweep)
 	files := make([]uintptr, rulesetFD)
@@ -200,12 +201,19 @@ wait:
 			break
 		}
 	}
+	p := trip()
 	for _, g := range guards {
 		if g.restore() {
 			os.Stderr.WriteString("ama-rpc sandbox: restored " + g.path + ", which the command changed (it would redirect git or ama-rpc outside the sandbox)\n")
+			// A plant as the command's last act, before the tripwire
+			// read its event: the command failed all the same (as the
+			// pre-started launcher's reap reports it).
+			if p == "" {
+				p = g.path
+			}
 		}
 	}
-	if p := trip(); p != "" {
+	if p != "" {
 		os.Stderr.WriteString("ama-rpc sandbox: the command was stopped when it created or replaced " + p + "\n")
 		os.Exit(126)
 	}

@@ -1,0 +1,141 @@
+//go:build linux
+
+package sandbox_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/armadra/ama-rpc/internal/secrets"
+	"github.com/armadra/ama-rpc/sandbox"
+)
+
+// TestAgentEnvUnplantable: the dotenv files an external agent CLI loads at
+// start outside the sandbox (secrets.AgentEnvFiles: Gemini CLI and Qwen
+// Code read .env, Bun-built CLIs also .env.local and .env.<NODE_ENV>
+// [.local]) cannot be written or created by a sandboxed command, however it
+// names or reaches them: a redirect, python with the name built from
+// pieces, mv, cp, ln -s or ln onto it, a link to it made first, a hard
+// link to it, a directory in its place, renaming it away. The command
+// fails: missing, the jail's init stops it (exit 126) and removes what it
+// made; present, the file (or the target of a .env link) is read-only and
+// keeps its content. Templates (.env.example, .env.sample) stay writable.
+// Both with namespaces and with Landlock only (where the project root takes
+// no new entries at all).
+func TestAgentEnvUnplantable(t *testing.T) {
+	const evil = "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/"
+	type plant struct {
+		script  string // {T} is the target's name, {E} the line
+		needsIt bool   // does nothing when the target is missing
+	}
+	plants := []plant{
+		{script: "echo {E} > {T}"},
+		{script: "echo {E} >> {T}"},
+		{script: "echo {E} > src/y && mv -f src/y {T}"},
+		{script: "echo {E} > src/y && cp src/y {T}"},
+		{script: "echo {E} > src/y && ln -sf src/y {T}"},
+		{script: "echo {E} > src/y && ln -f src/y {T}"},
+		{script: "ln -s ../{T} src/lnk; echo {E} > src/lnk"},
+		{script: "rm -rf {T}; mkdir {T}"},
+		{script: "ln {T} src/hard && echo {E} >> src/hard", needsIt: true},
+		{script: "mv {T} src/away && echo {E} > {T}", needsIt: true},
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		plants = append(plants, plant{script: py + ` -c "n = '.e' + 'nv'; open(n, 'a').write('{E}\n')"`})
+	}
+	w0 := newWorld(t)
+	modes(t, w0, func(t *testing.T, _ *sandbox.Runtime, jail bool) {
+		for _, state := range []string{"missing", "present", "link"} {
+			w := newWorld(t)
+			// Written before the command by the user; each must survive.
+			writeFile(t, filepath.Join(w.project, ".env.example"), "A=1\n")
+			switch state {
+			case "present":
+				for _, f := range secrets.AgentEnvFiles {
+					writeFile(t, filepath.Join(w.project, f), "KEEP=1\n")
+				}
+			case "link": // .env -> cfg/dev.env, made by the project
+				if err := os.Mkdir(filepath.Join(w.project, "cfg"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, filepath.Join(w.project, "cfg", "dev.env"), "KEEP=1\n")
+				if err := os.Symlink("cfg/dev.env", filepath.Join(w.project, ".env")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rt := sandbox.New(bashSettings, selfExe(t), w.dirs())
+			if !jail {
+				rt = sandbox.NewWithoutNamespaces(bashSettings, selfExe(t), w.dirs())
+			}
+			c := rt.For(w.project, "", false)
+			try := func(target, script string) {
+				t.Helper()
+				script = strings.NewReplacer("{E}", evil, "{T}", target).Replace(script)
+				out, code := w.sh(t, c, script)
+				switch {
+				case code == 0:
+					t.Errorf("%s: %q succeeded: %s", state, script, out)
+				case jail && state == "missing" && code != 126:
+					t.Errorf("%s: %q was not stopped by the jail's guard (exit %d, want 126): %s", state, script, code, out)
+				}
+				w.checkEnvFile(t, state, target, script)
+				_ = os.RemoveAll(filepath.Join(w.project, "src"))
+				_ = os.Mkdir(filepath.Join(w.project, "src"), 0o755)
+			}
+			for _, pl := range plants {
+				if pl.needsIt && state == "missing" {
+					continue
+				}
+				try(".env", pl.script)
+			}
+			if state != "link" {
+				for _, f := range secrets.AgentEnvFiles[1:] {
+					try(f, plants[0].script)
+				}
+			}
+			// Templates are loaded by none of the CLIs: everyday content.
+			if out, code := w.sh(t, c, "echo B=2 >> .env.example"); code != 0 || readOr(filepath.Join(w.project, ".env.example")) != "A=1\nB=2\n" {
+				t.Errorf("%s: .env.example is not writable (exit %d): %s", state, code, out)
+			}
+			if jail {
+				if out, code := w.sh(t, c, "cp .env.example .env.sample"); code != 0 || !exists(filepath.Join(w.project, ".env.sample")) {
+					t.Errorf("%s: .env.sample cannot be created (exit %d): %s", state, code, out)
+				}
+			}
+		}
+	})
+}
+
+// checkEnvFile fails the test when target is not as the world's state made
+// it: missing, KEEP=1 in a regular file, or (.env in state link) the same
+// link to a file that still holds KEEP=1.
+func (w world) checkEnvFile(t *testing.T, state, target, script string) {
+	t.Helper()
+	p := filepath.Join(w.project, target)
+	fi, err := os.Lstat(p)
+	switch {
+	case state == "missing":
+		if err == nil {
+			t.Errorf("%q created %s (%v)", script, target, fi.Mode())
+			_ = os.RemoveAll(p)
+		}
+	case err != nil:
+		t.Errorf("%s: %q removed %s: %v", state, script, target, err)
+	case state == "link" && target == ".env":
+		if l, err := os.Readlink(p); err != nil || l != "cfg/dev.env" {
+			t.Errorf("%s: %q replaced the .env link (%q, %v)", state, script, l, err)
+		}
+		if b := readOr(filepath.Join(w.project, "cfg", "dev.env")); b != "KEEP=1\n" {
+			t.Errorf("%s: %q changed the .env link's target: %q", state, script, b)
+		}
+	case !fi.Mode().IsRegular():
+		t.Errorf("%s: %q replaced %s by %v", state, script, target, fi.Mode())
+	default:
+		if b := readOr(p); b != "KEEP=1\n" {
+			t.Errorf("%s: %q changed %s: %q", state, script, target, b)
+		}
+	}
+}
