@@ -139,3 +139,63 @@ func (w world) checkEnvFile(t *testing.T, state, target, script string) {
 		}
 	}
 }
+
+// TestParentAgentEnvUnplantable: with a writable tree above the project (a
+// sandbox.writable ~/code for the project ~/code/sub/proj), a sandboxed
+// command can neither plant what Gemini CLI and Qwen Code read in the
+// directories above their working directory (.env, .gemini/.env,
+// .qwen/.env: secrets.AgentParentPaths) nor rename a directory leading to
+// the project away to put one of its own, with planted settings, at the
+// session's path. The rest of the tree stays writable. Both with namespaces
+// (pinned directories, the init's guard) and with Landlock only (the
+// directories leading to the project take no new entries).
+func TestParentAgentEnvUnplantable(t *testing.T) {
+	const evil = "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/"
+	w0 := newWorld(t)
+	modes(t, w0, func(t *testing.T, _ *sandbox.Runtime, jail bool) {
+		w := newWorld(t)
+		tree := filepath.Join(w.root, "code")
+		for _, d := range []string{filepath.Join(tree, "sub"), filepath.Join(tree, "other")} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Rename(w.project, filepath.Join(tree, "sub", "proj")); err != nil {
+			t.Fatal(err)
+		}
+		w.project = filepath.Join(tree, "sub", "proj")
+		s := bashSettings
+		s.Writable = []string{tree}
+		rt := sandbox.New(s, selfExe(t), w.dirs())
+		if !jail {
+			rt = sandbox.NewWithoutNamespaces(s, selfExe(t), w.dirs())
+		}
+		c := rt.For(w.project, "", false)
+		for _, tc := range []struct{ script, planted string }{
+			{"echo " + evil + " > ../.env", "sub/.env"},
+			{"echo " + evil + " > ../../.env", ".env"},
+			{"mkdir -p ../.gemini && echo " + evil + " > ../.gemini/.env", "sub/.gemini"},
+			{"mkdir -p ../../.qwen && echo " + evil + " > ../../.qwen/.env", ".qwen"},
+			{"echo " + evil + " > ../../other/x && mv ../../other/x ../.env", "sub/.env"},
+			{"cd ../.. && mv sub sub.old && mkdir -p sub/proj && echo " + evil + " > sub/proj/.env", "sub.old"},
+			{"cd .. && mv proj proj.old && mkdir proj && echo " + evil + " > proj/.env", "sub/proj.old"},
+		} {
+			out, code := w.sh(t, c, tc.script)
+			switch {
+			case code == 0:
+				t.Errorf("%q succeeded: %s", tc.script, out)
+			case jail && strings.Contains(tc.script, "> ../") && code != 126:
+				t.Errorf("%q was not stopped by the jail's guard (exit %d, want 126): %s", tc.script, code, out)
+			}
+			if exists(filepath.Join(tree, tc.planted)) {
+				t.Errorf("%q left %s", tc.script, tc.planted)
+			}
+			if !exists(filepath.Join(w.project, ".git", "config")) || exists(filepath.Join(w.project, ".env")) {
+				t.Errorf("%q moved or replaced the project", tc.script)
+			}
+		}
+		if out, code := w.sh(t, c, "echo ok > ../../other/y && echo ok > src/z"); code != 0 {
+			t.Errorf("the rest of the writable tree is not writable (exit %d): %s", code, out)
+		}
+	})
+}

@@ -38,9 +38,10 @@ type Policy struct {
 	// project): it stops the command the moment one is created or
 	// replaced, and undoes that.
 	Sweep []string `json:"sweep,omitempty"`
-	// Pin are directories that hold protected paths; with namespaces they
-	// become (writable) mount points so they cannot be renamed away and
-	// replaced (mv .git .old && mkdir -p .git/hooks).
+	// Pin are directories that hold protected paths (.git) or the
+	// project (between it and a writable tree above it); with namespaces
+	// they become (writable) mount points so they cannot be renamed away
+	// and replaced (mv .git .old && mkdir -p .git/hooks).
 	Pin []string `json:"pin,omitempty"`
 	// Hide are unreadable (credentials, ama's own files, sockets that
 	// reach outside the sandbox).
@@ -211,6 +212,29 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 			add(&p.Sweep, filepath.Join(d.Project, rel))
 		}
 		add(&p.Pin, filepath.Join(d.Project, ".git"))
+		// A writable tree above the project holds what the external
+		// agents' CLIs read above their working directory (the parent
+		// directories' .env), and the directories leading to the
+		// project, which a command could rename away (mv ../../app
+		// ../../old) and replace with one of its own at the session's
+		// path: those are pinned (the tree itself and the project are
+		// mount points already).
+		proj := filepath.Clean(d.Project)
+		for _, w := range p.Write {
+			if w == proj || !within(proj, w) {
+				continue
+			}
+			for dir := filepath.Dir(proj); ; dir = filepath.Dir(dir) {
+				for _, rel := range secrets.AgentParentPaths {
+					add(&p.Protect, filepath.Join(dir, rel))
+					add(&p.Sweep, filepath.Join(dir, rel))
+				}
+				if dir == w || dir == "/" {
+					break
+				}
+				add(&p.Pin, dir)
+			}
+		}
 	}
 	if h := filepath.Clean(d.Home); filepath.IsAbs(d.Home) && h != "/" {
 		for _, rel := range HiddenHomePaths {

@@ -69,6 +69,15 @@ var AgentEnvFiles = []string{
 	".env.development.local", ".env.production.local", ".env.test.local",
 }
 
+// AgentParentPaths are what an external agent CLI looks for in the
+// directories above its working directory (the project): Gemini CLI and
+// Qwen Code take the first .gemini/.env (.qwen/.env) or .env of each parent
+// up to /, when the project has none; Codex's dotenvy did for .env. The
+// sandbox protects them in every directory between a writable tree and the
+// project it holds (a sandbox.writable "~/code" for the project
+// ~/code/app), where a command could otherwise plant them.
+var AgentParentPaths = []string{".env", ".gemini", ".qwen"}
+
 // AmaDataPaths are the parts of ama's data directory (relative to it) that
 // hold other sessions' conversations and file checkpoints or the API key.
 // Its tool-output directory is not on the list: commands read the cut
