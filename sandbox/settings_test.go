@@ -103,6 +103,8 @@ func TestDenialHint(t *testing.T) {
 	}{
 		{"touch: cannot touch '/etc/x': Permission denied", false, true},
 		{"bash: .git/hooks/x: Read-only file system", false, true},
+		// The jail's init stopped it (a protected .env created, 126).
+		{"ama-rpc sandbox: the command was stopped when it created or replaced /p/.env", false, true},
 		{"curl: (6) Could not resolve host: example.com", true, true},
 		{"curl: (6) Could not resolve host: example.com", false, false},
 		{"FAIL: 3 tests failed", true, false},
