@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
 	"github.com/armadra/ama-rpc/sandbox"
+	"github.com/armadra/ama-rpc/sandbox/launcher"
 )
 
 // TestAgentEnvUnplantable: the dotenv files an external agent CLI loads at
@@ -198,4 +200,51 @@ func TestParentAgentEnvUnplantable(t *testing.T) {
 			t.Errorf("the rest of the writable tree is not writable (exit %d): %s", code, out)
 		}
 	})
+}
+
+// TestGuardKeepsWhatOthersWrote: a .env written outside the sandbox (the
+// user, an approved write tool) while a sandboxed job that started without
+// one runs stops that job, as a plant would (the guard cannot tell who made
+// it), but is moved aside, not lost.
+func TestGuardKeepsWhatOthersWrote(t *testing.T) {
+	w := newWorld(t)
+	rt := runtimeFor(t, bashSettings, w)
+	if !rt.Status().Namespaces {
+		t.Skipf("no user namespaces: %s", rt.Status().Detail)
+	}
+	for _, f := range []string{"ready", "go"} {
+		if err := syscall.Mkfifo(filepath.Join(w.project, f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := rt.For(w.project, "", false)
+	type result struct {
+		out  string
+		code int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, code := w.sh(t, c, "echo ready > ready; read x < go")
+		done <- result{out, code}
+	}()
+	ready, err := os.ReadFile(filepath.Join(w.project, "ready")) // blocks until the job runs
+	if err != nil || string(ready) != "ready\n" {
+		t.Fatalf("ready: %q %v", ready, err)
+	}
+	writeFile(t, filepath.Join(w.project, ".env"), "USER=1\n")
+	// The job is stopped by now or soon; if it still reads, let it end.
+	if f, err := os.OpenFile(filepath.Join(w.project, "go"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		_, _ = f.WriteString("go\n")
+		f.Close()
+	}
+	r := <-done
+	if r.code != 126 {
+		t.Errorf("exit %d, want 126: %s", r.code, r.out)
+	}
+	if exists(filepath.Join(w.project, ".env")) {
+		t.Error(".env stands after the job")
+	}
+	if b := readOr(filepath.Join(w.project, ".env"+launcher.AsideSuffix)); b != "USER=1\n" {
+		t.Errorf("the .env written outside was lost: %q (%s)", b, r.out)
+	}
 }

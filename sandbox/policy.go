@@ -36,7 +36,7 @@ type Policy struct {
 	// missing (.git/commondir, .git/config.worktree, a missing
 	// .git/config) or links (a .ama or .git/hooks link inside the
 	// project): it stops the command the moment one is created or
-	// replaced, and undoes that.
+	// replaced, and undoes that (what was made there is moved aside).
 	Sweep []string `json:"sweep,omitempty"`
 	// Pin are directories that hold protected paths (.git) or the
 	// project (between it and a writable tree above it); with namespaces

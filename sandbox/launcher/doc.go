@@ -10,7 +10,7 @@
 // the command, forwards signals to it, stops it the moment it creates one
 // of the protected entries the plan marked (EnvSweep: .git redirections,
 // .ama and external agents' settings and dotenv files; inotify), and when
-// it ends removes such entries, then exits with the command's status (126
+// it ends moves such entries aside, then exits with the command's status (126
 // when it was stopped or an entry had to be removed), which ends every
 // process left in the namespace.
 //
@@ -55,9 +55,15 @@ const (
 	EnvRules = "AMA_SANDBOX_RULES"
 	// EnvSweep lists, one a line, files the command must not create
 	// (.git/commondir, .env): the init watches for each that did not exist
-	// before, stops the command the moment one appears, and removes it.
+	// before, stops the command the moment one appears, and moves it aside
+	// (AsideSuffix).
 	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
+
+// AsideSuffix is added to the name of what a command made at a guarded path
+// (EnvSweep) when the init undoes it: moved aside, not removed, since a
+// process outside the sandbox may have made it.
+const AsideSuffix = ".ama-removed"
 
 // EnvZygote, when set (to the control socket's descriptor number), makes
 // the launcher a pre-started launcher ("zygote") instead of running one
