@@ -3,9 +3,11 @@
 package sandbox_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,14 +38,14 @@ func TestAgentEnvUnplantable(t *testing.T) {
 	plants := []plant{
 		{script: "echo {E} > {T}"},
 		{script: "echo {E} >> {T}"},
-		{script: "echo {E} > src/y && mv -f src/y {T}"},
-		{script: "echo {E} > src/y && cp src/y {T}"},
-		{script: "echo {E} > src/y && ln -sf src/y {T}"},
-		{script: "echo {E} > src/y && ln -f src/y {T}"},
-		{script: "ln -s ../{T} src/lnk; echo {E} > src/lnk"},
+		{script: "echo {E} > {S}/y && mv -f {S}/y {T}"},
+		{script: "echo {E} > {S}/y && cp {S}/y {T}"},
+		{script: "echo {E} > {S}/y && ln -sf {S}/y {T}"},
+		{script: "echo {E} > {S}/y && ln -f {S}/y {T}"},
+		{script: `ln -s "$PWD/{T}" {S}/lnk; echo {E} > {S}/lnk`},
 		{script: "rm -rf {T}; mkdir {T}"},
-		{script: "ln {T} src/hard && echo {E} >> src/hard", needsIt: true},
-		{script: "mv {T} src/away && echo {E} > {T}", needsIt: true},
+		{script: "ln {T} {S}/hard && echo {E} >> {S}/hard", needsIt: true},
+		{script: "mv {T} {S}/away && echo {E} > {T}", needsIt: true},
 	}
 	if py, err := exec.LookPath("python3"); err == nil {
 		plants = append(plants, plant{script: py + ` -c "n = '.e' + 'nv'; open(n, 'a').write('{E}\n')"`})
@@ -73,29 +75,49 @@ func TestAgentEnvUnplantable(t *testing.T) {
 				rt = sandbox.NewWithoutNamespaces(bashSettings, selfExe(t), w.dirs())
 			}
 			c := rt.For(w.project, "", false)
-			try := func(target, script string) {
-				t.Helper()
-				script = strings.NewReplacer("{E}", evil, "{T}", target).Replace(script)
-				out, code := w.sh(t, c, script)
-				switch {
-				case code == 0:
-					t.Errorf("%s: %q succeeded: %s", state, script, out)
-				case jail && state == "missing" && code != 126:
-					t.Errorf("%s: %q was not stopped by the jail's guard (exit %d, want 126): %s", state, script, code, out)
-				}
-				w.checkEnvFile(t, state, target, script)
-				_ = os.RemoveAll(filepath.Join(w.project, "src"))
-				_ = os.Mkdir(filepath.Join(w.project, "src"), 0o755)
-			}
+			type attempt struct{ target, script string }
+			var attempts []attempt
 			for _, pl := range plants {
-				if pl.needsIt && state == "missing" {
-					continue
+				if !pl.needsIt || state != "missing" {
+					attempts = append(attempts, attempt{".env", pl.script})
 				}
-				try(".env", pl.script)
 			}
 			if state != "link" {
 				for _, f := range secrets.AgentEnvFiles[1:] {
-					try(f, plants[0].script)
+					attempts = append(attempts, attempt{f, plants[0].script})
+				}
+			}
+			for i := range attempts { // {S}: a scratch directory of its own
+				a := &attempts[i]
+				a.script = "mkdir -p src/" + strconv.Itoa(i) + "; " + strings.NewReplacer("{E}", evil, "{T}", a.target, "{S}", "src/"+strconv.Itoa(i)).Replace(a.script)
+			}
+			if jail && state != "present" {
+				// The init stops the command at a plant (a missing
+				// file created, the .env link replaced): one command
+				// each.
+				for _, a := range attempts {
+					out, code := w.sh(t, c, a.script)
+					switch {
+					case code == 0:
+						t.Errorf("%s: %q succeeded: %s", state, a.script, out)
+					case state == "missing" && code != 126:
+						t.Errorf("%s: %q was not stopped by the jail's guard (exit %d, want 126): %s", state, a.script, code, out)
+					}
+					w.checkEnvFile(t, state, a.target, a.script)
+				}
+			} else {
+				// Nothing stops the command: one command makes every
+				// attempt, each in a subshell, and reports each status.
+				var b strings.Builder
+				for i, a := range attempts {
+					fmt.Fprintf(&b, "(%s) >/dev/null 2>&1; echo \"rc %d $?\"\n", a.script, i)
+				}
+				out, _ := w.sh(t, c, b.String())
+				for i, a := range attempts {
+					if !strings.Contains(out, fmt.Sprintf("rc %d ", i)) || strings.Contains(out, fmt.Sprintf("rc %d 0\n", i)) {
+						t.Errorf("%s: %q did not fail: %s", state, a.script, out)
+					}
+					w.checkEnvFile(t, state, a.target, a.script)
 				}
 			}
 			// Templates are loaded by none of the CLIs: everyday content.
