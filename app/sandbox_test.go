@@ -85,6 +85,8 @@ func TestExplainStoppedBy(t *testing.T) {
 		{"cat " + home + "/.ssh/id_rsa", "both", "read of hidden " + home + "/.ssh/id_rsa"},
 		{"curl -s https://example.com", "sandbox", "network access (denied)"},
 		{"echo x > .git/hooks/pre-commit", "", "write to protected"},
+		{"echo x > .env.local", "", "write to protected"}, // an external agent CLI loads it
+		{"cp .env.example .env.dist", "", ""},
 	}
 	var in strings.Builder
 	for _, c := range cases {

@@ -29,6 +29,12 @@ func TestMatrix(t *testing.T) {
 		{"read .env", pathCall("read", approvals.ClassRead, ".env"), "read", m("AAD", "AAD", "AAD", "AAD", "QQD", "AAD")},
 		{"write in project", pathCall("write", approvals.ClassWrite, "src/new.ts"), "write", m("DDD", "DAD", "QAD", "AAD", "AAD", "AAD")},
 		{"write /tmp/x.txt", pathCall("write", approvals.ClassWrite, "/tmp/x.txt"), "write", m("DDD", "DAD", "QAD", "AAD", "QQD", "AAD")},
+		// The project's dotenv files (secret paths, seed 000; external agent
+		// CLIs load them at start): auto asks even with an allow rule,
+		// default asks by mode, auto-edit allows file writes anywhere.
+		{"write .env", pathCall("write", approvals.ClassWrite, ".env"), "write", m("DDD", "DAD", "QAD", "AAD", "QQD", "AAD")},
+		{"edit .env.development.local", pathCall("edit", approvals.ClassWrite, ".env.development.local"), "edit", m("DDD", "DAD", "QAD", "AAD", "QQD", "AAD")},
+		{"write .env.example", pathCall("write", approvals.ClassWrite, ".env.example"), "write", m("DDD", "DAD", "QAD", "AAD", "AAD", "AAD")},
 		// ama's safety files: no write in any mode, whatever the rules (seed 003).
 		{"edit .ama/hooks.json", pathCall("edit", approvals.ClassWrite, ".ama/hooks.json"), "edit", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},
 		{"write ~/.config/ama/hooks.json", pathCall("write", approvals.ClassWrite, "~/.config/ama/hooks.json"), "write", m("DDD", "DDD", "DDD", "DDD", "DDD", "DDD")},

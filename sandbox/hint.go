@@ -7,6 +7,8 @@ import "strings"
 var (
 	denialMarks = []string{
 		"operation not permitted", "read-only file system", "eperm", "erofs", "permission denied", "eacces",
+		// The jail's init: a protected path created or replaced (126).
+		"ama-rpc sandbox: the command was stopped",
 	}
 	networkMarks = []string{
 		"could not resolve host", "enotfound", "eai_again", "getaddrinfo", "nodename nor servname",

@@ -23,7 +23,8 @@ import (
 //  4. hidden paths and writable trees are mounted shallowest first (a
 //     hidden directory that holds a writable tree, like ama's data
 //     directory holding the session's output directory, becomes an empty
-//     tmpfs with just that tree in it);
+//     tmpfs with just that tree in it), with them the directories leading
+//     from a writable tree to the project, pinned;
 //  5. the pathname Unix sockets of daemons and agents (Policy.Sockets)
 //     are covered by a read-only /dev/null each (connect fails);
 //  6. .git is pinned (a mount point cannot be renamed or replaced), the
@@ -102,6 +103,16 @@ func jailPlan(p Policy, pidNS bool) string {
 	for i, w := range writes {
 		items = append(items, item{w, "w" + strconv.Itoa(i)})
 	}
+	if pins {
+		// The directories leading from a writable tree to the project
+		// are attached in depth order with the trees: after the tree
+		// that holds them, before the project they hold.
+		for i, pin := range p.Pin {
+			if holdsProject(p, pin) {
+				items = append(items, item{pin, "p" + strconv.Itoa(i)})
+			}
+		}
+	}
 	for _, h := range p.Hide {
 		items = append(items, item{path: h})
 	}
@@ -145,6 +156,9 @@ func jailPlan(p Policy, pidNS bool) string {
 	}
 	if pins {
 		for i, pin := range p.Pin {
+			if holdsProject(p, pin) {
+				continue // attached with the writable trees
+			}
 			op(launcher.OpAttach, "p"+strconv.Itoa(i), pin)
 			if fi, err := os.Lstat(pin); err == nil && !fi.IsDir() {
 				op(launcher.OpRO, pin) // a .git file (gitdir: …) is config
@@ -202,6 +216,12 @@ func (p Policy) writable() []string {
 	}
 	slices.SortStableFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
 	return out
+}
+
+// holdsProject reports whether a pinned directory lies between a writable
+// tree and the project (an ancestor of the project).
+func holdsProject(p Policy, pin string) bool {
+	return p.Project != "" && pin != p.Project && within(p.Project, pin)
 }
 
 func isDir(p string) bool {

@@ -61,6 +61,29 @@ func TestJailPlanOrder(t *testing.T) {
 	}
 }
 
+// TestJailPlanPinsLeadToProject: a directory pinned between a writable
+// tree and the project it holds is attached after the tree and before the
+// project, so the project's own mount (another file system on the host, a
+// bind mount) stays on top instead of the pin's copy of what lies under it.
+func TestJailPlanPinsLeadToProject(t *testing.T) {
+	p := ForBash(Settings{Enabled: true, Bash: true, Writable: []string{"/w/code"}}, Dirs{Project: "/w/code/sub/proj"}, false)
+	plan := jailPlan(p, true)
+	pin := slices.Index(p.Pin, "/w/code/sub")
+	if pin < 0 {
+		t.Fatalf("/w/code/sub is not pinned: %q", p.Pin)
+	}
+	order := []string{`attach "w0" "/w/code"`, `attach "p` + strconv.Itoa(pin) + `" "/w/code/sub"`, `attach "w1" "/w/code/sub/proj"`}
+	for i := 1; i < len(order); i++ {
+		a, b := strings.Index(plan, order[i-1]+"\n"), strings.Index(plan, order[i]+"\n")
+		if a < 0 || b < 0 || a >= b {
+			t.Errorf("%q must come before %q:\n%s", order[i-1], order[i], plan)
+		}
+	}
+	if strings.Count(plan, `" "/w/code/sub"`) != 2 { // one clone, one attach
+		t.Errorf("the pin is not cloned and attached once:\n%s", plan)
+	}
+}
+
 func TestSeccompFilterAssembles(t *testing.T) {
 	for _, inet := range []bool{false, true} {
 		f, err := seccompFilter(inet)

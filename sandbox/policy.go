@@ -36,11 +36,12 @@ type Policy struct {
 	// missing (.git/commondir, .git/config.worktree, a missing
 	// .git/config) or links (a .ama or .git/hooks link inside the
 	// project): it stops the command the moment one is created or
-	// replaced, and undoes that.
+	// replaced, and undoes that (what was made there is moved aside).
 	Sweep []string `json:"sweep,omitempty"`
-	// Pin are directories that hold protected paths; with namespaces they
-	// become (writable) mount points so they cannot be renamed away and
-	// replaced (mv .git .old && mkdir -p .git/hooks).
+	// Pin are directories that hold protected paths (.git) or the
+	// project (between it and a writable tree above it); with namespaces
+	// they become (writable) mount points so they cannot be renamed away
+	// and replaced (mv .git .old && mkdir -p .git/hooks).
 	Pin []string `json:"pin,omitempty"`
 	// Hide are unreadable (credentials, ama's own files, sockets that
 	// reach outside the sandbox).
@@ -104,11 +105,12 @@ var HiddenSystemPaths = []string{
 // ProtectedProjectPaths stay read-only inside the project: git's
 // configuration and everything that redirects it (another common dir,
 // submodule and worktree administration, per-worktree config), hooks, and
-// ama's project directory, and the external agents' project settings
-// (secrets.AgentConfigPaths; never created: an existing one is a read-only
-// mount point, a missing one is guarded by the jail's init (Sweep), so the
-// user's project gets no empty directories). git's own work (objects,
-// refs, logs, index, HEAD, lock files) stays writable.
+// ama's project directory, and the external agents' project settings and
+// the dotenv files their CLIs load at start (secrets.AgentConfigPaths;
+// never created: an existing one is a read-only mount point, a missing one
+// is guarded by the jail's init (Sweep), so the user's project gets no
+// empty directories or files). git's own work (objects, refs, logs, index,
+// HEAD, lock files) stays writable.
 var ProtectedProjectPaths = append([]string{
 	".git/config", ".git/hooks", ".git/info", ".git/modules", ".git/worktrees",
 	".git/commondir", ".git/config.worktree", ".ama",
@@ -210,6 +212,29 @@ func ForBash(s Settings, d Dirs, readOnly bool) Policy {
 			add(&p.Sweep, filepath.Join(d.Project, rel))
 		}
 		add(&p.Pin, filepath.Join(d.Project, ".git"))
+		// A writable tree above the project holds what the external
+		// agents' CLIs read above their working directory (the parent
+		// directories' .env), and the directories leading to the
+		// project, which a command could rename away (mv ../../app
+		// ../../old) and replace with one of its own at the session's
+		// path: those are pinned (the tree itself and the project are
+		// mount points already).
+		proj := filepath.Clean(d.Project)
+		for _, w := range p.Write {
+			if w == proj || !within(proj, w) {
+				continue
+			}
+			for dir := filepath.Dir(proj); ; dir = filepath.Dir(dir) {
+				for _, rel := range secrets.AgentParentPaths {
+					add(&p.Protect, filepath.Join(dir, rel))
+					add(&p.Sweep, filepath.Join(dir, rel))
+				}
+				if dir == w || dir == "/" {
+					break
+				}
+				add(&p.Pin, dir)
+			}
+		}
 	}
 	if h := filepath.Clean(d.Home); filepath.IsAbs(d.Home) && h != "/" {
 		for _, rel := range HiddenHomePaths {

@@ -72,6 +72,22 @@ func TestForBash(t *testing.T) {
 	if ro := sandbox.ForBash(s, d, true); len(ro.Write) != 0 || !ro.ReadOnly || len(ro.Devices) == 0 {
 		t.Errorf("plan: %+v", ro)
 	}
+	// A writable tree above the project: the parents' .env (and
+	// .gemini, .qwen) up to it are protected, the directories leading to
+	// the project pinned; a tree beside it changes nothing.
+	s2 := s
+	s2.Writable = []string{"/w", "/opt/cache"}
+	d2 := d
+	d2.Project = "/w/a/p"
+	p2 := sandbox.ForBash(s2, d2, false)
+	for _, want := range []string{"/w/a/.env", "/w/a/.gemini", "/w/.env", "/w/.qwen"} {
+		if !slices.Contains(p2.Protect, want) || !slices.Contains(p2.Sweep, want) {
+			t.Errorf("%s not protected: %q", want, p2.Protect)
+		}
+	}
+	if !slices.Equal(p2.Pin, []string{"/w/a/p/.git", "/w/a"}) || slices.Contains(p.Protect, "/.env") {
+		t.Errorf("pins %q, protected %q", p2.Pin, p.Protect)
+	}
 	// A project that is HOME (or holds it) leaves HOME unrestricted.
 	d.Project = "/h"
 	if p := sandbox.ForBash(s, d, false); p.Home != "" || len(p.HomeRead) != 0 {
@@ -87,6 +103,8 @@ func TestDenialHint(t *testing.T) {
 	}{
 		{"touch: cannot touch '/etc/x': Permission denied", false, true},
 		{"bash: .git/hooks/x: Read-only file system", false, true},
+		// The jail's init stopped it (a protected .env created, 126).
+		{"ama-rpc sandbox: the command was stopped when it created or replaced /p/.env", false, true},
 		{"curl: (6) Could not resolve host: example.com", true, true},
 		{"curl: (6) Could not resolve host: example.com", false, false},
 		{"FAIL: 3 tests failed", true, false},

@@ -27,16 +27,56 @@ var HomePaths = []string{
 // AgentConfigPaths are the project files (relative to the project) through
 // which an external agent CLI that ama-rpc starts outside the sandbox
 // (agents: task with agent=claude, codex, gemini, qwen, opencode…) runs
-// programs: hooks, MCP servers, plugins. A command or a file tool that
-// could write one would run code unsandboxed at the next such task, so
-// the sandbox keeps them read-only and auto modes ask before a write.
+// programs: hooks, MCP servers, plugins, and the dotenv files it loads at
+// start (AgentEnvFiles). A command or a file tool that could write one
+// would run code unsandboxed, or send the user's key elsewhere, at the
+// next such task, so the sandbox keeps them read-only and auto modes ask
+// before a write.
 // Claude Code: .claude (settings.json and settings.local.json hooks,
 // agents, commands) and .mcp.json; Gemini CLI: .gemini (settings.json
 // mcpServers and hooks, .gemini/.env); Qwen Code (Gemini CLI's fork):
 // .qwen; Codex: .codex (config.toml mcp_servers of a trusted project);
 // OpenCode: .opencode (plugins loaded from .opencode/plugins) and
 // opencode.json(c).
-var AgentConfigPaths = []string{".claude", ".mcp.json", ".gemini", ".qwen", ".codex", ".opencode", "opencode.json", "opencode.jsonc"}
+var AgentConfigPaths = append([]string{".claude", ".mcp.json", ".gemini", ".qwen", ".codex", ".opencode", "opencode.json", "opencode.jsonc"},
+	AgentEnvFiles...)
+
+// AgentEnvFiles are the dotenv files of the project directory that those
+// CLIs load into their own environment at start, where a planted
+// GOOGLE_GEMINI_BASE_URL, ANTHROPIC_BASE_URL or OPENAI_BASE_URL sends the
+// user's key elsewhere and NODE_OPTIONS or PATH runs a program of the
+// project's in every child they start:
+//   - .env: Gemini CLI and Qwen Code look in the working directory for
+//     .gemini/.env (.qwen/.env), then .env, then in each parent directory
+//     up to / (the first found wins); Codex loaded .env of the working
+//     directory or a parent for a while (dotenvy, mid-2025; today only
+//     CODEX_HOME/.env); Bun loads it too (below).
+//   - Bun's own list, loaded from the working directory by `bun` and by
+//     programs compiled with `bun build --compile` unless built without it
+//     (Claude Code's native build until it was, OpenCode run through bun):
+//     .env, .env.<NODE_ENV>, .env.local (not when NODE_ENV=test) and
+//     .env.<NODE_ENV>.local, where NODE_ENV is production, test or
+//     otherwise development.
+//
+// A task's CLI runs in the project directory (or an isolation worktree
+// below the read-only .ama), and these loaders look upward, never in
+// subdirectories, so the project's own files are the ones that count.
+// Templates (.env.example, .sample, .template, .dist) are loaded by none
+// of them and stay writable; every entry is a secret path (IsEnvFile).
+var AgentEnvFiles = []string{
+	".env", ".env.local",
+	".env.development", ".env.production", ".env.test",
+	".env.development.local", ".env.production.local", ".env.test.local",
+}
+
+// AgentParentPaths are what an external agent CLI looks for in the
+// directories above its working directory (the project): Gemini CLI and
+// Qwen Code take the first .gemini/.env (.qwen/.env) or .env of each parent
+// up to /, when the project has none; Codex's dotenvy did for .env. The
+// sandbox protects them in every directory between a writable tree and the
+// project it holds (a sandbox.writable "~/code" for the project
+// ~/code/app), where a command could otherwise plant them.
+var AgentParentPaths = []string{".env", ".gemini", ".qwen"}
 
 // AmaDataPaths are the parts of ama's data directory (relative to it) that
 // hold other sessions' conversations and file checkpoints or the API key.

@@ -1,6 +1,9 @@
 package secrets
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestReachesSecret(t *testing.T) {
 	const home = "/home/u"
@@ -85,6 +88,28 @@ func TestReasonKnowsTheStoresOfTheIssue(t *testing.T) {
 	for _, p := range []string{"/home/u/proj/main.go", "/home/u/.local/share/ama/tool-output/s/x.log", "/proc/1/status"} {
 		if r := Reason(p); r != "" {
 			t.Errorf("Reason(%q) = %q, want none", p, r)
+		}
+	}
+}
+
+// TestAgentEnvFiles: the dotenv files external agent CLIs load at start are
+// among the protected agent settings (the sandbox keeps them read-only)
+// and are secret paths (auto asks before writing them), and templates,
+// which none of the CLIs loads, are neither.
+func TestAgentEnvFiles(t *testing.T) {
+	for _, f := range []string{".env", ".env.local", ".env.development", ".env.development.local", ".env.production", ".env.test.local"} {
+		if !slices.Contains(AgentEnvFiles, f) || !slices.Contains(AgentConfigPaths, f) {
+			t.Errorf("%s is not a protected agent env file", f)
+		}
+	}
+	for _, f := range AgentEnvFiles {
+		if !IsEnvFile(f) || Reason("/p/"+f) == "" {
+			t.Errorf("%s is protected in the sandbox but not a secret path", f)
+		}
+	}
+	for _, f := range []string{".env.example", ".env.sample", ".env.template", ".env.dist", ".envrc"} {
+		if slices.Contains(AgentConfigPaths, f) {
+			t.Errorf("%s is protected, but no agent CLI loads it", f)
 		}
 	}
 }

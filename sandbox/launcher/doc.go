@@ -8,9 +8,11 @@
 // the parent built (inherited as a file descriptor) and execs the command.
 // In a PID namespace the launcher stays as the namespace's init: it starts
 // the command, forwards signals to it, stops it the moment it creates one
-// of the .git entries the plan marked (EnvSweep; inotify), and when it
-// ends removes such entries, then exits with the command's status (126
-// when it was stopped), which ends every process left in the namespace.
+// of the protected entries the plan marked (EnvSweep: .git redirections,
+// .ama and external agents' settings and dotenv files; inotify), and when
+// it ends moves such entries aside, then exits with the command's status (126
+// when it was stopped or an entry had to be removed), which ends every
+// process left in the namespace.
 //
 // Why init and not main in ama-rpc: the launcher runs on every sandboxed
 // bash call, and the rest of ama-rpc spends milliseconds in package
@@ -52,10 +54,16 @@ const (
 	// one "<access mask> <path>" a line.
 	EnvRules = "AMA_SANDBOX_RULES"
 	// EnvSweep lists, one a line, files the command must not create
-	// (.git/commondir): the init watches for each that did not exist
-	// before, stops the command the moment one appears, and removes it.
+	// (.git/commondir, .env): the init watches for each that did not exist
+	// before, stops the command the moment one appears, and moves it aside
+	// (AsideSuffix).
 	EnvSweep = "AMA_SANDBOX_SWEEP"
 )
+
+// AsideSuffix is added to the name of what a command made at a guarded path
+// (EnvSweep) when the init undoes it: moved aside, not removed, since a
+// process outside the sandbox may have made it.
+const AsideSuffix = ".ama-removed"
 
 // EnvZygote, when set (to the control socket's descriptor number), makes
 // the launcher a pre-started launcher ("zygote") instead of running one

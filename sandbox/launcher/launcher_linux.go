@@ -204,7 +204,8 @@ func ttyNr() (int, error) {
 // from this (sandboxed) thread, forwards the signals the parent sends to
 // it, reaps orphans, and when the command ends kills what is left, removes
 // the sweep entries the command created, and exits with the command's
-// status (128+n when a signal ended it).
+// status (128+n when a signal ended it; 126 when a guard tripped or had to
+// be restored).
 func initProcess(path string, argv, env []string, rulesetFD int, sweep []string) error {
 	guards := guardsOf(sweep)
 	files := make([]uintptr, rulesetFD)
@@ -251,12 +252,19 @@ wait:
 			break
 		}
 	}
+	p := trip()
 	for _, g := range guards {
 		if g.restore() {
-			os.Stderr.WriteString("ama-rpc sandbox: restored " + g.path + ", which the command changed (it would redirect git or ama-rpc outside the sandbox)\n")
+			os.Stderr.WriteString("ama-rpc sandbox: restored " + g.path + ", which the command changed (it would redirect git, ama-rpc or an agent outside the sandbox; what it made there is kept as " + g.path + AsideSuffix + "…)\n")
+			// A plant as the command's last act, before the tripwire
+			// read its event: the command failed all the same (as the
+			// pre-started launcher's reap reports it).
+			if p == "" {
+				p = g.path
+			}
 		}
 	}
-	if p := trip(); p != "" {
+	if p != "" {
 		os.Stderr.WriteString("ama-rpc sandbox: the command was stopped when it created or replaced " + p + "\n")
 		os.Exit(126)
 	}
@@ -300,19 +308,43 @@ func (g guard) broken() bool {
 	return err != nil || t != g.link
 }
 
-// restore undoes a change: it removes what was created and puts a link
-// back. It reports whether there was anything to undo.
+// restore undoes a change: it moves what was created aside (removes it
+// when no name is free) and puts a link back. It reports whether there was
+// anything to undo. Aside, not removed: the guard cannot tell who made the
+// path, and a .env the user or an approved write tool made outside while a
+// sandboxed job ran must not be lost; the names aside are read by none of
+// the programs a guard protects (git, ama-rpc, the agent CLIs).
 func (g guard) restore() bool {
 	if !g.broken() {
 		return false
 	}
-	if err := os.RemoveAll(g.path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return false
+	if _, err := os.Lstat(g.path); err == nil && !moveAside(g.path) {
+		if err := os.RemoveAll(g.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false
+		}
 	}
 	if g.link != "" {
 		return os.Symlink(g.link, g.path) == nil
 	}
 	return true
+}
+
+// moveAside renames p to the first free of p.ama-removed, p.ama-removed-2
+// … -9. It runs once every process of the command is gone.
+func moveAside(p string) bool {
+	for i := 1; i <= 9; i++ {
+		q := p + AsideSuffix
+		if i > 1 {
+			q += "-" + strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(q); err == nil {
+			continue
+		}
+		if os.Rename(p, q) == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // tripwire watches the directories of the guards (inotify: entries
