@@ -330,6 +330,16 @@ func (r *Runtime) startZygote(p Policy, key string, env []string) (*zygote, erro
 	return z, nil
 }
 
+// retire marks the launcher as serving no more commands (zygoteFor skips
+// it), keeping the first reason.
+func (z *zygote) retire() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.dead == nil {
+		z.dead = errRetired
+	}
+}
+
 func (z *zygote) err() error {
 	z.mu.Lock()
 	defer z.mu.Unlock()
@@ -471,6 +481,11 @@ func (z *zygote) start(path string, argv, env []string, dir string, fds []int) (
 			return nil, ErrNoLauncher
 		}
 		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, errRetired) || errors.Is(err, os.ErrClosed) {
+			// The launcher is gone (a tripped one exits once its
+			// commands ended) but read may not have seen the end yet:
+			// marked here, Start's retry gets a new launcher from
+			// zygoteFor instead of this one again.
+			z.retire()
 			return nil, errRetired
 		}
 		return nil, fmt.Errorf("sandbox: %w", err)
