@@ -248,6 +248,27 @@ func TestLock(t *testing.T) {
 			}
 		})
 	}
+	// Close removes the lock only while it holds this process's pid, and
+	// exactly that: a lock another process took over meanwhile (its pid,
+	// or one that merely starts with ours) stays.
+	t.Run("release keeps a lock not ours", func(t *testing.T) {
+		own := strconv.Itoa(os.Getpid())
+		for _, foreign := range []string{strconv.Itoa(os.Getppid()), own + "0", own[:len(own)-1]} {
+			path := newSession(t)
+			f, _, err := store.Open(path, store.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(path + ".lock"); err != nil || fi.Mode().Perm() != 0o600 || string(readBytes(t, path+".lock")) != own {
+				t.Fatalf("lock %v %v %q, want mode 0600 holding %s", fi, err, readBytes(t, path+".lock"), own)
+			}
+			os.WriteFile(path+".lock", []byte(foreign), 0o600)
+			f.Close()
+			if got, err := os.ReadFile(path + ".lock"); err != nil || string(got) != foreign {
+				t.Errorf("lock %q after Close: %q, %v; want it left", foreign, got, err)
+			}
+		}
+	})
 	t.Run("create while locked", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "new.jsonl")
 		os.WriteFile(path+".lock", []byte(strconv.Itoa(os.Getppid())), 0o600)

@@ -86,21 +86,7 @@ func acquireLock(file string) (*lockFile, error) {
 	return nil, fmt.Errorf("%w: cannot lock %s", ErrLocked, file)
 }
 
-func (lk *lockFile) create() error {
-	fd, err := os.OpenFile(lk.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, werr := fd.Write(lk.pid)
-	if cerr := fd.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(lk.path)
-		return werr
-	}
-	return nil
-}
+func (lk *lockFile) create() error { return createExcl(lk.path, lk.pid) }
 
 var errLockRace = errors.New("lock changed hands during takeover")
 
@@ -140,7 +126,7 @@ func (lk *lockFile) restore() {
 // release removes the lock file if it is still ours. Idempotent.
 func (lk *lockFile) release() {
 	lk.once.Do(func() {
-		if content, err := os.ReadFile(lk.path); err == nil && bytes.Equal(content, lk.pid) {
+		if holds(lk.path, lk.pid) {
 			os.Remove(lk.path)
 		}
 		held.Lock()
