@@ -13,7 +13,8 @@ import (
 
 // BenchmarkCreateFork is the store's part of a fork (session's
 // BenchmarkFork): Create of a new file with entries read from a session
-// file (so already validated), next to its floor, metered in the same
+// file (so already validated) while that file is open (a fork's source
+// session holds its lock), next to its floor, metered in the same
 // iteration in alternating order: writing the same bytes durably under a
 // new name in the same directory (create, write, fsync the file and the
 // directory). On a loaded machine only paired numbers compare. Each is
@@ -38,7 +39,7 @@ func BenchmarkCreateFork(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			f.Close()
+			defer f.Close() // held, as a fork's source session is
 			snap, err := store.ReadSnapshot(src)
 			if err != nil {
 				b.Fatal(err)

@@ -54,27 +54,54 @@ var procFDs = sync.OnceValue(func() bool {
 // epoll_ctl, which refuses a regular file or a directory, fcntl twice
 // again), five calls of eight for nothing (store BenchmarkCreateFork).
 
-// createExcl creates path with O_EXCL (mode 0600) holding data; a taken
-// name fails with an error wrapping fs.ErrExist. A failed write removes
-// the file again.
-func createExcl(path string, data []byte) error {
+// createExcl creates path with O_EXCL (mode 0600) holding data and
+// returns it open (for linkLock); a taken name fails with an error
+// wrapping fs.ErrExist. A failed write removes the file again.
+func createExcl(path string, data []byte) (int, error) {
 	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
+		return -1, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	n, werr := unix.Write(fd, data)
-	if werr == nil && n < len(data) {
-		werr = io.ErrShortWrite
+	n, err := unix.Write(fd, data)
+	if err == nil && n < len(data) {
+		err = io.ErrShortWrite
 	}
-	if cerr := unix.Close(fd); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
+	if err != nil {
+		unix.Close(fd)
 		os.Remove(path)
-		return &os.PathError{Op: "write", Path: path, Err: werr}
+		return -1, &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	return fd, nil
+}
+
+// linkLock gives the open file fd one more name, path (link(2) through
+// /proc/self/fd: fails with an error wrapping fs.ErrExist if the name is
+// taken, with another error if fd's file has no name left or lives on
+// another file system).
+func linkLock(fd int, path string) error {
+	if !procFDs() {
+		return errNoAnon
+	}
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
+	if err != nil {
+		return &os.LinkError{Op: "link", Old: "lock", New: path, Err: err}
 	}
 	return nil
 }
+
+// dupFD returns a new descriptor of fd's file, -1 if it cannot.
+func dupFD(fd int) int {
+	if fd < 0 {
+		return -1
+	}
+	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1
+	}
+	return d
+}
+
+func closeFD(fd int) { unix.Close(fd) }
 
 // holds reports whether the file at path holds exactly want (a lock's
 // pid); false if it cannot be read.

@@ -15,11 +15,11 @@ func linkAnon(*os.File, string) error { return errNoAnon }
 
 // createExcl creates path with O_EXCL (mode 0600) holding data; a taken
 // name fails with an error wrapping fs.ErrExist. A failed write removes
-// the file again.
-func createExcl(path string, data []byte) error {
+// the file again. It keeps no descriptor (-1): no lock is linked here.
+func createExcl(path string, data []byte) (int, error) {
 	fd, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		return -1, err
 	}
 	_, werr := fd.Write(data)
 	if cerr := fd.Close(); werr == nil {
@@ -27,10 +27,16 @@ func createExcl(path string, data []byte) error {
 	}
 	if werr != nil {
 		os.Remove(path)
-		return werr
+		return -1, werr
 	}
-	return nil
+	return -1, nil
 }
+
+func linkLock(int, string) error { return errNoAnon }
+
+func dupFD(int) int { return -1 }
+
+func closeFD(int) {}
 
 // holds reports whether the file at path holds exactly want; false if it
 // cannot be read.
