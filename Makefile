@@ -104,10 +104,11 @@ acp-deps:
 # The session package's command benchmarks (Rewind, GetTrace, GetTree,
 # Fork) run at 1k and 100k entries; AMA_BENCH_1M=1 adds 1M (minutes:
 # every iteration resumes a 400 MB session first). Fork's row meters its
-# floors in the same iterations and prints them beside it: writing and
-# fsyncing the same bytes (floor-cpu-ms/op, x-floor), and with the
-# directory's fsync too (durable-floor-cpu-ms/op, x-durable); store's
-# BenchmarkCreateFork is the same pair for store.Create alone.
+# floor in the same iterations and prints it beside it: writing the same
+# bytes durably under a new name (create, write, fsync the file and its
+# directory: floor-cpu-ms/op, x-floor), each metered with nothing of the
+# harness inside; store's BenchmarkCreateFork is the same pair for
+# store.Create alone.
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./rpc ./store ./approvals ./checkpoint ./llm/openai ./host ./telemetry ./hooks ./session ./agents ./tools
 	$(GO) run ./test/bench -bin $(BIN)

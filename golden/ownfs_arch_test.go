@@ -24,10 +24,11 @@ var ownFiles = map[string]string{
 	// Session files: in the sessions directory, one of ama's safety
 	// directories (approvals/safety.go: no tool writes it); created
 	// O_EXCL and renamed, locked with O_EXCL lock files.
-	"store/file.go": "session files",
-	"store/list.go": "session files",
-	"store/lock.go": "session lock files",
-	"store/read.go": "session files",
+	"store/file.go":          "session files",
+	"store/list.go":          "session files",
+	"store/lock.go":          "session lock files",
+	"store/newfile_other.go": "session lock files and directories to fsync, where newfile_linux.go's open(2) is not at hand",
+	"store/read.go":          "session files",
 	// The sandbox: kernel knobs under /proc/sys and /dev/ptmx (no command
 	// can change them), the launcher binary opened to start the self-test
 	// through its descriptor; the launcher itself runs inside the jail as

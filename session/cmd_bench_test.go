@@ -9,9 +9,11 @@ package session
 // their floor, writing the same bytes (fork: with the same fsync).
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"testing"
 	"time"
@@ -88,9 +90,14 @@ func (m *meter) report() {
 // resume left (madvise of hundreds of MB after a 100k resume) is not the
 // command's.
 func coldSession(m *meter, src string, deps *Deps) *Session {
-	b := m.b
 	m.stop()
 	defer m.resume()
+	return openCold(m.b, src, deps)
+}
+
+// openCold is coldSession without the meter: the caller has stopped
+// the timer.
+func openCold(b *testing.B, src string, deps *Deps) *Session {
 	path := filepath.Join(b.TempDir(), "s.jsonl")
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -164,8 +171,9 @@ const (
 )
 
 // writeFloor writes data to a new file in dir, synced as sync says, the
-// floor of a command that returns or writes those bytes.
-func writeFloor(b *testing.B, dir string, data []byte, sync floorSync) {
+// floor of a command that returns or writes those bytes, and returns the
+// file's name (the file is closed, and left for the caller to remove).
+func writeFloor(b *testing.B, dir string, data []byte, sync floorSync) string {
 	f, err := os.CreateTemp(dir, "floor-")
 	if err != nil {
 		b.Fatal(err)
@@ -189,7 +197,7 @@ func writeFloor(b *testing.B, dir string, data []byte, sync floorSync) {
 		d.Close()
 	}
 	f.Close()
-	os.Remove(f.Name())
+	return f.Name()
 }
 
 // writeFloorPieces is writeFloor in writes of treePiece bytes.
@@ -226,7 +234,7 @@ func BenchmarkGetTree(b *testing.B) {
 				b.SetBytes(int64(len(out)))
 				cpu := cpuMeter(b)
 				for b.Loop() {
-					writeFloor(b, dir, out, noSync)
+					os.Remove(writeFloor(b, dir, out, noSync))
 				}
 				cpu()
 			})
@@ -364,14 +372,23 @@ func mustTree(b *testing.B, s *Session) []*store.Node {
 }
 
 // BenchmarkFork forks a resumed session at its last entry (the whole
-// branch is written to the new file), next to writing and syncing the same
-// bytes (floor). The fork row also writes the floor once per iteration,
-// metered apart and right before the fork, and reports both with their
-// ratio (floor-cpu-ms/op, x-floor): on a shared, loaded machine the two
-// rows run minutes apart, and only the paired numbers compare. It also
-// reports the floor of a durable new file (durable-floor-cpu-ms/op,
-// x-durable: the floor and an fsync of its directory, without which a
-// new name can be lost in a crash), which a fork cannot go below.
+// branch is written to the new file, made durable, locked, and the new
+// session started: the command as a host pays for it, the round trip to
+// the session's actor included), next to its floor, metered in the same
+// iteration: writing the same bytes durably under a new name in the same
+// directory (create, write, fsync the file, fsync the directory; without
+// the last a new name can be lost in a crash). On a shared, loaded
+// machine only such pairs compare; the two run in alternating order.
+//
+// Each is metered alone (pairMeter): the process's CPU read right before
+// and after it, with nothing of the harness in between (the timer's
+// start and stop read the memory statistics, stopping the world). ns/op,
+// B/op and allocs/op are the fork's alone, cpu-ms/op its CPU, and
+// floor-cpu-ms/op, x-floor its floor's. The forked and floor files stay
+// until the end (up to keepBytes of them): removing them would make every
+// later new inode dearer on a file system without a journal (ext4
+// skips the inodes deleted in the last seconds one by one), churn
+// neither a fork nor its floor makes.
 func BenchmarkFork(b *testing.B) {
 	for _, n := range cmdSizes() {
 		b.Run(sizeName(n), func(b *testing.B) {
@@ -379,68 +396,114 @@ func BenchmarkFork(b *testing.B) {
 			deps.Dirs.Sessions = b.TempDir() // the fork is written at once
 			deps.Settings.Persist = true
 			last := fmt.Sprintf("%08x", n)
-			fork := func(m *meter, s *Session) int64 {
-				f, err := s.fork(last, Options{})
+			var fork, floor pairMeter
+			var kept int64
+			var data []byte // the floor's bytes: as many as the fork's file
+			dir := ""       // the fork's directory, where the floor writes too
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				s := openCold(b, src, deps)
+				if i%2 == 1 && data != nil {
+					floor.run(func() { writeFloor(b, dir, data, nameSync) })
+				}
+				var f *Session
+				var err error
+				fork.run(func() { f, err = s.fork(last, Options{}) })
 				if err != nil {
 					b.Fatal(err)
 				}
-				path, _ := f.SessionFile()
-				m.stop()
+				path, err := f.SessionFile()
+				if err != nil {
+					b.Fatal(err)
+				}
 				f.Close()
-				fi, err := os.Stat(path)
-				if err != nil {
-					b.Fatal(err)
+				s.Close()
+				if data == nil {
+					fi, err := os.Stat(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					data, dir = bytes.Repeat([]byte{'x'}, int(fi.Size())), filepath.Dir(path)
 				}
-				os.Remove(path)
-				m.resume()
-				return fi.Size()
+				if i%2 == 0 {
+					floor.run(func() { writeFloor(b, dir, data, nameSync) })
+				}
+				if kept += 2 * int64(len(data)); kept > keepBytes {
+					os.Remove(path)
+					removeFloors(b, dir)
+				}
+				i++
+				b.StartTimer()
 			}
-			m := newMeter(b)
-			s := coldSession(m, src, deps)
-			size := fork(m, s)
-			s.Close()
-			data := make([]byte, size)
-			for i := range data {
-				data[i] = 'x'
+			fork.report(b, "")
+			floor.report(b, "floor-")
+			if fork.cpu > 0 && floor.cpu > 0 {
+				// per op of each (the first iteration's floor runs after its
+				// fork, once the fork's size is known)
+				b.ReportMetric(float64(fork.cpu)/float64(fork.n)/(float64(floor.cpu)/float64(floor.n)), "x-floor")
 			}
-			dir := b.TempDir()
-			b.Run("floor", func(b *testing.B) {
-				b.SetBytes(size)
-				cpu := cpuMeter(b)
-				for b.Loop() {
-					writeFloor(b, dir, data, fileSync)
-				}
-				cpu()
-			})
-			b.Run("fork", func(b *testing.B) {
-				b.SetBytes(size)
-				b.ReportAllocs()
-				m := newMeter(b)
-				var floor, durable time.Duration
-				for b.Loop() {
-					s := coldSession(m, src, deps)
-					m.stop()
-					t0, _ := cpuTime()
-					writeFloor(b, dir, data, fileSync)
-					t1, _ := cpuTime()
-					writeFloor(b, dir, data, nameSync)
-					t2, _ := cpuTime()
-					floor += t1 - t0
-					durable += t2 - t1
-					m.resume()
-					fork(m, s)
-					m.stop()
-					s.Close()
-					m.resume()
-				}
-				m.report()
-				if b.N > 0 && floor > 0 && durable > 0 {
-					b.ReportMetric(float64(floor.Microseconds())/1e3/float64(b.N), "floor-cpu-ms/op")
-					b.ReportMetric(float64(m.sum)/float64(floor), "x-floor")
-					b.ReportMetric(float64(durable.Microseconds())/1e3/float64(b.N), "durable-floor-cpu-ms/op")
-					b.ReportMetric(float64(m.sum)/float64(durable), "x-durable")
-				}
-			})
 		})
+	}
+}
+
+// keepBytes bounds the forked and floor files BenchmarkFork keeps.
+const keepBytes = 512 << 20
+
+// removeFloors removes writeFloor's files in dir.
+func removeFloors(b *testing.B, dir string) {
+	m, _ := filepath.Glob(filepath.Join(dir, "floor-*"))
+	for _, p := range m {
+		os.Remove(p)
+	}
+}
+
+// pairMeter meters one side of a pair: the process's CPU (getrusage:
+// every thread, the runtime's included), the wall time and the heap
+// allocations of each run, read right before and after it.
+type pairMeter struct {
+	n                  int
+	cpu, wall          time.Duration
+	allocBytes, allocs uint64
+}
+
+// allocSamples are the runtime's counts of heap allocations
+// (runtime.ReadMemStats, which stops the world: read outside the CPU
+// window, as the collection before each fork is).
+func allocSamples() (bytes, objects uint64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc, ms.Mallocs
+}
+
+func (p *pairMeter) run(f func()) {
+	b0, o0 := allocSamples()
+	t0 := time.Now()
+	c0, _ := cpuTime()
+	f()
+	c1, _ := cpuTime()
+	t1 := time.Now()
+	b1, o1 := allocSamples()
+	p.n++
+	p.cpu += c1 - c0
+	p.wall += t1.Sub(t0)
+	p.allocBytes += b1 - b0
+	p.allocs += o1 - o0
+}
+
+// report reports the CPU per run as <prefix>cpu-ms/op; without a prefix
+// also the wall time and allocations as ns/op, B/op and allocs/op
+// (replacing the benchmark's own, which count the whole iteration).
+func (p *pairMeter) report(b *testing.B, prefix string) {
+	if p.n == 0 {
+		return
+	}
+	n := float64(p.n)
+	b.ReportMetric(float64(p.cpu)/1e6/n, prefix+"cpu-ms/op")
+	if prefix == "" {
+		b.ReportMetric(float64(p.wall)/n, "ns/op")
+		b.ReportMetric(float64(p.allocBytes)/n, "B/op")
+		b.ReportMetric(float64(p.allocs)/n, "allocs/op")
 	}
 }

@@ -26,7 +26,11 @@
 //     is checked to be the one written, at the size written
 //     (ErrFileChanged; File.Rewrite puts it back from memory).
 //   - Locking: <file>.lock with the owner's pid (§5.1); stale locks are taken
-//     over.
+//     over. While the process holds a lock, a new one is made as one more
+//     name of that lock's file (link(2), which fails on a taken name as
+//     O_EXCL does; lock.go): every lock of a process holds the same pid,
+//     and a new inode is the dearest part of a lock on ext4 without a
+//     journal.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
 //     nodes), ForkEntries/Fork, and Project, the model-context projection of
 //     a branch. Projection is the same projection planned without decoding
@@ -97,8 +101,9 @@
 // mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
 // goroutine that owns the session. The package keeps one piece of
-// process-wide state, the set of locks this process holds, guarded by a
-// mutex (see lock.go). The only goroutine the package starts is the one
+// process-wide state, the set of locks this process holds (with each
+// lock's file open, one of them the file the next lock links), guarded by
+// a mutex (see lock.go). The only goroutine the package starts is the one
 // that parses the second half of a large file while ReadSnapshot or Open
 // parses the first; it shares nothing with its caller but the file (read
 // with ReadAt) and is joined before they return. Nothing writes to stdout.

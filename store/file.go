@@ -319,7 +319,7 @@ func pathless(err error) error {
 // syncDir makes a rename durable; failures are ignored (some file systems
 // cannot fsync a directory).
 func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
+	if d, err := openDir(dir); err == nil {
 		_ = syncFile(d)
 		d.Close()
 	}

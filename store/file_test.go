@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,6 +249,144 @@ func TestLock(t *testing.T) {
 			}
 		})
 	}
+	// Close removes the lock only while it holds this process's pid, and
+	// exactly that: a lock another process took over meanwhile (its pid,
+	// or one that merely starts with ours) stays.
+	t.Run("release keeps a lock not ours", func(t *testing.T) {
+		own := strconv.Itoa(os.Getpid())
+		for _, foreign := range []string{strconv.Itoa(os.Getppid()), own + "0", own[:len(own)-1]} {
+			path := newSession(t)
+			f, _, err := store.Open(path, store.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Stat(path + ".lock"); err != nil || fi.Mode().Perm() != 0o600 || string(readBytes(t, path+".lock")) != own {
+				t.Fatalf("lock %v %v %q, want mode 0600 holding %s", fi, err, readBytes(t, path+".lock"), own)
+			}
+			os.WriteFile(path+".lock", []byte(foreign), 0o600)
+			f.Close()
+			if got, err := os.ReadFile(path + ".lock"); err != nil || string(got) != foreign {
+				t.Errorf("lock %q after Close: %q, %v; want it left", foreign, got, err)
+			}
+		}
+	})
+	// While this process holds a lock, the next is one more name of the
+	// same file (Linux): the same pid, and the same rules for a taken
+	// name; each name goes with its own lock.
+	t.Run("next lock links a held one", func(t *testing.T) {
+		dir := t.TempDir()
+		a, err := store.Create(filepath.Join(dir, "a.jsonl"), testHeader("a"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		bPath := filepath.Join(dir, "b.jsonl")
+		b, err := store.Create(bPath, testHeader("b"), chain(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fa, errA := os.Stat(filepath.Join(dir, "a.jsonl.lock"))
+		fb, errB := os.Stat(bPath + ".lock")
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
+		}
+		// (Another test's lock may be the one linked: the set of held
+		// locks is the process's.)
+		if runtime.GOOS == "linux" && nlink(fb) < 2 {
+			t.Errorf("the second lock is a new file (%d name), not a link of a held one", nlink(fb))
+		}
+		_ = fa
+		own := strconv.Itoa(os.Getpid())
+		if got := string(readBytes(t, bPath+".lock")); got != own || fb.Mode().Perm() != 0o600 {
+			t.Errorf("linked lock %q %v, want %s 0600", got, fb.Mode(), own)
+		}
+		// A taken name: a live foreign lock stays, as with O_EXCL.
+		cPath := filepath.Join(dir, "c.jsonl")
+		foreign := strconv.Itoa(os.Getppid())
+		os.WriteFile(cPath+".lock", []byte(foreign), 0o600)
+		if _, err := store.Create(cPath, testHeader("c"), nil); !errors.Is(err, store.ErrLocked) {
+			t.Fatalf("Create over a live lock = %v, want ErrLocked", err)
+		}
+		if got := string(readBytes(t, cPath+".lock")); got != foreign {
+			t.Fatalf("foreign lock changed to %q", got)
+		}
+		// A stale one is taken over by a link too.
+		os.WriteFile(cPath+".lock", []byte(strconv.Itoa(deadPid(t))), 0o600)
+		c, err := store.Create(cPath, testHeader("c"), nil)
+		if err != nil {
+			t.Fatalf("stale lock not taken over: %v", err)
+		}
+		if got := string(readBytes(t, cPath+".lock")); got != own {
+			t.Errorf("lock %q after takeover, want %s", got, own)
+		}
+		c.Close()
+		// Each name is released with its own lock.
+		a.Close()
+		if got := string(readBytes(t, bPath+".lock")); got != own {
+			t.Fatalf("b's lock %q after a's Close", got)
+		}
+		if _, _, err := store.Open(bPath, store.OpenOptions{}); !errors.Is(err, store.ErrLocked) {
+			t.Fatalf("Open of b = %v, want ErrLocked (still held)", err)
+		}
+		// The next lock links b's file, the one still held.
+		dPath := filepath.Join(dir, "d.jsonl")
+		d, err := store.Create(dPath, testHeader("d"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, err := os.Stat(dPath + ".lock")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOOS == "linux" && nlink(fd) < 2 {
+			t.Error("with the first lock released, the next is a new file, not a link of one still held")
+		}
+		d.Close()
+		// b's lock removed under it: Rewrite puts it back.
+		os.Remove(bPath + ".lock")
+		os.Remove(bPath)
+		if err := b.Rewrite(testHeader("b"), chain(3), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(readBytes(t, bPath+".lock")); got != own {
+			t.Fatalf("restored lock %q", got)
+		}
+		b.Close()
+		for _, p := range []string{"a", "b", "c", "d"} {
+			if _, err := os.Stat(filepath.Join(dir, p+".jsonl.lock")); !os.IsNotExist(err) {
+				t.Errorf("%s's lock left after Close: %v", p, err)
+			}
+		}
+	})
+	// A held lock whose directory was removed has no name to link from:
+	// the next lock is a new file, and the one after links that one.
+	t.Run("next lock after the held one's directory went", func(t *testing.T) {
+		gone := filepath.Join(t.TempDir(), "gone")
+		a, err := store.Create(filepath.Join(gone, "a.jsonl"), testHeader("a"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		os.RemoveAll(gone)
+		dir := t.TempDir()
+		for _, name := range []string{"b", "c"} {
+			f, err := store.Create(filepath.Join(dir, name+".jsonl"), testHeader(name), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if got := string(readBytes(t, filepath.Join(dir, name+".jsonl.lock"))); got != strconv.Itoa(os.Getpid()) {
+				t.Fatalf("%s's lock holds %q", name, got)
+			}
+		}
+		fi, err := os.Stat(filepath.Join(dir, "c.jsonl.lock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOOS == "linux" && nlink(fi) < 2 {
+			t.Error("c's lock is a new file: the lock without a name stayed the one to link from")
+		}
+	})
 	t.Run("create while locked", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "new.jsonl")
 		os.WriteFile(path+".lock", []byte(strconv.Itoa(os.Getppid())), 0o600)

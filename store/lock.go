@@ -23,16 +23,31 @@ import (
 // too, which is why the package keeps a process-wide set of held locks:
 // the lock's semantics are per process, so this one piece of package state
 // is deliberate.
+//
+// Every lock this process holds has the same content, its pid. So a new
+// lock is, where it can be (Linux, the same file system), one more name
+// of the file of a lock already held (held.spare, kept open: linkLock),
+// made with link(2), which fails on a taken name as O_EXCL does: no new
+// inode, no write. A fork always holds its source's lock, and on ext4
+// without a journal a new inode costs a scan past every inode deleted in
+// the last half minute (session BenchmarkFork: up to a third of a fork
+// of 1,000 entries); releasing such a name frees no inode either. Only
+// where no lock is held, or the link fails otherwise, is the lock file
+// created with O_EXCL and written. The names share a file: nobody writes
+// into a lock file once made (a takeover renames it aside and removes
+// it; restore makes a new one), so each still holds exactly the pid.
 
 var held = struct {
 	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
+	m     map[string]*lockFile // nil while being acquired, then the lock
+	spare *lockFile            // a held lock with its file open, to link the next from
+}{m: map[string]*lockFile{}}
 
 type lockFile struct {
 	path string // <session>.lock
 	key  string // absolute path, key of held.m
 	pid  []byte // content we wrote
+	fd   int    // the lock file open, to link the next lock from; -1 if not
 	once sync.Once
 }
 
@@ -44,14 +59,14 @@ func lockKey(path string) string {
 }
 
 func acquireLock(file string) (*lockFile, error) {
-	lk := &lockFile{path: file + ".lock", pid: []byte(strconv.Itoa(os.Getpid()))}
+	lk := &lockFile{path: file + ".lock", pid: []byte(strconv.Itoa(os.Getpid())), fd: -1}
 	lk.key = lockKey(lk.path)
 	held.Lock()
-	if held.m[lk.key] {
+	if _, taken := held.m[lk.key]; taken {
 		held.Unlock()
 		return nil, fmt.Errorf("%w: %s is already open in this process", ErrLocked, file)
 	}
-	held.m[lk.key] = true // reserved while we try
+	held.m[lk.key] = nil // reserved while we try
 	held.Unlock()
 	ok := false
 	defer func() {
@@ -65,6 +80,7 @@ func acquireLock(file string) (*lockFile, error) {
 		err := lk.create()
 		if err == nil {
 			ok = true
+			lk.offer()
 			return lk, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -86,20 +102,69 @@ func acquireLock(file string) (*lockFile, error) {
 	return nil, fmt.Errorf("%w: cannot lock %s", ErrLocked, file)
 }
 
+// create makes the lock file: a link to a held lock's file if it can,
+// else a new file. Either fails with an error wrapping fs.ErrExist if the
+// name is taken.
 func (lk *lockFile) create() error {
-	fd, err := os.OpenFile(lk.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
+	for range 3 {
+		held.Lock()
+		sp, from := held.spare, -1
+		if sp != nil {
+			from = dupFD(sp.fd) // its own descriptor: sp may be released meanwhile
+		}
+		held.Unlock()
+		if from < 0 {
+			break
+		}
+		err := linkLock(from, lk.path)
+		if err == nil {
+			lk.setFD(from)
+			return nil
+		}
+		closeFD(from)
+		if errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			break // another file system, say: the spare stays for its own
+		}
+		demote(sp) // its file has no name left (its directory was removed)
 	}
-	_, werr := fd.Write(lk.pid)
-	if cerr := fd.Close(); werr == nil {
-		werr = cerr
+	fd, err := createExcl(lk.path, lk.pid)
+	if err == nil {
+		lk.setFD(fd)
 	}
-	if werr != nil {
-		os.Remove(lk.path)
-		return werr
+	return err
+}
+
+// setFD records the lock's open file (held.spare's file is read under
+// held's mutex).
+func (lk *lockFile) setFD(fd int) {
+	held.Lock()
+	lk.fd = fd
+	held.Unlock()
+}
+
+// demote stops sp, if it is still the lock to link from, being that one:
+// its file is closed (it is only ever linked from) and another held lock
+// takes its place.
+func demote(sp *lockFile) {
+	held.Lock()
+	defer held.Unlock()
+	if held.spare == sp {
+		sp.closeFile()
 	}
-	return nil
+}
+
+// offer records lk as held, and as the lock the next links from if there
+// is none.
+func (lk *lockFile) offer() {
+	held.Lock()
+	held.m[lk.key] = lk
+	if held.spare == nil && lk.fd >= 0 {
+		held.spare = lk
+	}
+	held.Unlock()
 }
 
 var errLockRace = errors.New("lock changed hands during takeover")
@@ -133,16 +198,46 @@ func (lk *lockFile) takeOver(stale []byte) error {
 // session directory was removed under the server).
 func (lk *lockFile) restore() {
 	if _, err := os.Stat(lk.path); errors.Is(err, fs.ErrNotExist) {
-		_ = lk.create()
+		lk.drop()
+		if lk.create() == nil {
+			lk.offer()
+		}
+	}
+}
+
+// drop closes the lock's file (no longer one to link from); another held
+// lock, if any, is the one to link from.
+func (lk *lockFile) drop() {
+	held.Lock()
+	defer held.Unlock()
+	lk.closeFile()
+}
+
+// closeFile closes the lock's file and, if it was the one to link from,
+// makes another held lock that one. Under held's mutex.
+func (lk *lockFile) closeFile() {
+	if held.spare == lk {
+		held.spare = nil
+		for _, o := range held.m {
+			if o != nil && o != lk && o.fd >= 0 {
+				held.spare = o
+				break
+			}
+		}
+	}
+	if lk.fd >= 0 {
+		closeFD(lk.fd)
+		lk.fd = -1
 	}
 }
 
 // release removes the lock file if it is still ours. Idempotent.
 func (lk *lockFile) release() {
 	lk.once.Do(func() {
-		if content, err := os.ReadFile(lk.path); err == nil && bytes.Equal(content, lk.pid) {
+		if holds(lk.path, lk.pid) {
 			os.Remove(lk.path)
 		}
+		lk.drop()
 		held.Lock()
 		delete(held.m, lk.key)
 		held.Unlock()
