@@ -308,25 +308,8 @@ func TestLauncherKillReachesGroup(t *testing.T) {
 	w := newWorld(t)
 	rt := zygoteRuntime(t, w)
 	c := rt.For(w.project, "", false)
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
-		r, wr, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := c.Start("/bin/sh", []string{"sh", "-c", `sleep 100 & echo ready; wait $!; echo "sleep ended $?"`}, os.Environ(), w.project, null, wr, wr)
-		wr.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 6)
-		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
-			t.Fatalf("%q %v", buf, err)
-		}
+		p, r := startReady(t, c, w.project, `sleep 100 & echo ready; wait $!; echo "sleep ended $?"`)
 		if err := p.Signal(sig); err != nil {
 			t.Fatal(err)
 		}

@@ -100,18 +100,7 @@ func TestLauncherSignal(t *testing.T) {
 	w := newWorld(t)
 	rt := zygoteRuntime(t, w)
 	c := rt.For(w.project, "", false)
-	r, wr, _ := os.Pipe()
-	null, _ := os.Open(os.DevNull)
-	defer null.Close()
-	p, err := c.Start("/bin/sh", []string{"sh", "-c", "echo ready; sleep 60"}, os.Environ(), w.project, null, wr, wr)
-	wr.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 6)
-	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
-		t.Fatalf("%q %v", buf, err)
-	}
+	p, r := startReady(t, c, w.project, "echo ready; sleep 60")
 	// Its pid here leads its own process group (the group Signal reaches).
 	if pid := p.PID(); pid <= 0 {
 		t.Errorf("pid %d", pid)
@@ -378,26 +367,8 @@ func TestLauncherEndsWithSession(t *testing.T) {
 	rt := zygoteRuntime(t, w)
 	a := rt.For(w.project, filepath.Join(w.root, "out", "session-a"), false)
 	b := rt.For(w.project, filepath.Join(w.root, "out", "session-b"), false)
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
 	start := func(c *sandbox.Command) (*sandbox.Proc, *os.File) {
-		r, wr, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := c.Start("/bin/sh", []string{"sh", "-c", "echo ready; sleep 60"}, os.Environ(), w.project, null, wr, wr)
-		wr.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf := make([]byte, 6)
-		if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
-			t.Fatalf("%q %v", buf, err)
-		}
-		return p, r
+		return startReady(t, c, w.project, "echo ready; sleep 60")
 	}
 	pa, ra := start(a)
 	defer ra.Close()
@@ -414,4 +385,32 @@ func TestLauncherEndsWithSession(t *testing.T) {
 	if code, err := pb.Wait(); err != nil || code != 128+int(syscall.SIGTERM) {
 		t.Errorf("session b: %d %v", code, err)
 	}
+}
+
+// startReady starts sh -c script through c's pre-started launcher with
+// its output to a pipe, and returns once the script wrote "ready\n" (its
+// first output), with the pipe's read end for the rest.
+func startReady(t *testing.T, c *sandbox.Command, dir, script string) (*sandbox.Proc, *os.File) {
+	t.Helper()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.Start("/bin/sh", []string{"sh", "-c", script}, os.Environ(), dir, null, wr, wr)
+	wr.Close()
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	buf := make([]byte, 6)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
+		r.Close()
+		t.Fatalf("%q %v", buf, err)
+	}
+	return p, r
 }
