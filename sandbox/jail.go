@@ -18,8 +18,10 @@ import (
 //  2. every mount is made read-only (chmod, utime and xattr changes fail
 //     with EROFS outside the writable trees);
 //  3. /dev/shm becomes an empty tmpfs, /dev/pts a new devpts instance (the
-//     user's terminals are not in it), the session's temp dir is mounted
-//     on /tmp, and HOME an empty tmpfs holding only the readable entries;
+//     user's terminals are not in it), the host's other terminals in /dev
+//     (virtual consoles, their screens, the console, serial lines) are
+//     covered by /dev/null, the session's temp dir is mounted on /tmp, and
+//     HOME an empty tmpfs holding only the readable entries;
 //  4. hidden paths and writable trees are mounted shallowest first (a
 //     hidden directory that holds a writable tree, like ama's data
 //     directory holding the session's output directory, becomes an empty
@@ -84,6 +86,7 @@ func jailPlan(p Policy, pidNS bool) string {
 		op(launcher.OpTmpfs, "/dev/shm", "1777")
 	}
 	op(launcher.OpDevpts)
+	op(launcher.OpTerminals)
 	if p.Tmp != "" && isDir("/tmp") {
 		op(launcher.OpAttach, "tmp", "/tmp")
 	}

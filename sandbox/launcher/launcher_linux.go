@@ -404,7 +404,8 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
+		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0,
+		OpTerminals: 0}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -531,6 +532,13 @@ func step(op string, a []string, js *jailState) error {
 		}
 		defer syscall.Close(fd)
 		return moveMount(fd, "/dev/ptmx")
+	case OpTerminals:
+		for _, t := range Terminals("/dev") {
+			// A bind of the read-only /dev/null mount is read-only too.
+			if err := syscall.Mount("/dev/null", t, "", syscall.MS_BIND, ""); err != nil && err != syscall.ENOENT {
+				return err
+			}
+		}
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil
