@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/armadra/ama-rpc/sandbox"
@@ -127,4 +128,31 @@ print('ok pty', os.read(m, 64).decode())
 			}
 		}
 	})
+}
+
+// TestLauncherLaterTerminal: a terminal node that appears in /dev after the
+// pre-started launcher built its jail (a USB serial line plugged in) is
+// covered for the next command too.
+func TestLauncherLaterTerminal(t *testing.T) {
+	if os.Geteuid() != 0 || !exists("/dev/tty1") {
+		t.Skip("needs root to make a node in /dev, and VT 1")
+	}
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	if out, code := w.zsh(t, c, "true"); code != 0 {
+		t.Fatalf("first command: %d %s", code, out)
+	}
+	node := "/dev/ama-test-tty-" + strconv.Itoa(os.Getpid())
+	if err := syscall.Mknod(node, syscall.S_IFCHR|0o600, 4<<8|1); err != nil {
+		t.Skipf("mknod in /dev: %v", err)
+	}
+	defer os.Remove(node)
+	out, _ := w.zsh(t, c, terminalProbe+"probe "+node+"\n")
+	if strings.Contains(out, "CTTY") || strings.Contains(out, " TTY") {
+		t.Errorf("a terminal made after the launcher started was reached:\n%s", out)
+	}
+	if !strings.Contains(out, "opened") && !strings.Contains(out, "closed") {
+		t.Errorf("the probe did not run:\n%s", out)
+	}
 }

@@ -86,7 +86,15 @@ func jailPlan(p Policy, pidNS bool) string {
 		op(launcher.OpTmpfs, "/dev/shm", "1777")
 	}
 	op(launcher.OpDevpts)
-	op(launcher.OpTerminals)
+	// /dev's modification time changes when a node is made or removed
+	// there (a USB serial line plugged in, a VT's screen when it is first
+	// used): the plan is a pre-started launcher's key, so a terminal that
+	// appears after a launcher built its jail gets a new launcher's cover.
+	stamp := ""
+	if fi, err := os.Stat("/dev"); err == nil {
+		stamp = strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	}
+	op(launcher.OpTerminals, stamp)
 	if p.Tmp != "" && isDir("/tmp") {
 		op(launcher.OpAttach, "tmp", "/tmp")
 	}

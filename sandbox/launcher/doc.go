@@ -136,12 +136,14 @@ const (
 	// escape sequences). Where devpts cannot be mounted, /dev/pts is
 	// covered by an empty read-only tmpfs instead.
 	OpDevpts = "devpts"
-	// OpTerminals covers each host terminal node below /dev (Terminals:
-	// virtual consoles and their screens, the console, serial lines; by
-	// device number) with a read-only /dev/null, after OpDevpts and
-	// OpReadOnlyAll: a command that makes one its controlling terminal
+	// OpTerminals "stamp" covers each host terminal node below /dev
+	// (Terminals: virtual consoles and their screens, the console, serial
+	// lines; by device number) with a read-only /dev/null, after OpDevpts
+	// and OpReadOnlyAll: a command that makes one its controlling terminal
 	// (setsid, then open) could write on the user's screen like through
-	// /dev/pts/N, or read it (vcs*). /dev/tty and /dev/ptmx stay.
+	// /dev/pts/N, or read it (vcs*). /dev/tty and /dev/ptmx stay. The
+	// stamp (/dev's modification time) is not read here: it makes the
+	// plan of a /dev that changed another launcher's.
 	OpTerminals = "terminals"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount
 	// points in it were made).

@@ -405,7 +405,7 @@ func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
 		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0,
-		OpTerminals: 0}
+		OpTerminals: 1}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
