@@ -156,3 +156,31 @@ func TestLauncherLaterTerminal(t *testing.T) {
 		t.Errorf("the probe did not run:\n%s", out)
 	}
 }
+
+// TestJailDeviceNodesOutsideDev: a terminal node made outside /dev before
+// the command (a chroot, a root file system being built), in the project
+// or elsewhere, reaches no device in the jail: only /dev holds devices.
+// Without namespaces this is not covered (README "Sandbox").
+func TestJailDeviceNodesOutsideDev(t *testing.T) {
+	if os.Geteuid() != 0 || !exists("/dev/tty1") {
+		t.Skip("needs root to make a device node, and VT 1")
+	}
+	w := newWorld(t)
+	var script string
+	for _, p := range []string{filepath.Join(w.root, "tty1"), filepath.Join(w.project, "src", "tty1")} {
+		if err := syscall.Mknod(p, syscall.S_IFCHR|0o600, 4<<8|1); err != nil {
+			t.Skipf("mknod: %v", err)
+		}
+		script += "probe " + p + "\n"
+	}
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		out, _ := w.sh(t, rt.For(w.project, "", false), terminalProbe+script)
+		if !jail {
+			t.Logf("landlock-only (not covered):\n%s", out)
+			return
+		}
+		if strings.Contains(out, "CTTY") || strings.Contains(out, " TTY") || strings.Count(out, "closed") != 2 {
+			t.Errorf("a device node outside /dev was opened:\n%s", out)
+		}
+	})
+}
