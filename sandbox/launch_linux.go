@@ -344,13 +344,20 @@ func relation(p string, excluded []string) int {
 	out := clear
 	for _, x := range excluded {
 		switch {
-		case p == x || strings.HasPrefix(p, x+"/") || x == "/":
+		case p == x || below(p, x) || x == "/":
 			return excludedPath
-		case p == "/" || strings.HasPrefix(x, p+"/"):
+		case p == "/" || below(x, p):
 			out = aboveExcluded
 		}
 	}
 	return out
+}
+
+// below tells whether p lies below dir (dir+"/" a prefix of p), without
+// building that string: relation runs for every entry of the walk against
+// every excluded path (the host's terminals among them).
+func below(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // realPaths resolves symbolic links so the paths match the directory walk;
