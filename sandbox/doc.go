@@ -1,8 +1,11 @@
 // Package sandbox runs bash commands in a jail: fresh user, mount, PID and
 // (network denied) network namespaces, a read-only view of the system with
 // the granted trees writable, HOME reduced to a reviewed readable list,
-// credentials hidden, a private /tmp; Landlock is a second, independent
-// layer, and a seccomp filter refuses TIOCSTI and TIOCLINUX.
+// credentials hidden, a private /tmp, a devpts of its own and the host's
+// other terminals (VTs, their screens, the console, serial lines; by
+// device number) covered; Landlock is a second, independent layer (and,
+// without namespaces, keeps those terminals unopened and refuses mknod),
+// and a seccomp filter refuses TIOCSTI and TIOCLINUX.
 //
 // It owns:
 //

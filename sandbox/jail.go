@@ -18,8 +18,10 @@ import (
 //  2. every mount is made read-only (chmod, utime and xattr changes fail
 //     with EROFS outside the writable trees);
 //  3. /dev/shm becomes an empty tmpfs, /dev/pts a new devpts instance (the
-//     user's terminals are not in it), the session's temp dir is mounted
-//     on /tmp, and HOME an empty tmpfs holding only the readable entries;
+//     user's terminals are not in it), the host's other terminals in /dev
+//     (virtual consoles, their screens, the console, serial lines) are
+//     covered by /dev/null, the session's temp dir is mounted on /tmp, and
+//     HOME an empty tmpfs holding only the readable entries;
 //  4. hidden paths and writable trees are mounted shallowest first (a
 //     hidden directory that holds a writable tree, like ama's data
 //     directory holding the session's output directory, becomes an empty
@@ -85,6 +87,15 @@ func jailPlan(p Policy, pidNS bool) string {
 		op(launcher.OpTmpfs, "/dev/shm", "1777")
 	}
 	op(launcher.OpDevpts)
+	// /dev's modification time changes when a node is made or removed
+	// there (a USB serial line plugged in, a VT's screen when it is first
+	// used): the plan is a pre-started launcher's key, so a terminal that
+	// appears after a launcher built its jail gets a new launcher's cover.
+	stamp := ""
+	if fi, err := os.Stat("/dev"); err == nil {
+		stamp = strconv.FormatInt(fi.ModTime().UnixNano(), 10)
+	}
+	op(launcher.OpTerminals, stamp)
 	if p.Tmp != "" && isDir("/tmp") {
 		op(launcher.OpAttach, "tmp", "/tmp")
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/armadra/ama-rpc/sandbox/launcher"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -198,7 +199,7 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 // and the new devpts instance (and its ptmx on /dev/ptmx) writable, the
 // HOME tmpfs listable.
 func jailRules(p Policy) string {
-	all, file := fsAll, fsFile
+	all, file := fsWrite, fsFile
 	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < 5 {
 		all &^= ll.AccessFSIoctlDev // not handled before ABI 5
 		file &^= ll.AccessFSIoctlDev
@@ -213,6 +214,10 @@ func jailRules(p Policy) string {
 // Access rights.
 const (
 	fsAll = landlock.AccessFSSet(1<<16 - 1) // every right up to ABI 5 (ioctl_dev)
+	// fsWrite is what a writable tree grants: all but making device
+	// nodes (root without namespaces could otherwise mknod its own
+	// /dev/tty1 or disk, beside the jail's covers and Landlock's rules).
+	fsWrite = fsAll &^ landlock.AccessFSSet(ll.AccessFSMakeChar|ll.AccessFSMakeBlock)
 	// fsResolveUnix (ABI 9) is connect(2) to a pathname Unix socket: only
 	// granted in the writable trees (the project, the private /tmp), so
 	// the sockets of daemons and agents elsewhere cannot be reached.
@@ -223,9 +228,10 @@ const (
 	fsListDir     = landlock.AccessFSSet(ll.AccessFSReadDir)
 )
 
-// buildRules expands the policy: read everywhere except HOME and the
-// hidden paths, read the readable HOME entries, write in the writable trees
-// (and the session's temp and cache dirs) except hidden (and, without
+// buildRules expands the policy: read everywhere except HOME, the hidden
+// paths and (without namespaces) the host's terminals, read the readable
+// HOME entries, write (but make no device node) in the writable trees (and
+// the session's temp and cache dirs) except hidden (and, without
 // namespaces, protected) paths, and the device files.
 func buildRules(p Policy) []landlock.Rule {
 	hide := realPaths(p.Hide)
@@ -236,6 +242,13 @@ func buildRules(p Policy) []landlock.Rule {
 		for _, h := range realPaths(p.HomeRead) {
 			grant(&rules, h, hide, fsRead, fsListDir)
 		}
+	}
+	if !p.Namespaces {
+		// No mounts to cover the host's terminals (the jail's
+		// OpTerminals): they are not opened at all, so none becomes the
+		// controlling terminal (then written through /dev/tty) and no VT
+		// screen is read.
+		readEx = append(slices.Clip(readEx), launcher.Terminals("/dev")...)
 	}
 	grant(&rules, "/", readEx, fsRead, fsListDir)
 	noWrite := hide
@@ -263,7 +276,7 @@ func buildRules(p Policy) []landlock.Rule {
 				ex = append(ex, x)
 			}
 		}
-		grant(&rules, w, ex, fsAll|fsResolveUnix, 0)
+		grant(&rules, w, ex, fsWrite|fsResolveUnix, 0)
 	}
 	for _, d := range p.Devices {
 		fi, err := os.Stat(d)
@@ -271,7 +284,7 @@ func buildRules(p Policy) []landlock.Rule {
 			continue
 		}
 		if fi.IsDir() {
-			rules = append(rules, landlock.PathAccess(fsAll, d).IgnoreIfMissing())
+			rules = append(rules, landlock.PathAccess(fsWrite, d).IgnoreIfMissing())
 		} else {
 			rules = append(rules, landlock.PathAccess(fsFile, d).IgnoreIfMissing())
 		}
@@ -333,13 +346,20 @@ func relation(p string, excluded []string) int {
 	out := clear
 	for _, x := range excluded {
 		switch {
-		case p == x || strings.HasPrefix(p, x+"/") || x == "/":
+		case p == x || below(p, x) || x == "/":
 			return excludedPath
-		case p == "/" || strings.HasPrefix(x, p+"/"):
+		case p == "/" || below(x, p):
 			out = aboveExcluded
 		}
 	}
 	return out
+}
+
+// below tells whether p lies below dir (dir+"/" a prefix of p), without
+// building that string: relation runs for every entry of the walk against
+// every excluded path (the host's terminals among them).
+func below(p, dir string) bool {
+	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }
 
 // realPaths resolves symbolic links so the paths match the directory walk;

@@ -113,7 +113,9 @@ const (
 	OpClone = "clone"
 	// OpCloneRO is OpClone with the copy made read-only.
 	OpCloneRO = "clone-ro"
-	// OpReadOnlyAll "path" makes every mount at and below path read-only.
+	// OpReadOnlyAll "path" makes every mount at and below path read-only,
+	// nosuid and nodev (OpTerminals gives /dev its devices back); clones
+	// are nodev too.
 	OpReadOnlyAll = "ro-all"
 	// OpTmpfs "path" "mode" mounts an empty tmpfs (writable until
 	// OpSeal).
@@ -147,6 +149,16 @@ const (
 	// escape sequences). Where devpts cannot be mounted, /dev/pts is
 	// covered by an empty read-only tmpfs instead.
 	OpDevpts = "devpts"
+	// OpTerminals "stamp" lifts nodev from /dev's top mount and covers
+	// each host terminal node below /dev (Terminals: virtual consoles and
+	// their screens, the console, serial lines; by device number) with a
+	// read-only /dev/null, after OpDevpts and OpReadOnlyAll: a command
+	// that makes one its controlling terminal
+	// (setsid, then open) could write on the user's screen like through
+	// /dev/pts/N, or read it (vcs*). /dev/tty and /dev/ptmx stay. The
+	// stamp (/dev's modification time) is not read here: it makes the
+	// plan of a /dev that changed another launcher's.
+	OpTerminals = "terminals"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount
 	// points in it were made).
 	OpSeal = "seal"

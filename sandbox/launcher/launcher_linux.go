@@ -487,7 +487,8 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0}
+		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0,
+		OpTerminals: 1}
 	if n, ok := need[op]; !ok || len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
@@ -507,14 +508,19 @@ func step(op string, a []string, js *jailState) error {
 		if err := syscall.Fstat(fd, &st); err != nil {
 			return err
 		}
+		// nodev like the rest of the tree (OpReadOnlyAll): a device
+		// node in a project (a chroot, a root file system being built)
+		// reaches the host's device.
+		attrs := uintptr(mountAttrNodev)
 		if op == OpCloneRO {
-			if err := setattr(fd, "", atEmptyPath|atRecursive, mountAttrRdonly); err != nil {
-				return err
-			}
+			attrs |= mountAttrRdonly
+		}
+		if err := setattr(fd, "", atEmptyPath|atRecursive, attrs); err != nil {
+			return err
 		}
 		clones[a[0]] = clone{fd: fd, dir: st.Mode&syscall.S_IFMT == syscall.S_IFDIR}
 	case OpReadOnlyAll:
-		return setattr(atFDCWD, a[0], atRecursive, mountAttrRdonly|mountAttrNosuid)
+		return setattr(atFDCWD, a[0], atRecursive, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
 	case OpTmpfs:
 		if !isDir(a[0]) && js.mountPoint(a[0], true, 0o755) != nil {
 			return nil // nothing to cover; mount points below are made in what covers it
@@ -614,6 +620,18 @@ func step(op string, a []string, js *jailState) error {
 		}
 		defer syscall.Close(fd)
 		return moveMount(fd, "/dev/ptmx")
+	case OpTerminals:
+		// /dev alone (its top mount) holds devices again; the covers
+		// below are binds of its /dev/null.
+		if err := clearattr(atFDCWD, "/dev", 0, mountAttrNodev); err != nil {
+			return err
+		}
+		for _, t := range Terminals("/dev") {
+			// A bind of the read-only /dev/null mount is read-only too.
+			if err := syscall.Mount("/dev/null", t, "", syscall.MS_BIND, ""); err != nil && err != syscall.ENOENT {
+				return err
+			}
+		}
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil
@@ -712,6 +730,20 @@ func setattr(dfd int, p string, flags, attrs uintptr) error {
 	attr := struct{ set, clr, propagation, userns uint64 }{set: uint64(attrs)}
 	d := uintptr(dfd)
 	if _, _, e := syscall.Syscall6(sysMountSetattr, d, uintptr(unsafe.Pointer(b)), flags,
+		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// clearattr is mount_setattr(2) clearing attrs.
+func clearattr(dfd int, p string, flags, attrs uintptr) error {
+	b, err := syscall.BytePtrFromString(p)
+	if err != nil {
+		return err
+	}
+	attr := struct{ set, clr, propagation, userns uint64 }{clr: uint64(attrs)}
+	if _, _, e := syscall.Syscall6(sysMountSetattr, uintptr(dfd), uintptr(unsafe.Pointer(b)), flags,
 		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
 		return e
 	}
