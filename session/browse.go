@@ -134,7 +134,6 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 	n := newSession(d, id, o.cwd, opts.Approver)
 	st := newState(n, id, o.cwd)
 	st.parentSession = o.file
-	leaf := entryID
 	if st.disk.path != "" {
 		if err := d.writeFault(); err != nil {
 			return nil, fmt.Errorf("fork to %s: %w", st.disk.path, err)
@@ -147,8 +146,16 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 		}
 		st.disk.file = f
 	}
-	st.tree = store.NewTree(o.path, &leaf)
-	if err := st.restore(opts); err != nil {
+	// o.path is a chain (Tree.Path): its tree is indexed in one pass,
+	// and it is the new session's branch (unless repeated ids made
+	// another tree of it).
+	tree, chain := store.NewPathTree(o.path)
+	st.tree = tree
+	branch := o.path
+	if !chain {
+		branch = st.branch()
+	}
+	if err := st.restore(branch, opts); err != nil {
 		st.shutdown()
 		return nil, err
 	}

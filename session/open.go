@@ -39,7 +39,7 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 	st.tree = snap.Tree()
 	st.disk.file, st.disk.path = f, abs
 	st.parentSession = h.ParentSession
-	if err := st.restore(opts); err != nil {
+	if err := st.restore(st.branch(), opts); err != nil {
 		_ = f.Close()
 		return nil, err
 	}
@@ -49,13 +49,13 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 }
 
 // restore applies the plan state and the settings of the active branch
-// (model, thinking level, permission mode), then opts: opts.PermissionMode (an explicit
+// (model, thinking level, permission mode), which the caller hands over
+// (st.branch(); a fork has it already), then opts: opts.PermissionMode (an explicit
 // --permission-mode) wins over the recorded mode and is recorded itself;: opts.Model only when the branch has no usable model or
 // with ForceModel; opts.ThinkingLevel only when the branch has none.
-func (st *state) restore(opts Options) error {
+func (st *state) restore(branch []*store.Entry, opts Options) error {
 	// The model and thinking level come from their own entries (the
 	// latest of each on the branch); no message is decoded on resume.
-	branch := st.branch()
 	recorded, hasMode := st.rebuildPlan(branch)
 	st.scanApprovals(branch)
 	model, level, _ := store.BranchSettings(branch)

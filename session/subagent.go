@@ -233,7 +233,7 @@ func (s *Session) ForkChild(req ForkRequest) (child *Session, forkedFrom, fallba
 		st.tree = store.NewTree(entries, &leaf)
 	}
 	o.Role, o.ForceModel = "", true
-	if err := st.restore(o); err != nil {
+	if err := st.restore(st.branch(), o); err != nil {
 		st.shutdown()
 		return nil, "", "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // createEntries returns n custom entries in a chain, about 100 bytes of
@@ -280,4 +281,60 @@ func TestCreateTornSmall(t *testing.T) {
 			t.Fatalf("open, cut %d: repaired to %q, want %q", cut, repaired, want)
 		}
 	}
+}
+
+// TestCreateKeptBuffer: Create writes its lines through the one kept
+// buffer (takeLineBuf), in place and through a file without a name, one
+// Create after another and several at once; each file holds its own
+// lines, whole, whatever the buffer held before, and the buffer is kept
+// for the next.
+func TestCreateKeptBuffer(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	sizes := []int{900, 20, 3000, 5, 600, 1} // ~90 KB (a file without a name), 2 KB (in place), 300 KB, ...
+	want := func(i int, es []*Entry) []byte {
+		h := NewHeader(fmt.Sprintf("kept%d", i), at, "/w", "t")
+		b := append(h.appendJSON(nil), '\n')
+		for _, e := range es {
+			b = append(e.AppendJSON(b), '\n')
+		}
+		return b
+	}
+	check := func(i int) {
+		es := createEntries(sizes[i%len(sizes)])
+		for k, e := range es[:len(es)/2] { // other text than the file before at the same place
+			es[k] = RawEntry(TypeCustom, json.RawMessage(fmt.Sprintf(`{"customType":"y","n":%d}`, i*1000+k)))
+			es[k].ID, es[k].ParentID, es[k].Timestamp = e.ID, e.ParentID, e.Timestamp
+		}
+		path := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		f, err := Create(path, NewHeader(fmt.Sprintf("kept%d", i), at, "/w", "t"), es)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		f.Close()
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if w := want(i, es); string(got) != string(w) {
+			t.Errorf("file %d (%d entries): %d bytes, want %d", i, len(es), len(got), len(w))
+		}
+	}
+	for i := range sizes {
+		check(i)
+	}
+	keptLine.mu.Lock()
+	kept := cap(keptLine.buf)
+	keptLine.mu.Unlock()
+	if kept != keptLineBytes {
+		t.Errorf("kept buffer of %d bytes after Create, want %d", kept, keptLineBytes)
+	}
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() { defer wg.Done(); check(len(sizes) + i) }()
+	}
+	wg.Wait()
 }

@@ -80,7 +80,8 @@
 // Tree.NodesJSON: a copy of the tree's kidList (one int32 an entry for a
 // chain), no Node per entry, and its walk takes no frame per chain node.
 // AppendNodesJSON sizes its buffer once from the entries' encoded
-// lengths; a created file is written through one reused buffer, and a
+// lengths; a created file is written through one reused buffer (up to
+// 4 MB the one kept between Creates), and a
 // body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a
@@ -100,10 +101,12 @@
 // body and its message's big text move from the heap to a read-only
 // mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
-// goroutine that owns the session. The package keeps one piece of
-// process-wide state, the set of locks this process holds (with each
-// lock's file open, one of them the file the next lock links), guarded by
-// a mutex (see lock.go). The only goroutine the package starts is the one
+// goroutine that owns the session. The package keeps two pieces of
+// process-wide state, each guarded by a mutex: the set of locks this
+// process holds (with each lock's file open, one of them the file the
+// next lock links; see lock.go), and the 80 KiB buffer Create writes
+// lines through, kept between calls (file.go takeLineBuf: a Create takes
+// it, or a new one while another Create has it, and gives it back). The only goroutine the package starts is the one
 // that parses the second half of a large file while ReadSnapshot or Open
 // parses the first; it shares nothing with its caller but the file (read
 // with ReadAt) and is joined before they return. Nothing writes to stdout.

@@ -30,8 +30,14 @@ func SessionDir(base, cwd string) string { return filepath.Join(base, EncodeCwd(
 // the ISO time with ':' and '.' replaced by '-', '_', the id, ".jsonl"
 // (2026-10-02T05-23-11-123Z_<id>.jsonl).
 func FileName(t time.Time, id string) string {
-	stamp := strings.NewReplacer(":", "-", ".", "-").Replace(FormatTime(t))
-	return stamp + "_" + id + FileSuffix
+	b := t.UTC().AppendFormat(make([]byte, 0, 32+len(id)+len(FileSuffix)), TimeFormat)
+	for i, c := range b {
+		if c == ':' || c == '.' {
+			b[i] = '-'
+		}
+	}
+	b = append(append(append(b, '_'), id...), FileSuffix...)
+	return string(b)
 }
 
 // IDFromFileName returns the session id encoded in a session file name (or

@@ -124,6 +124,63 @@ func NewTree(entries []*Entry, leaf *string) *Tree {
 	return t
 }
 
+// NewPathTree is NewTree(path, id of its last entry) for a path as
+// Tree.Path returns it (what a fork starts with): a chain whose first
+// entry is a root and each other entry's parent the one before. Such a
+// chain is indexed in one pass (ids, parents and children together; the
+// labels and the session name, if any, after), instead of NewTree's
+// three, and chain is true: the tree's branch is path. Anything else (a
+// repeated id, a parent that is not the entry before, a first entry
+// naming a parent) is left to NewTree, so the tree is NewTree's either
+// way.
+func NewPathTree(path []*Entry) (t *Tree, chain bool) {
+	n := len(path)
+	if n == 0 {
+		return NewTree(path, nil), true
+	}
+	leaf := path[n-1].ID
+	if path[0].ParentID != nil {
+		return NewTree(path, &leaf), false
+	}
+	t = &Tree{
+		entries: path[:n:n],
+		pos:     newIDIndex(n),
+		parent:  make([]int32, n),
+		kids:    kidList{one: make([]int32, n)},
+		roots:   []int32{0},
+		orphans: map[string][]int32{},
+		leaf:    &leaf,
+	}
+	notes, labels := false, 0
+	prev := ""
+	for i, e := range path {
+		if i > 0 && (e.ParentID == nil || *e.ParentID != prev || e.ID == prev) {
+			return NewTree(path, &leaf), false
+		}
+		if t.pos.put(path, e.ID, int32(i)); t.pos.n != i+1 {
+			return NewTree(path, &leaf), false // a repeated id
+		}
+		t.parent[i] = int32(i) - 1
+		t.kids.one[i] = int32(i) + 1
+		switch e.Type {
+		case TypeLabel:
+			notes, labels = true, labels+1
+		case TypeSessionInfo:
+			notes = true
+		}
+		prev = e.ID
+	}
+	t.kids.one[n-1] = -1
+	t.labels = make(map[string]string, labels)
+	t.labelAt = make(map[int32]string, labels)
+	if notes {
+		for i, e := range path {
+			t.note(int32(i), e)
+		}
+	}
+	return t, true
+}
+
 // addKid appends i to q's children.
 func (t *Tree) addKid(q, i int32) { t.kids.add(q, i) }
 
