@@ -19,24 +19,9 @@ func TestNewPathTree(t *testing.T) {
 	for k := range 60 {
 		var es []*Entry
 		n := 1 + r.IntN(40)
-		for i := range n {
-			var parent *string
-			switch x := r.IntN(12); {
-			case x == 0: // a root
-			case x == 1: // an id that comes later, or never
-				p := fmt.Sprintf("e%d", r.IntN(n+5))
-				parent = &p
-			case i > 0:
-				p := es[r.IntN(i)].ID
-				if r.IntN(3) > 0 {
-					p = es[i-1].ID
-				}
-				parent = &p
-			}
-			id := fmt.Sprintf("e%d", i)
-			if r.IntN(20) == 0 && i > 0 {
-				id = es[r.IntN(i)].ID // a repeated id
-			}
+		shape, parents := RandomShape(r, n, 12, 20)
+		for i, id := range shape {
+			parent := parents[i]
 			var e *Entry
 			switch x := r.IntN(8); {
 			case x == 0 && i > 0:

@@ -344,24 +344,9 @@ func TestTreeNodesJSONMatchesNodes(t *testing.T) {
 	for k := range 40 {
 		var es []*store.Entry
 		n := 1 + r.IntN(60)
-		for i := range n {
-			var parent *string
-			switch x := r.IntN(10); {
-			case x == 0: // a root
-			case x == 1: // an id that comes later, or never
-				p := fmt.Sprintf("e%d", r.IntN(n+5))
-				parent = &p
-			case i > 0:
-				p := es[r.IntN(i)].ID
-				if r.IntN(3) > 0 {
-					p = es[i-1].ID
-				}
-				parent = &p
-			}
-			id := fmt.Sprintf("e%d", i)
-			if r.IntN(15) == 0 && i > 0 {
-				id = es[r.IntN(i)].ID // a repeated id
-			}
+		ids, parents := store.RandomShape(r, n, 10, 15)
+		for i, id := range ids {
+			parent := parents[i]
 			e := msgEntry(id, parent, fmt.Sprintf("m%d", i))
 			if r.IntN(6) == 0 && i > 0 {
 				label := fmt.Sprintf("l%d", r.IntN(3))

@@ -1,0 +1,35 @@
+package store
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// RandomShape draws the ids and parents of n entries for the random-tree
+// tests (TestNewPathTree here, TestTreeNodesJSONMatchesNodes in store_test):
+// one in rootOdds a root, one in rootOdds a parent that comes later or
+// never, otherwise an earlier entry (the previous one two times in
+// three); one id in repeat repeats an earlier one.
+func RandomShape(r *rand.Rand, n, rootOdds, repeat int) (ids []string, parents []*string) {
+	for i := range n {
+		var parent *string
+		switch x := r.IntN(rootOdds); {
+		case x == 0: // a root
+		case x == 1: // an id that comes later, or never
+			p := fmt.Sprintf("e%d", r.IntN(n+5))
+			parent = &p
+		case i > 0:
+			p := ids[r.IntN(i)]
+			if r.IntN(3) > 0 {
+				p = ids[i-1]
+			}
+			parent = &p
+		}
+		id := fmt.Sprintf("e%d", i)
+		if r.IntN(repeat) == 0 && i > 0 {
+			id = ids[r.IntN(i)] // a repeated id
+		}
+		ids, parents = append(ids, id), append(parents, parent)
+	}
+	return ids, parents
+}
