@@ -453,7 +453,10 @@ func (z *zygote) send(fields []string, fds []int) error {
 		err = syscall.Sendmsg(int(fd), msg, oob, nil, 0)
 		return err != syscall.EAGAIN
 	}); werr != nil && err == nil {
-		err = werr
+		// The socket was closed: read does that once the launcher
+		// ended, possibly between the check above and the write (the
+		// poller's "use of closed file" is no os.ErrClosed).
+		err = fmt.Errorf("%w: %w", errRetired, werr)
 	}
 	return err
 }
