@@ -414,3 +414,25 @@ func startReady(t *testing.T, c *sandbox.Command, dir, script string) (*sandbox.
 	}
 	return p, r
 }
+
+// TestLauncherTripStartsOnce: a command that trips its launcher as its
+// first act (a guarded path planted at once) is still reported started,
+// then ended with 126, and runs once: the launcher announces the start
+// before its reaper can report the end and exit. Before, a fast plant
+// could end the launcher before "started" went out, and Start ran the
+// command again on a new launcher (seen under load: its side effects
+// twice, or the start failing with "the launcher was retired").
+func TestLauncherTripStartsOnce(t *testing.T) {
+	w := newWorld(t)
+	rt := zygoteRuntime(t, w)
+	c := rt.For(w.project, "", false)
+	for i := range 20 {
+		out, code := w.zsh(t, c, `echo x >> runs; echo '{}' > .mcp.json`)
+		if code != 126 {
+			t.Fatalf("round %d: exit %d, want 126 (tripped): %s", i, code, out)
+		}
+		if n := strings.Count(readOr(filepath.Join(w.project, "runs")), "x"); n != i+1 {
+			t.Fatalf("round %d: the command ran %d times in all, want %d", i, n, i+1)
+		}
+	}
+}

@@ -25,8 +25,12 @@ type started struct {
 type zygote struct {
 	ctl     int
 	wmu     sync.Mutex // one writer on ctl at a time
-	mu      sync.Mutex // guards running
+	mu      sync.Mutex // guards running and stopped
 	running map[int]started
+	// stopped is the guarded path reap found changed (the tripwire had
+	// not yet read its event): from then on no command starts, so none
+	// can plant again between the restore and the launcher's exit.
+	stopped string
 	started chan struct{} // a command was started (wakes reap)
 	guards  []guard
 	tripped func() string // the tripwire's tripped path, or ""
@@ -136,11 +140,16 @@ func (z *zygote) handle(f []string, fds []int) {
 		pidfd := -1
 		attr := &syscall.ProcAttr{Dir: f[3], Env: env, Files: files,
 			Sys: &syscall.SysProcAttr{Setpgid: true, Cloneflags: syscall.CLONE_NEWPID, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}}
-		if p := z.tripped(); p != "" {
+		z.mu.Lock()
+		p := z.tripped()
+		if p == "" {
+			p = z.stopped
+		}
+		if p != "" {
+			z.mu.Unlock()
 			z.send("error", id, "tripped: the sandbox launcher was stopped when a command created or replaced "+p)
 			return
 		}
-		z.mu.Lock()
 		pid, err := syscall.ForkExec(f[2], argv, attr)
 		if err != nil {
 			z.mu.Unlock()
@@ -154,12 +163,17 @@ func (z *zygote) handle(f []string, fds []int) {
 			syscall.CloseOnExec(errFD)
 		}
 		z.running[pid] = started{id: id, stderr: errFD}
+		// "started" goes out before the reaper can look the command up
+		// (under mu): a command that trips the launcher at once would
+		// otherwise be reported ended, and the launcher gone (os.Exit
+		// after a trip), before ama-rpc heard it started; its start
+		// failed and Start ran it again on a new launcher.
+		z.sendFD(pidfd, "started", id)
 		z.mu.Unlock()
 		select {
 		case z.started <- struct{}{}:
 		default:
 		}
-		z.sendFD(pidfd, "started", id)
 		if pidfd >= 0 {
 			_ = syscall.Close(pidfd)
 		}
@@ -197,11 +211,6 @@ func (z *zygote) reap() {
 		if err != nil {
 			return
 		}
-		z.mu.Lock()
-		s, ok := z.running[pid]
-		delete(z.running, pid)
-		empty := len(z.running) == 0
-		z.mu.Unlock()
 		trippedBy := z.tripped()
 		if trippedBy == "" {
 			// The tripwire reads its events asynchronously: a command
@@ -217,6 +226,14 @@ func (z *zygote) reap() {
 				}
 			}
 		}
+		z.mu.Lock()
+		s, ok := z.running[pid]
+		delete(z.running, pid)
+		if trippedBy != "" && z.stopped == "" {
+			z.stopped = trippedBy
+		}
+		empty := len(z.running) == 0
+		z.mu.Unlock()
 		tripped := trippedBy != ""
 		if !ok {
 			continue
