@@ -15,29 +15,10 @@ import (
 // gets a new launcher from zygoteFor instead of the same one again (it
 // failed the retry too under load: "the launcher was retired").
 func TestStartRetiresGoneLauncher(t *testing.T) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	syscall.Close(fds[1]) // the launcher's end: it ended
-	if err := syscall.SetNonblock(fds[0], true); err != nil {
-		t.Fatal(err)
-	}
-	ctl := os.NewFile(uintptr(fds[0]), "ctl")
-	defer ctl.Close()
-	rc, err := ctl.SyscallConn()
-	if err != nil {
-		t.Fatal(err)
-	}
+	z, peer := endedZygote(t)
+	syscall.Close(peer) // the launcher's end: it ended
 	// No reader runs: it has not seen the end yet.
-	z := &zygote{ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan exitReply{}, gone: make(chan struct{})}
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	fd := int(null.Fd())
-	if _, err := z.start("/bin/true", []string{"true"}, nil, "/", []int{fd, fd, fd}); !errors.Is(err, errRetired) {
+	if err := startTrue(t, z); !errors.Is(err, errRetired) {
 		t.Fatalf("start on an ended launcher: %v, want errRetired", err)
 	}
 	if z.err() == nil {
@@ -54,31 +35,46 @@ func TestStartRetiresGoneLauncher(t *testing.T) {
 // with errRetired too, so Start retries on a new launcher instead of
 // failing the command with "use of closed file".
 func TestStartRetiresClosedLauncher(t *testing.T) {
+	z, peer := endedZygote(t)
+	defer syscall.Close(peer)
+	z.ctl.Close() // as read does, before start marks anything
+	if err := startTrue(t, z); !errors.Is(err, errRetired) {
+		t.Fatalf("start on a closed control socket: %v, want errRetired", err)
+	}
+	if z.err() == nil {
+		t.Fatal("a launcher whose socket is closed is still handed out")
+	}
+}
+
+// endedZygote is a zygote on one end of a fresh control socket pair, with
+// no launcher and no reader behind it; it returns the other end.
+func endedZygote(t *testing.T) (*zygote, int) {
+	t.Helper()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_SEQPACKET|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Close(fds[1])
 	if err := syscall.SetNonblock(fds[0], true); err != nil {
 		t.Fatal(err)
 	}
 	ctl := os.NewFile(uintptr(fds[0]), "ctl")
+	t.Cleanup(func() { ctl.Close() })
 	rc, err := ctl.SyscallConn()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl.Close() // as read does, before start marks anything
-	z := &zygote{ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan exitReply{}, gone: make(chan struct{})}
+	return &zygote{ctl: ctl, rc: rc, starts: map[string]chan startReply{}, exits: map[string]chan exitReply{}, gone: make(chan struct{})}, fds[1]
+}
+
+// startTrue asks z to start /bin/true with /dev/null as its standard files.
+func startTrue(t *testing.T, z *zygote) error {
+	t.Helper()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer null.Close()
 	fd := int(null.Fd())
-	if _, err := z.start("/bin/true", []string{"true"}, nil, "/", []int{fd, fd, fd}); !errors.Is(err, errRetired) {
-		t.Fatalf("start on a closed control socket: %v, want errRetired", err)
-	}
-	if z.err() == nil {
-		t.Fatal("a launcher whose socket is closed is still handed out")
-	}
+	_, err = z.start("/bin/true", []string{"true"}, nil, "/", []int{fd, fd, fd})
+	return err
 }
