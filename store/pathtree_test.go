@@ -25,15 +25,7 @@ func TestNewPathTree(t *testing.T) {
 			var e *Entry
 			switch x := r.IntN(8); {
 			case x == 0 && i > 0:
-				label := fmt.Sprintf("l%d", r.IntN(3))
-				if r.IntN(4) == 0 {
-					label = ""
-				}
-				target := es[r.IntN(i)].ID
-				if r.IntN(5) == 0 { // an id that comes later, or never
-					target = fmt.Sprintf("e%d", r.IntN(n+5))
-				}
-				e = LabelEntry(target, label)
+				e = RandomLabel(r, es, i, n)
 			case x == 1:
 				e = SessionInfoEntry(fmt.Sprintf("name %d", i))
 			default:

@@ -33,3 +33,18 @@ func RandomShape(r *rand.Rand, n, rootOdds, repeat int) (ids []string, parents [
 	}
 	return ids, parents
 }
+
+// RandomLabel is a label entry for the random-tree tests: a label of three
+// (one in four cleared) on one of the first i entries of es, or one in
+// five on an id that comes later or never (n entries in all).
+func RandomLabel(r *rand.Rand, es []*Entry, i, n int) *Entry {
+	label := fmt.Sprintf("l%d", r.IntN(3))
+	if r.IntN(4) == 0 {
+		label = ""
+	}
+	target := es[r.IntN(i)].ID
+	if r.IntN(5) == 0 { // an id that comes later, or never
+		target = fmt.Sprintf("e%d", r.IntN(n+5))
+	}
+	return LabelEntry(target, label)
+}

@@ -349,15 +349,7 @@ func TestTreeNodesJSONMatchesNodes(t *testing.T) {
 			parent := parents[i]
 			e := msgEntry(id, parent, fmt.Sprintf("m%d", i))
 			if r.IntN(6) == 0 && i > 0 {
-				label := fmt.Sprintf("l%d", r.IntN(3))
-				if r.IntN(4) == 0 {
-					label = ""
-				}
-				target := es[r.IntN(i)].ID
-				if r.IntN(5) == 0 { // an id that comes later, or never
-					target = fmt.Sprintf("e%d", r.IntN(n+5))
-				}
-				e = store.LabelEntry(target, label)
+				e = store.RandomLabel(r, es, i, n)
 				e.ID, e.ParentID = id, parent
 			}
 			es = append(es, e)
