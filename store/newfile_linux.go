@@ -35,9 +35,15 @@ func openAnon(dir string) (*os.File, error) {
 // fs.ErrExist if the name is taken (nothing is replaced). linkat through
 // /proc/self/fd needs no privilege (AT_EMPTY_PATH does before Linux 6.10).
 func linkAnon(fd *os.File, path string) error {
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(fd.Fd())), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
+	return linkProc(int(fd.Fd()), fd.Name(), path)
+}
+
+// linkProc gives the open file fd (old names it in errors) one more name,
+// path, by link(2) through /proc/self/fd.
+func linkProc(fd int, old, path string) error {
+	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
 	if err != nil {
-		return &os.LinkError{Op: "link", Old: fd.Name(), New: path, Err: err}
+		return &os.LinkError{Op: "link", Old: old, New: path, Err: err}
 	}
 	return nil
 }
@@ -82,11 +88,7 @@ func linkLock(fd int, path string) error {
 	if !procFDs() {
 		return errNoAnon
 	}
-	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
-	if err != nil {
-		return &os.LinkError{Op: "link", Old: "lock", New: path, Err: err}
-	}
-	return nil
+	return linkProc(fd, "lock", path)
 }
 
 // dupFD returns a new descriptor of fd's file, -1 if it cannot.
