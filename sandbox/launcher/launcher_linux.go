@@ -308,6 +308,17 @@ func (g guard) broken() bool {
 	return err != nil || t != g.link
 }
 
+// firstBroken is the path of the first guard of gs whose path changed, or
+// "".
+func firstBroken(gs []guard) string {
+	for _, g := range gs {
+		if g.broken() {
+			return g.path
+		}
+	}
+	return ""
+}
+
 // restore undoes a change: it moves what was created aside (removes it
 // when no name is free) and puts a link back. It reports whether there was
 // anything to undo. Aside, not removed: the guard cannot tell who made the
@@ -400,12 +411,10 @@ func tripwire(guards []guard, minFD int) ([]guard, func() string, error) {
 			if err != nil || n <= 0 {
 				return
 			}
-			for _, g := range watched {
-				if g.broken() {
-					tripped.Store(g.path)
-					_ = syscall.Kill(-1, syscall.SIGKILL)
-					return
-				}
+			if p := firstBroken(watched); p != "" {
+				tripped.Store(p)
+				_ = syscall.Kill(-1, syscall.SIGKILL)
+				return
 			}
 		}
 	}()

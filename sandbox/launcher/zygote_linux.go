@@ -218,12 +218,8 @@ func (z *zygote) reap() {
 			// the event is read. The guards are checked here, before
 			// the end is reported, so ama-rpc never starts anything
 			// (git, an external agent) while a planted path stands.
-			for _, g := range z.guards {
-				if g.broken() {
-					trippedBy = g.path
-					_ = syscall.Kill(-1, syscall.SIGKILL) // as the tripwire does
-					break
-				}
+			if trippedBy = firstBroken(z.guards); trippedBy != "" {
+				_ = syscall.Kill(-1, syscall.SIGKILL) // as the tripwire does
 			}
 		}
 		z.mu.Lock()
