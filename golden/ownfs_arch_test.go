@@ -33,12 +33,11 @@ var ownFiles = map[string]string{
 	// can change them), the launcher binary opened to start the self-test
 	// through its descriptor; the launcher itself runs inside the jail as
 	// the sandboxed command.
-	"sandbox/launch_linux.go":             "/proc/sys knobs, /proc/net/unix, /proc/self/fdinfo, /dev/null and /dev/ptmx",
-	"tools/bash_launcher.go":              "/dev/null as a sandboxed command's stdin (no path a command can change)",
-	"sandbox/canary.go":                   "the launcher binary, started through its descriptor",
-	"sandbox/launcher/canary_linux.go":    "runs inside the jail (the self-test probes)",
-	"sandbox/launcher/launcher_linux.go":  "runs inside the jail",
-	"sandbox/launcher/terminals_linux.go": "/proc/tty/drivers, the kernel's list of terminal drivers (no command can change it)",
+	"sandbox/launch_linux.go":            "/proc/sys knobs, /proc/net/unix, /proc/self/fdinfo, /dev/null and /dev/ptmx",
+	"tools/bash_launcher.go":             "/dev/null as a sandboxed command's stdin (no path a command can change)",
+	"sandbox/canary.go":                  "the launcher binary, started through its descriptor",
+	"sandbox/launcher/canary_linux.go":   "runs inside the jail (the self-test probes)",
+	"sandbox/launcher/launcher_linux.go": "runs inside the jail",
 	// ama-rpc's own git: the files git opens on every call, opened with
 	// O_NONBLOCK only to check they are regular (a FIFO would block git);
 	// HEAD, commondir and a .git file read bounded (childenv is a leaf).

@@ -5,13 +5,16 @@ package sandbox_test
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/armadra/ama-rpc/sandbox"
+	"golang.org/x/sys/unix"
 )
 
 // hostTerminals are the host's terminal devices present here, found by name
@@ -131,11 +134,12 @@ print('ok pty', os.read(m, 64).decode())
 }
 
 // TestLauncherLaterTerminal: a terminal node that appears in /dev after the
-// pre-started launcher built its jail (a USB serial line plugged in) is
-// covered for the next command too.
+// pre-started launcher built its jail (a USB serial line plugged in), or
+// any other node (a disk, a loop device), is out of reach of the next
+// command too: the jail's /dev holds the allowlist only.
 func TestLauncherLaterTerminal(t *testing.T) {
-	if os.Geteuid() != 0 || !exists("/dev/tty1") {
-		t.Skip("needs root to make a node in /dev, and VT 1")
+	if os.Geteuid() != 0 || !exists("/dev/tty1") || !exists("/dev/loop0") {
+		t.Skip("needs root to make a node in /dev, VT 1 and a loop device")
 	}
 	w := newWorld(t)
 	rt := zygoteRuntime(t, w)
@@ -148,11 +152,16 @@ func TestLauncherLaterTerminal(t *testing.T) {
 		t.Skipf("mknod in /dev: %v", err)
 	}
 	defer os.Remove(node)
-	out, _ := w.zsh(t, c, terminalProbe+"probe "+node+"\n")
-	if strings.Contains(out, "CTTY") || strings.Contains(out, " TTY") {
-		t.Errorf("a terminal made after the launcher started was reached:\n%s", out)
+	disk := "/dev/ama-test-loop-" + strconv.Itoa(os.Getpid())
+	if err := syscall.Mknod(disk, syscall.S_IFBLK|0o600, 7<<8|0); err != nil {
+		t.Skipf("mknod in /dev: %v", err)
 	}
-	if !strings.Contains(out, "opened") && !strings.Contains(out, "closed") {
+	defer os.Remove(disk)
+	out, _ := w.zsh(t, c, terminalProbe+"probe "+node+"\nprobe "+disk+"\n")
+	if strings.Contains(out, "CTTY") || strings.Contains(out, " TTY") || strings.Contains(out, "opened") {
+		t.Errorf("a node made after the launcher started was reached:\n%s", out)
+	}
+	if strings.Count(out, "closed") != 2 {
 		t.Errorf("the probe did not run:\n%s", out)
 	}
 }
@@ -181,6 +190,220 @@ func TestJailDeviceNodesOutsideDev(t *testing.T) {
 		}
 		if strings.Contains(out, "CTTY") || strings.Contains(out, " TTY") || strings.Count(out, "closed") != 2 {
 			t.Errorf("a device node outside /dev was opened:\n%s", out)
+		}
+	})
+}
+
+// allowedDevices are the device nodes a sandboxed command may open (README
+// "Sandbox"), written out here independently of the sandbox's own list.
+var allowedDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// hostDevices walks the host's /dev (links not followed) and lists every
+// character or block node off allowedDevices, and every link to one
+// (/dev/char/M:m, /dev/block/M:m, /dev/disk/by-*), that this process may
+// open for reading or writing itself (access(2): no driver sees an open
+// from outside). /dev/pts (the user's pseudo terminals: TestJailUserTerminals)
+// and /dev/shm are left out, and the nodes an open alone acts on (a
+// watchdog arms its reboot timer, snapshot prepares hibernation) are never
+// probed.
+func hostDevices(t *testing.T) []string {
+	t.Helper()
+	skip := func(p string) bool {
+		b := filepath.Base(p)
+		return strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/dev/shm/") ||
+			strings.HasPrefix(b, "watchdog") || b == "snapshot" || slices.Contains(allowedDevices, p)
+	}
+	isDev := func(p string) bool {
+		var st syscall.Stat_t
+		if syscall.Stat(p, &st) != nil {
+			return false
+		}
+		return st.Mode&syscall.S_IFMT == syscall.S_IFCHR || st.Mode&syscall.S_IFMT == syscall.S_IFBLK
+	}
+	var out []string
+	_ = filepath.WalkDir("/dev", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if d.Type()&os.ModeSymlink != 0 {
+			// A link to an allowed node or through /proc (/dev/fd,
+			// /dev/stdin) is fine; one to any other node is probed.
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil || skip(target) || strings.HasPrefix(target, "/proc/") {
+				return nil
+			}
+		}
+		if skip(p) || !isDev(p) {
+			return nil
+		}
+		if unix.Faccessat(unix.AT_FDCWD, p, unix.R_OK, unix.AT_EACCESS) == nil ||
+			unix.Faccessat(unix.AT_FDCWD, p, unix.W_OK, unix.AT_EACCESS) == nil {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// deviceProbe opens each path listed in the file $1 for reading, then for
+// writing (non-blocking, never as the controlling terminal), and prints
+// "OPENED <mode> <path>" for each open that succeeded, then "probed <n>".
+const deviceProbe = `import os, sys
+n = 0
+for p in open(sys.argv[1]).read().split("\n"):
+    if not p:
+        continue
+    n += 1
+    for name, fl in (("read", os.O_RDONLY), ("write", os.O_WRONLY)):
+        try:
+            fd = os.open(p, fl | os.O_NONBLOCK | os.O_NOCTTY)
+        except OSError:
+            continue
+        os.close(fd)
+        print("OPENED", name, p)
+print("probed", n)
+`
+
+// TestJailHostDevices: of the host's device nodes a command can open only
+// the allowlist (null, zero, full, random, urandom, tty, ptmx and its own
+// pseudo terminals): every other node of /dev this process could open
+// (disks, loop devices, compressed swap, cameras, microphones, input
+// devices, the hardware RNG, GPUs, KVM, FUSE, USB buses…), and every link
+// to one, fails to open for reading and for writing, in the jail (a /dev of
+// its own) and without namespaces (Landlock grants only the allowlist in
+// /dev). The allowlist works.
+func TestJailHostDevices(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 needed for the probe")
+	}
+	devs := hostDevices(t)
+	if len(devs) == 0 {
+		t.Skip("no device node off the allowlist that this process may open")
+	}
+	w := newWorld(t)
+	list := filepath.Join(w.root, "devices.txt")
+	writeFile(t, list, strings.Join(devs, "\n")+"\n")
+	script := py + " -c '" + deviceProbe + "' " + list + `
+echo x > /dev/null && echo "ok null"
+echo x > /dev/zero && head -c 4 /dev/zero | wc -c | grep -q 4 && echo "ok zero"
+echo x 2>/dev/null > /dev/full || echo "ok full"
+[ "$(head -c 16 /dev/urandom | wc -c)" = 16 ] && echo "ok urandom"
+[ "$(head -c 1 /dev/random | wc -c)" = 1 ] && echo "ok random"
+echo x > /dev/fd/1 | cat >/dev/null && echo "ok fd"
+echo x > /dev/stdout | cat >/dev/null && echo "ok stdout"
+true 2>/dev/stderr && echo "ok stderr"
+cat /dev/stdin </dev/null && echo "ok stdin"
+echo x > /dev/shm/ama-dev && rm /dev/shm/ama-dev && echo "ok shm"
+echo "ls: $(ls -A /dev | tr '\n' ' ')"
+` + py + ` -c "
+import os
+m, s = os.openpty()
+os.write(s, b'pty')
+print('ok', os.read(m, 3).decode())
+" 2>&1
+`
+	if bash, err := exec.LookPath("bash"); err == nil {
+		script += bash + ` -c 'cat <(echo "ok procsubst")'` + "\n"
+	}
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		out, _ := w.sh(t, rt.For(w.project, "", false), script)
+		if !strings.Contains(out, "probed "+strconv.Itoa(len(devs))+"\n") {
+			t.Fatalf("the probe did not run over the %d devices:\n%s", len(devs), out)
+		}
+		if n := strings.Count(out, "OPENED "); n > 0 {
+			t.Errorf("%d opens of %d host devices off the allowlist succeeded:\n%s", n, len(devs), out)
+		}
+		// The jail's own layer, apart from Landlock's: its /dev holds
+		// nothing else.
+		if ls := "ls: fd full null ptmx pts random shm stderr stdin stdout tty urandom zero \n"; jail && !strings.Contains(out, ls) {
+			t.Errorf("the jail's /dev is not its own, want %q:\n%s", ls, out)
+		}
+		if !strings.Contains(out, "ls: ") || strings.Contains(out, "ls: \n") {
+			t.Errorf("/dev cannot be listed:\n%s", out)
+		}
+		want := []string{"ok null", "ok zero", "ok full", "ok urandom", "ok random", "ok fd", "ok stdout", "ok stderr",
+			"ok stdin", "ok shm", "ok pty"}
+		if strings.Contains(script, "procsubst") {
+			want = append(want, "ok procsubst")
+		}
+		for _, ok := range want {
+			if !strings.Contains(out, ok+"\n") {
+				t.Errorf("%q missing: an allowed device does not work:\n%s", ok, out)
+			}
+		}
+	})
+}
+
+// escapeProbe tries to reach the device node $1 around the sandbox's /dev:
+// through /proc/self/root and /proc/1/root, through a link and a hard link
+// of its own, by making the node (mknod), and in a user and mount
+// namespace of its own (where it holds every capability): unmounting /dev,
+// mounting a devtmpfs or a tmpfs over it, and through a recursive clone of
+// the mount tree with nodev cleared. It prints "OPENED <how>" for each
+// open that succeeded and "escapes done" at the end.
+const escapeProbe = `import ctypes, os, struct, sys
+dev = sys.argv[1]
+libc = ctypes.CDLL(None, use_errno=True)
+def tryopen(how, p):
+    for fl in (os.O_RDONLY, os.O_WRONLY):
+        try:
+            os.close(os.open(p, fl | os.O_NONBLOCK | os.O_NOCTTY))
+            print("OPENED", how, p)
+            return
+        except OSError:
+            pass
+tryopen("proc-self-root", "/proc/self/root" + dev)
+tryopen("proc-1-root", "/proc/1/root" + dev)
+tmp = os.environ.get("TMPDIR", "/tmp")
+try:
+    os.symlink(dev, tmp + "/ama-link")
+    tryopen("link", tmp + "/ama-link")
+except OSError:
+    pass
+try:
+    os.mknod(tmp + "/ama-node", 0o600 | 0o020000, os.makedev(1, 11))
+    tryopen("mknod", tmp + "/ama-node")
+except OSError:
+    pass
+if libc.unshare(0x10000000 | 0x00020000) == 0:  # CLONE_NEWUSER|CLONE_NEWNS
+    for flags in (0, 2):
+        libc.umount2(b"/dev", flags)
+    tryopen("umount", dev)
+    for fs in (b"devtmpfs", b"tmpfs"):
+        libc.mount(b"none", b"/dev", fs, 0, None)
+    tryopen("mount", dev)
+    fd = libc.syscall(428, -100, b"/", 1 | 0x8000)  # open_tree(OPEN_TREE_CLONE|AT_RECURSIVE)
+    if fd >= 0:
+        attr = ctypes.create_string_buffer(struct.pack("QQQQ", 0, 0x4, 0, 0))  # clear MOUNT_ATTR_NODEV
+        libc.syscall(442, fd, b"", 0x1000 | 0x8000, attr, 32)
+        libc.umount2(("/proc/self/fd/%d/dev" % fd).encode(), 2)
+        tryopen("clone", "/proc/self/fd/%d%s" % (fd, dev))
+print("escapes done")
+`
+
+// TestJailDeviceEscapes: a device node off the allowlist stays out of reach
+// by every way around /dev a command has (escapeProbe), in both modes. In
+// the jail the mounts copied into a namespace of the command's own are
+// locked (unmounting /dev fails) and Landlock refuses every mount change;
+// without namespaces Landlock's rules hold for every path to the node.
+func TestJailDeviceEscapes(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 needed for the probe")
+	}
+	devs := hostDevices(t)
+	if len(devs) == 0 {
+		t.Skip("no device node off the allowlist that this process may open")
+	}
+	w := newWorld(t)
+	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
+		out, _ := w.sh(t, rt.For(w.project, "", false), py+" -c '"+escapeProbe+"' "+devs[0])
+		if !strings.Contains(out, "escapes done") {
+			t.Fatalf("the probe did not run:\n%s", out)
+		}
+		if strings.Contains(out, "OPENED") {
+			t.Errorf("%s was reached:\n%s", devs[0], out)
 		}
 	})
 }

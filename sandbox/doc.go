@@ -1,11 +1,12 @@
 // Package sandbox runs bash commands in a jail: fresh user, mount, PID and
 // (network denied) network namespaces, a read-only view of the system with
 // the granted trees writable, HOME reduced to a reviewed readable list,
-// credentials hidden, a private /tmp, a devpts of its own and the host's
-// other terminals (VTs, their screens, the console, serial lines; by
-// device number) covered; Landlock is a second, independent layer (and,
-// without namespaces, keeps those terminals unopened and refuses mknod),
-// and a seccomp filter refuses TIOCSTI and TIOCLINUX.
+// credentials hidden, a private /tmp, and a /dev of its own holding only
+// an allowlist of the host's device nodes (DeviceNodes: null, zero, full,
+// random, urandom, tty), a devpts of its own and a private /dev/shm;
+// Landlock is a second, independent layer (and, without namespaces, opens
+// only that allowlist in /dev and refuses mknod), and a seccomp filter
+// refuses TIOCSTI and TIOCLINUX.
 //
 // It owns:
 //

@@ -17,10 +17,10 @@ import (
 //     readable HOME entries (read-only) and the pinned .git are taken;
 //  2. every mount is made read-only (chmod, utime and xattr changes fail
 //     with EROFS outside the writable trees);
-//  3. /dev/shm becomes an empty tmpfs, /dev/pts a new devpts instance (the
-//     user's terminals are not in it), the host's other terminals in /dev
-//     (virtual consoles, their screens, the console, serial lines) are
-//     covered by /dev/null, the session's temp dir is mounted on /tmp, and
+//  3. /dev becomes a /dev of the jail's own: only the allowed device nodes
+//     of the host (DeviceNodes), a new devpts instance (the user's
+//     terminals are not in it) with ptmx, an empty /dev/shm and the
+//     /proc/self/fd links; the session's temp dir is mounted on /tmp, and
 //     HOME an empty tmpfs holding only the readable entries;
 //  4. hidden paths and writable trees are mounted shallowest first (a
 //     hidden directory that holds a writable tree, like ama's data
@@ -83,19 +83,8 @@ func jailPlan(p Policy, pidNS bool) string {
 	}
 	op(launcher.OpReadOnlyAll, "/")
 	var seal []string
-	if isDir("/dev/shm") {
-		op(launcher.OpTmpfs, "/dev/shm", "1777")
-	}
-	op(launcher.OpDevpts)
-	// /dev's modification time changes when a node is made or removed
-	// there (a USB serial line plugged in, a VT's screen when it is first
-	// used): the plan is a pre-started launcher's key, so a terminal that
-	// appears after a launcher built its jail gets a new launcher's cover.
-	stamp := ""
-	if fi, err := os.Stat("/dev"); err == nil {
-		stamp = strconv.FormatInt(fi.ModTime().UnixNano(), 10)
-	}
-	op(launcher.OpTerminals, stamp)
+	// A /dev of its own, before anything is covered with its /dev/null.
+	op(launcher.OpDev, deviceNames...)
 	if p.Tmp != "" && isDir("/tmp") {
 		op(launcher.OpAttach, "tmp", "/tmp")
 	}
@@ -234,6 +223,15 @@ func (p Policy) writable() []string {
 func holdsProject(p Policy, pin string) bool {
 	return p.Project != "" && pin != p.Project && within(p.Project, pin)
 }
+
+// deviceNames are DeviceNodes as OpDev's operands (names in /dev).
+var deviceNames = func() []string {
+	var out []string
+	for _, d := range DeviceNodes {
+		out = append(out, strings.TrimPrefix(d, "/dev/"))
+	}
+	return out
+}()
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/armadra/ama-rpc/sandbox/launcher"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -196,15 +195,16 @@ func newRuleset(p Policy) (*os.File, uint32, error) {
 
 // jailRules are the Landlock rules of the file systems the jail mounts
 // itself (launcher.EnvRules): the new /proc readable, the private /dev/shm
-// and the new devpts instance (and its ptmx on /dev/ptmx) writable, the
-// HOME tmpfs listable.
+// and the new devpts instance (/dev/ptmx is a link into it) writable, the
+// HOME tmpfs listable. The jail's /dev itself is listable and its device
+// nodes open through buildRules' rules on the host's /dev and nodes (what
+// the jail binds; Landlock walks up through the mount points).
 func jailRules(p Policy) string {
-	all, file := fsWrite, fsFile
+	all := fsWrite
 	if abi, err := ll.LandlockGetABIVersion(); err == nil && abi < 5 {
 		all &^= ll.AccessFSIoctlDev // not handled before ABI 5
-		file &^= ll.AccessFSIoctlDev
 	}
-	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n%d /dev/pts\n%d /dev/ptmx\n", uint64(fsRead), uint64(all), uint64(all), uint64(file))
+	rules := fmt.Sprintf("%d /proc\n%d /dev/shm\n%d /dev/pts\n", uint64(fsRead), uint64(all), uint64(all))
 	if p.Home != "" {
 		rules += fmt.Sprintf("%d %s\n", uint64(fsRead), p.Home)
 	}
@@ -229,10 +229,11 @@ const (
 )
 
 // buildRules expands the policy: read everywhere except HOME, the hidden
-// paths and (without namespaces) the host's terminals, read the readable
-// HOME entries, write (but make no device node) in the writable trees (and
-// the session's temp and cache dirs) except hidden (and, without
-// namespaces, protected) paths, and the device files.
+// paths and /dev, read the readable HOME entries, write (but make no device
+// node) in the writable trees (and the session's temp and cache dirs)
+// except hidden (and, without namespaces, protected) paths, list /dev and
+// read and write the device files (Policy.Devices): no other node in /dev
+// opens, whatever it is, also one that appears there later.
 func buildRules(p Policy) []landlock.Rule {
 	hide := realPaths(p.Hide)
 	var rules []landlock.Rule
@@ -243,14 +244,11 @@ func buildRules(p Policy) []landlock.Rule {
 			grant(&rules, h, hide, fsRead, fsListDir)
 		}
 	}
-	if !p.Namespaces {
-		// No mounts to cover the host's terminals (the jail's
-		// OpTerminals): they are not opened at all, so none becomes the
-		// controlling terminal (then written through /dev/tty) and no VT
-		// screen is read.
-		readEx = append(slices.Clip(readEx), launcher.Terminals("/dev")...)
-	}
+	// /dev is an allowlist (below): without namespaces the host's nodes
+	// are in view, and in the jail this repeats its /dev of its own.
+	readEx = append(slices.Clip(readEx), "/dev")
 	grant(&rules, "/", readEx, fsRead, fsListDir)
+	rules = append(rules, landlock.PathAccess(fsListDir, "/dev").IgnoreIfMissing())
 	noWrite := hide
 	if !p.Namespaces {
 		noWrite = append(slices.Clone(hide), realPaths(p.Protect)...)
@@ -357,7 +355,7 @@ func relation(p string, excluded []string) int {
 
 // below tells whether p lies below dir (dir+"/" a prefix of p), without
 // building that string: relation runs for every entry of the walk against
-// every excluded path (the host's terminals among them).
+// every excluded path.
 func below(p, dir string) bool {
 	return len(p) > len(dir) && p[len(dir)] == '/' && strings.HasPrefix(p, dir)
 }

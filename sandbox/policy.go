@@ -61,7 +61,9 @@ type Policy struct {
 	// Cache is the sandbox's build-cache directory (GOCACHE, npm, pip,
 	// ccache, XDG_CACHE_HOME point into it); writable even in plan mode.
 	Cache string `json:"cache,omitempty"`
-	// Devices are device files that may be opened for writing.
+	// Devices are the paths in /dev that may be opened, for reading and
+	// writing (DevicePaths); Landlock grants nothing else in /dev (the
+	// jail's /dev holds DeviceNodes only, whatever the policy).
 	Devices []string `json:"devices,omitempty"`
 	// DenyNetwork refuses TCP bind and connect (and, with namespaces, any
 	// network outside an empty loopback-less namespace).
@@ -136,8 +138,36 @@ var createdDirs = []string{".git/hooks", ".git/info", ".git/modules", ".git/work
 // (like the empty directories of createdDirs).
 var PlaceholderFiles = map[string]string{".git/commondir": ".\n", ".git/config.worktree": "", ".git/config": ""}
 
-// DevicePaths may be written by sandboxed commands.
-var DevicePaths = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
+// DeviceNodes are the only device nodes of the host a sandboxed command can
+// open (for reading and writing), in both modes: the jail's /dev of its own
+// holds binds of these and nothing else of the host's (launcher.OpDev), and
+// Landlock grants these (with DevicePaths) and no other path in /dev. Any
+// other node (disks and loop devices, zram swap, cameras, microphones,
+// keyboards and mice, FIDO keys, GPUs, KVM, FUSE, USB buses, the hardware
+// RNG, the host's terminals and VT screens…) is out of reach, since a list
+// of what to refuse could never be complete. Each is here because everyday
+// commands open it by name:
+//   - null: discarding output, empty input (`>/dev/null`, everywhere);
+//   - zero: zero bytes (dd, head -c, tests);
+//   - full: a write that fails with ENOSPC (error-handling tests);
+//   - random, urandom: random bytes for programs that read them rather than
+//     call getrandom(2) (shell scripts, Java, older OpenSSL);
+//   - tty: the process's own controlling terminal (ENXIO without one; in
+//     the jail only one of its own pseudo terminals can become it), which
+//     ssh-keygen, gpg, sudo-style prompts and `script` open.
+//
+// Left out on purpose: console and the tty[0-63], ttyS… lines (the user's
+// screen), log (the host's syslog: acting outside), mqueue (a view of the
+// host's POSIX message queues: mq_open needs no path, and the sandbox has
+// no IPC namespace of its own), kvm, fuse, net/tun, dri, snd, video, input,
+// hidraw, bus/usb, the disks.
+var DeviceNodes = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// DevicePaths are what a sandboxed command may open (and write) in /dev:
+// DeviceNodes, pseudo terminals (ptmx, pts: in the jail a devpts of its
+// own) and POSIX shared memory (shm: in the jail a tmpfs of its own). The
+// links /dev/fd, stdin, stdout and stderr lead through /proc/self/fd.
+var DevicePaths = append(slices.Clip(DeviceNodes), "/dev/ptmx", "/dev/pts", "/dev/shm")
 
 // Dirs are the directories a policy is built from.
 type Dirs struct {

@@ -114,8 +114,8 @@ const (
 	// OpCloneRO is OpClone with the copy made read-only.
 	OpCloneRO = "clone-ro"
 	// OpReadOnlyAll "path" makes every mount at and below path read-only,
-	// nosuid and nodev (OpTerminals gives /dev its devices back); clones
-	// are nodev too.
+	// nosuid and nodev (OpDev's binds of the allowed device nodes are the
+	// exception); clones are nodev too.
 	OpReadOnlyAll = "ro-all"
 	// OpTmpfs "path" "mode" mounts an empty tmpfs (writable until
 	// OpSeal).
@@ -143,22 +143,28 @@ const (
 	OpSealScaffold = "seal-scaffold"
 	// OpProc mounts a new procfs at /proc (for the new PID namespace).
 	OpProc = "proc"
-	// OpDevpts mounts a new devpts instance at /dev/pts and its ptmx over
-	// /dev/ptmx: the command can make pseudo terminals of its own but
-	// cannot open the user's (writing to them spoofs the screen and sends
-	// escape sequences). Where devpts cannot be mounted, /dev/pts is
-	// covered by an empty read-only tmpfs instead.
-	OpDevpts = "devpts"
-	// OpTerminals "stamp" lifts nodev from /dev's top mount and covers
-	// each host terminal node below /dev (Terminals: virtual consoles and
-	// their screens, the console, serial lines; by device number) with a
-	// read-only /dev/null, after OpDevpts and OpReadOnlyAll: a command
-	// that makes one its controlling terminal
-	// (setsid, then open) could write on the user's screen like through
-	// /dev/pts/N, or read it (vcs*). /dev/tty and /dev/ptmx stay. The
-	// stamp (/dev's modification time) is not read here: it makes the
-	// plan of a /dev that changed another launcher's.
-	OpTerminals = "terminals"
+	// OpDev "name"… gives the jail a /dev of its own (like bubblewrap's
+	// --dev), after OpReadOnlyAll and before anything is covered with
+	// /dev/null: an empty tmpfs (nosuid, noexec, nodev, mode 0755, made
+	// read-only once built) over the host's /dev, holding only
+	//   - the host's device nodes named (each a plain name in /dev: null,
+	//     zero, full, random, urandom, tty; sandbox.DeviceNodes), each
+	//     bound read-only onto an empty file; such a bind is the one mount
+	//     that is not nodev (the node's file system, the host's devtmpfs,
+	//     is not the user namespace's, so its device opens; a node made in
+	//     the jail's tmpfs would not), and a missing source or one that is
+	//     not a device node is left out;
+	//   - pts, a new devpts instance (pseudo terminals of its own; the
+	//     user's are not in it: writing to them spoofs the screen and sends
+	//     escape sequences; where devpts cannot be mounted, an empty
+	//     read-only tmpfs), and the link ptmx -> pts/ptmx;
+	//   - shm, an empty tmpfs (mode 1777, nosuid, nodev);
+	//   - the links fd -> /proc/self/fd and stdin, stdout, stderr ->
+	//     /proc/self/fd/0, 1, 2.
+	// No other node of the host is reachable (disks, cameras, microphones,
+	// input devices, the host's terminals and VT screens, GPUs, KVM,
+	// FUSE…), nor one that appears there later.
+	OpDev = "dev"
 	// OpSeal "path" makes the tmpfs at path read-only (after the mount
 	// points in it were made).
 	OpSeal = "seal"

@@ -58,6 +58,7 @@ const (
 	mountAttrRdonly     = 0x1
 	mountAttrNosuid     = 0x2
 	mountAttrNodev      = 0x4
+	mountAttrNoexec     = 0x8
 )
 
 // run applies the sandbox and execs the command; it returns only on
@@ -496,9 +497,8 @@ type clone struct {
 func step(op string, a []string, js *jailState) error {
 	clones := js.clones
 	need := map[string]int{OpPrivate: 0, OpClone: 2, OpCloneRO: 2, OpReadOnlyAll: 1, OpTmpfs: 2, OpAttach: 2,
-		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDevpts: 0,
-		OpTerminals: 1}
-	if n, ok := need[op]; !ok || len(a) != n {
+		OpMkdir: 1, OpPlaceholder: 2, OpRO: 1, OpHide: 2, OpProc: 0, OpSeal: 1, OpSealScaffold: 1, OpDev: -1}
+	if n, ok := need[op]; !ok || n >= 0 && len(a) != n {
 		return errors.New("unknown operation or wrong operands")
 	}
 	switch op {
@@ -609,38 +609,8 @@ func step(op string, a []string, js *jailState) error {
 		return readOnlyOver("/dev/null", a[0], 0)
 	case OpProc:
 		return syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "")
-	case OpDevpts:
-		if !isDir("/dev/pts") {
-			return nil
-		}
-		if err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC,
-			"newinstance,ptmxmode=0666,mode=0620"); err != nil {
-			// No pseudo terminals then, but not the user's either.
-			return syscall.Mount("tmpfs", "/dev/pts", "tmpfs",
-				syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k")
-		}
-		var st syscall.Stat_t
-		if err := syscall.Lstat("/dev/ptmx", &st); err != nil || st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
-			return nil // missing, or a link to pts/ptmx (then the new one)
-		}
-		fd, err := openTree("/dev/pts/ptmx", 0)
-		if err != nil {
-			return err
-		}
-		defer syscall.Close(fd)
-		return moveMount(fd, "/dev/ptmx")
-	case OpTerminals:
-		// /dev alone (its top mount) holds devices again; the covers
-		// below are binds of its /dev/null.
-		if err := clearattr(atFDCWD, "/dev", 0, mountAttrNodev); err != nil {
-			return err
-		}
-		for _, t := range Terminals("/dev") {
-			// A bind of the read-only /dev/null mount is read-only too.
-			if err := syscall.Mount("/dev/null", t, "", syscall.MS_BIND, ""); err != nil && err != syscall.ENOENT {
-				return err
-			}
-		}
+	case OpDev:
+		return buildDev(a)
 	case OpSealScaffold:
 		if !isDir(a[0]) {
 			return nil
@@ -654,6 +624,86 @@ func step(op string, a []string, js *jailState) error {
 		return setattr(atFDCWD, a[0], 0, mountAttrRdonly|mountAttrNosuid|mountAttrNodev)
 	}
 	return nil
+}
+
+// buildDev is OpDev: a /dev of the jail's own over the host's, holding
+// binds of the named host nodes, a devpts of its own, a private /dev/shm
+// and the /proc/self/fd links.
+func buildDev(nodes []string) error {
+	// The host's nodes are taken while its /dev is in view: detached
+	// binds, read-only, nosuid, noexec, and not nodev (OpReadOnlyAll made
+	// the host's /dev nodev, which a user namespace may lift: only what
+	// was nodev when the namespace was made is locked).
+	type bind struct {
+		name string
+		fd   int
+	}
+	var binds []bind
+	defer func() {
+		for _, b := range binds {
+			_ = syscall.Close(b.fd)
+		}
+	}()
+	for _, n := range nodes {
+		if n == "" || n == "." || n == ".." || strings.ContainsRune(n, '/') {
+			return errors.New("bad device name " + strconv.Quote(n))
+		}
+		fd, err := openTree("/dev/"+n, 0)
+		if errors.Is(err, syscall.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFCHR && st.Mode&syscall.S_IFMT != syscall.S_IFBLK {
+			_ = syscall.Close(fd)
+			continue
+		}
+		binds = append(binds, bind{n, fd})
+		if err := mountAttrs(fd, "", atEmptyPath|atRecursive, mountAttrRdonly|mountAttrNosuid|mountAttrNoexec, mountAttrNodev); err != nil {
+			return err
+		}
+	}
+	if err := syscall.Mount("tmpfs", "/dev", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=0755,size=64k"); err != nil {
+		return err
+	}
+	for _, b := range binds {
+		p := "/dev/" + b.name
+		fd, err := syscall.Open(p, syscall.O_CREAT|syscall.O_EXCL|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		_ = syscall.Close(fd)
+		if err := moveMount(b.fd, p); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir("/dev/pts", 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount("devpts", "/dev/pts", "devpts", syscall.MS_NOSUID|syscall.MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		// No pseudo terminals then, but not the user's either.
+		if err := syscall.Mount("tmpfs", "/dev/pts", "tmpfs",
+			syscall.MS_RDONLY|syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=000,size=4k"); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir("/dev/shm", 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount("tmpfs", "/dev/shm", "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777"); err != nil {
+		return err
+	}
+	for _, l := range [][2]string{{"ptmx", "pts/ptmx"}, {"fd", "/proc/self/fd"}, {"stdin", "/proc/self/fd/0"},
+		{"stdout", "/proc/self/fd/1"}, {"stderr", "/proc/self/fd/2"}} {
+		if err := os.Symlink(l[1], "/dev/"+l[0]); err != nil {
+			return err
+		}
+	}
+	// Nothing more is made in it.
+	return setattr(atFDCWD, "/dev", 0, mountAttrRdonly|mountAttrNosuid|mountAttrNodev|mountAttrNoexec)
 }
 
 func isDir(p string) bool {
@@ -732,26 +782,16 @@ func moveMount(fd int, to string) error {
 
 // setattr is mount_setattr(2) setting attrs.
 func setattr(dfd int, p string, flags, attrs uintptr) error {
-	b, err := syscall.BytePtrFromString(p)
-	if err != nil {
-		return err
-	}
-	attr := struct{ set, clr, propagation, userns uint64 }{set: uint64(attrs)}
-	d := uintptr(dfd)
-	if _, _, e := syscall.Syscall6(sysMountSetattr, d, uintptr(unsafe.Pointer(b)), flags,
-		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
-		return e
-	}
-	return nil
+	return mountAttrs(dfd, p, flags, attrs, 0)
 }
 
-// clearattr is mount_setattr(2) clearing attrs.
-func clearattr(dfd int, p string, flags, attrs uintptr) error {
+// mountAttrs is mount_setattr(2) setting set and clearing clear.
+func mountAttrs(dfd int, p string, flags, set, clear uintptr) error {
 	b, err := syscall.BytePtrFromString(p)
 	if err != nil {
 		return err
 	}
-	attr := struct{ set, clr, propagation, userns uint64 }{clr: uint64(attrs)}
+	attr := struct{ set, clr, propagation, userns uint64 }{set: uint64(set), clr: uint64(clear)}
 	if _, _, e := syscall.Syscall6(sysMountSetattr, uintptr(dfd), uintptr(unsafe.Pointer(b)), flags,
 		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr), 0); e != 0 {
 		return e
