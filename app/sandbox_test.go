@@ -87,6 +87,8 @@ func TestExplainStoppedBy(t *testing.T) {
 		{"echo x > .git/hooks/pre-commit", "", "write to protected"},
 		{"echo x > .env.local", "", "write to protected"}, // an external agent CLI loads it
 		{"cp .env.example .env.dist", "", ""},
+		{"head -c 64 /dev/zram0", "", "read of a device off the allowlist: /dev/zram0"},
+		{"head -c 16 /dev/urandom; ls /dev; cat /dev/stdin /dev/fd/0", "", ""},
 	}
 	var in strings.Builder
 	for _, c := range cases {

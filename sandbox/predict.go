@@ -5,9 +5,10 @@ import "slices"
 // Predict says which of a command's statically known effects the sandbox
 // would refuse (for `ama-rpc explain`): writes outside the writable trees
 // or into protected paths, reads of hidden paths or of HOME entries off the
-// readable list, and network use with the network denied. writes and reads
-// are absolute, cleaned paths. It is a prediction from the command's text:
-// effects computed at run time are not seen.
+// readable list or of /dev off the device allowlist, and network use with
+// the network denied. writes and reads are absolute, cleaned paths. It is
+// a prediction from the command's text: effects computed at run time are
+// not seen.
 func (c *Command) Predict(writes, reads []string, network bool) []string {
 	if c == nil {
 		return nil
@@ -34,6 +35,8 @@ func (c *Command) Predict(writes, reads []string, network bool) []string {
 		switch {
 		case slices.ContainsFunc(p.Hide, func(x string) bool { return within(r, x) }):
 			out = append(out, "read of hidden "+r)
+		case within(r, "/dev") && r != "/dev" && !deviceAllowed(p, r):
+			out = append(out, "read of a device off the allowlist: "+r)
 		case p.Home != "" && within(r, p.Home) && r != p.Home &&
 			!slices.ContainsFunc(append(slices.Clone(p.HomeRead), writable...), func(x string) bool { return within(r, x) }):
 			out = append(out, "read in HOME off the readable list: "+r)
@@ -43,4 +46,15 @@ func (c *Command) Predict(writes, reads []string, network bool) []string {
 		out = append(out, "network access (denied)")
 	}
 	return out
+}
+
+// deviceAllowed tells whether a path in /dev opens in the sandbox: the
+// device files of the policy (and what is in pts and shm) and the links
+// into /proc/self/fd.
+func deviceAllowed(p Policy, r string) bool {
+	switch r {
+	case "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return within(r, "/dev/fd") || slices.ContainsFunc(p.Devices, func(d string) bool { return within(r, d) })
 }
