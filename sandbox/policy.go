@@ -147,7 +147,8 @@ var PlaceholderFiles = map[string]string{".git/commondir": ".\n", ".git/config.w
 // RNG, the host's terminals and VT screens…) is out of reach, since a list
 // of what to refuse could never be complete. Each is here because everyday
 // commands open it by name:
-//   - null: discarding output, empty input (`>/dev/null`, everywhere);
+//   - null: discarding output, empty input (`>/dev/null`, everywhere); the
+//     jail also covers hidden files and sockets with binds of it;
 //   - zero: zero bytes (dd, head -c, tests);
 //   - full: a write that fails with ENOSPC (error-handling tests);
 //   - random, urandom: random bytes for programs that read them rather than

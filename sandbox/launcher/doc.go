@@ -114,8 +114,8 @@ const (
 	// OpCloneRO is OpClone with the copy made read-only.
 	OpCloneRO = "clone-ro"
 	// OpReadOnlyAll "path" makes every mount at and below path read-only,
-	// nosuid and nodev (OpDev's binds of the allowed device nodes are the
-	// exception); clones are nodev too.
+	// nosuid and nodev (OpDev's binds of the allowed device nodes and its
+	// devpts are the exceptions); clones are nodev too.
 	OpReadOnlyAll = "ro-all"
 	// OpTmpfs "path" "mode" mounts an empty tmpfs (writable until
 	// OpSeal).
@@ -149,11 +149,12 @@ const (
 	// read-only once built) over the host's /dev, holding only
 	//   - the host's device nodes named (each a plain name in /dev: null,
 	//     zero, full, random, urandom, tty; sandbox.DeviceNodes), each
-	//     bound read-only onto an empty file; such a bind is the one mount
-	//     that is not nodev (the node's file system, the host's devtmpfs,
-	//     is not the user namespace's, so its device opens; a node made in
-	//     the jail's tmpfs would not), and a missing source or one that is
-	//     not a device node is left out;
+	//     bound read-only onto an empty file; these binds (with the
+	//     covers OpHide makes of /dev/null) and the devpts below are the
+	//     only mounts that are not nodev (the node's file
+	//     system, the host's devtmpfs, is not the user namespace's, so its
+	//     device opens; a node made in the jail's tmpfs would not), and a
+	//     missing source or one that is not a device node is left out;
 	//   - pts, a new devpts instance (pseudo terminals of its own; the
 	//     user's are not in it: writing to them spoofs the screen and sends
 	//     escape sequences; where devpts cannot be mounted, an empty
