@@ -337,7 +337,7 @@ print('ok', os.read(m, 3).decode())
 
 // escapeProbe tries to reach the device node $1 around the sandbox's /dev:
 // through /proc/self/root and /proc/1/root, through a link and a hard link
-// of its own, by making the node (mknod), and in a user and mount
+// of its own (in its temp dir, in /dev/shm), by making the node (mknod), and in a user and mount
 // namespace of its own (where it holds every capability): unmounting /dev,
 // mounting a devtmpfs or a tmpfs over it, and through a recursive clone of
 // the mount tree with nodev cleared. It prints "OPENED <how>" for each
@@ -356,11 +356,22 @@ def tryopen(how, p):
 tryopen("proc-self-root", "/proc/self/root" + dev)
 tryopen("proc-1-root", "/proc/1/root" + dev)
 tmp = os.environ.get("TMPDIR", "/tmp")
+for p in (tmp + "/ama-link", tmp + "/ama-hard", tmp + "/ama-node", "/dev/shm/ama-hard"):
+    try:
+        os.unlink(p)  # left by the other mode (the session temp dir is kept)
+    except OSError:
+        pass
 try:
     os.symlink(dev, tmp + "/ama-link")
     tryopen("link", tmp + "/ama-link")
 except OSError:
     pass
+for d in (tmp, "/dev/shm"):
+    try:
+        os.link(dev, d + "/ama-hard")
+        tryopen("hard-link", d + "/ama-hard")
+    except OSError:
+        pass
 try:
     os.mknod(tmp + "/ama-node", 0o600 | 0o020000, os.makedev(1, 11))
     tryopen("mknod", tmp + "/ama-node")
