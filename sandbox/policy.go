@@ -141,7 +141,8 @@ var PlaceholderFiles = map[string]string{".git/commondir": ".\n", ".git/config.w
 // DeviceNodes are the only device nodes of the host a sandboxed command can
 // open (for reading and writing), in both modes: the jail's /dev of its own
 // holds binds of these and nothing else of the host's (launcher.OpDev), and
-// Landlock grants these (with DevicePaths) and no other path in /dev. Any
+// Landlock grants DevicePaths (these, ptmx, pts, shm) and no other path in
+// /dev. Any
 // other node (disks and loop devices, zram swap, cameras, microphones,
 // keyboards and mice, FIDO keys, GPUs, KVM, FUSE, USB buses, the hardware
 // RNG, the host's terminals and VT screens…) is out of reach, since a list
@@ -158,7 +159,8 @@ var PlaceholderFiles = map[string]string{".git/commondir": ".\n", ".git/config.w
 //     ssh-keygen, gpg, sudo-style prompts and `script` open.
 //
 // Left out on purpose: console and the tty[0-63], ttyS… lines (the user's
-// screen), log (the host's syslog: acting outside), mqueue (a view of the
+// screen), log (the host's syslog: acting outside), kmsg (the kernel's log,
+// which dmesg reads; writing it logs as the kernel), mqueue (a view of the
 // host's POSIX message queues: mq_open needs no path, and the sandbox has
 // no IPC namespace of its own), kvm, fuse, net/tun, dri, snd, video, input,
 // hidraw, bus/usb, the disks.
