@@ -28,6 +28,7 @@ var ownFiles = map[string]string{
 	"store/list.go":          "session files",
 	"store/lock.go":          "session lock files",
 	"store/newfile_other.go": "session lock files and directories to fsync, where newfile_linux.go's open(2) is not at hand",
+	"store/newfile_linux.go": "/proc/self/mountinfo, the kernel's list of mounts (no command can change it): is a session directory's file system ext4",
 	"store/read.go":          "session files",
 	// The sandbox: kernel knobs under /proc/sys and /dev/ptmx (no command
 	// can change them), the launcher binary opened to start the self-test

@@ -14,10 +14,12 @@
 //     modified.
 //   - Writing: Create (mode 0600, dirs 0700; a new session's small file
 //     in place with O_EXCL, a large one such as a fork written without a
-//     name (O_TMPFILE), fsynced and then linked into place (elsewhere a
-//     temp file, renamed); both fsynced, with the directory, before Create
-//     returns: a new small file's two fsyncs run at once, the
-//     directory's on a goroutine that ends before Create returns), then
+//     name (O_TMPFILE), fsynced, linked into place and fsynced again for
+//     its link count (elsewhere a temp file, renamed); both durable, with
+//     their names, before Create returns: a new small file's two fsyncs
+//     run at once, the directory's on a goroutine that ends before Create
+//     returns; a linked file's directory is fsynced only where the file's
+//     fsync does not write it, which ext4 does (writeAnon)), then
 //     File.Append / File.AppendLeaf (one write per call, a huge body in
 //     its own write; O_APPEND) and
 //     File.Close (releases the lock). See File for the fsync policy.
@@ -101,13 +103,17 @@
 // body and its message's big text move from the heap to a read-only
 // mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
-// goroutine that owns the session. The package keeps two pieces of
+// goroutine that owns the session. The package keeps three pieces of
 // process-wide state, each guarded by a mutex: the set of locks this
 // process holds (with each lock's file open, one of them the file the
-// next lock links; see lock.go), and the 80 KiB buffer Create writes
+// next lock links; see lock.go), the 80 KiB buffer Create writes
 // lines through, kept between calls (file.go takeLineBuf: a Create takes
-// it, or a new one while another Create has it, and gives it back). The only goroutine the package starts is the one
+// it, or a new one while another Create has it, and gives it back), and
+// whether each device seen is ext4 (newfile_linux.go syncsNewName, read
+// once from /proc/self/mountinfo). The package starts two goroutines: the one
 // that parses the second half of a large file while ReadSnapshot or Open
-// parses the first; it shares nothing with its caller but the file (read
-// with ReadAt) and is joined before they return. Nothing writes to stdout.
+// parses the first, which shares nothing with its caller but the file (read
+// with ReadAt) and is joined before they return, and the one that fsyncs a
+// new small file's directory while Create fsyncs the file (syncNew), joined
+// before Create returns. Nothing writes to stdout.
 package store

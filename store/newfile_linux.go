@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -138,4 +139,70 @@ func openDir(dir string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
 	return os.NewFile(uintptr(fd), dir), nil
+}
+
+// syncsNewName reports whether fd's file system is ext4 (or ext3, served
+// by the same driver), where an fsync of a file that has just been given
+// a name also makes the name durable (writeAnon says why); elsewhere the
+// directory is fsynced as well. A device is looked up once: its type is
+// the mount's in /proc/self/mountinfo (f_type cannot tell ext4 from the
+// old ext2 driver, which syncs no parent); anything not found there
+// counts as another file system.
+func syncsNewName(fd *os.File) bool {
+	var st unix.Stat_t
+	if unix.Fstat(int(fd.Fd()), &st) != nil {
+		return false
+	}
+	dev := uint64(st.Dev)
+	devTypes.Lock()
+	defer devTypes.Unlock()
+	ext4, ok := devTypes.m[dev]
+	if !ok {
+		ext4 = mountIsExt4(unix.Major(dev), unix.Minor(dev))
+		devTypes.m[dev] = ext4
+	}
+	return ext4
+}
+
+var devTypes = struct {
+	sync.Mutex
+	m map[uint64]bool
+}{m: map[uint64]bool{}}
+
+// mountIsExt4 reads /proc/self/mountinfo for a mount of the device
+// major:minor and reports whether its type is ext4 or ext3.
+func mountIsExt4(major, minor uint32) bool {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false
+	}
+	return mountinfoExt4(data, strconv.FormatUint(uint64(major), 10)+":"+strconv.FormatUint(uint64(minor), 10))
+}
+
+// mountinfoExt4 reports whether the mountinfo lines in data (proc(5): "36
+// 35 98:0 /root /mnt rw,noatime master:1 - ext4 /dev/vda rw") have a mount
+// of device dev ("major:minor") and every such mount is ext4 or ext3.
+func mountinfoExt4(data []byte, dev string) bool {
+	found := false
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		f := bytes.Fields(line)
+		if len(f) < 3 || string(f[2]) != dev {
+			continue
+		}
+		sep := slices.IndexFunc(f, func(b []byte) bool { return string(b) == "-" })
+		if sep < 0 || sep+1 >= len(f) {
+			return false
+		}
+		if t := string(f[sep+1]); t != "ext4" && t != "ext3" {
+			return false
+		}
+		found = true
+	}
+	return found
 }
