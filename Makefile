@@ -14,7 +14,9 @@ build:
 # 1. One build of the real binary, shared by the packages that drive it
 #    (golden, printmode, test/robust, test/acp) through AMA_TEST_BIN, and
 #    of the small sandbox launcher next to it, which the sandbox tests
-#    start per command as production does; run alone, they build their own.
+#    start per command as production does, and of the test MCP server
+#    (mcpclient, test/robust, test/acp: test/testbin.Tool; each linked
+#    its own, 1.5-2 CPU-s a link); run alone, they build their own.
 # 2. The race pass: every package but test/acp. go vet runs inside it:
 #    -vet=all is every analyzer of go vet ./..., packages without tests
 #    included, on the compiles the pass makes anyway (a go vet ./... of its
@@ -55,6 +57,7 @@ test: export AMA_ACP_FLAGS = $(RACE)
 test: export GORACE = atexit_sleep_ms=0
 test:
 	$(GO) build -ldflags=-w -o $(dir $(TESTBIN)) ./cmd/ama-rpc ./cmd/ama-rpc-sandbox
+	$(GO) build -ldflags=-w -o $(dir $(TESTBIN))mcpserver ./test/mcpserver/cmd
 	$(GO) test $(RACE) -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
 	GO=$(GO) test/acp/make-test.sh >$(ACPOUT) 2>&1 & acp=$$!; \
 	$(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m -run '$(MEMTESTS)|$(PROPTESTS)' ./test/robust $(PROPPKGS) ./codemode; \
