@@ -14,7 +14,9 @@ build:
 # 1. One build of the real binary, shared by the packages that drive it
 #    (golden, printmode, test/robust, test/acp) through AMA_TEST_BIN, and
 #    of the small sandbox launcher next to it, which the sandbox tests
-#    start per command as production does; run alone, they build their own.
+#    start per command as production does, and of the test MCP server
+#    (mcpclient, test/robust, test/acp: test/testbin.Tool; each linked
+#    its own, 1.5-2 CPU-s a link); run alone, they build their own.
 # 2. The race pass: every package but test/acp. go vet runs inside it:
 #    -vet=all is every analyzer of go vet ./..., packages without tests
 #    included, on the compiles the pass makes anyway (a go vet ./... of its
@@ -26,8 +28,10 @@ build:
 #    memory would count against codemode's cap) and the tests of code that
 #    runs on one goroutine (PROPTESTS: property tests at their full counts,
 #    generated inputs against a reference, pathological inputs, the spill's
-#    memory, rpc/schema's inference and document checks): the race detector
-#    costs them 5-10x and finds nothing; the concurrent parts of those
+#    memory, rpc/schema's inference and document checks, the approvals
+#    analyser's big tables: analyse and Decide on fixed commands, 16 s of
+#    the package's race run and 4 s without): the race detector
+#    costs them 4-10x and finds nothing; the concurrent parts of those
 #    packages keep their tests in the race pass (a name must be unique in
 #    the tree: it is skipped in the race pass of every package). Their packages'
 #    dependencies are step 1's compiles. Beside it, the ACP end-to-end test
@@ -44,7 +48,7 @@ build:
 # keep go build's defaults: the tests' own go builds (mcpserver, the
 # sandbox's go corpus) find them in the cache.
 MEMTESTS = ^Test(ACP)?Memory(Of|Cap)
-PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions|TestSpillMovesHugeEntries|TestFastPathMatchesReference|TestFastPathTakesCommonChunks|TestDriftedEntryTypeFails|TestDriftedTypeFails|TestDriftedCommandTypeFails|TestGoldensValidate|TestBreakingGenerated|TestSchemaSnapshot)$$
+PROPTESTS = ^(TestDifferentialGrepGlobRead|TestDifferentialReadScanBound|TestDifferentialSessions|FuzzDifferentialSessions|FuzzAnalyzeShell|TestProjectionMatchesReference|TestTreeDeepChain|TestPathologicalInputs|TestPayloadGrammar|TestShellStdinEvasions|TestSpillMovesHugeEntries|TestFastPathMatchesReference|TestFastPathTakesCommonChunks|TestDriftedEntryTypeFails|TestDriftedTypeFails|TestDriftedCommandTypeFails|TestGoldensValidate|TestBreakingGenerated|TestSchemaSnapshot|TestDangerousList|TestMatrix|TestWrappersRunDangerousCommands|TestHardDenyProbes|TestOversizedCommand|TestAskRules|TestSafeListOptionGrammar|TestEvasionsAreDangerous|TestDangerousAbbreviations)$$
 PROPPKGS = ./store ./approvals ./tools ./llm/openai ./rpc/schema
 SLOW = ./golden ./sandbox ./test/robust ./rpc/acp ./store ./llm/openai ./app ./session ./approvals ./tools ./agents ./codemode ./printmode
 RACE = -race -vet=all -gcflags=all=-dwarf=false -ldflags=-w
@@ -55,6 +59,7 @@ test: export AMA_ACP_FLAGS = $(RACE)
 test: export GORACE = atexit_sleep_ms=0
 test:
 	$(GO) build -ldflags=-w -o $(dir $(TESTBIN)) ./cmd/ama-rpc ./cmd/ama-rpc-sandbox
+	$(GO) build -ldflags=-w -o $(dir $(TESTBIN))mcpserver ./test/mcpserver/cmd
 	$(GO) test $(RACE) -count=1 -timeout 30m -skip '$(MEMTESTS)|$(PROPTESTS)' $(SLOW) $$($(GO) list ./... | grep -v '/test/acp$$')
 	GO=$(GO) test/acp/make-test.sh >$(ACPOUT) 2>&1 & acp=$$!; \
 	$(GO) test -vet=off -ldflags=-w -count=1 -timeout 30m -run '$(MEMTESTS)|$(PROPTESTS)' ./test/robust $(PROPPKGS) ./codemode; \

@@ -61,9 +61,16 @@ func withProfileAgentDirs(dirs []agents.DefinitionDir, nCLI int, profileDirs []s
 	return append(out, dirs[nCLI:]...)
 }
 
-// createTimeoutEnv shortens create()'s 10 s bound. Test-only: the
-// conformance tests of the timeout set it; production leaves it unset.
-const createTimeoutEnv = "AMA_HOST_CREATE_TIMEOUT_MS"
+// createTimeoutEnv shortens create()'s 10 s bound (and the startup
+// session_start's, which is the same unless startupTimeoutEnv sets it);
+// startupTimeoutEnv shortens the startup session_start's alone, so that a
+// test of it does not race the adapter's start on a loaded machine.
+// Test-only: the conformance tests of the timeouts set them; production
+// leaves them unset.
+const (
+	createTimeoutEnv  = "AMA_HOST_CREATE_TIMEOUT_MS"
+	startupTimeoutEnv = "AMA_HOST_STARTUP_TIMEOUT_MS"
+)
 
 // startHost loads the host adapter (spec step 13): its tools join the
 // registry and the active set, its disables apply, its broker and
@@ -95,9 +102,12 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 		BuiltinTools: builtin, ReservedTools: reserved, Stderr: env.Stderr, Log: log.Named("host"),
 		Notify: early.notify, // queued until the server serves
 	}
-	if v := env.Getenv(createTimeoutEnv); v != "" {
-		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
-			opts.CreateTimeout = time.Duration(ms) * time.Millisecond
+	for _, b := range []struct {
+		env string
+		d   *time.Duration
+	}{{createTimeoutEnv, &opts.CreateTimeout}, {startupTimeoutEnv, &opts.StartupTimeout}} {
+		if ms, err := strconv.Atoi(env.Getenv(b.env)); err == nil && ms > 0 {
+			*b.d = time.Duration(ms) * time.Millisecond
 		}
 	}
 	h, err := host.Start(ctx, opts)

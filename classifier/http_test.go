@@ -56,10 +56,17 @@ func TestClassifyOverHTTP(t *testing.T) {
 			}))
 			defer srv.Close()
 			var usage []llm.Usage
+			// The bound is what the hanging endpoint's case measures; the
+			// others get a minute, a backstop only: a short bound raced the
+			// loopback round trip on a loaded machine.
+			timeout := time.Minute
+			if tc.hang {
+				timeout = 300 * time.Millisecond
+			}
 			c := classifier.New(classifier.Options{
 				Provider: openai.New(openai.Options{ID: "local", BaseURL: srv.URL + "/v1", APIKey: "sk-test"}),
 				Model:    &llm.Model{Provider: "local", ID: "m", MaxTokens: 1024},
-				Timeout:  300 * time.Millisecond,
+				Timeout:  timeout,
 				OnUsage:  func(_ string, _ *llm.Model, u llm.Usage) { usage = append(usage, u) },
 			})
 			defer c.Close()

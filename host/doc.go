@@ -38,7 +38,7 @@
 // previous one has been answered); Emit waits for one delivery, Flush for
 // everything queued so far (the ui.notify calls a handler makes arrive
 // before its answer and are handled in order on the read goroutine), and
-// StartupSession for the startup session_start at most CreateTimeout. Tool
+// StartupSession for the startup session_start at most StartupTimeout. Tool
 // executions and approval asks are calls on the connection; the ask chain
 // is serialised by askMu. Nested requests (tool.executeTool,
 // tool.spawnSubagent, checkpoint.beforeWrite) run on their own goroutines

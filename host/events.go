@@ -283,9 +283,10 @@ func (h *Host) Emit(ctx context.Context, name string, payload any) {
 // StartupSession delivers the startup session_start (awaited, before the
 // protocol's hello) and marks the session's own session_start event as
 // already delivered. The wait is bounded like create() (Options.
-// CreateTimeout, 10 s): handlers that have not settled by then fail the
-// startup (an error wrapping ErrLoad), as does ctx ending (its cause is
-// in the error), so a stuck adapter cannot hold the process.
+// StartupTimeout, by default CreateTimeout, 10 s): handlers that have
+// not settled by then fail the startup (an error wrapping ErrLoad), as
+// does ctx ending (its cause is in the error), so a stuck adapter cannot
+// hold the process.
 func (h *Host) StartupSession(ctx context.Context, info SessionInfo, reason string) error {
 	h.mu.Lock()
 	h.info = info
@@ -296,7 +297,7 @@ func (h *Host) StartupSession(ctx context.Context, info SessionInfo, reason stri
 	if info.File != "" {
 		m = append(m, kv{"sessionFile", info.File})
 	}
-	wait, cancel := context.WithTimeout(ctx, h.opts.CreateTimeout)
+	wait, cancel := context.WithTimeout(ctx, h.opts.StartupTimeout)
 	defer cancel()
 	done := make(chan struct{})
 	h.enqueue("session_start", append(m, kv{"cwd", info.Cwd}, kv{"reason", reason}), done)
@@ -310,7 +311,7 @@ func (h *Host) StartupSession(ctx context.Context, info SessionInfo, reason stri
 	if ctx.Err() != nil {
 		return fmt.Errorf("%w: the host adapter's session_start handlers: %w", ErrLoad, context.Cause(ctx))
 	}
-	return fmt.Errorf("%w: the host adapter's session_start handlers did not settle within %s", ErrLoad, h.opts.CreateTimeout)
+	return fmt.Errorf("%w: the host adapter's session_start handlers did not settle within %s", ErrLoad, h.opts.StartupTimeout)
 }
 
 // Approve implements session.Host: the adapter's broker (if one is set)

@@ -88,6 +88,9 @@ type Options struct {
 	ReservedTools []string
 	// CreateTimeout bounds initialize (default DefaultCreateTimeout).
 	CreateTimeout time.Duration
+	// StartupTimeout bounds StartupSession's wait (default CreateTimeout;
+	// tests shorten it alone, leaving create() its bound).
+	StartupTimeout time.Duration
 	// Stderr receives the bridge's stderr and the stderr copies of
 	// notifications.
 	Stderr io.Writer
@@ -204,6 +207,9 @@ func Start(ctx context.Context, opts Options) (*Host, error) {
 	}
 	if opts.CreateTimeout <= 0 {
 		opts.CreateTimeout = DefaultCreateTimeout
+	}
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = opts.CreateTimeout
 	}
 	var cmd *exec.Cmd
 	if opts.Command != "" {

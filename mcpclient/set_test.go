@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -13,10 +12,12 @@ import (
 	"time"
 
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/test/testbin"
 	"github.com/armadra/ama-rpc/tools"
 )
 
-// serverBin is the test MCP server (test/mcpserver/cmd), built once.
+// serverBin is the test MCP server (test/mcpserver/cmd), built once (or
+// make test's build).
 var serverBin string
 
 func TestMain(m *testing.M) {
@@ -24,9 +25,8 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	serverBin = filepath.Join(dir, "mcpserver")
-	if out, err := exec.Command("go", "build", "-o", serverBin, "../test/mcpserver/cmd").CombinedOutput(); err != nil {
-		panic("go build mcpserver: " + err.Error() + "\n" + string(out))
+	if serverBin, err = testbin.Tool(dir, "mcpserver", "../test/mcpserver/cmd"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	_ = os.RemoveAll(dir)

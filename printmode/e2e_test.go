@@ -612,11 +612,14 @@ func TestSubagents(t *testing.T) {
 	// The child's reply waits for a gate file that the test creates only
 	// once ama-rpc says it waits for the background task: the task must
 	// have gone to the background (after 50 ms) for the run to end, on a
-	// machine of any load.
+	// machine of any load. The reply is kept for the child's prompt
+	// (forPrompt): on a loaded machine the parent's next request, once
+	// the task went to the background, can come before the child's
+	// first; it gets the echo.
 	e = newEnv(t)
 	e.file("~/.config/ama/config.json", `{"subagents":{"autoBackgroundAfterMs":50}}`)
 	e.script(`{"responses":[{"steps":[{"toolCall":{"name":"task","arguments":{"prompt":"child work","agent":"explore","description":"one"}}}]},
-		{"steps":[{"waitFile":"release"},{"text":"child done"}]}]}`)
+		{"forPrompt":"child work","steps":[{"waitFile":"release"},{"text":"child done"}]}]}`)
 	r = e.runGated("ama: waiting for 1 background task", filepath.Join(filepath.Dir(e.vars["AMA_FAKE_SCRIPT"]), "release"), "-p", "go", "--model", "fake/echo", "--tools", "+task", "--permission-mode", "full-auto", "--output-format", "json")
 	obj := resultObject(t, r)
 	tasks, _ := obj["tasks"].(map[string]any)

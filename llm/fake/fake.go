@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,7 +43,8 @@ type Options struct {
 }
 
 // Provider replies from a script. Calls are numbered across all models and
-// sessions of the process; call n uses response n.
+// sessions of the process; call n uses response n (the first response not
+// used yet, passing by those kept for another prompt: ForPrompt).
 type Provider struct {
 	opts Options
 
@@ -52,6 +54,8 @@ type Provider struct {
 	loadErr error
 	calls   int
 	last    *Response
+	used    []bool // by response index
+	first   int    // responses before it are all used
 }
 
 // New returns a fake provider.
@@ -94,11 +98,31 @@ func (p *Provider) next(req *llm.Request) (index int, r *Response, err error) {
 	}
 	index = p.calls
 	p.calls++
-	if index < len(p.script.Responses) {
-		r = &p.script.Responses[index]
+	if p.used == nil {
+		p.used = make([]bool, len(p.script.Responses))
+	}
+	for p.first < len(p.used) && p.used[p.first] {
+		p.first++
+	}
+	prompt := ""
+	for i := p.first; i < len(p.used); i++ {
+		r = &p.script.Responses[i]
+		if p.used[i] {
+			continue
+		}
+		if r.ForPrompt != "" {
+			if prompt == "" {
+				prompt = lastUserText(req.Messages)
+			}
+			if !strings.Contains(prompt, r.ForPrompt) {
+				continue
+			}
+		}
+		p.used[i] = true
 		p.last = r
 		return index, r, nil
 	}
+	r = nil
 	switch p.script.WhenExhausted {
 	case "repeat-last":
 		if p.last != nil {

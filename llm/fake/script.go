@@ -38,6 +38,11 @@ type Response struct {
 	Usage      *UsageSpec `json:"usage,omitempty"`
 	Error      *ErrorSpec `json:"error,omitempty"`
 	DelayMs    int64      `json:"delayMs,omitempty"`
+	// ForPrompt keeps the response for the first call whose last user
+	// message contains this text; calls before it that do not match pass
+	// it by (a sub-agent's reply, whose request races the parent's next
+	// one). Empty: the next call takes it.
+	ForPrompt string `json:"forPrompt,omitempty"`
 }
 
 // UsageSpec overrides token counts; absent fields are estimated.

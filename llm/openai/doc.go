@@ -72,7 +72,10 @@
 // IdleTimeout ends an attempt whose endpoint sent no byte for that long
 // (from the request on) as a retryable network error (disconnect once a
 // chunk arrived): the request runs under its own context, cancelled with
-// the cause errIdle, so an idle end is never mistaken for an abort.
+// the cause errIdle, so an idle end is never mistaken for an abort. The
+// timer reads its time through a small clock interface: the system's in
+// production; the tests move a manual one (export_test.go) instead of
+// racing the machine's load with short real timeouts.
 //
 // Presets and BuildEntries turn built-in endpoints plus the user config
 // into llm.ProviderEntry values (key precedence cli > config > env).

@@ -53,26 +53,56 @@ func (l Limits) withDefaults() Limits {
 // nothing for the idle timeout.
 var errIdle = errors.New("the endpoint sent nothing for the idle timeout")
 
+// clock is the idle timer's time source: the system's in production
+// (nil: realClock), a manual one in the tests (export_test.go), so that a
+// test of the timeout decides when time passes instead of racing the
+// machine's load.
+type clock interface {
+	// now is the time since an origin fixed at the clock's creation.
+	now() time.Duration
+	// afterFunc calls f in its own goroutine once d has passed.
+	afterFunc(d time.Duration, f func()) timer
+}
+
+// timer is what afterFunc returns (*time.Timer's methods).
+type timer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
+}
+
+// realClock is the system's monotonic clock.
+type realClock struct{ base time.Time }
+
+func (c realClock) now() time.Duration { return time.Since(c.base) }
+func (realClock) afterFunc(d time.Duration, f func()) timer {
+	return time.AfterFunc(d, f)
+}
+
 // idleTimer calls fire once when no activity (touch) was seen for d since
 // arm. touch is one clock read and an atomic store, cheap enough for every
 // read of the body; the timer itself is only re-armed when it fires early.
 // Methods are safe for concurrent use and on a nil *idleTimer (no timeout).
 type idleTimer struct {
-	d    time.Duration
-	fire func()
-	base time.Time
-	last atomic.Int64 // time.Since(base) of the last activity
+	d     time.Duration
+	fire  func()
+	clock clock
+	last  atomic.Int64 // clock.now() of the last activity
 
 	mu      sync.Mutex
-	t       *time.Timer
+	t       timer
 	stopped bool
 }
 
-func newIdleTimer(d time.Duration, fire func()) *idleTimer {
+// newIdleTimer returns nil when d is not positive; a nil c is the system's
+// clock.
+func newIdleTimer(d time.Duration, c clock, fire func()) *idleTimer {
 	if d <= 0 {
 		return nil
 	}
-	return &idleTimer{d: d, fire: fire, base: time.Now()}
+	if c == nil {
+		c = realClock{base: time.Now()}
+	}
+	return &idleTimer{d: d, fire: fire, clock: c}
 }
 
 // arm starts the timer (once; later calls only touch).
@@ -84,19 +114,19 @@ func (i *idleTimer) arm() {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.t == nil && !i.stopped {
-		i.t = time.AfterFunc(i.d, i.check)
+		i.t = i.clock.afterFunc(i.d, i.check)
 	}
 }
 
 // touch records activity.
 func (i *idleTimer) touch() {
 	if i != nil {
-		i.last.Store(int64(time.Since(i.base)))
+		i.last.Store(int64(i.clock.now()))
 	}
 }
 
 func (i *idleTimer) check() {
-	quiet := time.Since(i.base) - time.Duration(i.last.Load())
+	quiet := i.clock.now() - time.Duration(i.last.Load())
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.stopped {

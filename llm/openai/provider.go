@@ -85,6 +85,9 @@ type Provider struct {
 	// reference streams with go-openai's RecvRaw and encoding/json only,
 	// as before the fast path: the other side of the differential tests.
 	reference bool
+	// clock drives the idle timeout (nil: the system's; the tests' own
+	// through export_test.go).
+	clock clock
 }
 
 var _ llm.Provider = (*Provider)(nil)
@@ -153,7 +156,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.S
 	reqCtx, cancelReq := context.WithCancelCause(ctx)
 	defer cancelReq(nil)
 	lim := p.opts.Limits
-	idle := newIdleTimer(lim.IdleTimeout, func() { cancelReq(errIdle) })
+	idle := newIdleTimer(lim.IdleTimeout, p.clock, func() { cancelReq(errIdle) })
 	defer idle.stop()
 	d := &doer{inner: p.http, headers: p.opts.Headers, idle: idle}
 	// idleFail is the error of an attempt the idle timer ended.

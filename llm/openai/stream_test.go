@@ -535,10 +535,13 @@ func TestAbortMidStream(t *testing.T) {
 			cancel()
 		}
 	}
+	// The server holds the stream until the client goes away, so only an
+	// abort that ends the request returns at all; the bound is a backstop
+	// (it was 2 s: a deadline against the machine's load).
 	start := time.Now()
 	msg, err := provider(s, nil).Stream(ctx, request(), emit)
 	elapsed := time.Since(start)
-	if elapsed > 2*time.Second {
+	if elapsed > 30*time.Second {
 		t.Errorf("abort took %v", elapsed)
 	}
 	if llm.KindOf(err) != llm.ErrAborted || msg.StopReason != llm.StopAborted || msg.ErrorMessage != llm.AbortMessage {
@@ -550,7 +553,7 @@ func TestAbortMidStream(t *testing.T) {
 	checkBalanced(t, rec)
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a backstop
 		t.Fatal("server never saw the request cancelled")
 	}
 }
@@ -575,7 +578,7 @@ func TestAbortBeforeFirstChunk(t *testing.T) {
 	}
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second): // a backstop
 		t.Fatal("server never saw the request cancelled")
 	}
 

@@ -29,10 +29,9 @@ func TestACPWithTypeScriptSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The MCP server the SDK client configures in session/new (issue 32).
-	mcpBin := filepath.Join(tmp, "mcpserver")
-	build := exec.Command("go", "build", "-o", mcpBin, "../mcpserver/cmd")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build mcpserver: %v\n%s", err, out)
+	mcpBin, err := testbin.Tool(tmp, "mcpserver", "../mcpserver/cmd")
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

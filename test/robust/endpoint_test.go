@@ -1,6 +1,7 @@
 package robust_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -142,23 +143,43 @@ func TestEndlessReplyEndsAtTheBound(t *testing.T) {
 // message, write entry_appended, message_end and turn_end) is bounded by
 // the reply bound. The target is under a second of wall time on an idle
 // machine; what is asserted is the CPU the server spends from the abort
-// to agent_settled (the wall time on a loaded machine measures the load),
-// and a generous wall bound.
+// to agent_settled. The wall time is logged, and bounded only by the
+// wait's backstop: on a loaded machine it measures the load, mostly the
+// harness's own reading of the three 12 MB lines under -race (8-20 s
+// beside three busy loops and other work, for 0.4-0.7 s of the server's
+// CPU).
+//
+// The endpoint sends 12 MiB and a last marked delta, then keeps the
+// stream open and silent: the abort is sent once the harness has read
+// the marked delta, so neither the server's backlog of events nor the
+// harness's reading of it is inside what is measured, and the reply
+// cannot reach the 16 MiB bound before the abort lands (which made it an
+// error, not an abort). An abort that did not stop the reading would
+// wait on the silent stream for ever.
 func TestLongReplyAbortSettles(t *testing.T) {
-	e := newEndpoint(t, 12<<20, endless)
+	const marker = "end-of-the-12-MiB"
+	e := newEndpoint(t, 0, func(ctx context.Context, w http.ResponseWriter, f http.Flusher) {
+		chunk := strings.Repeat(deltaEvent(strings.Repeat("x", 1000)), 64)
+		for sent := 0; sent < 12<<20; sent += len(chunk) {
+			if _, err := fmt.Fprint(w, chunk); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(w, deltaEvent(marker))
+		f.Flush()
+		<-ctx.Done()
+	})
 	p := startOn(t, e, `{"retry":{"enabled":false}}`)
 	p.send(`{"id":"p","type":"prompt","message":"hi"}`)
 	p.waitFor("the prompt's response", 20*time.Second, response("p"))
-	select {
-	case <-e.reached:
-	case <-time.After(120 * time.Second):
-		t.Fatal("the endpoint did not get to send 12 MiB")
-	}
+	p.waitRaw(0, "the marked delta", 120*time.Second, func(b []byte, l line) bool {
+		return l.Type == "message_update" && bytes.Contains(b, []byte(marker))
+	})
 	from := p.mark()
 	cpu0 := p.cpuTime()
 	t0 := time.Now()
 	p.send(`{"id":"a","type":"abort"}`)
-	p.waitAfter(from, "agent_settled", 30*time.Second, event("agent_settled"))
+	p.waitAfter(from, "agent_settled", 90*time.Second, event("agent_settled"))
 	took, cpu := time.Since(t0), p.cpuTime()-cpu0
 	stop, _ := p.messageEnd()
 	peak := finish(t, p)
@@ -167,8 +188,8 @@ func TestLongReplyAbortSettles(t *testing.T) {
 	if stop != "aborted" {
 		t.Errorf("stopReason %q, want aborted", stop)
 	}
-	if cpu > time.Second || took > 10*time.Second {
-		t.Errorf("the abort settled after %s wall, %s CPU; want under 1 s", took, cpu)
+	if cpu > time.Second {
+		t.Errorf("the abort settled after %s CPU (%s wall); want under 1 s", cpu, took)
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/armadra/ama-rpc/test/testbin"
 )
 
 // MCP servers end to end (issue 32): the real binary, the fake model, and
@@ -22,7 +23,7 @@ var (
 	mcpErr  error
 )
 
-// mcpServerBin builds test/mcpserver/cmd once.
+// mcpServerBin builds test/mcpserver/cmd once (or takes make test's build).
 func mcpServerBin(t *testing.T) string {
 	t.Helper()
 	mcpOnce.Do(func() {
@@ -31,10 +32,7 @@ func mcpServerBin(t *testing.T) string {
 			mcpErr = err
 			return
 		}
-		mcpBin = filepath.Join(dir, "mcpserver")
-		if out, err := exec.Command("go", "build", "-o", mcpBin, "../mcpserver/cmd").CombinedOutput(); err != nil {
-			mcpErr = fmt.Errorf("go build mcpserver: %v\n%s", err, out)
-		}
+		mcpBin, mcpErr = testbin.Tool(dir, "mcpserver", "../mcpserver/cmd")
 	})
 	if mcpErr != nil {
 		t.Fatal(mcpErr)

@@ -444,6 +444,13 @@ func (p *proc) mark() int {
 // waitAfter is waitFor over the lines from index from on.
 func (p *proc) waitAfter(from int, desc string, timeout time.Duration, pred func(line) bool) line {
 	p.t.Helper()
+	return p.waitRaw(from, desc, timeout, func(_ []byte, l line) bool { return pred(l) })
+}
+
+// waitRaw is waitAfter with a predicate that also sees the line's bytes
+// (nil for a huge line dropped by dropHuge).
+func (p *proc) waitRaw(from int, desc string, timeout time.Duration, pred func([]byte, line) bool) line {
+	p.t.Helper()
 	deadline := time.Now().Add(timeout)
 	timer := time.AfterFunc(timeout, func() {
 		p.mu.Lock()
@@ -456,7 +463,7 @@ func (p *proc) waitAfter(from int, desc string, timeout time.Duration, pred func
 	seen := from
 	for {
 		for ; seen < len(p.lines); seen++ {
-			if l := p.decoded[seen]; pred(l) {
+			if l := p.decoded[seen]; pred(p.lines[seen], l) {
 				return l
 			}
 		}

@@ -1,9 +1,11 @@
 // Package testbin gives the tests that drive the real process (golden,
 // printmode, test/robust, test/acp) their ama-rpc binary: make test's one
-// build, named in AMA_TEST_BIN, or a build of their own when run alone.
+// build, named in AMA_TEST_BIN, or a build of their own when run alone;
+// and the test MCP server (mcpclient, test/robust, test/acp) the same way,
+// from next to AMA_TEST_BIN (one link per run instead of one per package).
 //
-// Concurrency: Path holds no state; callers build once (TestMain or a
-// sync.Once) and share the path.
+// Concurrency: Path and Tool hold no state; callers build once (TestMain
+// or a sync.Once) and share the path.
 package testbin
 
 import (
@@ -20,9 +22,25 @@ func Path(dir, pkg string) (string, error) {
 	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
 		return b, nil
 	}
-	bin := filepath.Join(dir, "ama-rpc")
+	return build(filepath.Join(dir, "ama-rpc"), pkg)
+}
+
+// Tool returns the binary called name that make test builds next to
+// AMA_TEST_BIN when it is there; otherwise it builds the command at pkg
+// (relative to the test's directory) into dir under that name.
+func Tool(dir, name, pkg string) (string, error) {
+	if b := os.Getenv("AMA_TEST_BIN"); b != "" {
+		built := filepath.Join(filepath.Dir(b), name)
+		if _, err := os.Stat(built); err == nil {
+			return built, nil
+		}
+	}
+	return build(filepath.Join(dir, name), pkg)
+}
+
+func build(bin, pkg string) (string, error) {
 	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %w\n%s", err, out)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, out)
 	}
 	return bin, nil
 }
