@@ -68,8 +68,8 @@ const AsideSuffix = ".ama-removed"
 // EnvZygote, when set (to the control socket's descriptor number), makes
 // the launcher a pre-started launcher ("zygote") instead of running one
 // command: it builds the jail and restricts itself exactly as for one
-// command (mounts, securebits, no_new_privs, seccomp, Landlock; all
-// inherited by what it starts), then starts each command ama-rpc sends it
+// command (mounts, capabilities, securebits, no_new_privs, seccomp,
+// Landlock; all inherited by what it starts), then starts each command ama-rpc sends it
 // on the control socket, in a PID namespace of its own (the command is
 // its init: when it ends, everything it started ends) and a process group
 // of its own. It runs in ama-rpc's session, in a process group of its

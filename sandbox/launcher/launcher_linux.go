@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
-	"unsafe" // system call arguments: the seccomp program, Landlock rules, mount paths and attributes
+	"unsafe" // system call arguments: the seccomp program, Landlock rules, mount paths and attributes, capability sets
 )
 
 func init() {
@@ -44,13 +44,22 @@ const (
 	prSetNoNewPrivs         = 38
 	prSetSeccomp            = 22
 	seccompModeFilter       = 2
+	prGetSecurebits         = 27
 	prSetSecurebits         = 28
+	prCapbsetDrop           = 24
 	prCapAmbient            = 47
 	prCapAmbientClearAll    = 4
+	capVersion3             = 0x20080522 // _LINUX_CAPABILITY_VERSION_3
 	// SECBIT_NOROOT, its lock, SECBIT_NO_CAP_AMBIENT_RAISE and its lock:
-	// a command that runs as uid 0 inside the user namespace gains no
-	// capabilities at exec.
-	secureBits          = 1<<0 | 1<<1 | 1<<6 | 1<<7
+	// a command that runs as uid 0 gains no capabilities at exec (from
+	// the bounding set or ambient ones). Also the locks of
+	// SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS (bits 3 and 5) with
+	// the bits themselves left clear: the kernel keeps dropping
+	// capabilities when uid 0 becomes another uid, and keep_caps cannot
+	// be turned on again (there is nothing to keep: the command holds no
+	// capabilities, and no longer has CAP_SETPCAP to change any of it;
+	// the locks make that hold even where it would).
+	secureBits          = 1<<0 | 1<<1 | 1<<6 | 1<<7 | 1<<3 | 1<<5
 	openTreeClone       = 1
 	atRecursive         = 0x8000
 	atEmptyPath         = 0x1000
@@ -120,12 +129,13 @@ func run(args []string) error {
 		if err := addRules(fd, os.Getenv(EnvRules)); err != nil {
 			return err
 		}
-		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSecurebits, secureBits, 0); e != 0 {
-			return errors.New("securebits: " + e.Error())
-		}
-		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
-			return errors.New("clear ambient capabilities: " + e.Error())
-		}
+	}
+	// In the jail the launcher's capabilities count in its user namespace
+	// only, and as the namespace's init it keeps its own (it restores
+	// guarded paths the command changed); without namespaces they are
+	// the host's, and it keeps none.
+	if err := dropCapabilities(ns != ""); err != nil {
+		return err
 	}
 	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); e != 0 {
 		return errors.New("no_new_privs: " + e.Error())
@@ -151,6 +161,79 @@ func run(args []string) error {
 		return initProcess(path, argv, env, fd, sweep)
 	}
 	return errors.New("exec " + path + ": " + syscall.Exec(path, argv, env).Error())
+}
+
+// dropCapabilities makes sure the command holds no capability, whatever
+// its uid: it empties the bounding set (exec can grant nothing from it, a
+// file's capabilities included), clears the ambient and inheritable sets,
+// and sets secureBits (uid 0 gains nothing at exec, locked). Unless keep,
+// it also empties this process's own sets, so that nothing between here
+// and the exec holds one either. Without namespaces, ama-rpc as root (in
+// a container, where user namespaces are refused) would otherwise hand
+// root's capabilities to the command, and Landlock does not restrict what
+// they allow through system calls (init_module, kexec_load, reboot, bpf,
+// raw network configuration, open_by_handle_at, syslog, sethostname…).
+//
+// Emptying the bounding set and setting securebits need CAP_SETPCAP. A
+// process without it (any non-root user) gets EPERM: that is accepted
+// only when its permitted set is empty, so there is nothing to hand on
+// (no_new_privs then stops setuid and file capabilities at exec); one
+// that holds capabilities but cannot drop them fails closed.
+func dropCapabilities(keep bool) error {
+	hdr := struct {
+		version uint32
+		pid     int32
+	}{capVersion3, 0}
+	var data [2]struct{ effective, permitted, inheritable uint32 }
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return errors.New("capabilities: " + e.Error())
+	}
+	none := data[0].permitted == 0 && data[1].permitted == 0
+	unprivileged := func(what string, e syscall.Errno) error {
+		if e == syscall.EPERM && none {
+			return nil
+		}
+		return errors.New(what + ": " + e.Error())
+	}
+	// The highest capability is /proc/sys/kernel/cap_last_cap; past it
+	// the kernel answers EINVAL (read no file: /proc may be another's).
+	for c := uintptr(0); ; c++ {
+		_, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prCapbsetDrop, c, 0)
+		if e == syscall.EINVAL && c > 0 {
+			break
+		}
+		if e != 0 {
+			if err := unprivileged("drop capability "+strconv.Itoa(int(c))+" from the bounding set", e); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	bits, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prGetSecurebits, 0, 0)
+	if e != 0 {
+		return errors.New("securebits: " + e.Error())
+	}
+	if bits|secureBits != bits {
+		if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSecurebits, bits|secureBits, 0); e != 0 {
+			if err := unprivileged("securebits", e); err != nil {
+				return err
+			}
+		}
+	}
+	if _, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, prCapAmbient, prCapAmbientClearAll, 0, 0, 0, 0); e != 0 {
+		return errors.New("clear ambient capabilities: " + e.Error())
+	}
+	for i := range data {
+		data[i].inheritable = 0
+		if !keep {
+			data[i].effective, data[i].permitted = 0, 0
+		}
+	}
+	hdr.version, hdr.pid = capVersion3, 0 // capget may have rewritten them
+	if _, _, e := syscall.RawSyscall(syscall.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return errors.New("capabilities: " + e.Error())
+	}
+	return nil
 }
 
 // dropTerminal detaches this process from a controlling terminal it
