@@ -208,7 +208,10 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 			return ""
 		}
 		if strings.ContainsAny(v, "*?[") {
-			return globSecretReason(v)
+			if r := globSecretReason(v); r != "" {
+				return r
+			}
+			return a.linkedSecretReason(s, v, private)
 		}
 		p, ok := joinPath(s.dir, v)
 		if !ok {

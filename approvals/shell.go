@@ -84,6 +84,9 @@ type Analysis struct {
 	// gitRisk maps directories whose repository configuration runs
 	// programs to the reason; set by WithGitRisk.
 	gitRisk map[string]string
+	// links holds what the LinkScans found (nil: no scan was made, the
+	// text alone is judged); set by WithLinks.
+	links map[LinkScan]LinkReach
 }
 
 // Segment is one simple command.
