@@ -101,6 +101,10 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		return ops, true
 	case "find":
 		roots, _ := findRoots(args)
+		if hasWord(s.Args, "-files0-from") {
+			// The starting points are read from a file at run time.
+			roots = append(roots, arg{dyn: true, raw: "-files0-from"})
+		}
 		return roots, true
 	case "fd", "fdfind":
 		p := fdTable.parse(args)
@@ -115,6 +119,9 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		return treeTable.parse(args).operands, true
 	case "du":
 		_, ops, _ := parseArgs(args, duReachSpec)
+		if longOpt(s.Args, "--files0-from", 5) {
+			ops = append(ops, arg{dyn: true, raw: "--files0-from"})
+		}
 		return ops, true
 	case "ls", "dir", "vdir":
 		p := lsReachTable.parse(args)

@@ -79,6 +79,11 @@ func TestRecursiveReadReach(t *testing.T) {
 		"cp --arch ~ b",
 		"cp --recu ~ b",
 		"diff --recu -N /tmp/e ~",
+		// Roots read from a file at run time.
+		"find -files0-from list.bin -type f",
+		"find . -files0-from list.bin",
+		"du --files0-from=list.bin",
+		"du -a --files0 list.bin",
 	}
 	stay := []string{
 		"grep -rn foo .",
