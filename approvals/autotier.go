@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/armadra/ama-rpc/internal/secrets"
 	"path"
 	"strings"
 )
@@ -173,6 +174,11 @@ func (a *Analysis) ruleTier(private []string) string {
 		if !t.Dynamic && environPath(t.Path) {
 			return "reads the environment of a process (" + t.Path + "), which holds secrets"
 		}
+		if t.Dynamic {
+			if r := dynamicSecretReason(t.Raw); r != "" {
+				return "reads " + r
+			}
+		}
 	}
 	for _, t := range a.Writes {
 		if t.Dynamic {
@@ -232,7 +238,84 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 			if r := check(v); r != "" {
 				return r
 			}
+		} else if x.dyn {
+			if r := dynamicSecretReason(x.raw); r != "" {
+				return "touches " + r
+			}
 		}
+	}
+	return ""
+}
+
+// dynamicSecretReason judges a word only known at run time by its shape:
+// each parameter or substitution ($PPID, ${D}, $(…), `…`) stands for any
+// text, so /proc/$PPID/environ, "$D/.env" and ~/.ssh/$K read secrets
+// whatever the values are. It returns "" when no value makes a secret
+// path of the known parts.
+func dynamicSecretReason(raw string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case depth > 0:
+			switch c {
+			case '(', '{':
+				depth++
+			case ')', '}':
+				depth--
+			}
+			continue
+		case c == '\\' && i+1 < len(raw):
+			i++
+			b.WriteByte(raw[i])
+			continue
+		case c == '"' || c == '\'':
+			continue
+		case c == '`':
+			if j := strings.IndexByte(raw[i+1:], '`'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(raw)
+			}
+			b.WriteByte('*')
+			continue
+		case c != '$':
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('*')
+		if i+1 < len(raw) && (raw[i+1] == '(' || raw[i+1] == '{') {
+			depth = 1
+			i++
+			continue
+		}
+		for i+1 < len(raw) && (raw[i+1] == '_' || raw[i+1] >= 'a' && raw[i+1] <= 'z' || raw[i+1] >= 'A' && raw[i+1] <= 'Z' ||
+			raw[i+1] >= '0' && raw[i+1] <= '9') {
+			i++
+		}
+		if i+1 < len(raw) && i > 0 && raw[i] == '$' && strings.IndexByte("$!#?@*-", raw[i+1]) >= 0 {
+			i++
+		}
+	}
+	shape := b.String()
+	if environPath(shape) {
+		return "the environment of a process (" + raw + "), which holds secrets"
+	}
+	if !strings.HasPrefix(shape, "/") {
+		shape = "/" + shape // a relative shape: judged by its components
+	}
+	last := shape[strings.LastIndexByte(shape, '/')+1:]
+	if strings.Contains(last, "*") && !strings.HasPrefix(shape, "/proc/") {
+		// The name itself is unknown: only a directory whose whole content
+		// is secret decides (~/.ssh/$K); cat "$F" is the classifier's.
+		if r := secrets.Reason(path.Dir(shape)); r != "" {
+			return r + " (" + raw + ")"
+		}
+		return ""
+	}
+	if r := secrets.Reason(shape); r != "" {
+		return r + " (" + raw + ")"
 	}
 	return ""
 }

@@ -599,3 +599,46 @@ func TestNamesFromFileRedteam(t *testing.T) {
 		t.Error("sort --files0-from ran")
 	}
 }
+
+// TestDynamicRedirectRedteam: an input redirect or an argument whose path
+// is only known at run time is judged by its shape: < /proc/$PPID/environ
+// reads the environment of the shell's parent (ama-rpc in a real run,
+// whose environment holds the provider key; the test binary here, which
+// runs the server in process), so auto's rule tier asks (unattended:
+// refused) and plan does not take it as read-only; < "$F" is not a static
+// read either (auto asks the classifier, which asks here). Neither the parent's environment nor its command line
+// reaches the model.
+func TestDynamicRedirectRedteam(t *testing.T) {
+	env, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		t.Skip("no /proc/self/environ")
+	}
+	var pathEntry string
+	for _, kv := range strings.Split(string(env), "\x00") {
+		if strings.HasPrefix(kv, "PATH=") && len(kv) > 10 {
+			pathEntry = kv
+		}
+	}
+	if pathEntry == "" {
+		t.Skip("the test's environment has no PATH")
+	}
+	for _, mode := range []string{"auto", "plan"} {
+		t.Run(mode, func(t *testing.T) {
+			calls := []map[string]any{
+				reachBashCall("cat < /proc/$PPID/environ"),
+				reachBashCall("tr '\\0' '\\n' < /proc/$PPID/environ"),
+				reachBashCall("head -c 100000 0</proc/${PPID}/environ"),
+				reachBashCall("cat < /proc/$PPID/cmdline"),
+				reachBashCall("cat /proc/$PPID/environ"),
+				reachBashCall("cat < \"$F\" /dev/null"),
+			}
+			ask := map[string]any{"text": `{"decision":"ask","reason":"unknown file"}`}
+			r := runAttack(t, mode, nil, scriptWith(t, callsStep(calls...), ask), nil)
+			said := everythingSaid(t, r, "")
+			assertAbsent(t, said, pathEntry, "test.paniconexit0")
+			if n := strings.Count(said["stdout"], `"denied":true`); n != len(calls) {
+				t.Errorf("%d of %d calls refused", n, len(calls))
+			}
+		})
+	}
+}
