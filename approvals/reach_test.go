@@ -220,7 +220,7 @@ func TestDynamicPathShape(t *testing.T) {
 		"cat < /proc/$PPID/environ", "tr '\\0' '\\n' < /proc/${PPID}/environ", "head -c 9999 0</proc/$$/environ",
 		"cat /proc/$PPID/environ", "strings /proc/$(pgrep node)/environ", "cat < /proc/$PPID/cmdline",
 		"cat < /proc/$PPID/task/$PPID/environ", "while read -r l; do echo $l; done < /proc/$PPID/environ",
-		`cat "$D/.env"`, "cat ~/.ssh/$K", "cat < ~/.aws/$F",
+		`cat "$D/.env"`, "cat ~/.ssh/$K", "cat < ~/.aws/$F", `cat "$(dirname "$PWD")/home/.s""sh/id_""rsa"`,
 	}
 	for _, cmd := range secret {
 		for _, mode := range []approvals.Mode{approvals.ModeAuto, approvals.ModePlan, approvals.ModeAllowlist} {

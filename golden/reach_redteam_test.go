@@ -534,6 +534,7 @@ func TestFollowedLinksRedteam(t *testing.T) {
 			reachBashCall("cat src/*"),
 			reachBashCall("head -n 3 src/*.txt"),
 			reachBashCall("grep -r 'LINKED-' *"),
+			reachBashCall("grep -r 'LINKED-' ./*/"),
 			reachBashCall("tar chf - . | strings | grep 'LINKED-'"),
 			reachBashCall("ls -RL vendor"),
 		}

@@ -41,14 +41,17 @@ func scanOne(sc approvals.LinkScan, budget *int) approvals.LinkReach {
 	}
 	matches := []string{sc.Path}
 	if strings.ContainsAny(sc.Path, "*?[") {
-		m, err := filepath.Glob(strings.ReplaceAll(sc.Path, "[!", "[^"))
+		// A trailing slash (./*/) matches the directories among the names
+		// (links to them too); Glob would match nothing.
+		pattern := strings.TrimRight(sc.Path, "/")
+		m, err := filepath.Glob(strings.ReplaceAll(pattern, "[!", "[^"))
 		switch {
 		case err != nil: // bash takes a malformed pattern literally
 		case len(m) > maxGlobMatches:
 			lr.Incomplete = true
 			return lr
 		default:
-			matches = bashMatches(sc.Path, m)
+			matches = bashMatches(pattern, m)
 		}
 	}
 	visited := map[string]bool{}

@@ -35,7 +35,11 @@ func TestScanLinks(t *testing.T) {
 	glob := approvals.LinkScan{Path: proj + "/src/*"}
 	tree := approvals.LinkScan{Path: proj + "/vendor", Tree: true}
 	star := approvals.LinkScan{Path: proj + "/*"}
-	got := scanLinks([]approvals.LinkScan{glob, tree, star})
+	dirs := approvals.LinkScan{Path: proj + "/./*/*/"}
+	got := scanLinks([]approvals.LinkScan{glob, tree, star, dirs})
+	if lr := got[dirs]; !slices.Contains(lr.Targets, other) {
+		t.Errorf("a pattern with a trailing slash (grep -r x ./*/*/) did not find the link to %s: %+v", other, lr)
+	}
 	if lr := got[glob]; !slices.Contains(lr.Targets, home+"/.ssh/id_rsa") || lr.Incomplete {
 		t.Errorf("glob: %+v", lr)
 	}
