@@ -195,6 +195,9 @@ func (a *Analysis) ruleTier(private []string) string {
 		if r := a.reachReason(&a.Segments[i], private); r != "" {
 			return r
 		}
+		if r := a.gitLinkedOut(&a.Segments[i]); r != "" {
+			return r
+		}
 	}
 	for _, t := range a.Inputs {
 		if !t.Dynamic {

@@ -238,6 +238,11 @@ func (a *Analysis) PathsToResolve() []string {
 	}
 	for i := range a.Segments {
 		s := &a.Segments[i]
+		if s.dir != "" {
+			// The directory the segment runs in (after cd): the default
+			// root of a walk, where git finds its repository.
+			add(joinRaw(s.dir, "."))
+		}
 		for _, x := range s.args {
 			if v := pathArgValue(x); v != "" {
 				add(joinRaw(s.dir, v))
