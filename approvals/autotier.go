@@ -241,6 +241,15 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 			if r := check(v); r != "" {
 				return r
 			}
+			for _, tok := range codePathTokens(v) {
+				// A path in interpreter code (open('src/key.txt')) is
+				// judged where it leads, as an argument is.
+				if rp := a.realArg(s, tok); rp != "" {
+					if r := privateSecretReason(rp, private); r != "" {
+						return "touches " + r + " (" + tok + " in the code resolves to " + rp + ")"
+					}
+				}
+			}
 		} else if x.dyn {
 			if r := dynamicSecretReason(x.raw); r != "" {
 				return "touches " + r
@@ -361,4 +370,29 @@ func procGlobMatch(pat, name string) bool {
 	}
 	ok, err := path.Match(pat, name)
 	return ok || err != nil
+}
+
+// maxCodePathTokens bounds the path-like tokens taken from one argument.
+const maxCodePathTokens = 32
+
+// codePathTokens are the path-like tokens of an argument that is code
+// (it holds quotes, brackets or separators: python3 -c "open('a/b')"):
+// the words between those characters that contain a slash or a dot, no
+// glob and no URL. A plain argument is a path itself and is not split.
+func codePathTokens(v string) []string {
+	const seps = "'\"`()[]{},;=: \t\n<>|&"
+	if !strings.ContainsAny(v, "'\"`()[]{},;=") {
+		return nil
+	}
+	var out []string
+	for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+		if len(out) == maxCodePathTokens {
+			break
+		}
+		if len(tok) > 1 && len(tok) < 4096 && strings.ContainsAny(tok, "/.") && !strings.ContainsAny(tok, "*?$\\") &&
+			tok != ".." && !strings.HasPrefix(tok, "-") {
+			out = append(out, tok)
+		}
+	}
+	return out
 }

@@ -171,6 +171,8 @@ func TestFactsShellTargets(t *testing.T) {
 		{"auto: git in a cd'd link", approvals.ModeAuto, "cd vendor/dots && git show",
 			map[string]string{cwd + "/vendor/dots/.": "/outside/dots", cwd + "/vendor/dots": "/outside/dots", cwd + "/.": cwd},
 			approvals.Deny, "outside the project through a link", nil},
+		{"a path in interpreter code through a link", approvals.ModeAuto, `python3 -c "print(open('src/key.txt').read())"`,
+			map[string]string{cwd + "/src/key.txt": home + "/.ssh/id_rsa", cwd + "/.": cwd}, approvals.Deny, "in the code resolves to", []string{cwd + "/src/key.txt"}},
 		{"everyday git -C", approvals.ModePlan, "git -C src log",
 			map[string]string{cwd + "/src": cwd + "/src", cwd + "/.": cwd}, approvals.Allow, "", nil},
 		{"everyday cd and git", approvals.ModeAuto, "cd src && git log -p",

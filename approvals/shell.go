@@ -247,6 +247,11 @@ func (a *Analysis) PathsToResolve() []string {
 			if v := pathArgValue(x); v != "" {
 				add(joinRaw(s.dir, v))
 			}
+			if v, ok := argWord(x); ok {
+				for _, tok := range codePathTokens(v) {
+					add(joinRaw(s.dir, tok))
+				}
+			}
 		}
 	}
 	return out

@@ -561,6 +561,7 @@ func TestFollowedLinksRedteam(t *testing.T) {
 			reachBashCall("cd homelink && grep -rn 'LINKED-'"),
 			reachBashCall("cd vendor/cache/dots && git log -p"),
 			reachBashCall("git -C vendor/cache/dots show HEAD"),
+			reachBashCall(`python3 -c "print(open('src/key.txt').read())"`),
 		}
 	}
 	for _, mode := range []string{"auto", "plan"} {
