@@ -272,3 +272,22 @@ func TestFactsFollowedLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestSameView: the same command analysed again sees the file system the
+// same way only when every resolved path and link finding is the same.
+func TestSameView(t *testing.T) {
+	a := approvals.AnalyzeShellIn("cat src/k.txt src/*", cwd, cwd, home)
+	plain := map[string]string{cwd + "/src/k.txt": cwd + "/src/k.txt"}
+	linked := map[string]string{cwd + "/src/k.txt": home + "/.ssh/id_rsa"}
+	none := map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {}}
+	found := map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {Targets: []string{home}}}
+	if !a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(plain).WithLinks(none)) {
+		t.Error("the same view differs")
+	}
+	if a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(linked).WithLinks(none)) {
+		t.Error("a path that now leads through a link is the same view")
+	}
+	if a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(plain).WithLinks(found)) {
+		t.Error("a glob that now matches a link out is the same view")
+	}
+}

@@ -1,6 +1,8 @@
 package approvals
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -494,4 +496,26 @@ func (a *Analysis) linkedReachReason(s *Segment, r arg, follows bool, private []
 		return "follows links in a tree too large to check (" + s.Name + " " + r.raw + ")"
 	}
 	return ""
+}
+
+// SameView reports whether b, the same command analysed again, found the
+// file system as a did: every path resolved to the same place and every
+// link scan found the same. A command is judged before the earlier calls
+// of its reply run; one of them may plant a link it then reads through
+// (ln -s ~ h, then grep -R), so the caller analyses it again when it
+// starts and does not run it when the view changed.
+func (a *Analysis) SameView(b *Analysis) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if !maps.Equal(a.real, b.real) || len(a.links) != len(b.links) {
+		return false
+	}
+	for k, x := range a.links {
+		y, ok := b.links[k]
+		if !ok || x.Incomplete != y.Incomplete || !slices.Equal(x.Targets, y.Targets) {
+			return false
+		}
+	}
+	return true
 }
