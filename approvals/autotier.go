@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/armadra/ama-rpc/internal/secrets"
 	"path"
 	"strings"
 )
@@ -173,6 +174,11 @@ func (a *Analysis) ruleTier(private []string) string {
 		if !t.Dynamic && environPath(t.Path) {
 			return "reads the environment of a process (" + t.Path + "), which holds secrets"
 		}
+		if t.Dynamic {
+			if r := dynamicSecretReason(t.Raw); r != "" {
+				return "reads " + r
+			}
+		}
 	}
 	for _, t := range a.Writes {
 		if t.Dynamic {
@@ -187,6 +193,9 @@ func (a *Analysis) ruleTier(private []string) string {
 			return r
 		}
 		if r := a.reachReason(&a.Segments[i], private); r != "" {
+			return r
+		}
+		if r := a.gitLinkedOut(&a.Segments[i]); r != "" {
 			return r
 		}
 	}
@@ -208,7 +217,10 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 			return ""
 		}
 		if strings.ContainsAny(v, "*?[") {
-			return globSecretReason(v)
+			if r := globSecretReason(v); r != "" {
+				return r
+			}
+			return a.linkedSecretReason(s, v, private)
 		}
 		p, ok := joinPath(s.dir, v)
 		if !ok {
@@ -229,7 +241,93 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 			if r := check(v); r != "" {
 				return r
 			}
+			for _, tok := range codePathTokens(v) {
+				// A path in interpreter code (open('src/key.txt')) is
+				// judged where it leads, as an argument is.
+				if rp := a.realArg(s, tok); rp != "" {
+					if r := privateSecretReason(rp, private); r != "" {
+						return "touches " + r + " (" + tok + " in the code resolves to " + rp + ")"
+					}
+				}
+			}
+		} else if x.dyn {
+			if r := dynamicSecretReason(x.raw); r != "" {
+				return "touches " + r
+			}
 		}
+	}
+	return ""
+}
+
+// dynamicSecretReason judges a word only known at run time by its shape:
+// each parameter or substitution ($PPID, ${D}, $(…), `…`) stands for any
+// text, so /proc/$PPID/environ, "$D/.env" and ~/.ssh/$K read secrets
+// whatever the values are. It returns "" when no value makes a secret
+// path of the known parts.
+func dynamicSecretReason(raw string) string {
+	var b strings.Builder
+	depth := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case depth > 0:
+			switch c {
+			case '(', '{':
+				depth++
+			case ')', '}':
+				depth--
+			}
+			continue
+		case c == '\\' && i+1 < len(raw):
+			i++
+			b.WriteByte(raw[i])
+			continue
+		case c == '"' || c == '\'':
+			continue
+		case c == '`':
+			if j := strings.IndexByte(raw[i+1:], '`'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(raw)
+			}
+			b.WriteByte('*')
+			continue
+		case c != '$':
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('*')
+		if i+1 < len(raw) && (raw[i+1] == '(' || raw[i+1] == '{') {
+			depth = 1
+			i++
+			continue
+		}
+		for i+1 < len(raw) && (raw[i+1] == '_' || raw[i+1] >= 'a' && raw[i+1] <= 'z' || raw[i+1] >= 'A' && raw[i+1] <= 'Z' ||
+			raw[i+1] >= '0' && raw[i+1] <= '9') {
+			i++
+		}
+		if i+1 < len(raw) && i > 0 && raw[i] == '$' && strings.IndexByte("$!#?@*-", raw[i+1]) >= 0 {
+			i++
+		}
+	}
+	shape := b.String()
+	if environPath(shape) {
+		return "the environment of a process (" + raw + "), which holds secrets"
+	}
+	if !strings.HasPrefix(shape, "/") {
+		shape = "/" + shape // a relative shape: judged by its components
+	}
+	last := shape[strings.LastIndexByte(shape, '/')+1:]
+	if strings.Contains(last, "*") && !strings.HasPrefix(shape, "/proc/") {
+		// The name itself is unknown: only a directory whose whole content
+		// is secret decides (~/.ssh/$K); cat "$F" is the classifier's.
+		if r := secrets.Reason(path.Dir(shape)); r != "" {
+			return r + " (" + raw + ")"
+		}
+		return ""
+	}
+	if r := secrets.Reason(shape); r != "" {
+		return r + " (" + raw + ")"
 	}
 	return ""
 }
@@ -272,4 +370,29 @@ func procGlobMatch(pat, name string) bool {
 	}
 	ok, err := path.Match(pat, name)
 	return ok || err != nil
+}
+
+// maxCodePathTokens bounds the path-like tokens taken from one argument.
+const maxCodePathTokens = 32
+
+// codePathTokens are the path-like tokens of an argument that is code
+// (it holds quotes, brackets or separators: python3 -c "open('a/b')"):
+// the words between those characters that contain a slash or a dot, no
+// glob and no URL. A plain argument is a path itself and is not split.
+func codePathTokens(v string) []string {
+	const seps = "'\"`()[]{},;=: \t\n<>|&"
+	if !strings.ContainsAny(v, "'\"`()[]{},;=") {
+		return nil
+	}
+	var out []string
+	for _, tok := range strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+		if len(out) == maxCodePathTokens {
+			break
+		}
+		if len(tok) > 1 && len(tok) < 4096 && strings.ContainsAny(tok, "/.") && !strings.ContainsAny(tok, "*?$\\") &&
+			tok != ".." && !strings.HasPrefix(tok, "-") {
+			out = append(out, tok)
+		}
+	}
+	return out
 }

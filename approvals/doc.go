@@ -39,7 +39,9 @@
 // data: Call.Facts (built by tools.Resolve) carries the target of a file
 // tool with its symlinks resolved and the bash analysis run in the resolved
 // cwd argument with its targets resolved (AnalyzeShellIn, PathsToResolve,
-// WithRealPaths). With Facts, deny rules hit when any name of the path
+// WithRealPaths), and where the links its globs match and the links below
+// the roots of a walk that follows them (grep -R, rg -L, tar -h, zip -r)
+// lead (LinkScans, WithLinks). With Facts, deny rules hit when any name of the path
 // matches (lexical or resolved), allow rules and "inside the project" need
 // the resolved one. Without Facts (tests) the judgement is lexical only;
 // the bash cwd argument is honoured either way.

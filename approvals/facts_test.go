@@ -2,6 +2,7 @@ package approvals_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,6 +161,24 @@ func TestFactsShellTargets(t *testing.T) {
 			map[string]string{cwd + "/linkdir": "/outside"}, approvals.Deny, "", []string{cwd + "/linkdir"}},
 		{"everyday write", approvals.ModeAuto, "echo x > out.txt",
 			map[string]string{cwd + "/out.txt": cwd + "/out.txt"}, approvals.Allow, "", nil},
+		{"git in a cd'd link to a repository elsewhere", approvals.ModePlan, "cd vendor/dots && git log -p",
+			map[string]string{cwd + "/vendor/dots/.": "/outside/dots", cwd + "/vendor/dots": "/outside/dots", cwd + "/.": cwd},
+			approvals.Deny, "", []string{cwd + "/vendor/dots/."}},
+		{"git -C a link to a repository elsewhere", approvals.ModePlan, "git -C vendor/dots log",
+			map[string]string{cwd + "/vendor/dots": "/outside/dots", cwd + "/.": cwd}, approvals.Deny, "", []string{cwd + "/vendor/dots"}},
+		{"auto: git -C a link to a repository elsewhere", approvals.ModeAuto, "git -C vendor/dots log",
+			map[string]string{cwd + "/vendor/dots": "/outside/dots", cwd + "/.": cwd}, approvals.Deny, "outside the project through a link", nil},
+		{"auto: git in a cd'd link", approvals.ModeAuto, "cd vendor/dots && git show",
+			map[string]string{cwd + "/vendor/dots/.": "/outside/dots", cwd + "/vendor/dots": "/outside/dots", cwd + "/.": cwd},
+			approvals.Deny, "outside the project through a link", nil},
+		{"a path in interpreter code through a link", approvals.ModeAuto, `python3 -c "print(open('src/key.txt').read())"`,
+			map[string]string{cwd + "/src/key.txt": home + "/.ssh/id_rsa", cwd + "/.": cwd}, approvals.Deny, "in the code resolves to", []string{cwd + "/src/key.txt"}},
+		{"everyday git -C", approvals.ModePlan, "git -C src log",
+			map[string]string{cwd + "/src": cwd + "/src", cwd + "/.": cwd}, approvals.Allow, "", nil},
+		{"everyday cd and git", approvals.ModeAuto, "cd src && git log -p",
+			map[string]string{cwd + "/src": cwd + "/src", cwd + "/src/.": cwd + "/src", cwd + "/.": cwd}, approvals.Allow, "", nil},
+		{"walk of a cd'd link to HOME", approvals.ModeAuto, "cd homelink; grep -r TODO",
+			map[string]string{cwd + "/homelink": home, cwd + "/homelink/.": home, cwd + "/.": cwd}, approvals.Deny, "the home directory", []string{cwd + "/homelink/."}},
 		{"everyday grep", approvals.ModeAuto, "grep -rn TODO src",
 			map[string]string{cwd + "/src": cwd + "/src", cwd + "/TODO": cwd + "/TODO"}, approvals.Allow, "", []string{cwd + "/src"}},
 	}
@@ -202,4 +221,73 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestFactsFollowedLinks: a glob argument and a walk that follows links
+// are judged by where the links the caller found (LinkScans, WithLinks)
+// lead: a link to a key or to HOME makes them ask in auto and leave the
+// read-only list in plan; links inside the project, a walk that does not
+// follow links (grep -r) and an incomplete scan of a non-walker glob that
+// found nothing are judged as before.
+func TestFactsFollowedLinks(t *testing.T) {
+	key := home + "/.ssh/id_rsa"
+	tests := []struct {
+		cmd   string
+		scans map[approvals.LinkScan]approvals.LinkReach
+		want  approvals.Decision // in auto and plan alike
+		why   string
+	}{
+		{"cat src/*", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {Targets: []string{key}}}, approvals.Deny, "matches a link to " + key},
+		{"head -n 3 */*.txt", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/*/*.txt"}: {Targets: []string{home + "/.aws/credentials"}}}, approvals.Deny, "credentials"},
+		{"grep -R TODO .", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/.", Tree: true}: {Targets: []string{home}}}, approvals.Deny, "follows a link to " + home},
+		{"grep -R TODO", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/.", Tree: true}: {Targets: []string{"/"}}}, approvals.Deny, "whole file system"},
+		{"rg -L TODO src", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src", Tree: true}: {Targets: []string{key}}}, approvals.Deny, "private key"},
+		{"grep -r TODO *", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/*"}: {Targets: []string{home}}}, approvals.Deny, "follows a link to " + home},
+		{"ls -RL", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/.", Tree: true}: {Incomplete: true}}, approvals.Deny, "too large to check"},
+		{"grep -R TODO .", map[approvals.LinkScan]approvals.LinkReach{}, approvals.Deny, "too large to check"}, // a scan that was not made
+		// Everyday: links that stay inside, or lead to ordinary places.
+		{"grep -R TODO .", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/.", Tree: true}: {Targets: []string{"/usr/share/doc"}}}, approvals.Allow, ""},
+		{"cat src/*", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {Targets: []string{cwd + "/lib/a.go"}}}, approvals.Allow, ""},
+		{"grep -r TODO .", map[approvals.LinkScan]approvals.LinkReach{}, approvals.Allow, ""}, // grep -r follows no link below its root
+		{"cat src/*", map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {}}, approvals.Allow, ""},
+	}
+	for _, tt := range tests {
+		for _, mode := range []approvals.Mode{approvals.ModeAuto, approvals.ModePlan} {
+			t.Run(string(mode)+" "+tt.cmd, func(t *testing.T) {
+				a := approvals.AnalyzeShellIn(tt.cmd, cwd, cwd, home)
+				for sc := range tt.scans {
+					if !slices.Contains(a.LinkScans(), sc) {
+						t.Errorf("LinkScans %v lacks %v", a.LinkScans(), sc)
+					}
+				}
+				f := &approvals.Facts{Root: cwd, Home: home, Shell: a.WithLinks(tt.scans)}
+				in, _ := json.Marshal(map[string]any{"command": tt.cmd})
+				pol := policy(t, mode, nil, nil)
+				pol.Unattended = true
+				v := approvals.Decide(approvals.Call{Tool: "bash", Class: approvals.ClassExecute, Input: in, Cwd: cwd, Home: home, Facts: f}, pol, nil)
+				if v.Decision != tt.want || (mode == approvals.ModeAuto && !strings.Contains(v.Reason, tt.why)) {
+					t.Errorf("%s (%s: %s), want %s with %q", v.Decision, v.Layer, v.Reason, tt.want, tt.why)
+				}
+			})
+		}
+	}
+}
+
+// TestSameView: the same command analysed again sees the file system the
+// same way only when every resolved path and link finding is the same.
+func TestSameView(t *testing.T) {
+	a := approvals.AnalyzeShellIn("cat src/k.txt src/*", cwd, cwd, home)
+	plain := map[string]string{cwd + "/src/k.txt": cwd + "/src/k.txt"}
+	linked := map[string]string{cwd + "/src/k.txt": home + "/.ssh/id_rsa"}
+	none := map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {}}
+	found := map[approvals.LinkScan]approvals.LinkReach{{Path: cwd + "/src/*"}: {Targets: []string{home}}}
+	if !a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(plain).WithLinks(none)) {
+		t.Error("the same view differs")
+	}
+	if a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(linked).WithLinks(none)) {
+		t.Error("a path that now leads through a link is the same view")
+	}
+	if a.WithRealPaths(plain).WithLinks(none).SameView(a.WithRealPaths(plain).WithLinks(found)) {
+		t.Error("a glob that now matches a link out is the same view")
+	}
 }

@@ -39,10 +39,40 @@ func gitSplit(args []string) (globals []string, sub string, rest []string) {
 // gitDirInside reports that git runs in the project: the directory it
 // starts in and every -C of the global options lead inside it (a repository elsewhere brings its own
 // configuration, which may run programs).
-func (a *Analysis) gitDirInside(g gitCmd, dir string) bool {
+//
+// Both are judged where they lead (WithRealPaths): a directory of the
+// project that is a link to a repository elsewhere (cd vendor/dots && git
+// log -p, git -C vendor/dots log) is outside. With resolved paths, a -C
+// that was not looked up (one after another) counts as outside.
+func (a *Analysis) gitDirInside(g gitCmd, s *Segment) bool {
+	return a.gitDirInsideAs(g, s, a.real)
+}
+
+// gitLinkedOut says why a git whose directories lie in the project by
+// their text runs in a repository elsewhere through a link, or returns "":
+// the text is all the classifier sees, so the rule tier asks.
+func (a *Analysis) gitLinkedOut(s *Segment) string {
+	if s.Name != "git" || a.real == nil {
+		return ""
+	}
+	g := parseGit(s.args)
+	if a.gitDirInsideAs(g, s, nil) && !a.gitDirInsideAs(g, s, a.real) {
+		return "runs git in a repository outside the project through a link (" + s.Text + ")"
+	}
+	return ""
+}
+
+// gitDirInsideAs is gitDirInside judging with the resolved paths real
+// (nil: the text).
+func (a *Analysis) gitDirInsideAs(g gitCmd, s *Segment, real map[string]string) bool {
+	dir := s.dir
+	if rd := real[joinRaw(s.dir, ".")]; rd != "" {
+		dir = rd
+	}
 	if dir == "" || a.Cwd == "" || !within(dir, a.Cwd) {
 		return false // cd'd outside the project, or somewhere unknown
 	}
+	lex := s.dir
 	for _, o := range g.globals.opts {
 		if o.def == nil || o.def.name != "-C" {
 			continue
@@ -51,6 +81,13 @@ func (a *Analysis) gitDirInside(g gitCmd, dir string) bool {
 			return false
 		}
 		p, ok := joinPath(dir, o.val.val)
+		if real != nil {
+			rp, found := real[joinRaw(lex, o.val.val)]
+			if !found || lex != s.dir {
+				return false
+			}
+			p, lex = rp, ""
+		}
 		if !ok || a.Cwd == "" || !within(p, a.Cwd) {
 			return false
 		}
@@ -104,7 +141,7 @@ func (a *Analysis) gitReadSafe(s *Segment) bool {
 		return false // the repository's configuration runs programs
 	}
 	g := parseGit(s.args)
-	if g.globals.unsafe(gitGlobal) != "" || !a.gitDirInside(g, s.dir) {
+	if g.globals.unsafe(gitGlobal) != "" || !a.gitDirInside(g, s) {
 		return false
 	}
 	switch g.sub {

@@ -33,6 +33,7 @@ func TestSafeListOptionGrammar(t *testing.T) {
 		"cargo +nightly test", "cargo build -Z unstable-options", "cargo run",
 		"sort --compress-program=sh a", "sort --compress-prog=sh a", "sort --compress=sh a", "sort --out=/tmp/x a",
 		"sort --outp=/home/u/.bashrc a", "sort --outp ~/.bashrc a", "sort -o ~/.bashrc a", "sort -uo ../x a", "sort -T /tmp a",
+		"sort --files0-from=list", "sort --files0-f list", "sort -u --files0-from - ", // reads the files a list names
 		"date --s=now", "date --se=now", "date -s now", "date 010100002030", "date -us now",
 		"file --comp x", "file --compile x", "file -C x", "file -bC x",
 		"rg --pre=cat x", "rg --pre cat x", "fd -x rm", "fd --exec=rm", "tree -o /tmp/x", "jq -i . a",

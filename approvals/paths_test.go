@@ -165,11 +165,23 @@ func TestSafetyFilesOfTheProcess(t *testing.T) {
 				t.Errorf("%s: write %s: %s/%s", mode, w, v.Decision, v.Layer)
 			}
 		}
-		for _, r := range []string{"/cfg/ama/config.json", "/data/ama/auth.json", "/etc/prof.json"} {
+		for _, r := range []string{"/cfg/ama/config.json", "/etc/prof.json"} {
 			v := approvals.Decide(pathCall("read", approvals.ClassRead, r), p, nil)
 			if mode == approvals.ModeAuto && (v.Decision != approvals.Ask || !strings.Contains(v.Reason, "ama")) {
 				t.Errorf("auto: read %s: %s (%s)", r, v.Decision, v.Reason)
 			}
+		}
+		// ama's own API key file is never read by a file tool, in any mode
+		// (the resolved data directory's and the default one under HOME).
+		for _, r := range []string{"/data/ama/auth.json", home + "/.local/share/ama/auth.json"} {
+			for _, tool := range []string{"read", "grep", "ls"} {
+				if v := approvals.Decide(pathCall(tool, approvals.ClassRead, r), p, nil); v.Decision != approvals.Deny || v.Layer != "safety" {
+					t.Errorf("%s: %s %s: %s/%s (%s)", mode, tool, r, v.Decision, v.Layer, v.Reason)
+				}
+			}
+		}
+		if v := approvals.Decide(pathCall("read", approvals.ClassRead, cwd+"/auth.json"), p, nil); v.Layer == "safety" {
+			t.Errorf("%s: a project's auth.json is not ama's key: %s (%s)", mode, v.Decision, v.Reason)
 		}
 		if mode == approvals.ModeAuto {
 			if v := approvals.Decide(pathCall("read", approvals.ClassRead, "/data/ama/tool-output/s/bash-1.txt"), p, nil); v.Decision != approvals.Allow {

@@ -15,7 +15,7 @@ var (
 		"-g|--general-numeric-sort -i|--ignore-nonprinting -M|--month-sort -h|--human-numeric-sort "+
 		"-n|--numeric-sort -R|--random-sort --random-source= -r|--reverse -V|--version-sort --sort= "+
 		"-c|--check? -C -m|--merge -s|--stable -u|--unique -z|--zero-terminated --debug "+
-		"-k|--key= -t|--field-separator= -S|--buffer-size= --parallel= --batch-size= --files0-from= "+
+		"-k|--key= -t|--field-separator= -S|--buffer-size= --parallel= --batch-size= !--files0-from= "+
 		"-o|--output= !-T|--temporary-directory= !--compress-program= --help --version")
 
 	dateTable = newOptTable(styleGNU, "-d|--date= -f|--file= -I|--iso-8601? -R|--rfc-email --rfc-3339= "+

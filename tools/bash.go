@@ -346,7 +346,8 @@ func jobStatusLine(info JobInfo) string {
 }
 
 // changedSince resolves the command again and reports whether what the
-// verdict judged (its directory, the files it writes or deletes) resolves
+// verdict judged (its directory, the files it writes or deletes, the paths
+// it reads and the links its globs and walks meet) resolves
 // differently now: earlier calls of the same reply ran in between. It cannot
 // see what changes while the command runs (that is the sandbox's job).
 func changedSince(r *Resolved, call *Call, env *Env) string {
@@ -361,6 +362,8 @@ func changedSince(r *Resolved, call *Call, env *Env) string {
 			}
 		}
 		return "the files it writes resolve differently"
+	case !r.Shell.SameView(now.Shell):
+		return "a path it reads, or a link in a tree it walks, now leads elsewhere"
 	}
 	return ""
 }

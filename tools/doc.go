@@ -20,7 +20,10 @@
 // Resolve is the one interpretation of a call: the bash working directory
 // (the cwd argument), every path the call reads or writes with the
 // symlinks of its existing prefix resolved, and the shell analysis run in
-// that directory with its targets resolved. The session computes it once;
+// that directory with its targets resolved, its globs expanded and the
+// trees of its link-following walks looked at for links leading out
+// (linkscan.go, bounded: 50,000 entries, 10,000 matches a glob). The
+// session computes it once;
 // the verdict (Resolved.Facts), the approval preview, the checkpoint
 // (Resolved.Changes) and the execution (Call.Resolved) all use it. File
 // tools open what was judged and nothing else (open.go): from an os.Root

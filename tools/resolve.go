@@ -134,6 +134,7 @@ func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 			}
 		}
 		sh = sh.WithRealPaths(real)
+		sh = sh.WithLinks(scanLinks(sh.LinkScans()))
 		risk := map[string]string{}
 		for _, d := range sh.GitDirs() {
 			if why := gitConfigRisk(d); why != "" {

@@ -19,6 +19,19 @@ var HomePaths = []string{
 	".sqlite_history", ".lesshst", ".viminfo",
 	".gradle/gradle.properties", ".m2/settings.xml", ".m2/settings-security.xml",
 	".config/ama",
+	// The keys and tokens of the other coding agents and of cloud, database
+	// and package tools (a model told to "check the setup" reads these as
+	// readily as ~/.aws): Codex's auth.json holds an OpenAI key, Claude
+	// Code's .credentials.json and .claude.json (primaryApiKey) an Anthropic
+	// one, Gemini CLI, Qwen Code, OpenCode and Copilot keep OAuth tokens or
+	// provider keys; browsers keep cookies and saved logins.
+	".codex/auth.json", ".claude/.credentials.json", ".claude.json", ".gemini/oauth_creds.json",
+	".gemini/mcp-oauth-tokens.json", ".qwen/oauth_creds.json", ".local/share/opencode/auth.json",
+	".config/github-copilot", ".cache/huggingface/token", ".huggingface/token", ".kaggle/kaggle.json",
+	".config/rclone/rclone.conf", ".s3cfg", ".boto", ".my.cnf", ".mylogin.cnf", ".oci", ".config/doctl",
+	".fly/config.yml", ".config/.wrangler/config", ".wrangler/config", ".pulumi/credentials.json",
+	".config/sops/age/keys.txt", ".gem/credentials", ".composer/auth.json", ".config/composer/auth.json",
+	".databrickscfg", ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
 	// ama's data directory at its default place: other projects' sessions
 	// and checkpoints, the API key (see AmaDataPaths for a configured one).
 	".local/share/ama/sessions", ".local/share/ama/file-history", ".local/share/ama/auth.json",
@@ -251,6 +264,7 @@ func Reason(p string) string {
 	for _, rel := range HomePaths {
 		// The stores at fixed places are recognised by their last
 		// components wherever HOME is (a HOME of a test, another user's).
+		rel = strings.ToLower(rel)
 		if strings.HasSuffix(lp, "/"+rel) || strings.Contains(lp+"/", "/"+rel+"/") {
 			return "credentials store " + rel
 		}

@@ -29,6 +29,10 @@ func TestReachesSecret(t *testing.T) {
 		{"/home/u/.local/share", true},
 		{"/home/u/.cargo", true},
 		{"/home/u/.terraform.d", true},
+		{"/home/u/.codex", true}, // holds .codex/auth.json
+		{"/home/u/.cache", true}, // holds .cache/huggingface/token
+		{"/home/u/.codex/sessions", false},
+		{"/home/u/.cache/go-build", false},
 		{"/data", true}, // holds the configured data dir's sessions
 		{"/data/ama", true},
 		{"/srv", true},
@@ -80,6 +84,14 @@ func TestReasonKnowsTheStoresOfTheIssue(t *testing.T) {
 		"/home/u/.netrc", "/home/u/.kube/config", "/home/u/.git-credentials", "/home/u/.docker/config.json",
 		"/proc/1/environ", "/proc/1/cmdline", "/home/u/.local/share/ama/sessions/p/s.jsonl",
 		"/home/u/.local/share/ama/file-history/x",
+		// Other agents' provider keys and tokens, cloud and database tools.
+		"/home/u/.codex/auth.json", "/home/u/.claude/.credentials.json", "/home/u/.claude.json",
+		"/home/u/.gemini/oauth_creds.json", "/home/u/.qwen/oauth_creds.json", "/home/u/.local/share/opencode/auth.json",
+		"/home/u/.config/github-copilot/apps.json", "/home/u/.cache/huggingface/token", "/home/u/.kaggle/kaggle.json",
+		"/home/u/.config/rclone/rclone.conf", "/home/u/.s3cfg", "/home/u/.boto", "/home/u/.my.cnf", "/home/u/.oci/config",
+		"/home/u/.config/doctl/config.yaml", "/home/u/.fly/config.yml", "/home/u/.pulumi/credentials.json",
+		"/home/u/.config/sops/age/keys.txt", "/home/u/.gem/credentials", "/home/u/.mozilla/firefox/p/logins.json",
+		"/home/u/.config/google-chrome/Default/Cookies", "/home/u/.config/BraveSoftware/x",
 	} {
 		if Reason(p) == "" {
 			t.Errorf("Reason(%q) is empty", p)
