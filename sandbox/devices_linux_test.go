@@ -264,6 +264,22 @@ for p in open(sys.argv[1]).read().split("\n"):
 print("probed", n)
 `
 
+// deviceWorld is what the device tests start from: python3 (the probes are
+// Python), the host's device nodes off the allowlist this process may open,
+// and a world; it skips where either is missing.
+func deviceWorld(t *testing.T) (py string, devs []string, w world) {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 needed for the probe")
+	}
+	devs = hostDevices(t)
+	if len(devs) == 0 {
+		t.Skip("no device node off the allowlist that this process may open")
+	}
+	return py, devs, newWorld(t)
+}
+
 // TestJailHostDevices: of the host's device nodes a command can open only
 // the allowlist (null, zero, full, random, urandom, tty, ptmx and its own
 // pseudo terminals): every other node of /dev this process could open
@@ -273,15 +289,7 @@ print("probed", n)
 // its own) and without namespaces (Landlock grants only the allowlist in
 // /dev). The allowlist works.
 func TestJailHostDevices(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 needed for the probe")
-	}
-	devs := hostDevices(t)
-	if len(devs) == 0 {
-		t.Skip("no device node off the allowlist that this process may open")
-	}
-	w := newWorld(t)
+	py, devs, w := deviceWorld(t)
 	list := filepath.Join(w.root, "devices.txt")
 	writeFile(t, list, strings.Join(devs, "\n")+"\n")
 	script := py + " -c '" + deviceProbe + "' " + list + `
@@ -399,15 +407,7 @@ print("escapes done")
 // locked (unmounting /dev fails) and Landlock refuses every mount change;
 // without namespaces Landlock's rules hold for every path to the node.
 func TestJailDeviceEscapes(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 needed for the probe")
-	}
-	devs := hostDevices(t)
-	if len(devs) == 0 {
-		t.Skip("no device node off the allowlist that this process may open")
-	}
-	w := newWorld(t)
+	py, devs, w := deviceWorld(t)
 	modes(t, w, func(t *testing.T, rt *sandbox.Runtime, jail bool) {
 		out, _ := w.sh(t, rt.For(w.project, "", false), py+" -c '"+escapeProbe+"' "+devs[0])
 		if !strings.Contains(out, "escapes done") {
