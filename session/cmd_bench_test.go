@@ -92,11 +92,20 @@ func (m *meter) report() {
 func coldSession(m *meter, src string, deps *Deps) *Session {
 	m.stop()
 	defer m.resume()
-	return openCold(m.b, src, deps)
+	s := openCold(m.b, src, deps)
+	debug.FreeOSMemory()
+	return s
 }
 
-// openCold is coldSession without the meter: the caller has stopped
-// the timer.
+// openCold is coldSession without the meter and without giving memory
+// back: the caller has stopped the timer. The resume's garbage is
+// collected (runtime.GC), and the pages it held stay the heap's, as in a
+// server, where the scavenger returns what exceeds the heap's goal slowly
+// (paced at about 1% of a CPU), not all at once before each command.
+// BenchmarkFork uses it as is: with the pages given back, each fork's
+// allocations (47 KB) faulted in fresh pages while its floor wrote a
+// buffer kept warm from one iteration to the next (0.3-0.4 ms of the
+// fork's 2.6-3.1 ms per fork at load 4, paired).
 func openCold(b *testing.B, src string, deps *Deps) *Session {
 	path := filepath.Join(b.TempDir(), "s.jsonl")
 	data, err := os.ReadFile(src)
@@ -110,7 +119,7 @@ func openCold(b *testing.B, src string, deps *Deps) *Session {
 	if err != nil {
 		b.Fatal(err)
 	}
-	debug.FreeOSMemory() // the resume's garbage is not the command's
+	runtime.GC() // the resume's garbage is not the command's
 	return s
 }
 
