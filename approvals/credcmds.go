@@ -62,8 +62,34 @@ func credentialReason(s *Segment) string {
 	case "git":
 		// git credential fill, git credential-store get and any
 		// git-credential-<helper> run through git.
-		if _, sub, _ := gitSplit(args); strings.HasPrefix(sub, "credential") {
+		globals, sub, rest := gitSplit(args)
+		if strings.HasPrefix(sub, "credential") {
 			return "git " + sub
+		}
+		// An alias can name the subcommand: git -c alias.t='credential
+		// fill' t, GIT_CONFIG_VALUE_0=…, or one defined now for later
+		// (git config alias.t 'credential fill'). Any configuration value
+		// of the call that mentions credential counts (over-asking a
+		// credential.helper setting).
+		for k, g := range globals {
+			lg := strings.ToLower(g)
+			if strings.Contains(lg, "credential") {
+				return "git " + g
+			}
+			if strings.HasPrefix(g, "--config-env") && (strings.Contains(lg, "alias.") ||
+				k+1 < len(globals) && strings.Contains(strings.ToLower(globals[k+1]), "alias.")) {
+				return "git --config-env alias (known at run time)"
+			}
+		}
+		for _, a := range s.Assigns {
+			if name, val, _ := strings.Cut(a, "="); strings.HasPrefix(name, "GIT_CONFIG") &&
+				strings.Contains(strings.ToLower(val), "credential") {
+				return "git with " + name
+			}
+		}
+		if sub == "config" && slices.ContainsFunc(rest, func(w string) bool { return strings.HasPrefix(strings.ToLower(w), "alias.") }) &&
+			slices.ContainsFunc(rest, func(w string) bool { return strings.Contains(strings.ToLower(w), "credential") }) {
+			return "git config defining a credential alias"
 		}
 		return ""
 	case "gh", "glab":

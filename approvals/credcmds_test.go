@@ -17,7 +17,13 @@ func TestCredentialCommands(t *testing.T) {
 		"git credential fill", "git -c x=y credential fill", "git credential approve", "git credential-store get",
 		"git credential-cache get", "git credential-manager get", "git credential-osxkeychain get",
 		"git-credential-store get", "git-credential-libsecret get", "/usr/lib/git-core/git-credential-store get",
-		"printf 'host=x\\n\\n' | git credential fill", "git --no-pager credential fill", "git -C . credential fill",
+		"printf 'host=x\\n\\n' | git credential fill",
+		// git aliases naming it
+		"git -c alias.x='credential fill' x", "git -calias.x='credential fill' x",
+		"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0='credential fill' git x",
+		"env GIT_CONFIG_PARAMETERS=\"'alias.x'='credential fill'\" git x",
+		"git config alias.tok 'credential fill' && git tok", "git config --global alias.t credential-store",
+		"git -c alias.x='!gh auth token' x", "git --no-pager credential fill", "git -C . credential fill",
 		// GitHub / GitLab CLIs
 		"gh auth token", "command gh auth token", "env gh auth token", "/usr/bin/gh auth token",
 		"gh auth token --hostname github.com", "gh auth status -t", "gh auth status --show-token",
@@ -84,7 +90,8 @@ func TestCredentialCommands(t *testing.T) {
 	// Everyday commands of the same programs print no secret.
 	everyday := []string{
 		"gh pr list", "gh auth status", "gh auth status --hostname github.com", "gh auth login", "gh api user",
-		"git config --get user.name", "git config --get credential.helper", "git log --grep credential",
+		"git config --get user.name", "git config --get credential.helper", "git config alias.st status",
+		"git -c color.ui=never log", "git log --grep credential",
 		"git show HEAD:credential.go", "git status", "git diff", "aws s3 ls", "aws configure get region",
 		"aws configure list", "aws sts get-caller-identity", "aws ssm get-parameter --name x",
 		"kubectl get pods", "kubectl get pods -o yaml", "kubectl config view", "kubectl config view --minify",

@@ -51,6 +51,7 @@ func TestCredentialCommandsRedteam(t *testing.T) {
 		reachBashCall("printf 'protocol=https\\nhost=example.com\\n\\n' | git -c credential.helper=" + b +
 			"git-credential-fake credential fill"),
 		reachBashCall("printf 'protocol=https\\nhost=example.com\\n\\n' | GIT_CONFIG_GLOBAL=" + b + "gitconfig git credential fill"),
+		reachBashCall("printf 'protocol=https\\nhost=example.com\\n\\n' | GIT_CONFIG_GLOBAL=" + b + "gitconfig git -c alias.t='credential fill' t"),
 		reachBashCall(b + "gcloud config list"),
 		reachBashCall(b + "kubectl get pods"),
 		// The environment is no credential store: the provider keys are
