@@ -138,7 +138,7 @@ func deletionReason(s *Segment) string {
 }
 
 // RuleTierReason returns why auto mode's rule tier asks about this command
-// (network access, deletion, a protected, outside or run-time write target,
+// (a command that prints a credential, credcmds.go; network access, deletion, a protected, outside or run-time write target,
 // a secret path among the arguments), or "" when nothing hits. The project
 // root is the analysis' Cwd.
 func (a *Analysis) RuleTierReason() string { return a.ruleTier(nil) }
@@ -151,6 +151,9 @@ func (a *Analysis) ruleTier(private []string) string {
 	}
 	for i := range a.Segments {
 		s := &a.Segments[i]
+		if r := credentialReason(s); r != "" {
+			return "prints a credential (" + r + ")"
+		}
 		if r := networkReason(s); r != "" {
 			return "network access (" + r + ")"
 		}

@@ -22,7 +22,9 @@
 // gdb -ex shell, ...; runners.go) are nested layers. Whatever
 // cannot be analysed fails closed: it asks, and it is refused where nobody
 // can be asked; a read is judged by everything it can reach (reach.go: a
-// tree walk rooted at an ancestor of a secret is not read-only); what users
+// tree walk rooted at an ancestor of a secret is not read-only; a command
+// whose output is a credential, such as gh auth token or git credential
+// fill, is a secret read, credcmds.go); what users
 // cannot undo is on the dangerous list with one id per category
 // (destructive.go); a script a shell reads that is only known at run time (a
 // file, a variable, another program's output) is opaque, which asks too.

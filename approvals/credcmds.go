@@ -1,0 +1,234 @@
+package approvals
+
+import (
+	"slices"
+	"strings"
+)
+
+// Commands whose output is a credential although they name no secret path
+// (gh auth token, git credential fill, gcloud auth print-access-token, ...):
+// the program fetches the secret from its own store, keyring or server.
+// Auto mode's rule tier treats them like a read of a secret path (asks,
+// whatever the allow rules say; unattended: refused), so they are off the
+// read-only list too (plan and allowlist refuse them, plan.bash "ask"
+// asks). They are judged on the normalised segment, so wrappers (env,
+// command, sudo), paths (/usr/bin/gh) and nesting (sh -c, xargs) are seen
+// through by the shell analysis.
+
+// credVerbs maps a program to the operand sequences that print a secret.
+// A sequence matches where it appears contiguously among the command's
+// operands (words that are not options): option values in between (aws
+// --profile p configure get x) are operands too, so matching anywhere
+// rather than at the front over-asks instead of missing one.
+var credVerbs = map[string][][]string{
+	"gh": {{"auth", "token"}, {"auth", "git-credential"}},
+	"aws": {{"configure", "export-credentials"}, {"sts", "get-session-token"}, {"sts", "assume-role"},
+		{"sts", "assume-role-with-saml"}, {"sts", "assume-role-with-web-identity"}, {"sts", "get-federation-token"},
+		{"ecr", "get-login-password"}, {"ecr", "get-authorization-token"}, {"ecr-public", "get-login-password"},
+		{"codeartifact", "get-authorization-token"}, {"sso", "get-role-credentials"}, {"eks", "get-token"},
+		{"secretsmanager", "get-secret-value"}, {"rds", "generate-db-auth-token"}, {"iam", "create-access-key"}},
+	"kubectl": {{"create", "token"}},
+	"gcloud": {{"auth", "print-access-token"}, {"auth", "print-identity-token"}, {"auth", "print-refresh-token"},
+		{"auth", "application-default", "print-access-token"}, {"config", "config-helper"},
+		{"secrets", "versions", "access"}},
+	"az": {{"account", "get-access-token"}, {"keyvault", "secret", "show"}, {"keyvault", "secret", "download"},
+		{"ad", "sp", "credential", "reset"}, {"ad", "app", "credential", "reset"}},
+	"op":          {{"read"}, {"inject"}, {"run"}, {"item", "get"}, {"document", "get"}, {"signin"}},
+	"secret-tool": {{"lookup"}, {"search"}},
+	"vault": {{"read"}, {"kv", "get"}, {"token", "lookup"}, {"token", "create"}, {"print", "token"},
+		{"login"}, {"unwrap"}},
+	"heroku": {{"auth:token"}, {"config"}, {"config:get"}},
+	"doctl":  {{"auth", "token"}},
+	"fly":    {{"auth", "token"}},
+	"flyctl": {{"auth", "token"}},
+	"keyctl": {{"print"}, {"read"}, {"pipe"}},
+	"glab":   {{"auth", "token"}},
+}
+
+// credentialReason says why a command prints a credential, or returns "".
+func credentialReason(s *Segment) string {
+	name, args := s.Name, s.Args
+	ops := operandsOf(args)
+	switch {
+	case strings.HasPrefix(name, "git-credential-"):
+		return name
+	case strings.HasPrefix(name, "docker-credential-"), strings.HasPrefix(name, "podman-credential-"):
+		if op, _ := firstOperand(args); op != "list" && op != "version" && op != "" {
+			return name + " " + op
+		}
+		return ""
+	}
+	switch name {
+	case "git":
+		// git credential fill, git credential-store get and any
+		// git-credential-<helper> run through git.
+		globals, sub, rest := gitSplit(args)
+		if strings.HasPrefix(sub, "credential") {
+			return "git " + sub
+		}
+		// An alias can name the subcommand: git -c alias.t='credential
+		// fill' t, GIT_CONFIG_VALUE_0=…, or one defined now for later
+		// (git config alias.t 'credential fill'). Any configuration value
+		// of the call that mentions credential counts (over-asking a
+		// credential.helper setting).
+		for k, g := range globals {
+			lg := strings.ToLower(g)
+			if strings.Contains(lg, "credential") {
+				return "git " + g
+			}
+			if strings.HasPrefix(g, "--config-env") && (strings.Contains(lg, "alias.") ||
+				k+1 < len(globals) && strings.Contains(strings.ToLower(globals[k+1]), "alias.")) {
+				return "git --config-env alias (known at run time)"
+			}
+		}
+		for _, a := range s.Assigns {
+			if name, val, _ := strings.Cut(a, "="); strings.HasPrefix(name, "GIT_CONFIG") &&
+				strings.Contains(strings.ToLower(val), "credential") {
+				return "git with " + name
+			}
+		}
+		if sub == "config" && slices.ContainsFunc(rest, func(w string) bool { return strings.HasPrefix(strings.ToLower(w), "alias.") }) &&
+			slices.ContainsFunc(rest, func(w string) bool { return strings.Contains(strings.ToLower(w), "credential") }) {
+			return "git config defining a credential alias"
+		}
+		return ""
+	case "gh", "glab":
+		// gh auth status -t/--show-token prints the token.
+		if containsSeq(ops, "auth", "status") && (shortFlag(args, 't') || hasPrefixed(args, "--show-token")) {
+			return name + " auth status --show-token"
+		}
+	case "aws":
+		// aws configure get aws_secret_access_key (also profile.x.…).
+		for i := 0; i+2 < len(ops); i++ {
+			if ops[i] == "configure" && ops[i+1] == "get" && secretKeyName(ops[i+2]) {
+				return "aws configure get " + ops[i+2]
+			}
+		}
+		if containsSeq(ops, "ssm", "get-parameter") || containsSeq(ops, "ssm", "get-parameters") ||
+			containsSeq(ops, "ssm", "get-parameters-by-path") {
+			if hasPrefixed(args, "--with-decryption") {
+				return "aws ssm get-parameter --with-decryption"
+			}
+		}
+	case "kubectl", "oc":
+		// kubectl config view redacts keys and tokens unless --raw.
+		if containsSeq(ops, "config", "view") && hasPrefixed(args, "--raw") {
+			return name + " config view --raw"
+		}
+		// kubectl get secret -o yaml/json/jsonpath prints the data.
+		if containsSeq(ops, "get") {
+			for _, o := range ops {
+				if o == "secret" || o == "secrets" || strings.HasPrefix(o, "secret/") || strings.HasPrefix(o, "secrets/") ||
+					strings.HasPrefix(o, "secret,") || strings.Contains(o, ",secret") {
+					if hasPrefixed(args, "-o", "--output") || shortFlag(args, 'o') {
+						return name + " get secret -o"
+					}
+				}
+			}
+		}
+	case "az":
+		if containsSeq(ops, "acr", "login") && hasPrefixed(args, "--expose-token") {
+			return "az acr login --expose-token"
+		}
+	case "kwallet-query":
+		if shortFlag(args, 'r') || hasPrefixed(args, "--read-password") {
+			return "kwallet-query --read-password"
+		}
+	case "pass", "gopass":
+		// pass NAME and pass show NAME print the password; pass (the
+		// tree), ls, find and the management verbs do not.
+		if len(ops) > 0 && !slices.Contains([]string{"ls", "list", "find", "search", "init", "help", "version",
+			"git", "rm", "mv", "cp", "generate", "insert", "edit"}, ops[0]) {
+			return name + " " + ops[0]
+		}
+	case "security":
+		// macOS keychain: -w prints the password, -g prints it too.
+		if len(ops) > 0 && (ops[0] == "find-generic-password" || ops[0] == "find-internet-password") &&
+			(shortFlag(args, 'w') || shortFlag(args, 'g')) {
+			return "security " + ops[0] + " -w"
+		}
+		if len(ops) > 0 && ops[0] == "dump-keychain" {
+			return "security dump-keychain"
+		}
+	case "gpg", "gpg2":
+		// gpg takes any unique prefix of a long option: --export-secret-k.
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			opt, _, _ := strings.Cut(a, "=")
+			if len(opt) > len("--export-s") && (strings.HasPrefix("--export-secret-keys", opt) ||
+				strings.HasPrefix("--export-secret-subkeys", opt)) {
+				return name + " --export-secret-keys"
+			}
+		}
+	case "npm", "pnpm", "yarn":
+		// npm config get //registry.npmjs.org/:_authToken prints the token.
+		for i := 0; i+2 < len(ops); i++ {
+			if (ops[i] == "config" || ops[i] == "c") && ops[i+1] == "get" && secretKeyName(ops[i+2]) {
+				return name + " config get " + ops[i+2]
+			}
+		}
+	}
+	for _, seq := range credVerbs[name] {
+		if containsSeq(ops, seq...) {
+			return name + " " + strings.Join(seq, " ")
+		}
+	}
+	return ""
+}
+
+// operandsOf returns the words that are not options (an option's separate
+// value counts as a word), up to and including those after "--".
+func operandsOf(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if len(a) > 1 && a[0] == '-' {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// containsSeq reports the words appearing contiguously in ops.
+func containsSeq(ops []string, seq ...string) bool {
+	if len(seq) == 0 {
+		return false
+	}
+	for i := 0; i+len(seq) <= len(ops); i++ {
+		if slices.Equal(ops[i:i+len(seq)], seq) {
+			return true
+		}
+	}
+	return false
+}
+
+// shortFlag reports a single-dash cluster holding the letter (-t, -at).
+// A letter that is another option's glued value counts too: over-asking.
+func shortFlag(args []string, c byte) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// secretKeyName reports a configuration key that names a secret value
+// (aws_secret_access_key, aws_session_token, //host/:_authToken).
+func secretKeyName(k string) bool {
+	k = strings.ToLower(k)
+	for _, w := range []string{"secret", "token", "password", "_auth", "access_key", "credential"} {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return false
+}
