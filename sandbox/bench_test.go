@@ -20,7 +20,7 @@ import (
 
 // BenchmarkStartTrue measures the start-up cost the sandbox adds to one
 // bash call: `true` started bare, through the Landlock launcher without
-// namespaces, in the jail (user, mount, PID and network namespaces, the
+// namespaces, in the jail (user, mount, PID, IPC and network namespaces, the
 // default where they work) through the session's pre-started launcher
 // (jail-launcher, what bash calls use), through a launcher per call (the
 // small ama-rpc-sandbox, when it lies next to the launcher binary, and by
@@ -120,11 +120,11 @@ func BenchmarkStartTrue(b *testing.B) {
 		}
 		selfExec := withNS.WithoutSmallLauncher().For(project, "", false)
 		// The kernel's share alone: `true` started directly in fresh
-		// user, mount, PID and network namespaces (no launcher, no
+		// user, mount, PID, IPC and network namespaces (no launcher, no
 		// mounts, no Landlock): the floor of any design that creates the
 		// namespaces per call.
 		ns := &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET,
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWNET,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 		}

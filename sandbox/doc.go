@@ -1,5 +1,5 @@
-// Package sandbox runs bash commands in a jail: fresh user, mount, PID and
-// (network denied) network namespaces, a read-only view of the system with
+// Package sandbox runs bash commands in a jail: fresh user, mount, PID, IPC
+// and (network denied) network namespaces, a read-only view of the system with
 // the granted trees writable, HOME reduced to a reviewed readable list,
 // credentials hidden, a private /tmp, and a /dev of its own holding only
 // an allowlist of the host's device nodes (DeviceNodes: null, zero, full,

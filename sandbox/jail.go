@@ -11,7 +11,7 @@ import (
 )
 
 // jailPlan is the launcher's mount plan for p (package launcher, Op*), run
-// in fresh user, mount and PID namespaces:
+// in fresh user, mount, PID and IPC namespaces:
 //
 //  1. detached copies of the writable trees, the session's temp dir, the
 //     readable HOME entries (read-only) and the pinned .git are taken;

@@ -57,7 +57,7 @@ func detect(_ *Runtime, _ bool, allowNS bool) Status {
 	// Landlock ABI 4 refuses TCP; the seccomp filter refuses every other
 	// IPv4/IPv6 socket.
 	st.NetworkIsolation = abi >= 4 && st.Seccomp
-	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp or /proc, metadata changes (chmod, utime, xattrs) outside are not blocked"
+	st.Detail = "no user namespaces (" + why + "): Landlock only; .git and .ama are protected by leaving the project root and .git themselves read-only (no new top-level entries, git cannot commit), no private /tmp, /proc or System V IPC, metadata changes (chmod, utime, xattrs) outside are not blocked"
 	return st
 }
 
@@ -123,7 +123,12 @@ func usernsBlocked() string {
 // /dev/tty cannot be opened, and TIOCSTI needs it; a pre-started launcher
 // is moved to a process group in ama-rpc's session by startZygote and
 // drops the terminal itself) and, with namespaces,
-// in new user, mount, PID and (network denied) network namespaces. The
+// in new user, mount, PID, IPC and (network denied) network namespaces. The
+// IPC namespace (owned by the new user namespace: no privilege needed)
+// hides the host's System V shared memory segments (X11's MIT-SHM holds
+// screen contents), message queues and semaphore sets and its POSIX
+// message queues, by key, id and name: one per launcher, so the commands
+// of a pre-started launcher share theirs, as they share /dev/shm. The
 // launcher keeps CAP_SYS_ADMIN and CAP_SETPCAP inside its user namespace
 // just long enough to build the jail and lock the command out of them.
 func setupProc(cmd *exec.Cmd, p Policy) error {
@@ -135,7 +140,7 @@ func setupProc(cmd *exec.Cmd, p Policy) error {
 	if !p.Namespaces {
 		return nil
 	}
-	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+	a.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 	if p.DenyNetwork {
 		a.Cloneflags |= syscall.CLONE_NEWNET
 	}

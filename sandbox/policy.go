@@ -71,8 +71,8 @@ type Policy struct {
 	// ReadOnly is set for plan mode: nothing but the devices, Tmp and
 	// Cache is writable.
 	ReadOnly bool `json:"readOnly,omitempty"`
-	// Namespaces tells Wrap to build the jail in fresh user, mount and PID
-	// namespaces (set by Wrap from the Runtime, not by ForBash).
+	// Namespaces tells Wrap to build the jail in fresh user, mount, PID and
+	// IPC namespaces (set by Wrap from the Runtime, not by ForBash).
 	Namespaces bool `json:"namespaces,omitempty"`
 }
 

@@ -3,7 +3,7 @@
 // small ama-rpc-sandbox binary, cmd/ama-rpc-sandbox, is started as
 // `ama-rpc-sandbox <path> -- <argv…>`), Main takes over the process: it
 // builds the jail the parent planned (mount operations in EnvMounts, run in
-// fresh user, mount, PID and network namespaces), installs the seccomp
+// fresh user, mount, PID, IPC and network namespaces), installs the seccomp
 // filter the parent assembled (EnvSeccomp), enforces the Landlock ruleset
 // the parent built (inherited as a file descriptor) and execs the command.
 // In a PID namespace the launcher stays as the namespace's init: it starts
