@@ -164,7 +164,7 @@ func TestNoStrayDescriptors(t *testing.T) {
 	defer r.Close()
 	defer wr.Close()
 	// Inheritable, as a host's descriptor would be.
-	if err := syscall.Dup2(int(wr.Fd()), 77); err != nil {
+	if err := syscall.Dup3(int(wr.Fd()), 77, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Close(77)
