@@ -94,7 +94,7 @@ func credentialReason(s *Segment) string {
 		return ""
 	case "gh", "glab":
 		// gh auth status -t/--show-token prints the token.
-		if containsSeq(ops, "auth", "status") && (shortFlag(args, 't') || hasPrefixed(args, "--show-token")) {
+		if containsSeq(ops, "auth", "status") && (shortCluster(args, "t") || hasPrefixed(args, "--show-token")) {
 			return name + " auth status --show-token"
 		}
 	case "aws":
@@ -120,7 +120,7 @@ func credentialReason(s *Segment) string {
 			for _, o := range ops {
 				if o == "secret" || o == "secrets" || strings.HasPrefix(o, "secret/") || strings.HasPrefix(o, "secrets/") ||
 					strings.HasPrefix(o, "secret,") || strings.Contains(o, ",secret") {
-					if hasPrefixed(args, "-o", "--output") || shortFlag(args, 'o') {
+					if hasPrefixed(args, "-o", "--output") || shortCluster(args, "o") {
 						return name + " get secret -o"
 					}
 				}
@@ -131,7 +131,7 @@ func credentialReason(s *Segment) string {
 			return "az acr login --expose-token"
 		}
 	case "kwallet-query":
-		if shortFlag(args, 'r') || hasPrefixed(args, "--read-password") {
+		if shortCluster(args, "r") || hasPrefixed(args, "--read-password") {
 			return "kwallet-query --read-password"
 		}
 	case "pass", "gopass":
@@ -144,23 +144,18 @@ func credentialReason(s *Segment) string {
 	case "security":
 		// macOS keychain: -w prints the password, -g prints it too.
 		if len(ops) > 0 && (ops[0] == "find-generic-password" || ops[0] == "find-internet-password") &&
-			(shortFlag(args, 'w') || shortFlag(args, 'g')) {
+			shortCluster(args, "wg") {
 			return "security " + ops[0] + " -w"
 		}
 		if len(ops) > 0 && ops[0] == "dump-keychain" {
 			return "security dump-keychain"
 		}
 	case "gpg", "gpg2":
-		// gpg takes any unique prefix of a long option: --export-secret-k.
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			opt, _, _ := strings.Cut(a, "=")
-			if len(opt) > len("--export-s") && (strings.HasPrefix("--export-secret-keys", opt) ||
-				strings.HasPrefix("--export-secret-subkeys", opt)) {
-				return name + " --export-secret-keys"
-			}
+		// gpg takes any unique prefix of a long option: --export-secret-k
+		// (--export-se is the shortest: --export-s could be --export-ssh-key).
+		if longOpt(args, "--export-secret-keys", len("--export-se")) ||
+			longOpt(args, "--export-secret-subkeys", len("--export-se")) {
+			return name + " --export-secret-keys"
 		}
 	case "npm", "pnpm", "yarn":
 		// npm config get //registry.npmjs.org/:_authToken prints the token.
@@ -201,20 +196,6 @@ func containsSeq(ops []string, seq ...string) bool {
 	}
 	for i := 0; i+len(seq) <= len(ops); i++ {
 		if slices.Equal(ops[i:i+len(seq)], seq) {
-			return true
-		}
-	}
-	return false
-}
-
-// shortFlag reports a single-dash cluster holding the letter (-t, -at).
-// A letter that is another option's glued value counts too: over-asking.
-func shortFlag(args []string, c byte) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], c) >= 0 {
 			return true
 		}
 	}
