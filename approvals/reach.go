@@ -260,15 +260,12 @@ func tarReadRoots(s *Segment) ([]arg, bool) {
 // reachReason says why a segment's recursive read can reach secrets, or
 // returns "".
 func (a *Analysis) reachReason(s *Segment, private []string) string {
-	roots, walks := walkRoots(s)
+	roots, walks := walkedRoots(s)
 	if !walks {
 		return ""
 	}
 	if s.runtimeArgs {
 		return "reads recursively below directories only known at run time (xargs " + s.Name + ")"
-	}
-	if len(roots) == 0 {
-		roots = []arg{{val: ".", raw: "."}}
 	}
 	follows := followsLinks(s)
 	for _, r := range roots {
@@ -379,17 +376,15 @@ type LinkReach struct {
 // would need more is judged as reaching what it cannot be shown not to.
 const maxLinkScans = 64
 
-// linkScanRoots are the roots of a segment's tree walk in the spelling
-// LinkScans and reachReason share ("." for none).
-func linkScanRoots(s *Segment) ([]arg, bool) {
+// walkedRoots are walkRoots with "." for a walk that names no root (grep
+// -r x walks the directory it runs in): the spelling reachReason judges
+// and LinkScans asks about, so that a scan's findings are found again.
+func walkedRoots(s *Segment) ([]arg, bool) {
 	roots, walks := walkRoots(s)
-	if !walks || s.runtimeArgs {
-		return nil, false
-	}
-	if len(roots) == 0 {
+	if walks && len(roots) == 0 {
 		roots = []arg{{val: ".", raw: "."}}
 	}
-	return roots, true
+	return roots, walks
 }
 
 // LinkScans lists the scans the verdict needs: every static glob argument,
@@ -415,8 +410,8 @@ func (a *Analysis) LinkScans() []LinkScan {
 				add(LinkScan{Path: joinRaw(s.dir, v)})
 			}
 		}
-		roots, ok := linkScanRoots(s)
-		if !ok || !followsLinks(s) {
+		roots, walks := walkedRoots(s)
+		if !walks || s.runtimeArgs || !followsLinks(s) {
 			continue
 		}
 		for _, r := range roots {
