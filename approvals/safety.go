@@ -19,7 +19,11 @@ import "path"
 // SafetyHomeDirs are ama's default directories under HOME, protected even
 // when AMA_CONFIG_DIR or AMA_DATA_DIR point elsewhere (another process of
 // the user may use the defaults).
-var SafetyHomeDirs = []string{".config/ama", ".local/share/ama"}
+var SafetyHomeDirs = []string{".config/ama", safetyDataDir}
+
+// safetyDataDir is ama's default data directory under HOME, where its API
+// key file (auth.json) lives.
+const safetyDataDir = ".local/share/ama"
 
 // SafetyProjectDir is the project's ama directory (config, hooks, agent
 // definitions, skills), relative to the session directory.
@@ -155,7 +159,7 @@ func (s *Safety) ownKeyFile(p, home string) bool {
 	if p == "" {
 		return false
 	}
-	if home != "" && home != "/" && p == path.Join(home, ".local/share/ama/auth.json") {
+	if home != "" && home != "/" && p == path.Join(home, safetyDataDir, "auth.json") {
 		return true
 	}
 	if s != nil {
