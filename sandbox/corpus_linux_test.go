@@ -192,21 +192,7 @@ func runStarted(t *testing.T, c *sandbox.Command, dir string, env []string, scri
 	if err != nil {
 		t.Skip("no sh")
 	}
-	null, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer null.Close()
-	r, wr, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := c.Start(sh, []string{"sh", "-c", script}, env, dir, null, wr, wr)
-	wr.Close()
-	if err != nil {
-		r.Close()
-		t.Fatalf("start: %v", err)
-	}
+	p, r := startPiped(t, c, sh, dir, env, script)
 	var out strings.Builder
 	_, _ = io.Copy(&out, r)
 	r.Close()

@@ -387,10 +387,10 @@ func TestLauncherEndsWithSession(t *testing.T) {
 	}
 }
 
-// startReady starts sh -c script through c's pre-started launcher with
-// its output to a pipe, and returns once the script wrote "ready\n" (its
-// first output), with the pipe's read end for the rest.
-func startReady(t *testing.T, c *sandbox.Command, dir, script string) (*sandbox.Proc, *os.File) {
+// startPiped starts sh -c script (sh at the path given) through c's
+// pre-started launcher in dir with env, stdin from /dev/null and its
+// output to a pipe, and returns the pipe's read end.
+func startPiped(t *testing.T, c *sandbox.Command, sh, dir string, env []string, script string) (*sandbox.Proc, *os.File) {
 	t.Helper()
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -401,12 +401,21 @@ func startReady(t *testing.T, c *sandbox.Command, dir, script string) (*sandbox.
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := c.Start("/bin/sh", []string{"sh", "-c", script}, os.Environ(), dir, null, wr, wr)
+	p, err := c.Start(sh, []string{"sh", "-c", script}, env, dir, null, wr, wr)
 	wr.Close()
 	if err != nil {
 		r.Close()
-		t.Fatal(err)
+		t.Fatalf("start: %v", err)
 	}
+	return p, r
+}
+
+// startReady starts sh -c script through c's pre-started launcher with
+// its output to a pipe, and returns once the script wrote "ready\n" (its
+// first output), with the pipe's read end for the rest.
+func startReady(t *testing.T, c *sandbox.Command, dir, script string) (*sandbox.Proc, *os.File) {
+	t.Helper()
+	p, r := startPiped(t, c, "/bin/sh", dir, os.Environ(), script)
 	buf := make([]byte, 6)
 	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "ready\n" {
 		r.Close()

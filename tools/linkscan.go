@@ -19,8 +19,8 @@ const (
 )
 
 // scanLinks does the I/O of the scans a command's verdict needs: it expands
-// each glob as bash would (more generously: a * also matches a leading
-// dot), resolves every match, and for a walk that follows links looks at
+// each glob as bash would (filepath.Glob, without the names bash leaves
+// out: bashMatches), resolves every match, and for a walk that follows links looks at
 // every link below each match, following those that lead out of the tree
 // into the trees they lead to. It only reads (readdir, lstat, readlink).
 func scanLinks(scans []approvals.LinkScan) map[approvals.LinkScan]approvals.LinkReach {
