@@ -216,6 +216,10 @@ type wiring struct {
 	lang i18n.Lang
 	// replay bounds the numbered streams' rings (config replay).
 	replay stdio.RingOptions
+	// preset is the resolved tool preset (default, minimal, ...); from
+	// is the message --from picked (nil: none).
+	preset string
+	from   *fromMessage
 }
 
 func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wiring, err error) {
@@ -494,13 +498,21 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 		// sessions and the recorded one to resumed sessions.
 		PermissionMode: flags.PermissionMode,
 	}
+	lang := wiredLang(env, flags, profile, user, project)
+	var from *fromMessage
+	if flags.From != "" { // before the startup session: a bad --from leaves no fork behind
+		if from, err = resolveFrom(sessionsDir, cwd, flags.From, lang); err != nil {
+			return nil, err
+		}
+	}
 	mgr := session.NewManager(deps)
 	first, reason, err := firstSession(mgr, flags, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &wiring{log: log, deps: deps, broker: broker, mgr: mgr, first: first, reason: reason, flags: flags, profile: profile, host: h, watch: watch, early: early,
-		lang: wiredLang(env, flags, profile, user, project), replay: stdio.RingOptions{MaxLines: user.Replay.RingLines, MaxBytes: user.Replay.RingBytes}}, nil
+		lang: lang, replay: stdio.RingOptions{MaxLines: user.Replay.RingLines, MaxBytes: user.Replay.RingBytes},
+		preset: sel.Preset, from: from}, nil
 }
 
 // permissionLayer is the permission part of a config file.

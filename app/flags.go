@@ -56,6 +56,11 @@ type Flags struct {
 	MaxCost      float64
 	NoStdin      bool
 	Images       multiFlag
+	// From is --from id[#n] (-p only, from.go): a user message of an
+	// old session as the prompt. Fork is --fork id: the startup session
+	// is a copy of that session (sessions.go).
+	From string
+	Fork string
 	// Lang is --lang (zh or en; empty: unset), see lang.go.
 	Lang string
 }
@@ -93,6 +98,7 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 	fs.BoolVar(&f.NoSession, "no-session", false, help("no-session"))
 	fs.StringVar(&f.Session, "session", "", help("session"))
 	fs.StringVar(&f.Resume, "resume", "", help("resume"))
+	fs.StringVar(&f.Fork, "fork", "", help("fork"))
 	fs.BoolVar(&f.Continue, "continue", false, help("continue"))
 	fs.BoolVar(&f.Continue, "c", false, help("c"))
 	fs.StringVar(&f.SessionID, "session-id", "", help("session-id"))
@@ -113,6 +119,7 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 	fs.Float64Var(&f.MaxCost, "max-cost", 0, help("max-cost"))
 	fs.BoolVar(&f.NoStdin, "no-stdin", false, help("no-stdin"))
 	fs.Var(&f.Images, "image", help("image"))
+	fs.StringVar(&f.From, "from", "", help("from"))
 	fs.StringVar(&f.Lang, "lang", "", i18n.T(lang, i18n.CLIHelpLang))
 	fs.Usage = func() {}
 	// Flags and prompt words may interleave (`-p hi --model fake/echo`);
@@ -166,6 +173,9 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 	if n > 1 {
 		return nil, errors.New(i18n.T(lang, i18n.CLISessionExclusive))
 	}
+	if err := checkFork(f, set, lang); err != nil {
+		return nil, err
+	}
 	if f.Host != "" && f.HostCmd != "" {
 		return nil, errors.New(i18n.T(lang, i18n.CLIHostExclusive))
 	}
@@ -179,7 +189,7 @@ func checkPrintFlags(f *Flags, set map[string]bool, lang i18n.Lang) error {
 		if len(f.Prompt) > 0 {
 			return errors.New(i18n.T(lang, i18n.CLIPromptNeedsP, f.Prompt[0]))
 		}
-		for _, n := range []string{"output-format", "max-turns", "no-stdin", "image"} {
+		for _, n := range []string{"output-format", "max-turns", "no-stdin", "image", "from"} {
 			if set[n] {
 				return errors.New(i18n.T(lang, i18n.CLIFlagNeedsP, n))
 			}
@@ -201,6 +211,34 @@ func checkPrintFlags(f *Flags, set map[string]bool, lang i18n.Lang) error {
 	}
 	if f.NoStdin && slices.Contains(f.Prompt, "-") {
 		return errors.New(i18n.T(lang, i18n.CLIDashNoStdin))
+	}
+	if _, _, ok := parseFrom(f.From); set["from"] && !ok {
+		return errors.New(i18n.T(lang, i18n.CLIBadFrom, f.From))
+	}
+	return nil
+}
+
+// checkFork refuses --fork without an id, with another flag that names
+// the startup session (--session, --resume, --continue, --session-id),
+// with --no-session (ama's rule: the copy is a new file) and in ACP mode
+// (the client opens sessions there).
+func checkFork(f *Flags, set map[string]bool, lang i18n.Lang) error {
+	if !set["fork"] {
+		return nil
+	}
+	if f.Fork == "" {
+		return errors.New(i18n.T(lang, i18n.CLIFlagNeedsValue, "fork"))
+	}
+	for _, c := range []struct {
+		name string
+		on   bool
+	}{{"session", f.Session != ""}, {"resume", f.Resume != ""}, {"continue", f.Continue}, {"session-id", f.SessionID != ""}, {"no-session", f.NoSession}} {
+		if c.on {
+			return errors.New(i18n.T(lang, i18n.CLIForkExclusive, c.name))
+		}
+	}
+	if f.Mode == "acp" {
+		return errors.New(i18n.T(lang, i18n.CLIForkACP))
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 // wired language.
 func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger, lang i18n.Lang) int {
 	prompt, err := printmode.ReadPrompt(printmode.PromptInput{Words: flags.Prompt, Stdin: env.Stdin, NoStdin: flags.NoStdin,
-		Getenv: env.Getenv, Stderr: env.Stderr, Ctx: ctx, Lang: lang})
+		Getenv: env.Getenv, Stderr: env.Stderr, Ctx: ctx, Lang: lang, Lead: flags.From != ""})
 	if code, ok := SignalExit(ctx); ok {
 		return code // Ctrl+C while waiting for stdin
 	}
@@ -44,15 +44,29 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger, lang 
 		return exitCodeFor(err)
 	}
 	st, _ := w.first.State()
+	never := func() { bounded(ctx, func() { w.mgr.Close(w.first, "exit") }, w.log) } // never started: no SessionEnd
 	var images []*llm.ImageContent
-	if paths := printmode.ImagePaths(flags.Images, flags.Prompt); len(paths) > 0 {
+	if from := w.from; from != nil { // --from: its text first, then the words and stdin
+		prompt = printmode.JoinPrompt(from.text, prompt)
+		if prompt == "" {
+			fmt.Fprintf(env.Stderr, "ama: %s\n", i18n.T(w.lang, i18n.PrintNoPrompt))
+			never()
+			return ExitUsage
+		}
+	}
+	if paths := printmode.ImagePaths(flags.Images, flags.Prompt); len(paths) > 0 || (w.from != nil && len(w.from.images) > 0) {
 		var model *llm.Model
 		if st.Model != nil {
 			model, _, _ = w.deps.Models.Find(st.Model.Provider, st.Model.ID)
 		}
-		if images, err = printmode.LoadImages(paths, st.Cwd, model); err != nil {
+		if images, err = printmode.LoadImages(paths, st.Cwd, model); err == nil && w.from != nil && len(w.from.images) > 0 {
+			if err = printmode.AcceptsImages(model); err == nil {
+				images = append(images, w.from.images...) // after --image, as ama adds them to that list
+			}
+		}
+		if err != nil {
 			fmt.Fprintf(env.Stderr, "ama: %v\n", err)
-			bounded(ctx, func() { w.mgr.Close(w.first, "exit") }, w.log) // never started: no SessionEnd
+			never()
 			return ExitUsage
 		}
 	}
@@ -71,7 +85,7 @@ func runPrint(ctx context.Context, env Env, flags *Flags, log *zap.Logger, lang 
 	} else if err != nil {
 		return startupFailed(ctx, env, w, err)
 	}
-	cfg := printmode.Config{Session: w.first, StartReason: w.reason, Format: flags.OutputFormat, Prompt: prompt, Images: images,
+	cfg := printmode.Config{Session: w.first, StartReason: w.reason, Format: flags.OutputFormat, Prompt: prompt, Images: images, Preset: w.preset,
 		Stdout: env.Stdout, Stderr: env.Stderr, Log: log, Signal: SignalExit, Lang: w.lang}
 	if env.Hooks != nil {
 		cfg.Writer, cfg.Now = env.Hooks.Writer, env.Hooks.Now

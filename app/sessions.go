@@ -12,19 +12,21 @@ import (
 	"github.com/armadra/ama-rpc/store"
 )
 
-// firstSession opens the startup session: a new one, or the one named by
-// --session, --resume or --continue.
+// firstSession opens the startup session: a new one, the one named by
+// --session, --resume or --continue, or a copy of the one --fork names.
 func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*session.Session, string, error) {
 	var path string
 	var err error
 	switch {
+	case flags.Fork != "":
+		return forkSession(m, flags.Fork, opts)
 	case flags.Session != "":
 		path = flags.Session
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(opts.Cwd, path)
 		}
 	case flags.Resume != "":
-		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
+		path, err = findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
 	case flags.Continue:
 		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
 	default:
@@ -37,15 +39,54 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", errSession, err)
 	}
+	s, err := openOwn(m, path, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	return s, "resume", nil
+}
+
+// openOwn opens the session file at path, which must belong to opts.Cwd.
+func openOwn(m *session.Manager, path string, opts session.Options) (*session.Session, error) {
 	s, err := m.Open(session.Spec{Kind: session.OpenResume, Path: path, Options: opts})
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", errSession, err)
+		return nil, fmt.Errorf("%w: %v", errSession, err)
 	}
 	if s.Cwd() != opts.Cwd {
 		m.Close(s, "exit")
-		return nil, "", fmt.Errorf("%w: session %s belongs to %s, not %s (start ama-rpc there, or pass --cwd)", errSession, path, s.Cwd(), opts.Cwd)
+		return nil, fmt.Errorf("%w: session %s belongs to %s, not %s (start ama-rpc there, or pass --cwd)", errSession, path, s.Cwd(), opts.Cwd)
 	}
-	return s, "resume", nil
+	return s, nil
+}
+
+// forkSession is --fork id: the session with that id (or id prefix) is
+// opened, copied up to its leaf into a new session by the manager's fork
+// (a new file whose header names the source as parentSession; the
+// source is not changed) and closed again. opts apply to the copy as to a
+// resumed session (an explicit --model or --permission-mode wins over the
+// recorded one). session_start's reason is "fork".
+func forkSession(m *session.Manager, id string, opts session.Options) (*session.Session, string, error) {
+	path, err := findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, id)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --fork: %v", errSession, err)
+	}
+	src, err := openOwn(m, path, opts)
+	if err != nil {
+		return nil, "", err
+	}
+	defer m.Close(src, "exit") // never started: no SessionEnd; its lock is released
+	_, leaf, err := src.Entries("")
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --fork: %v", errSession, err)
+	}
+	if leaf == nil {
+		return nil, "", fmt.Errorf("%w: --fork: session %s has no entries to copy", errSession, src.ID())
+	}
+	s, err := m.Open(session.Spec{Kind: session.OpenFork, From: src, EntryID: *leaf, Options: opts})
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: --fork: %v", errSession, err)
+	}
+	return s, session.OpenFork.Reason(), nil
 }
 
 // sessionInfo is one line of `ama-rpc sessions list`.

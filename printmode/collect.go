@@ -1,6 +1,7 @@
 package printmode
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -36,15 +37,19 @@ type collector struct {
 	owed     int                  // notification turns still to come
 	retries  []events.AutoRetryStart
 	progress func(events.Event) // stderr lines (retry), outside mu
+	// bash holds the command of each started bash call until it ends;
+	// deniedBash the commands of the denied ones (the search hint).
+	bash       map[string]string
+	deniedBash []string
 }
 
 func newCollector() *collector {
-	return &collector{poke: make(chan struct{}, 1), running: map[string]bool{}, bg: map[string]bool{}}
+	return &collector{poke: make(chan struct{}, 1), running: map[string]bool{}, bg: map[string]bool{}, bash: map[string]string{}}
 }
 
 func (c *collector) note(e events.Event) {
 	switch e.(type) {
-	case events.BeforeAgentStart, events.MessageStart, events.MessageEnd, events.ToolExecutionEnd,
+	case events.BeforeAgentStart, events.MessageStart, events.MessageEnd, events.ToolExecutionStart, events.ToolExecutionEnd,
 		events.LimitReached, events.PlanProposed, events.PlanResolved, events.SubagentStart, events.SubagentBackground,
 		events.SubagentEnd, events.AutoRetryStart:
 	default:
@@ -65,7 +70,21 @@ func (c *collector) note(e events.Event) {
 				c.turns++
 			}
 		}
+	case events.ToolExecutionStart:
+		if e.ToolName == "bash" {
+			var in struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(e.Args, &in) == nil && in.Command != "" {
+				c.bash[e.ToolCallID] = in.Command
+			}
+		}
 	case events.ToolExecutionEnd:
+		cmd, isBash := c.bash[e.ToolCallID]
+		delete(c.bash, e.ToolCallID)
+		if e.Denied && isBash {
+			c.deniedBash = append(c.deniedBash, cmd)
+		}
 		if e.Denied {
 			d := Denial{Tool: e.ToolName, ToolCallID: e.ToolCallID, Layer: "unknown", Code: events.DenialDenied, Reason: firstLine(e.Result.Content)}
 			if e.Denial != nil {
@@ -108,22 +127,24 @@ func (c *collector) note(e events.Event) {
 
 // snapshot is a copy of what the collector knows.
 type snapshot struct {
-	active  bool
-	settles int
-	last    *llm.AssistantMessage
-	turns   int
-	denials []Denial
-	limit   *events.LimitReached
-	plan    *events.PlanProposed
-	running int
-	owed    int
+	active     bool
+	settles    int
+	last       *llm.AssistantMessage
+	turns      int
+	denials    []Denial
+	limit      *events.LimitReached
+	plan       *events.PlanProposed
+	running    int
+	owed       int
+	deniedBash []string
 }
 
 func (c *collector) snap() snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return snapshot{active: c.active, settles: c.settles, last: c.last, turns: c.turns,
-		denials: append([]Denial(nil), c.denials...), limit: c.limit, plan: c.plan, running: len(c.running), owed: c.owed}
+		denials: append([]Denial(nil), c.denials...), limit: c.limit, plan: c.plan, running: len(c.running), owed: c.owed,
+		deniedBash: append([]string(nil), c.deniedBash...)}
 }
 
 // firstLine is a denied call's reason: the first line of its result text,

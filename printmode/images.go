@@ -38,6 +38,19 @@ func ImagePaths(flagImages, words []string) []string {
 	return out
 }
 
+// AcceptsImages is an ErrImage when model (nil: unknown) does not take
+// image input.
+func AcceptsImages(model *llm.Model) error {
+	if model != nil && slices.Contains(model.Input, "image") {
+		return nil
+	}
+	name := "the model"
+	if model != nil {
+		name = model.Provider + "/" + model.ID
+	}
+	return fmt.Errorf("%w: %s does not accept image input", ErrImage, name)
+}
+
 // LoadImages reads the images (relative paths from cwd) for model. A model
 // without image input, a missing, oversize or non-image file, or a
 // credential path is an ErrImage.
@@ -45,12 +58,8 @@ func LoadImages(paths []string, cwd string, model *llm.Model) ([]*llm.ImageConte
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	if model == nil || !slices.Contains(model.Input, "image") {
-		name := "the model"
-		if model != nil {
-			name = model.Provider + "/" + model.ID
-		}
-		return nil, fmt.Errorf("%w: %s does not accept image input", ErrImage, name)
+	if err := AcceptsImages(model); err != nil {
+		return nil, err
 	}
 	out := make([]*llm.ImageContent, 0, len(paths))
 	for _, p := range paths {

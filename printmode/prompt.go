@@ -39,6 +39,11 @@ type PromptInput struct {
 	Ctx context.Context
 	// Lang is the language of the stdin notices ("": English).
 	Lang i18n.Lang
+	// Lead is set when prompt text comes from elsewhere as well (--from,
+	// whose text goes before the words): stdin is then read as it is next
+	// to prompt words, and an empty result is not ErrNoPrompt (the caller
+	// decides once it has the whole prompt, JoinPrompt).
+	Lead bool
 }
 
 // ReadPrompt assembles the prompt: the words joined by one space, and the
@@ -65,20 +70,28 @@ func ReadPrompt(in PromptInput) (string, error) {
 	stdin := ""
 	if !in.NoStdin && in.Stdin != nil {
 		var err error
-		if stdin, err = readStdin(in, explicit || len(words) == 0); err != nil {
+		if stdin, err = readStdin(in, explicit || (len(words) == 0 && !in.Lead)); err != nil {
 			return "", fmt.Errorf("reading stdin: %w", err)
 		}
 	}
 	stdin = strings.TrimRightFunc(stdin, unicode.IsSpace)
-	switch {
-	case strings.TrimSpace(text) == "" && stdin == "":
+	prompt := JoinPrompt(text, stdin)
+	if prompt == "" && !in.Lead {
 		return "", ErrNoPrompt
-	case stdin == "":
-		return text, nil
-	case text == "":
-		return stdin, nil
 	}
-	return text + "\n\n" + stdin, nil
+	return prompt, nil
+}
+
+// JoinPrompt joins the parts of a prompt that are not blank with a blank
+// line between two ("" when every part is blank).
+func JoinPrompt(parts ...string) string {
+	var keep []string
+	for _, p := range parts {
+		if strings.TrimSpace(p) != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "\n\n")
 }
 
 func readStdin(in PromptInput, toEnd bool) (string, error) {

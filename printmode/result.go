@@ -112,8 +112,15 @@ func buildResult(s *session.Session, sn snapshot, f Facts, outcome Outcome, took
 }
 
 // explain writes the stderr lines of the end of a run, in the order of
-// Decide: what failed, the denied calls, the budget, the pending plan.
-func explain(w io.Writer, f Facts, sn snapshot, r *Result, lang i18n.Lang) {
+// Decide: what failed, the denied calls (and hint's line after them), the
+// budget, the pending plan.
+func explain(w io.Writer, f Facts, sn snapshot, r *Result, lang i18n.Lang, hint func(io.Writer)) {
+	denied := func() {
+		if len(sn.denials) > 0 {
+			deniedLine(w, sn.denials, lang)
+			hint(w)
+		}
+	}
 	switch {
 	case f.Signal != 0 || f.Broken:
 		return
@@ -121,7 +128,7 @@ func explain(w io.Writer, f Facts, sn snapshot, r *Result, lang i18n.Lang) {
 		fmt.Fprintf(w, "ama: %v\n", f.Thrown)
 		return
 	case f.Limit:
-		deniedLine(w, sn.denials, lang)
+		denied()
 		limitLine(w, sn.limit, lang)
 		return
 	case failed(sn.last):
@@ -135,7 +142,7 @@ func explain(w io.Writer, f Facts, sn snapshot, r *Result, lang i18n.Lang) {
 		fmt.Fprintf(w, "ama: %s\n", msg)
 		return
 	}
-	deniedLine(w, sn.denials, lang)
+	denied()
 	if p := r.PlanPending; p != nil {
 		where := p.FilePath
 		if where == "" {

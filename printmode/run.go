@@ -49,6 +49,8 @@ type Config struct {
 	AbortWait time.Duration
 	// Lang is the language of the stderr lines ("": English).
 	Lang i18n.Lang
+	// Preset is the run's tool preset (the search hint; "": default).
+	Preset string
 }
 
 // Run starts the session, runs the prompt unattended, waits for the run,
@@ -153,8 +155,20 @@ func Run(ctx context.Context, c Config) int {
 		}
 	}
 	w.Close()
-	explain(c.Stderr, f, sn, res, c.Lang)
+	explain(c.Stderr, f, sn, res, c.Lang, func(w io.Writer) { searchHint(w, c.Preset, activeTools(s), sn.deniedBash, c.Lang) })
 	return code
+}
+
+// activeTools are the names of the session's active tools.
+func activeTools(s *session.Session) []string {
+	infos, _ := s.Tools()
+	var out []string
+	for _, t := range infos {
+		if t.Active {
+			out = append(out, t.Decl.Name)
+		}
+	}
+	return out
 }
 
 // failed reports a last reply that ended in an error or an abort.

@@ -25,6 +25,9 @@ const (
 	CLIBadMaxTurns     Key = "cli.print.badMaxTurns"
 	CLIBadMaxCost      Key = "cli.print.badMaxCost"
 	CLIDashNoStdin     Key = "cli.print.dashWithNoStdin"
+	CLIBadFrom         Key = "cli.print.badFrom"
+	CLIForkExclusive   Key = "cli.fork.exclusive"
+	CLIForkACP         Key = "cli.fork.acp"
 
 	// Subcommands.
 	CLISubError      Key = "cli.sub.error" // "<subcommand>: <reason>"
@@ -96,6 +99,9 @@ var cliTexts = map[Lang]map[Key]string{
 		CLIBadMaxTurns:     "--max-turns must be an integer of at least 1, not %d",
 		CLIBadMaxCost:      "--max-cost must be a finite number of USD above 0, not %v",
 		CLIDashNoStdin:     "a prompt word - (read stdin) cannot be combined with --no-stdin",
+		CLIBadFrom:         "--from must be a session id (or the start of one), optionally with #n (n ≥ 1), not %q",
+		CLIForkExclusive:   "--fork cannot be combined with --%s",
+		CLIForkACP:         "--fork is not for --mode acp (the client opens its sessions)",
 
 		CLISubError: "%s: %v",
 		CLIUsageOf:  "Usage of %s:",
@@ -145,6 +151,8 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
 		FlagKey("main", "max-cost"):        "end a run once its replies cost this many USD (from the model's prices; -p exits 8)",
 		FlagKey("main", "no-stdin"):        "with -p: never read stdin",
 		FlagKey("main", "image"):           "with -p: attach this image file to the prompt (repeatable)",
+		FlagKey("main", "from"):            "with -p: an old session's user message as the prompt, images included: id[#n] (the id or its start; n counts the file's user messages from 1, default: the last)",
+		FlagKey("main", "fork"):            "start on a new copy of the session with this id (or its start), up to its current leaf",
 
 		FlagKey("explain", "cwd"):             "project directory the calls run in (need not exist)",
 		FlagKey("explain", "permission-mode"): "permission mode (default: from config, else default)",
@@ -218,6 +226,9 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
 		CLIBadMaxTurns:     "--max-turns 必须是不小于 1 的整数，不能是 %d",
 		CLIBadMaxCost:      "--max-cost 必须是大于 0 的有限美元数，不能是 %v",
 		CLIDashNoStdin:     "提示词 -（读标准输入）不能与 --no-stdin 同用",
+		CLIBadFrom:         "--from 应为会话 id（或它的开头），可带 #n（n ≥ 1），而不是 %q",
+		CLIForkExclusive:   "--fork 不能与 --%s 同用",
+		CLIForkACP:         "--fork 不用于 --mode acp（会话由客户端打开）",
 
 		CLISubError: "%s：%v",
 		CLIUsageOf:  "%s 的用法：",
@@ -267,6 +278,8 @@ Prints the JSON Schema (draft 2020-12) of the rpc protocol's output lines.`,
 		FlagKey("main", "max-cost"):        "一次运行的回复花费达到这么多美元时结束它（按模型价格计算；-p 退出码 8）",
 		FlagKey("main", "no-stdin"):        "配合 -p：从不读取标准输入",
 		FlagKey("main", "image"):           "配合 -p：把这个图片文件附加到提示词（可重复）",
+		FlagKey("main", "from"):            "配合 -p：用旧会话的一条用户消息作提示词，图片一并带上：id[#n]（id 或它的开头；n 按文件里的用户消息从 1 数起，默认最后一条）",
+		FlagKey("main", "fork"):            "从这个 id（或它的开头）的会话复制出一个新会话，复制到它当前的叶子为止",
 
 		FlagKey("explain", "cwd"):             "调用所在的项目目录（不必存在）",
 		FlagKey("explain", "permission-mode"): "权限模式（默认取配置，否则为 default）",

@@ -21,6 +21,10 @@ const (
 	PrintCostLimit     Key = "print.costLimit"
 	PrintWaitTaskOne   Key = "print.waitBackground.one"
 	PrintWaitTasksMany Key = "print.waitBackground.many"
+	PrintSearchOne     Key = "print.searchHint.one"
+	PrintSearchBoth    Key = "print.searchHint.both"
+	PrintFromNoUser    Key = "print.from.noUserMessages"
+	PrintFromTooFew    Key = "print.from.tooFew"
 )
 
 var printTexts = map[Lang]map[Key]string{
@@ -43,6 +47,10 @@ var printTexts = map[Lang]map[Key]string{
 		PrintCostLimit:     "ama: the cost limit %s (--max-cost / limits.maxCostUsd) ended the run before it finished (spent %s)",
 		PrintWaitTaskOne:   "ama: waiting for 1 background task and its notification turn (Ctrl+C stops them)",
 		PrintWaitTasksMany: "ama: waiting for %d background tasks and their notification turns (Ctrl+C stops them)",
+		PrintSearchOne:     `ama: the %[1]s tool preset has no %[2]s tool, so the search went to bash; --tools +%[2]s or tools.default: ["+%[2]s"] in the config adds it`,
+		PrintSearchBoth:    `ama: the %s tool preset has no grep and no glob tool, so the search went to bash; --tools +grep,+glob or tools.default: ["+grep","+glob"] in the config adds them`,
+		PrintFromNoUser:    "--from: session %s holds no user message",
+		PrintFromTooFew:    "--from: session %s has no user message #%d (its last is #%d)",
 	},
 	Zh: {
 		PrintNoPrompt:      "-p 需要提示词（位置参数或标准输入管道）",
@@ -63,5 +71,9 @@ var printTexts = map[Lang]map[Key]string{
 		PrintCostLimit:     "ama: 花费上限 %s（--max-cost / limits.maxCostUsd）在运行完成前结束了它（已花费 %s）",
 		PrintWaitTaskOne:   "ama: 正在等待 1 个后台任务及其通知轮次（Ctrl+C 可停止）",
 		PrintWaitTasksMany: "ama: 正在等待 %d 个后台任务及其通知轮次（Ctrl+C 可停止）",
+		PrintSearchOne:     `ama: 工具预设 %[1]s 里没有 %[2]s 工具，所以搜索改走了 bash；--tools +%[2]s 或配置里的 tools.default: ["+%[2]s"] 能加上它`,
+		PrintSearchBoth:    `ama: 工具预设 %s 里没有 grep 和 glob 工具，所以搜索改走了 bash；--tools +grep,+glob 或配置里的 tools.default: ["+grep","+glob"] 能加上它们`,
+		PrintFromNoUser:    "--from：会话 %s 里没有用户消息",
+		PrintFromTooFew:    "--from：会话 %s 没有第 %d 条用户消息（最后一条是第 %d 条）",
 	},
 }
