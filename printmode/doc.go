@@ -3,7 +3,8 @@
 // one JSON result object, or the session's events in rpc wire shapes) and
 // an exit code that says what happened (outcome.go: signals, failures,
 // budgets, pending plans and denied tool calls each have their own).
-// Everything meant for people goes to stderr, one "ama: " line each.
+// Everything meant for people goes to stderr, one "ama: " line each,
+// among them the search hint (searchhint.go) after the denied line.
 //
 // Unattended itself is not decided here: app sets the permission
 // policy's Unattended (every final ask becomes a deny in the normal
