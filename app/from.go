@@ -65,23 +65,22 @@ func resolveFrom(sessionsDir, cwd, spec string, lang i18n.Lang) (*fromMessage, e
 	if err != nil {
 		return nil, fmt.Errorf("%w: --from: %v", errSession, err)
 	}
-	var picked *llm.UserMessage
+	// Only the picked message is decoded: the role read with each line
+	// (store's message facts) tells the user messages apart.
+	var pick *store.Entry
 	count := 0
 	for _, e := range snap.Entries {
 		if e.NotUser() {
 			continue
 		}
-		m, err := e.Message()
-		if err != nil {
-			continue
-		}
-		u, ok := m.(*llm.UserMessage)
-		if !ok {
-			continue
+		if f := e.MessageFacts(); f == nil || f.Role != llm.RoleUser {
+			if m, err := e.Message(); err != nil || m.MessageRole() != llm.RoleUser {
+				continue
+			}
 		}
 		count++
 		if n == 0 || count == n {
-			picked = u
+			pick = e
 		}
 		if count == n {
 			break
@@ -90,8 +89,16 @@ func resolveFrom(sessionsDir, cwd, spec string, lang i18n.Lang) (*fromMessage, e
 	switch {
 	case count == 0:
 		return nil, fmt.Errorf("%w: %s", errUsage, i18n.T(lang, i18n.PrintFromNoUser, snap.Header.ID))
-	case picked == nil:
+	case pick == nil:
 		return nil, fmt.Errorf("%w: %s", errUsage, i18n.T(lang, i18n.PrintFromTooFew, snap.Header.ID, n, count))
+	}
+	m, err := pick.Message()
+	if err != nil {
+		return nil, fmt.Errorf("%w: --from: %s: %v", errSession, path, err)
+	}
+	picked, ok := m.(*llm.UserMessage)
+	if !ok {
+		return nil, fmt.Errorf("%w: --from: %s: entry %s is no user message", errSession, path, pick.ID)
 	}
 	out := &fromMessage{text: picked.Content.Text}
 	if picked.Content.IsBlocks {
