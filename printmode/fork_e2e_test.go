@@ -93,6 +93,12 @@ func TestFork(t *testing.T) {
 	if len(files) != 2 {
 		t.Errorf("session files after the refused forks: %v", files)
 	}
+	// The rpc server starts on a fork too, announced with reason fork.
+	r = e.run(nil, "--fork", id, "--model", "fake/echo")
+	objs := jsonLines(t, r.stdout)
+	if r.code != 0 || len(objs) < 2 || objs[1]["type"] != "session_start" || objs[1]["reason"] != "fork" || objs[1]["sessionId"] == id {
+		t.Errorf("rpc --fork: exit %d lines %v stderr %s", r.code, objs, r.stderr)
+	}
 }
 
 // --from in a real process: the picked message's image reaches the model
