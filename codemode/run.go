@@ -60,7 +60,7 @@ func (t *Tool) execute(ctx context.Context, run *runMsg, opts options, callable 
 	// process; a runtime crash (the memory wall) prints one line.
 	cmd.Env = []string{"GOTRACEBACK=none"}
 	cmd.Dir = "/"
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = scriptProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return failStart(o, err)

@@ -341,3 +341,35 @@ func TestCodemodeOnlyDirectCall(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// A nested call's result goes to the script, not into the model's context:
+// it keeps up to tools.NestedMaxResultChars (1 MiB), so a script sees every
+// line of a 100 KB file and of a command's 100 KB output, where a call of
+// the model would get 30,000 characters and a note.
+func TestCodemodeNestedResultsKeepAMebibyte(t *testing.T) {
+	line := strings.Repeat("x", 60)
+	var big strings.Builder
+	for i := 1; i < 1500; i++ {
+		big.WriteString(line + "\n")
+	}
+	big.WriteString("END\n")
+	script := `const f = await tools.read({path: "big.txt"});
+const b = await tools.bash({command: "for i in $(seq 1500); do echo ` + line + `; done"});
+const lines = f.trimEnd().split("\n");
+return "read " + lines.length + " " + lines[lines.length-1].endsWith("END") + " bash " + b.output.trimEnd().split("\n").length + " " + b.truncated`
+	_, evs, end := runCodemode(t, golden.Config{
+		Args:   []string{"--model", "fake/echo", "--codemode", "on", "--allow", "bash"},
+		Script: codemodeScript(t, script),
+		Files:  map[string]string{"big.txt": big.String()},
+	})
+	if got := resultText(end); end.IsError || !strings.HasSuffix(got, "\n\nread 1500 true bash 1500 false") {
+		t.Fatalf("codemode result %q", got)
+	}
+	for _, e := range evs {
+		if e.Type == "tool_execution_end" && e.ParentToolCallID == end.ToolCallID {
+			if n := len(resultText(e)); n <= 90_000 || strings.Contains(resultText(e), "[output cut") {
+				t.Errorf("nested %s result: %d bytes, cut: %v", e.ToolName, n, strings.Contains(resultText(e), "[output cut"))
+			}
+		}
+	}
+}

@@ -25,8 +25,9 @@ import (
 //     a tasks.update notification ahead of every answer to a nested
 //     request of the call (so a task the call launched is listed when
 //     spawnSubagent resolves).
-//   - ctx.maxResultChars: tools.MaxResultChars, the cut tools.Execute
-//     applies to every text block of a result.
+//   - ctx.maxResultChars: the call's budget (tools.Call.Limit: 30,000, or
+//     1 MiB for a nested call), the cut tools.Execute applies to every
+//     text block of a result.
 
 // taskLister is the part of the task registry ctx.tasks reads; the
 // session's tools.Env.Tasks is an *agents.Registry.
@@ -54,7 +55,7 @@ func taskSnapshot(env *tools.Env) *[]agents.TaskInfo {
 // fillViews sets the checkpoint, tasks and maxResultChars members of the
 // execute context.
 func fillViews(tc *toolContext, call *tools.Call) {
-	tc.MaxResultChars = tools.MaxResultChars
+	tc.MaxResultChars = call.Limit()
 	if call.Env == nil || call.Session == nil {
 		return
 	}

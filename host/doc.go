@@ -26,7 +26,7 @@
 // and may repeat across sessions) and use its tools.CallSession while it
 // runs. The members that are views of machinery owned elsewhere (ctx.checkpoint over
 // the turn's tools.Env.BeforeChange, ctx.tasks over the agents registry,
-// ctx.maxResultChars = tools.MaxResultChars; ctxviews.go) call it and keep
+// ctx.maxResultChars = the call's tools.Call.Limit; ctxviews.go) call it and keep
 // no state of their own.
 //
 // Concurrency: a Host is safe for concurrent use. Messages from the child

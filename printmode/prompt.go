@@ -234,7 +234,7 @@ func isTerminal(f *os.File) bool {
 	}
 	tty := false
 	_ = rc.Control(func(fd uintptr) {
-		_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		_, err := unix.IoctlGetTermios(int(fd), ioctlGetTermios)
 		tty = err == nil
 	})
 	return tty

@@ -265,7 +265,11 @@ func (s *Session) invoke(ctx context.Context, r *runState, env *toolEnv, p *prep
 			env.env.BeforeChange(t)
 		}
 	}
-	return tools.Execute(ctx, p.tool, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res,
+	limit := 0 // the model's call: tools.MaxResultChars
+	if p.parent != "" {
+		limit = tools.NestedMaxResultChars // the result goes to the calling code
+	}
+	return tools.Execute(ctx, p.tool, &tools.Call{ID: tc.ID, Args: tc.Arguments, Env: env.env, Resolved: p.res, MaxChars: limit,
 		Update: func(partial string) {
 			s.publish(events.ToolExecutionUpdate{ToolCallID: tc.ID, ToolName: tc.Name, Partial: partial, ParentToolCallID: p.parent, ViaCodemode: p.via})
 		},

@@ -146,7 +146,7 @@ func (g *projGen) branchID() string {
 
 func (g *projGen) next() *Entry {
 	r := g.r
-	ts := int64(1_700_000_000_000 + g.n)
+	ts := 1_700_000_000_000 + int64(g.n)
 	var e *Entry
 	switch k := r.IntN(20); {
 	case k < 4:

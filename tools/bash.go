@@ -108,7 +108,7 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	case a.Job != "" && a.Command != "":
 		return ErrorResult("Give either command (to run one) or job with action (to query one), not both."), nil
 	case a.Job != "":
-		return b.jobAction(ctx, env, a)
+		return b.jobAction(ctx, env, a, call.Limit())
 	case a.Action != "":
 		return ErrorResult("action needs job: the id of a background job (j1, j2, …)."), nil
 	case strings.TrimSpace(a.Command) == "":
@@ -139,7 +139,7 @@ func (b *BashTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 // run executes a foreground command.
 func (b *BashTool) run(ctx context.Context, call *Call, a bashArgs, dir string, extra []string) (*Result, error) {
 	env := call.env()
-	sink := newOutputSink(env, NameBash)
+	sink := newOutputSink(env, NameBash, call.Limit())
 	cmd := newShellCmd(shellOf(env), a.Command, dir, extra)
 	sb := callSandbox(env, a)
 	var pr proc
@@ -281,7 +281,8 @@ func (b *BashTool) startJob(env *Env, a bashArgs, dir string, extra []string) (*
 }
 
 // jobAction answers {job, action}; the default action is output.
-func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs) (*Result, error) {
+// chars is the call's Limit.
+func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs, chars int) (*Result, error) {
 	if env == nil || env.Jobs == nil {
 		return ErrorResult("Background jobs are not available in this session."), nil
 	}
@@ -308,7 +309,7 @@ func (b *BashTool) jobAction(ctx context.Context, env *Env, a bashArgs) (*Result
 	default:
 		return errorf("Unknown action %q; use output, wait or stop.", a.Action), nil
 	}
-	info, out, err := jobs.Output(a.Job)
+	info, out, err := jobs.Output(a.Job, chars)
 	if err != nil {
 		return errorf("%v", err), nil
 	}

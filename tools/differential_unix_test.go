@@ -334,7 +334,7 @@ func TestDifferentialReadScanBound(t *testing.T) {
 		for scan := int64(0); scan <= int64(len(c))+2; scan += 1 + int64(len(c))/37 {
 			for _, off := range []int{0, 1, 2, 3, 5, 40, 41} {
 				for _, limit := range []int{0, 1, 2, 3} {
-					res, err := readTextScan(context.Background(), strings.NewReader(c), "f", off, limit, scan)
+					res, err := readTextScan(context.Background(), strings.NewReader(c), "f", off, limit, MaxResultChars, scan)
 					got, _ := json.Marshal(res)
 					rec.check(fmt.Sprintf("scan content %d, scan %d, offset %d, limit %d", ci, scan, off, limit), answer{Text: fmt.Sprint(err), Details: got})
 				}

@@ -288,5 +288,5 @@ func (GlobTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if walkCut {
 		out += fmt.Sprintf("\n\n[Stopped after looking at %d entries; search a narrower path.]", maxWalkEntries)
 	}
-	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameGlob, out, false))}, Details: d}, nil
+	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameGlob, out, false, call.Limit()))}, Details: d}, nil
 }

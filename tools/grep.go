@@ -142,7 +142,7 @@ func (GrepTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if len(notes) > 0 {
 		out += "\n\n[" + strings.Join(notes, " ") + "]"
 	}
-	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameGrep, out, false))}, Details: d}, nil
+	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameGrep, out, false, call.Limit()))}, Details: d}, nil
 }
 
 func cmpOr(s, def string) string {

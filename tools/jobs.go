@@ -304,9 +304,8 @@ func (j *Jobs) Wait(ctx context.Context, id string, max time.Duration) (JobInfo,
 }
 
 // Output returns the job's state and the tail of its output (cleaned, at
-// most MaxOutputLines lines and MaxResultChars characters, with a note when
-// cut).
-func (j *Jobs) Output(id string) (JobInfo, string, error) {
+// most MaxOutputLines lines and chars characters, with a note when cut).
+func (j *Jobs) Output(id string, chars int) (JobInfo, string, error) {
 	jb, err := j.get(id)
 	if err != nil {
 		return JobInfo{}, "", err
@@ -315,7 +314,7 @@ func (j *Jobs) Output(id string) (JobInfo, string, error) {
 	info, closed := jb.info, jb.log == nil
 	var text string
 	if !closed {
-		text, err = fileTail(jb.log, info.OutputPath) // under mu: StopAll closes log
+		text, err = fileTail(jb.log, info.OutputPath, chars) // under mu: StopAll closes log
 	}
 	j.mu.Unlock()
 	if closed {
@@ -329,15 +328,15 @@ func (j *Jobs) Output(id string) (JobInfo, string, error) {
 
 // fileTail reads the cleaned tail of the job's log through the descriptor
 // Start created; path only names it in the note.
-func fileTail(f *os.File, path string) (string, error) {
-	b, size, err := ownfs.ReadTail(f, sinkTailKeep)
+func fileTail(f *os.File, path string, chars int) (string, error) {
+	b, size, err := ownfs.ReadTail(f, int64(max(sinkTailKeep, chars)))
 	if err != nil {
 		return "", err
 	}
 	from := size - int64(len(b))
 	clean := cleanOutput(string(b))
 	tail, more := lastLines(clean, MaxOutputLines)
-	cutTail := tailRunes(tail, MaxResultChars-300)
+	cutTail := tailRunes(tail, chars-300)
 	if from == 0 && !more && cutTail == tail {
 		return clean, nil
 	}

@@ -85,7 +85,7 @@ func (LsTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if d.Truncated {
 		out += fmt.Sprintf("\n\n[Showing %d of %d entries; raise limit to see more.]", limit, d.Entries)
 	}
-	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameLs, out, false))}, Details: d}, nil
+	return &Result{Content: []llm.Content{llm.Text(LimitText(env, NameLs, out, false, call.Limit()))}, Details: d}, nil
 }
 
 func lsName(dir string, e fs.DirEntry) string {

@@ -16,6 +16,10 @@ const (
 	// MaxResultChars is the most characters (runes) of text a tool result
 	// keeps; longer text is cut and the full text saved to a file.
 	MaxResultChars = 30000
+	// NestedMaxResultChars is the budget of a nested call's result (ama's
+	// NESTED_MAX_RESULT_CHARS): a script that counts a file's lines must
+	// see them, and the script's own output is what is cut for the model.
+	NestedMaxResultChars = 1 << 20
 	// MaxOutputLines is the most lines of command output a bash result
 	// keeps (the tail).
 	MaxOutputLines = 2000
@@ -51,35 +55,38 @@ func (e *Env) createOutputFile(prefix string) (*os.File, error) {
 	return f, nil
 }
 
-// LimitText returns text unchanged when it has at most MaxResultChars
-// characters. Otherwise it saves the full text with SaveOutput and returns
-// the head (keepTail false) or the tail (keepTail true), cut at a line
-// boundary where one is near, plus a note saying how much was left out and
-// where the full text is.
-func LimitText(env *Env, prefix, text string, keepTail bool) string {
+// LimitText returns text unchanged when it has at most limit characters
+// (a Call's Limit). Otherwise it saves the full text with SaveOutput and
+// returns the head (keepTail false) or the tail (keepTail true), cut at a
+// line boundary where one is near, plus a note saying how much was left
+// out and where the full text is.
+func LimitText(env *Env, prefix, text string, keepTail bool, limit int) string {
+	if len(text) <= limit {
+		return text // fewer bytes than the limit: fewer runes too
+	}
 	total := utf8.RuneCountInString(text)
-	if total <= MaxResultChars {
+	if total <= limit {
 		return text
 	}
 	where := savedNote(env, prefix, text)
 	if keepTail {
-		kept := tailRunes(text, MaxResultChars-200)
+		kept := tailRunes(text, limit-200)
 		return fmt.Sprintf("[output cut: showing the last %d of %d characters; %s]\n", utf8.RuneCountInString(kept), total, where) + kept
 	}
-	kept := headRunes(text, MaxResultChars-200)
+	kept := headRunes(text, limit-200)
 	return kept + fmt.Sprintf("\n[output cut: showing the first %d of %d characters; %s]", utf8.RuneCountInString(kept), total, where)
 }
 
 // LimitResult applies LimitText (keeping the head) to every text block of
-// r, so that no result sent to the model exceeds MaxResultChars per block.
-// It is what a tool runner applies to results of tools it does not know.
-func LimitResult(env *Env, prefix string, r *Result) *Result {
+// r, so that no block exceeds limit characters. It is what a tool runner
+// applies to results of tools it does not know.
+func LimitResult(env *Env, prefix string, r *Result, limit int) *Result {
 	if r == nil {
 		return r
 	}
 	for i, c := range r.Content {
-		if t, ok := c.(*llm.TextContent); ok && len(t.Text) > MaxResultChars {
-			if cut := LimitText(env, prefix, t.Text, false); cut != t.Text {
+		if t, ok := c.(*llm.TextContent); ok && len(t.Text) > limit {
+			if cut := LimitText(env, prefix, t.Text, false, limit); cut != t.Text {
 				r.Content[i] = llm.Text(cut)
 			}
 		}

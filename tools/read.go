@@ -92,7 +92,7 @@ func (ReadTool) Execute(ctx context.Context, call *Call) (*Result, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return errorf("Cannot read %s: %v", shown, err), nil
 	}
-	res, err := readText(ctx, f, shown, int(a.Offset), int(a.Limit))
+	res, err := readText(ctx, f, shown, int(a.Offset), int(a.Limit), call.Limit())
 	if err != nil {
 		return nil, err
 	}
@@ -141,16 +141,16 @@ func readImage(env *Env, f *os.File, abs, shown, mime string, size int64) (*Resu
 }
 
 // readText formats lines [offset, offset+limit) cat -n style, staying under
-// MaxResultChars, and counts the remaining lines.
-func readText(ctx context.Context, r io.Reader, shown string, offset, limit int) (*Result, error) {
-	return readTextScan(ctx, r, shown, offset, limit, ReadMaxScanBytes)
+// chars characters (the call's Limit), and counts the remaining lines.
+func readText(ctx context.Context, r io.Reader, shown string, offset, limit, chars int) (*Result, error) {
+	return readTextScan(ctx, r, shown, offset, limit, chars, ReadMaxScanBytes)
 }
 
 // readTextScan is readText looking at the first maxScan bytes. Lines
 // before the page are skipped without being copied, lines after it (or
 // after the character budget) are only counted, with bytes.Count over
 // large reads.
-func readTextScan(ctx context.Context, r io.Reader, shown string, offset, limit int, maxScan int64) (*Result, error) {
+func readTextScan(ctx context.Context, r io.Reader, shown string, offset, limit, chars int, maxScan int64) (*Result, error) {
 	if offset < 1 {
 		offset = 1
 	}
@@ -211,7 +211,7 @@ func readTextScan(ctx context.Context, r io.Reader, shown string, offset, limit 
 			longCut = true
 		}
 		line := fmt.Sprintf("%6d\t%s\n", lineNo, text.s)
-		if out.Len()+len(line) > MaxResultChars-300 && lastShown >= offset {
+		if out.Len()+len(line) > chars-300 && lastShown >= offset {
 			budgetHit = true
 			continue
 		}

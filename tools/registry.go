@@ -190,7 +190,7 @@ func (r *Registry) Validate(name string, args json.RawMessage) error {
 // Run is the whole life of one call as the model sees it: look the tool up,
 // validate the arguments, execute (recovering from panics), turn failures
 // into error results with the protocol's texts, and cap text blocks at
-// MaxResultChars. It never returns nil. Callers that need the steps apart
+// the call's Limit. It never returns nil. Callers that need the steps apart
 // (events between validation and execution, approvals) use Get, Validate
 // and Execute themselves.
 func (r *Registry) Run(ctx context.Context, name string, call *Call) *Result {
@@ -208,8 +208,8 @@ func (r *Registry) Run(ctx context.Context, name string, call *Call) *Result {
 }
 
 // Execute runs t, turning a panic or an error return into an error result
-// ("aborted by user" when ctx ended) and capping text blocks at
-// MaxResultChars. It never returns nil. After a panic the result's Details
+// ("aborted by user" when ctx ended) and capping text blocks at the
+// call's Limit. It never returns nil. After a panic the result's Details
 // holds the stack (for logs, not for the model).
 func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 	if call == nil {
@@ -233,7 +233,7 @@ func Execute(ctx context.Context, t Tool, call *Call) (res *Result) {
 	case res == nil:
 		return ErrorResult("Tool " + name + " returned no result")
 	}
-	return LimitResult(call.Env, name, res)
+	return LimitResult(call.Env, name, res, call.Limit())
 }
 
 // abortedText is the result of a call that the run's abort ended.

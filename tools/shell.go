@@ -130,6 +130,8 @@ const (
 type outputSink struct {
 	env    *Env
 	prefix string
+	chars  int // the result's character budget (Call.Limit)
+	keep   int // bytes of tail kept once spilled: enough for chars of ASCII
 
 	mu       sync.Mutex
 	buf      []byte // everything, or the tail once spilled
@@ -141,8 +143,8 @@ type outputSink struct {
 	dirty    bool
 }
 
-func newOutputSink(env *Env, prefix string) *outputSink {
-	return &outputSink{env: env, prefix: prefix}
+func newOutputSink(env *Env, prefix string, chars int) *outputSink {
+	return &outputSink{env: env, prefix: prefix, chars: chars, keep: max(sinkTailKeep, chars)}
 }
 
 func (s *outputSink) Write(p []byte) (int, error) {
@@ -169,8 +171,8 @@ func (s *outputSink) Write(p []byte) (int, error) {
 		}
 	}
 	s.buf = append(s.buf, p...)
-	if (s.file != nil || s.saveErr != nil) && len(s.buf) > 2*sinkTailKeep {
-		s.buf = append(s.buf[:0], s.buf[len(s.buf)-sinkTailKeep:]...)
+	if (s.file != nil || s.saveErr != nil) && len(s.buf) > 2*s.keep {
+		s.buf = append(s.buf[:0], s.buf[len(s.buf)-s.keep:]...)
 	}
 	return len(p), nil
 }
@@ -198,7 +200,7 @@ func (s *outputSink) snapshot() string {
 }
 
 // finish closes the sink and returns the text for the result: the whole
-// cleaned output when it fits MaxResultChars and MaxOutputLines, else its
+// cleaned output when it fits the budget and MaxOutputLines, else its
 // tail with a note naming the file holding the full output.
 func (s *outputSink) finish() (text string, cut bool, fullPath string) {
 	s.mu.Lock()
@@ -212,7 +214,7 @@ func (s *outputSink) finish() (text string, cut bool, fullPath string) {
 	}
 	clean := cleanOutput(raw)
 	whole := s.file == nil && s.saveErr == nil
-	if whole && utf8.RuneCountInString(clean) <= MaxResultChars {
+	if whole && utf8.RuneCountInString(clean) <= s.chars {
 		if _, more := lastLines(clean, MaxOutputLines); !more {
 			return clean, false, ""
 		}
@@ -221,7 +223,7 @@ func (s *outputSink) finish() (text string, cut bool, fullPath string) {
 		fullPath, s.saveErr = s.env.SaveOutput(s.prefix, raw)
 	}
 	tail, _ := lastLines(clean, MaxOutputLines)
-	tail = tailRunes(tail, MaxResultChars-300)
+	tail = tailRunes(tail, s.chars-300)
 	totalLines := s.newlines
 	if s.lastByte != '\n' {
 		totalLines++

@@ -58,6 +58,21 @@ type Call struct {
 	// nested calls, custom entries, sub-agents) for tools that offer them
 	// to code outside ama-rpc (host tools). nil outside a session's run.
 	Session CallSession
+	// MaxChars is the most characters of text the result keeps (0:
+	// MaxResultChars). A nested call's result goes to the code that made
+	// it (a codemode script, a host tool), not into the model's context,
+	// so the session gives those NestedMaxResultChars.
+	MaxChars int
+}
+
+// Limit is the call's character budget: MaxChars, or MaxResultChars when
+// unset. Every cut of a result's text (the tools' own and Execute's) takes
+// it from here.
+func (c *Call) Limit() int {
+	if c == nil || c.MaxChars <= 0 {
+		return MaxResultChars
+	}
+	return c.MaxChars
 }
 
 // CallState is the session state a running call sees (CallSession.State).

@@ -121,7 +121,7 @@ func replyACP(bin, dir, script string) result {
 // usage records peak RSS and CPU time of the exited process.
 func (r *result) usage(cmd *exec.Cmd) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = ru.Maxrss
+		r.maxRSS = int64(ru.Maxrss) // int32 on 32-bit systems
 	}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }

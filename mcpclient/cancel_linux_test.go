@@ -1,3 +1,5 @@
+// Linux only: waitFile waits with inotify.
+
 package mcpclient
 
 import (

@@ -1,0 +1,6 @@
+package printmode
+
+import "golang.org/x/sys/unix"
+
+// ioctlGetTermios is the request that reads a terminal's settings.
+const ioctlGetTermios = unix.TCGETS
