@@ -165,7 +165,7 @@ func parseFlags(args []string, usage io.Writer, lang i18n.Lang) (*Flags, error) 
 		return nil, errors.New(i18n.T(lang, i18n.CLIBadSessionID, f.SessionID))
 	}
 	n := 0
-	for _, set := range []bool{f.Session != "", f.Resume != "", f.Continue} {
+	for _, set := range []bool{f.Session != "", f.Resume != "", f.Continue, f.SessionID != ""} {
 		if set {
 			n++
 		}

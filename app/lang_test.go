@@ -263,7 +263,7 @@ func TestLangUsageReasons(t *testing.T) {
 		{[]string{"--mode", "nope"}, `--mode must be rpc or acp, not "nope"`, `--mode 只能是 rpc 或 acp，不能是 "nope"`},
 		{[]string{"--thinking", "max"}, `--thinking must be off, minimal, low, medium, high or xhigh, not "max"`, `不能是 "max"`},
 		{[]string{"--session-id", "x"}, `--session-id must be a UUID`, `--session-id 必须是 UUID`},
-		{[]string{"--continue", "--resume", "x"}, `--session, --resume and --continue are exclusive`, `只能选一个`},
+		{[]string{"--continue", "--resume", "x"}, `--session, --resume, --continue and --session-id are exclusive`, `只能选一个`},
 	} {
 		for lang, want := range map[string]string{"en": tc.en, "zh": tc.zh} {
 			p := newProc(t)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -13,7 +14,8 @@ import (
 )
 
 // firstSession opens the startup session: a new one, the one named by
-// --session, --resume or --continue, or a copy of the one --fork names.
+// --session, --resume, --continue or --session-id (a new one when no
+// session has that id), or a copy of the one --fork names.
 func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*session.Session, string, error) {
 	var path string
 	var err error
@@ -29,12 +31,16 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 		path, err = findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
 	case flags.Continue:
 		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
-	default:
-		s, err := m.Open(session.Spec{Kind: session.OpenNew, Options: opts})
-		if err != nil {
-			return nil, "", fmt.Errorf("%w: %v", errUsage, err)
+	case opts.SessionID != "" && m.Deps().Settings.Persist:
+		// ama's --session-id: the session with that id when there is one
+		// (its directory must be this one, as for --resume), else a new
+		// session taking the id. Never a second file with the same id.
+		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, opts.SessionID)
+		if errors.Is(err, store.ErrNotFound) {
+			return newSession(m, opts)
 		}
-		return s, "startup", nil
+	default:
+		return newSession(m, opts)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", errSession, err)
@@ -44,6 +50,18 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 		return nil, "", err
 	}
 	return s, "resume", nil
+}
+
+// newSession opens a fresh startup session.
+func newSession(m *session.Manager, opts session.Options) (*session.Session, string, error) {
+	s, err := m.Open(session.Spec{Kind: session.OpenNew, Options: opts})
+	if errors.Is(err, store.ErrExists) {
+		return nil, "", fmt.Errorf("%w: %v", errSession, err)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return s, "startup", nil
 }
 
 // openOwn opens the session file at path, which must belong to opts.Cwd.

@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Session is one agent session. Its state is owned by a single actor
@@ -82,6 +83,13 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	cwd, err := filepath.Abs(opts.Cwd)
 	if err != nil {
 		return nil, fmt.Errorf("session cwd: %w", err)
+	}
+	if opts.SessionID != "" && d.Settings.Persist {
+		// An id is one session (ACP, --resume and the host address it):
+		// a chosen id that already names a file is resumed, never reused.
+		if path, err := FindSession(d.Dirs.Sessions, cwd, opts.SessionID); err == nil {
+			return nil, fmt.Errorf("%w: session %s is %s; resume it instead", store.ErrExists, opts.SessionID, path)
+		}
 	}
 	id := d.sessionID(opts.SessionID)
 	s := newSession(d, id, cwd, opts.Approver)

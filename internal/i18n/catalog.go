@@ -71,7 +71,7 @@ var core = map[Lang]map[Key]string{
 		CLIBadPermissionMode: "--permission-mode must be one of %s, not %q",
 		CLIBadThinking:       "--thinking must be off, minimal, low, medium, high or xhigh, not %q",
 		CLIBadSessionID:      "--session-id must be a UUID such as 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b, not %q",
-		CLISessionExclusive:  "--session, --resume and --continue are exclusive",
+		CLISessionExclusive:  "--session, --resume, --continue and --session-id are exclusive",
 		CLIHostExclusive:     "--host and --host-cmd are exclusive",
 		CLIHelpLang:          "interface language of human-readable text: zh or en (AMA_LANG wins; default: ui.language, then LC_ALL/LC_MESSAGES/LANG)",
 
@@ -110,7 +110,7 @@ var core = map[Lang]map[Key]string{
 		CLIBadPermissionMode: "--permission-mode 只能是 %s 之一，不能是 %q",
 		CLIBadThinking:       "--thinking 只能是 off、minimal、low、medium、high 或 xhigh，不能是 %q",
 		CLIBadSessionID:      "--session-id 必须是 UUID（例如 0b5e6f3a-3c1d-4e2f-9a7b-1c2d3e4f5a6b），不能是 %q",
-		CLISessionExclusive:  "--session、--resume 和 --continue 只能选一个",
+		CLISessionExclusive:  "--session、--resume、--continue 和 --session-id 只能选一个",
 		CLIHostExclusive:     "--host 和 --host-cmd 只能选一个",
 		CLIHelpLang:          "面向人的文字所用的界面语言：zh 或 en（AMA_LANG 优先；默认取 ui.language，其次 LC_ALL/LC_MESSAGES/LANG）",
 
