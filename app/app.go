@@ -401,8 +401,8 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	var watch *stdinWatch
 	early := &outbox{}
 	if hostSpec != "" || flags.HostCmd != "" {
-		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue {
-			flags.SessionID = newUUID(deps)
+		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue && flags.Fork == "" {
+			flags.SessionID, flags.sessionIDMade = newUUID(deps), true
 		}
 		// The startup waits (create(), then session_start in hostStartup)
 		// end when stdin ends: nobody reads it before the server starts.

@@ -32,10 +32,13 @@ type Flags struct {
 	Resume         string
 	Continue       bool
 	SessionID      string
-	SessionDir     string
-	Cwd            string
-	LogLevel       string
-	Version        bool
+	// sessionIDMade: SessionID is not the user's but made at start-up
+	// (a host must know the id in advance), so no session can have it.
+	sessionIDMade bool
+	SessionDir    string
+	Cwd           string
+	LogLevel      string
+	Version       bool
 	// Host is a host adapter module (--host); HostCmd a program speaking
 	// the host protocol (--host-cmd); Profile a --profile file.
 	Host    string

@@ -31,11 +31,11 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 		path, err = findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
 	case flags.Continue:
 		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
-	case opts.SessionID != "" && m.Deps().Settings.Persist:
+	case flags.SessionID != "" && !flags.sessionIDMade && m.Deps().Settings.Persist:
 		// ama's --session-id: the session with that id when there is one
 		// (its directory must be this one, as for --resume), else a new
 		// session taking the id. Never a second file with the same id.
-		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, opts.SessionID)
+		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, flags.SessionID)
 		if errors.Is(err, store.ErrNotFound) {
 			return newSession(m, opts)
 		}

@@ -86,8 +86,11 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	}
 	if opts.SessionID != "" && d.Settings.Persist {
 		// An id is one session (ACP, --resume and the host address it):
-		// a chosen id that already names a file is resumed, never reused.
-		if path, err := FindSession(d.Dirs.Sessions, cwd, opts.SessionID); err == nil {
+		// a chosen id that already names a file of this directory is
+		// resumed, never reused. Only this directory: where --resume
+		// looks first, and one listing, not one per project (the caller
+		// that honours ama's --session-id looks everywhere).
+		if path, ok := findInDir(store.SessionDir(d.Dirs.Sessions, cwd), opts.SessionID); ok {
 			return nil, fmt.Errorf("%w: session %s is %s; resume it instead", store.ErrExists, opts.SessionID, path)
 		}
 	}
