@@ -128,6 +128,9 @@ func (lk *lockFile) create() error {
 		if !errors.Is(err, fs.ErrNotExist) {
 			break // another file system, say: the spare stays for its own
 		}
+		if _, serr := os.Stat(filepath.Dir(lk.path)); errors.Is(serr, fs.ErrNotExist) {
+			return err // the new lock's directory is missing (Create makes it), not sp's name
+		}
 		demote(sp) // its file has no name left (its directory was removed)
 	}
 	fd, err := createExcl(lk.path, lk.pid)
