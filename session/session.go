@@ -14,6 +14,7 @@ import (
 	"github.com/armadra/ama-rpc/approvals"
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/llm"
+	"github.com/armadra/ama-rpc/store"
 )
 
 // Session is one agent session. Its state is owned by a single actor
@@ -85,7 +86,7 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	}
 	id := d.sessionID(opts.SessionID)
 	s := newSession(d, id, cwd, opts.Approver)
-	st := newState(s, id, cwd)
+	st := newState(s, id, cwd, store.NewTree(nil, nil))
 	if err := st.initSettings(opts); err != nil {
 		return nil, err
 	}

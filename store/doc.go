@@ -34,7 +34,9 @@
 //     and a new inode is the dearest part of a lock on ext4 without a
 //     journal.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
-//     nodes), ForkEntries/Fork, and Project, the model-context projection of
+//     nodes), ForkEntries/Fork, ForkPath (a fork's path; a chain forked at
+//     its last entry gets the tree copied, id index and all, instead of one
+//     built again: NewPathTree), and Project, the model-context projection of
 //     a branch. Projection is the same projection planned without decoding
 //     messages (they are decoded on demand) and extended by Append, so a
 //     session projects its branch once and keeps it; BranchSettings reads
