@@ -505,8 +505,13 @@ func (m *Member) Str(b []byte) string {
 }
 
 // Unquote decodes a valid JSON string literal (quotes included); "" when
-// raw is not one.
+// raw is not one. A literal alone is decoded by jsonstr.AppendUnquoted
+// (encoding/json's text, fuzzed against it); anything else, a literal with
+// space around it or none, is encoding/json's to judge.
 func Unquote(raw []byte) string {
+	if out, n, ok := jsonstr.AppendUnquoted(nil, raw); ok && n == len(raw) {
+		return string(out)
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return ""
