@@ -105,7 +105,9 @@
 // body and its message's big text move from the heap to a read-only
 // mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
-// goroutine that owns the session. The package keeps three pieces of
+// goroutine that owns the session; the copy Tree.ForkPath makes shares
+// nothing with its source but the (immutable) entries, so it may go to
+// another goroutine. The package keeps three pieces of
 // process-wide state, each guarded by a mutex: the set of locks this
 // process holds (with each lock's file open, one of them the file the
 // next lock links; see lock.go), the 80 KiB buffer Create writes
