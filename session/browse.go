@@ -118,11 +118,13 @@ func (s *Session) ForkMessages() ([]ForkMessage, error) {
 func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 	type src struct {
 		path []*store.Entry
+		tree *store.Tree // the path's tree when the source's copied (ForkPath)
 		file string
 		cwd  string
 	}
 	o, err := call(s, func(st *state) src {
-		return src{path: st.tree.Path(entryID), file: st.filePath(), cwd: st.cwd}
+		path, tree := st.tree.ForkPath(entryID)
+		return src{path: path, tree: tree, file: st.filePath(), cwd: st.cwd}
 	})
 	if err != nil {
 		return nil, err
@@ -130,10 +132,17 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 	if o.path == nil {
 		return nil, fmt.Errorf("%w: entry %s is not in this session", ErrEntryNotFound, entryID)
 	}
+	// o.path is a chain (Tree.Path): its tree is the source's copied, or
+	// indexed in one pass, and it is the new session's branch (unless
+	// repeated ids made another tree of it).
+	tree, chain := o.tree, true
+	if tree == nil {
+		tree, chain = store.NewPathTree(o.path)
+	}
 	d := s.deps
 	id := d.sessionID(opts.SessionID)
 	n := newSession(d, id, o.cwd, opts.Approver)
-	st := newState(n, id, o.cwd)
+	st := newState(n, id, o.cwd, tree)
 	st.parentSession = o.file
 	if st.disk.path != "" {
 		if err := d.writeFault(); err != nil {
@@ -147,11 +156,6 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 		}
 		st.disk.file = f
 	}
-	// o.path is a chain (Tree.Path): its tree is indexed in one pass,
-	// and it is the new session's branch (unless repeated ids made
-	// another tree of it).
-	tree, chain := store.NewPathTree(o.path)
-	st.tree = tree
 	branch := o.path
 	if !chain {
 		branch = st.branch()

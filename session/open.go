@@ -32,11 +32,10 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 		s.log.Warn("session file: the fast parser failed; the standard decoder read the line(s)",
 			zap.String("path", abs), zap.Int("line", fb.Line), zap.String("reason", fb.Reason), zap.Int("lines", fb.Count))
 	}
-	st := newState(s, h.ID, h.Cwd)
+	st := newState(s, h.ID, h.Cwd, snap.Tree())
 	if t, err := time.Parse(store.TimeFormat, h.Timestamp); err == nil {
 		st.created = t
 	}
-	st.tree = snap.Tree()
 	st.disk.file, st.disk.path = f, abs
 	st.parentSession = h.ParentSession
 	if err := st.restore(st.branch(), opts); err != nil {

@@ -96,7 +96,7 @@ func New(deps *Deps, opts Options) (*Session, error) {
 	}
 	id := d.sessionID(opts.SessionID)
 	s := newSession(d, id, cwd, opts.Approver)
-	st := newState(s, id, cwd)
+	st := newState(s, id, cwd, store.NewTree(nil, nil))
 	if err := st.initSettings(opts); err != nil {
 		return nil, err
 	}

@@ -105,10 +105,12 @@ type queued struct {
 	after  *llm.CustomMessage // appended right after the message
 }
 
-func newState(s *Session, id, cwd string) *state {
+// newState prepares the state of session s over tree (its entries so
+// far; store.NewTree(nil, nil) for none).
+func newState(s *Session, id, cwd string, tree *store.Tree) *state {
 	st := &state{
 		s: s, id: id, cwd: cwd, created: s.deps.Now(),
-		tree:           store.NewTree(nil, nil),
+		tree:           tree,
 		steeringMode:   OneAtATime,
 		followUpMode:   OneAtATime,
 		autoCompaction: !s.deps.Settings.NoAutoCompaction,

@@ -208,7 +208,7 @@ func (s *Session) ForkChild(req ForkRequest) (child *Session, forkedFrom, fallba
 	}
 	id := d.sessionID(o.SessionID)
 	n := newSession(d, id, cwd, o.Approver)
-	st := newState(n, id, cwd)
+	st := newState(n, id, cwd, store.NewTree(nil, nil))
 	if o.Parent != nil && o.Parent.ParentFile != "" {
 		st.parentSession = o.Parent.ParentFile
 	} else {

@@ -34,7 +34,9 @@
 //     and a new inode is the dearest part of a lock on ext4 without a
 //     journal.
 //   - Tree: the in-memory index (branch, children, labels, since, get_tree
-//     nodes), ForkEntries/Fork, and Project, the model-context projection of
+//     nodes), ForkEntries/Fork, ForkPath (a fork's path; a chain forked at
+//     its last entry gets the tree copied, id index and all, instead of one
+//     built again: NewPathTree), and Project, the model-context projection of
 //     a branch. Projection is the same projection planned without decoding
 //     messages (they are decoded on demand) and extended by Append, so a
 //     session projects its branch once and keeps it; BranchSettings reads
@@ -103,7 +105,9 @@
 // body and its message's big text move from the heap to a read-only
 // mapping of a sealed memory file (spill.go), swapped in atomically, the bytes
 // unchanged, so a concurrent reader sees one copy or the other. A *Tree is not safe for concurrent use: it belongs to the
-// goroutine that owns the session. The package keeps three pieces of
+// goroutine that owns the session; the copy Tree.ForkPath makes shares
+// nothing with its source but the (immutable) entries, so it may go to
+// another goroutine. The package keeps three pieces of
 // process-wide state, each guarded by a mutex: the set of locks this
 // process holds (with each lock's file open, one of them the file the
 // next lock links; see lock.go), the 80 KiB buffer Create writes

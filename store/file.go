@@ -88,14 +88,19 @@ func Create(path string, h Header, entries []*Entry) (*File, error) {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
 	if exists(path) {
 		return nil, fmt.Errorf("%w: %s", ErrExists, path)
 	}
+	// The directory is made only when the lock cannot be for its absence
+	// (a session's directory is there but for its first session): a
+	// stat of it before every Create was one call of a fork's twenty.
 	lk, err := acquireLock(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+		lk, err = acquireLock(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +118,10 @@ func exists(path string) bool {
 	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
 
+// create writes the file under the lock. A name taken since Create
+// looked fails with ErrExists: createDirect's O_EXCL and writeAnon's link
+// do not replace a file; writeTemp's rename would, so it looks again.
 func create(path string, h Header, entries []*Entry) (*File, error) {
-	if exists(path) { // checked again under the lock
-		return nil, fmt.Errorf("%w: %s", ErrExists, path)
-	}
 	size := 1024 // the header
 	for _, e := range entries {
 		size += e.jsonLen() + 1
@@ -127,6 +132,9 @@ func create(path string, h Header, entries []*Entry) (*File, error) {
 	write := func(w io.Writer) (int64, error) { return writeLines(w, h, entries, size) }
 	fd, n, err := writeAnon(path, write)
 	if errors.Is(err, errNoAnon) {
+		if exists(path) {
+			return nil, fmt.Errorf("%w: %s", ErrExists, path)
+		}
 		fd, n, err = writeTemp(path, write)
 	}
 	if errors.Is(err, fs.ErrExist) {

@@ -387,6 +387,38 @@ func TestLock(t *testing.T) {
 			t.Error("c's lock is a new file: the lock without a name stayed the one to link from")
 		}
 	})
+	// A session in a directory not made yet: Create makes it (it no
+	// longer stats the directory first) once the lock found it missing,
+	// and that miss is not taken for the held lock's name gone: the new
+	// lock and the next one still link the held one.
+	t.Run("next lock in a new directory", func(t *testing.T) {
+		dir := t.TempDir()
+		aPath := filepath.Join(dir, "a.jsonl")
+		a, err := store.Create(aPath, testHeader("a"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		for i, sub := range []string{"new/sub", "."} {
+			p := filepath.Join(dir, sub, fmt.Sprintf("b%d.jsonl", i))
+			f, err := store.Create(p, testHeader("b"), chain(3))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			fa, errA := os.Stat(aPath + ".lock")
+			fb, errB := os.Stat(p + ".lock")
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			if runtime.GOOS == "linux" && !os.SameFile(fa, fb) {
+				t.Errorf("%s's lock is not a link of the held one", p)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, "new")); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("new directory: %v %v", fi, err)
+		}
+	})
 	t.Run("create while locked", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "new.jsonl")
 		os.WriteFile(path+".lock", []byte(strconv.Itoa(os.Getppid())), 0o600)

@@ -3,6 +3,7 @@ package store
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
 )
 
 // idIndex maps entry ids to their index in a tree's entries; for a
@@ -26,6 +27,12 @@ func newIDIndex(capacity int) idIndex {
 // slotsFor returns a power of two of at least 2*n slots (16 at least).
 func slotsFor(n int) int {
 	return 1 << max(4, bits.Len(uint(2*n)))
+}
+
+// clone returns a copy of x (the same seed and slots) for a tree over
+// the same entries at the same indexes (Tree.cloneChain).
+func (x *idIndex) clone() idIndex {
+	return idIndex{slots: slices.Clone(x.slots), n: x.n, seed: x.seed}
 }
 
 // get returns the index of id in entries.

@@ -51,6 +51,11 @@ type lockFile struct {
 	once sync.Once
 }
 
+// ownPid is this process's pid in decimal, what its locks hold (read
+// once: a Go process does not fork without exec; os.Getpid is a system
+// call each time). Never written to.
+var ownPid = []byte(strconv.Itoa(os.Getpid()))
+
 func lockKey(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		return abs
@@ -59,7 +64,7 @@ func lockKey(path string) string {
 }
 
 func acquireLock(file string) (*lockFile, error) {
-	lk := &lockFile{path: file + ".lock", pid: []byte(strconv.Itoa(os.Getpid())), fd: -1}
+	lk := &lockFile{path: file + ".lock", pid: ownPid, fd: -1}
 	lk.key = lockKey(lk.path)
 	held.Lock()
 	if _, taken := held.m[lk.key]; taken {
@@ -127,6 +132,9 @@ func (lk *lockFile) create() error {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			break // another file system, say: the spare stays for its own
+		}
+		if _, serr := os.Stat(filepath.Dir(lk.path)); errors.Is(serr, fs.ErrNotExist) {
+			return err // the new lock's directory is missing (Create makes it), not sp's name
 		}
 		demote(sp) // its file has no name left (its directory was removed)
 	}

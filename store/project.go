@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
@@ -354,8 +355,42 @@ func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
 	return model, level, nil
 }
 
-// decodeModel reads the model of a model_change entry.
+// decodeModel reads the model of a model_change entry: its members as
+// this package writes them (the three keys spelt so, string values) from
+// the body's members (jsonobj.Members); anything else (another spelling
+// encoding/json would match, a value not a string) as encoding/json
+// decodes it, errors included.
 func decodeModel(e *Entry) (*ModelRef, error) {
+	ref, plain := &ModelRef{}, true
+	jsonobj.Members(e.Body(), func(key string, val []byte) {
+		var dst *string
+		switch key {
+		case "provider":
+			dst = &ref.Provider
+		case "modelId":
+			dst = &ref.ID
+		case "channel":
+			dst = &ref.Channel
+		default:
+			if strings.EqualFold(key, "provider") || strings.EqualFold(key, "modelId") || strings.EqualFold(key, "channel") {
+				plain = false
+			}
+			return
+		}
+		if len(val) == 0 || val[0] != '"' {
+			plain = false
+			return
+		}
+		*dst = jsonobj.Unquote(val)
+	})
+	if plain {
+		return ref, nil
+	}
+	return decodeModelJSON(e)
+}
+
+// decodeModelJSON is decodeModel by encoding/json.
+func decodeModelJSON(e *Entry) (*ModelRef, error) {
 	var m struct {
 		Provider string `json:"provider"`
 		ModelID  string `json:"modelId"`

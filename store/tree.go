@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/armadra/ama-rpc/internal/jsonobj"
@@ -179,6 +180,61 @@ func NewPathTree(path []*Entry) (t *Tree, chain bool) {
 		}
 	}
 	return t, true
+}
+
+// ForkPath returns the path to id (Path, nil when id is not in t) and,
+// when it can be had for a copy, NewPathTree's tree of it: when the path
+// is the whole of t in file order (t is one chain and id its last entry:
+// a fork at the leaf of a session that never branched), the tree is t's
+// own index copied (cloneChain) instead of one built again from the path,
+// entry by entry. Otherwise tree is nil and the caller builds it with
+// NewPathTree, which needs nothing of t (so off t's goroutine).
+func (t *Tree) ForkPath(id string) (path []*Entry, tree *Tree) {
+	path = t.Path(id)
+	if path == nil || !t.isChain(path) {
+		return path, nil
+	}
+	return path, t.cloneChain(path)
+}
+
+// isChain reports whether path, as Path returns it, is all of t's
+// entries in file order, each (but the first, a root) the child of the
+// one before, with no id repeated: the trees NewPathTree builds in one
+// pass, and t is then the same tree.
+func (t *Tree) isChain(path []*Entry) bool {
+	n := len(path)
+	if n == 0 || n != len(t.entries) || t.pos.n != n || path[0].ParentID != nil ||
+		len(t.roots) != 1 || len(t.kids.many) != 0 || len(t.orphans) != 0 {
+		return false
+	}
+	for i, e := range path {
+		if t.entries[i] != e {
+			return false
+		}
+	}
+	return true
+}
+
+// cloneChain returns a copy of t over path (isChain: the same entries,
+// in a slice of their own) with path's last entry as its leaf; nothing of
+// it is shared with t but the entries, so either may grow.
+func (t *Tree) cloneChain(path []*Entry) *Tree {
+	n := len(path)
+	leaf := path[n-1].ID
+	c := &Tree{
+		entries:   path[:n:n],
+		pos:       t.pos.clone(),
+		parent:    slices.Clone(t.parent[:n:n]),
+		kids:      kidList{one: slices.Clone(t.kids.one[:n:n])}, // no entry has two children
+		roots:     []int32{0},
+		orphans:   map[string][]int32{},
+		leaf:      &leaf,
+		labels:    maps.Clone(t.labels), // copies the table, not key by key
+		labelAt:   maps.Clone(t.labelAt),
+		lateLabel: t.lateLabel,
+		name:      t.name,
+	}
+	return c
 }
 
 // addKid appends i to q's children.

@@ -505,13 +505,34 @@ func (m *Member) Str(b []byte) string {
 }
 
 // Unquote decodes a valid JSON string literal (quotes included); "" when
-// raw is not one.
+// raw is not one. A literal alone is its bytes when nothing in it needs
+// decoding (one copy, as encoding/json makes), else decoded by
+// jsonstr.AppendUnquoted (encoding/json's text, fuzzed against it);
+// anything else, a literal with space around it or none, is
+// encoding/json's to judge.
 func Unquote(raw []byte) string {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && plainInner(raw[1:n-1]) {
+		return string(raw[1 : n-1])
+	}
+	if out, n, ok := jsonstr.AppendUnquoted(nil, raw); ok && n == len(raw) {
+		return string(out)
+	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return ""
 	}
 	return s
+}
+
+// plainInner reports a string literal's inside that decodes to itself:
+// no quote, backslash or control character, valid UTF-8.
+func plainInner(in []byte) bool {
+	for _, c := range in {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.Valid(in)
 }
 
 // Last returns the last of members (of b) whose key is name.

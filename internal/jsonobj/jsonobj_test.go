@@ -248,3 +248,21 @@ func TestNestOrder(t *testing.T) {
 	s := Scanner{Nests: []Nest{{Parent: 0, Key: `"a"`}, {Parent: 2, Key: `"b"`}}}
 	s.Scan([]byte(`{"a":{"b":{}}}`))
 }
+
+// TestUnquote: Unquote gives encoding/json's text for a literal alone
+// (jsonstr.AppendUnquoted's fast way) and for anything else (space
+// around a literal, bytes after it, no literal: "" where encoding/json
+// fails).
+func TestUnquote(t *testing.T) {
+	for _, raw := range []string{`""`, `"plain"`, `"a\nb\t\"q\"\\ \/"`, `"\u00e9\u4e16"`, `"\ud83d\ude00"`, `"\ude00"`,
+		"\"\xff\xfe ok\"", "\"caf\xc3\xa9\"", `"\u0000"`, ` "lead"`, `"trail" `, "\"nl\"\n", `"ab"cd`, `"ab""`,
+		`"open`, `x"`, ``, `"\x"`, "\"a\nb\"", `null`, `12`, `"a" "b"`} {
+		var want string
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			want = ""
+		}
+		if got := Unquote([]byte(raw)); got != want {
+			t.Errorf("Unquote(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}
