@@ -24,6 +24,22 @@ func TestScanGitConfig(t *testing.T) {
 		"[diff] external = x\n":                                    true,
 		"; [diff]\n# external = x\n[core]\n\texternal = x\n":       false,
 		"[broken\n": true,
+		// git's parser, not a line scanner: a byte order mark is skipped,
+		// a lone carriage return is white space between a header and a
+		// key, a key may follow a value's line continuation.
+		"\xef\xbb\xbf[diff]\n\texternal = x\n":                     true,
+		"[core]\r[diff]\rexternal = touch m\n":                     true,
+		"[core]\r\n\tbare = false\r\n[diff]\r\n\texternal = x\r\n": true,
+		"[diff]  \t\n\n  \f external = x\n":                        true, // \f: git refuses the file
+		"[core]\n\teditor = \"vi \\\n\"\n[diff]external=x\n":       true,
+		"[diff \"a]b\"] textconv = x\n":                            true,
+		// What must not hit: everyday configuration with CRLF ends,
+		// comments and quotes in values, a subsection named like a
+		// risky section.
+		"[core]\r\n\tautocrlf = true\r\n[remote \"origin\"]\r\n\turl = https://x/y.git\r\n": false,
+		"[alias]\n\tlg = log --graph # [diff] external = x\n[user]\n\tname = \"A ; B\"\n":   false,
+		"[remote \"diff\"]\n\turl = x\n[branch \"filter\"]\n\tmerge = refs/heads/x\n":       false,
+		"[core]\n\tpager = less \\\n  -R\n":                                                 false,
 	} {
 		if got := scanGitConfig([]byte(cfg)); (got != "") != risky {
 			t.Errorf("scanGitConfig(%q) = %q, want risky=%v", cfg, got, risky)
