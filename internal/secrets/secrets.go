@@ -321,3 +321,58 @@ func HasComponent(p, name string) bool {
 	}
 	return false
 }
+
+// GlobMatchReason says why the absolute, cleaned glob pattern pat can name
+// a credential store under home (HomePaths) or one of ama's private places,
+// or something inside one, or returns "". Components are matched the way
+// bash matches them, ignoring case: *, ? and [...] do not match a leading
+// dot unless dotglob (shopt -s dotglob, GLOBIGNORE) is on, so ~/.s*/* and
+// ~/.*/credentials reach ~/.ssh and ~/.aws while ~/*/* does not. A pattern
+// with fewer components names a directory above the store, which is the
+// business of ReachesSecret (a walk) and not a read of its own. A pattern
+// path.Match cannot parse counts as matching.
+func GlobMatchReason(pat, home string, private []string, dotglob bool) string {
+	if pat == "" || pat[0] != '/' {
+		return ""
+	}
+	try := func(target, what string) string {
+		if globNames(pat, target, dotglob) {
+			return "glob over " + what + " (" + pat + ")"
+		}
+		return ""
+	}
+	if home != "" && home != "/" {
+		home = path.Clean(home)
+		for _, rel := range HomePaths {
+			if r := try(home+"/"+rel, "~/"+rel); r != "" {
+				return r
+			}
+		}
+	}
+	for _, d := range private {
+		if r := try(d, "ama's private data "+d); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// globNames reports whether the glob pattern pat names target or a path
+// below it (see GlobMatchReason).
+func globNames(pat, target string, dotglob bool) bool {
+	pc, tc := strings.Split(pat, "/"), strings.Split(target, "/")
+	if len(pc) < len(tc) {
+		return false
+	}
+	for k, t := range tc {
+		p := strings.ToLower(pc[k])
+		t = strings.ToLower(t)
+		if strings.HasPrefix(t, ".") && !strings.HasPrefix(p, ".") && !dotglob {
+			return false
+		}
+		if ok, err := path.Match(p, t); !ok && err == nil {
+			return false
+		}
+	}
+	return true
+}
