@@ -201,6 +201,10 @@ func (a *Analysis) ruleTier(private []string) string {
 				return "prints a credential ($" + n + ")"
 			}
 		}
+		if !b.x.dyn && credentialVarName(b.x.val) {
+			// T=GITHUB_TOKEN; echo ${!T}, declare -n R=NPM_TOKEN.
+			return "prints a credential (" + b.x.val + " by an indirect reference)"
+		}
 	}
 	for i := range a.Segments {
 		if r := a.secretArgReason(&a.Segments[i], private); r != "" {
@@ -287,8 +291,55 @@ func (a *Analysis) secretWordReason(s *Segment, x arg, private []string) string 
 		if r := dynamicSecretReason(x.raw); r != "" {
 			return "touches " + r
 		}
+		if pat, ok := a.extglobPattern(s, x.raw); ok {
+			// A group may hold the dot itself (@(.ssh)): matched as with
+			// dotglob.
+			if r := secrets.GlobMatchReason(pat, a.Home, private, true); r != "" {
+				return r
+			}
+		}
 	}
 	return ""
+}
+
+// extglobPattern turns a word with extended glob groups (~/.@(ssh)/*,
+// !(x)) into a plain glob for GlobMatchReason: each group matches like *.
+// It reports false for words without a group, with a parameter or
+// substitution, or in an unknown directory.
+func (a *Analysis) extglobPattern(s *Segment, raw string) (string, bool) {
+	if strings.ContainsAny(raw, "$`\\\"'") || !strings.Contains(raw, "(") {
+		return "", false
+	}
+	var b strings.Builder
+	found := false
+	for i := 0; i < len(raw); i++ {
+		if strings.IndexByte("@!+*?", raw[i]) >= 0 && i+1 < len(raw) && raw[i+1] == '(' {
+			depth := 0
+			j := i + 1
+			for ; j < len(raw); j++ {
+				if raw[j] == '(' {
+					depth++
+				} else if raw[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteByte('*')
+			found = true
+			i = j
+			continue
+		}
+		b.WriteByte(raw[i])
+	}
+	if !found {
+		return "", false
+	}
+	p := b.String()
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = a.Home + p[1:]
+	}
+	return joinPath(s.dir, p)
 }
 
 // dotglob reports whether the script may make globs match names that

@@ -265,6 +265,9 @@ func envCredentialReason(s *Segment) string {
 					return s.Name + " code naming " + tok
 				}
 			}
+			if d := codeEnvDump(s.Name, v); d != "" {
+				return s.Name + " code printing " + d
+			}
 		}
 	}
 	return ""
@@ -398,4 +401,46 @@ func credentialVarName(n string) bool {
 		}
 	}
 	return false
+}
+
+// envObjects are how interpreter code names the whole environment:
+// Python's os.environ, Node's process.env, Perl's %ENV, awk's ENVIRON, jq's
+// $ENV; the bare words jq's env and Ruby's ENV only for those programs
+// (elsewhere env is as likely an argument: node app.js --env prod).
+var envObjects = []string{"os.environ", "process.env", "%ENV", "ENVIRON", "$ENV"}
+
+var bareEnvObject = map[string]string{"jq": "env", "ruby": "ENV"}
+
+// codeEnvDump returns the environment object that code uses as a whole
+// (print(os.environ), for (k in ENVIRON), jq -n env), or "". Use by name
+// (os.environ['X'], os.environ.get, process.env.X, ENVIRON["X"], $ENV.X,
+// ENV['X']) is credentialVarName's business.
+func codeEnvDump(program, code string) string {
+	objs := envObjects
+	if o := bareEnvObject[program]; o != "" {
+		objs = append(objs[:len(objs):len(objs)], o)
+	}
+	for _, obj := range objs {
+		for i := 0; ; {
+			k := strings.Index(code[i:], obj)
+			if k < 0 {
+				break
+			}
+			k += i
+			end := k + len(obj)
+			i = end
+			if k > 0 && isIdentByte(code[k-1], true) || end < len(code) && isIdentByte(code[end], true) {
+				continue // part of a longer name (environment, envsubst)
+			}
+			if (obj == "env" || obj == "ENV") && k > 0 && strings.IndexByte(".$-", code[k-1]) >= 0 {
+				continue // a field (.env), a jq variable ($env), an option (--env)
+			}
+			rest := strings.TrimLeft(code[end:], " \t")
+			if rest == "" || !strings.ContainsAny(rest[:1], "[.{(") || strings.HasPrefix(rest, ".items") ||
+				strings.HasPrefix(rest, ".copy") || strings.HasPrefix(rest, ".to_") || strings.HasPrefix(rest, ".each") {
+				return obj
+			}
+		}
+	}
+	return ""
 }

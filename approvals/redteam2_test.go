@@ -44,6 +44,12 @@ func TestSecretReadThroughVariablesAndGlobs(t *testing.T) {
 		`shopt -s dotglob; tail -n +1 ~/*/*`,
 		`GLOBIGNORE=x; tail -n +1 ~/*/*`,
 		`F=~/.s*; cat $F/*`,
+		`for d in ~/.s*; do cat $d/*; done`,
+		`read -r F <<< ~/.ssh/id_rsa; cat "$F"`,
+		`read -r F <<< "$HOME/.ssh/id_rsa"; cat "$F"`,
+		`mapfile -t L <<< ~/.netrc; cat "${L[0]}"`,
+		`cat ~/.@(ssh)/*`,
+		`cat ~/@(.ssh)/*`,
 		// Credential variables of the environment.
 		`echo $AWS_SECRET_ACCESS_KEY`,
 		`echo "$GITHUB_TOKEN"`,
@@ -68,6 +74,16 @@ func TestSecretReadThroughVariablesAndGlobs(t *testing.T) {
 		`python3 -c "import os;print(os.environ['GITHUB_TOKEN'])"`,
 		`node -e "console.log(process.env.NPM_TOKEN)"`,
 		`ruby -e 'puts ENV["STRIPE_SECRET_KEY"]'`,
+		`T=GITHUB_TOKEN; echo ${!T}`,
+		`declare -n R=NPM_TOKEN; echo $R`,
+		`jq -n '$ENV'`,
+		`jq -n 'env | keys'`,
+		`python3 -c "import os;print(dict(os.environ))"`,
+		`python3 -c "import os;[print(k,v) for k,v in os.environ.items()]"`,
+		`node -e "console.log(JSON.stringify(process.env))"`,
+		`perl -e 'print "$_=$ENV{$_}\n" for keys %ENV'`,
+		`awk 'BEGIN{for(k in ENVIRON) print k, ENVIRON[k]}'`,
+		`ruby -e 'p ENV'`,
 	}
 	stay := []string{
 		`cat README.md`,
@@ -90,6 +106,15 @@ func TestSecretReadThroughVariablesAndGlobs(t *testing.T) {
 		`git commit -m "$MSG"`,
 		`python3 -c "import os;print(os.environ['HOME'])"`,
 		`PATH=~/.local/bin:$PATH make`,
+		`jq '.name' package.json`,
+		`jq -n '$ENV.HOME'`,
+		`node -e "console.log(process.env.HOME)"`,
+		`python3 -c "import os;print(os.environ.get('HOME'))"`,
+		`node app.js --env=prod`,
+		`python3 manage.py --env dev`,
+		`python3 -c "print('environment')"`,
+		`read -r line <<< "hello"`,
+		`grep -c x <<< "$VAR"`,
 	}
 	p := policy(t, approvals.ModeAuto, nil, nil)
 	un := *p
