@@ -335,44 +335,45 @@ func GlobMatchReason(pat, home string, private []string, dotglob bool) string {
 	if pat == "" || pat[0] != '/' {
 		return ""
 	}
-	try := func(target, what string) string {
-		if globNames(pat, target, dotglob) {
-			return "glob over " + what + " (" + pat + ")"
-		}
-		return ""
-	}
+	pc := strings.Split(strings.ToLower(pat), "/")
 	if home != "" && home != "/" {
 		home = path.Clean(home)
-		for _, rel := range HomePaths {
-			if r := try(home+"/"+rel, "~/"+rel); r != "" {
-				return r
+		// The home part is the same for every store: matched once.
+		if n, ok := globNames(pc, 0, strings.ToLower(home[1:]), dotglob); ok {
+			for _, rel := range HomePaths {
+				if _, ok := globNames(pc, n, strings.ToLower(rel), dotglob); ok {
+					return "glob over ~/" + rel + " (" + pat + ")"
+				}
 			}
 		}
 	}
 	for _, d := range private {
-		if r := try(d, "ama's private data "+d); r != "" {
-			return r
+		if _, ok := globNames(pc, 0, strings.ToLower(d[1:]), dotglob); ok && d != "/" {
+			return "glob over ama's private data " + d + " (" + pat + ")"
 		}
 	}
 	return ""
 }
 
-// globNames reports whether the glob pattern pat names target or a path
-// below it (see GlobMatchReason).
-func globNames(pat, target string, dotglob bool) bool {
-	pc, tc := strings.Split(pat, "/"), strings.Split(target, "/")
-	if len(pc) < len(tc) {
-		return false
-	}
-	for k, t := range tc {
-		p := strings.ToLower(pc[k])
-		t = strings.ToLower(t)
+// globNames matches the components of target (relative, lower-case) with
+// the pattern components pc from index k+1 on (pc[0] is the empty one
+// before the leading slash): it reports whether pc names target or a path
+// below it, and the index of pc's component matched last.
+func globNames(pc []string, k int, target string, dotglob bool) (int, bool) {
+	for target != "" {
+		var t string
+		t, target, _ = strings.Cut(target, "/")
+		k++
+		if k >= len(pc) {
+			return k, false // the pattern names a directory above target
+		}
+		p := pc[k]
 		if strings.HasPrefix(t, ".") && !strings.HasPrefix(p, ".") && !dotglob {
-			return false
+			return k, false
 		}
 		if ok, err := path.Match(p, t); !ok && err == nil {
-			return false
+			return k, false
 		}
 	}
-	return true
+	return k, true
 }
