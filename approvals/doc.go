@@ -26,8 +26,9 @@
 // whose output is a credential, such as gh auth token or git credential
 // fill, and one that prints a credential variable of the environment or
 // dumps it, is a secret read, credcmds.go; a value the command binds to a
-// variable, an array or a for list is judged like an argument, and a glob
-// by the credential stores it can match); what users
+// variable, an array, a for list or a here-string is judged like an
+// argument, and a glob by the credential stores it can match as bash
+// matches, see secrets.GlobMatchReason); what users
 // cannot undo is on the dangerous list with one id per category
 // (destructive.go); a script a shell reads that is only known at run time (a
 // file, a variable, another program's output) is opaque, which asks too.
