@@ -161,6 +161,9 @@ func (a *Analysis) ruleTier(private []string) string {
 		if r := deletionReason(s); r != "" {
 			return "deletes or discards data (" + r + ")"
 		}
+		if r := a.gitConfigReason(s); r != "" {
+			return r
+		}
 	}
 	for _, list := range [][]Target{a.Inputs, a.Writes} {
 		for _, t := range list {

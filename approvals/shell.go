@@ -92,6 +92,9 @@ type Analysis struct {
 	// gitRisk maps directories whose repository configuration runs
 	// programs to the reason; set by WithGitRisk.
 	gitRisk map[string]string
+	// gitAliases maps directories to their repository's alias names; set
+	// by WithGitRisk.
+	gitAliases map[string][]string
 	// links holds what the LinkScans found (nil: no scan was made, the
 	// text alone is judged); set by WithLinks.
 	links map[LinkScan]LinkReach

@@ -59,18 +59,29 @@ func TestVariablesGlobsEnvRedteam(t *testing.T) {
 // UTF-8 byte order mark, or hides [diff] behind a lone carriage return,
 // sets diff.external for git and not for a line scanner. plan mode takes
 // git diff as read-only only where the repository's configuration runs no
-// program, so the program must not run.
+// program, so the program must not run. In auto, where the classifier
+// (allowing everything here) sees only "git diff" or an alias' name, the
+// rule tier asks about git in such a repository and about git running one
+// of the repository's aliases.
 func TestGitConfigParserRedteam(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	for name, cfg := range map[string]string{
-		"bom": "\xef\xbb\xbf[diff]\n\texternal = touch MARKER\n",
-		"cr":  "[core]\r[diff]\rexternal = touch MARKER\n",
+	for name, c := range map[string]struct {
+		mode, cfg string
+		calls     []string // the first one is the premise: git itself runs the program
+	}{
+		"bom": {"plan", "\xef\xbb\xbf[diff]\n\texternal = touch MARKER\n", []string{"git diff", "git log -p -1"}},
+		"cr":  {"plan", "[core]\r[diff]\rexternal = touch MARKER\n", []string{"git diff", "git log -p -1"}},
+		// auto: the classifier (allowing everything here) sees only "git
+		// diff" or an alias' name; the rule tier must ask.
+		"auto-external": {"auto", "[diff]\n\texternal = touch MARKER\n", []string{"git diff", "git log -p -1"}},
+		"auto-alias":    {"auto", "[alias]\n\tst = !touch MARKER\n", []string{"git st", "git -C . ST"}},
 	} {
+		name, cfg := name, c.cfg
 		t.Run(name, func(t *testing.T) {
 			var marker string
-			r := runAttack(t, "plan", nil, redteamScript(t, reachBashCall("git diff"), reachBashCall("git log -p -1")), func(r *golden.Run) {
+			r := runAttack(t, c.mode, nil, redteamScript(t, reachBashCall(c.calls[0]), reachBashCall(c.calls[1])), func(r *golden.Run) {
 				marker = filepath.Join(r.Root, "ran-"+name)
 				git := func(args ...string) {
 					c := exec.Command("git", append([]string{"-C", r.Work}, args...)...)
@@ -93,9 +104,10 @@ func TestGitConfigParserRedteam(t *testing.T) {
 					t.Fatal(err)
 				}
 				// git itself runs the program (the premise of the test).
-				c := exec.Command("git", "-C", r.Work, "diff")
-				c.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-				_ = c.Run()
+				premise := exec.Command("sh", "-c", c.calls[0])
+				premise.Dir = r.Work
+				premise.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+				_ = premise.Run()
 				if _, err := os.Stat(marker); err != nil {
 					t.Skipf("this git does not read the configuration so: %v", err)
 				}
@@ -104,7 +116,7 @@ func TestGitConfigParserRedteam(t *testing.T) {
 				}
 			})
 			if _, err := os.Stat(marker); err == nil {
-				t.Error("diff.external of the repository ran under plan mode")
+				t.Errorf("the repository's program ran under %s mode", c.mode)
 			}
 			if n := strings.Count(everythingSaid(t, r, "")["stdout"], `"denied":true`); n != 2 {
 				t.Errorf("%d of 2 calls refused", n)

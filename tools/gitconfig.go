@@ -26,10 +26,15 @@ const maxGitConfigBytes = 1 << 20
 // bash tool's forced settings (env.go) cover core.fsmonitor and
 // core.pager. Written here rather than running git: reading the files is
 // enough and runs nothing the repository controls.
-func gitConfigRisk(dir string) string {
+//
+// aliases are the repository's alias names (lower case): an alias, shell
+// ("!cmd") or not ("-c diff.external=x diff"), runs what the repository
+// says, so git running one of them is judged by the caller (git never
+// lets an alias shadow a built-in command, so only those names matter).
+func gitConfigRisk(dir string) (risk string, aliases []string) {
 	gitDir := findGitDir(dir)
 	if gitDir == "" {
-		return ""
+		return "", nil
 	}
 	files := []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree")}
 	if b, _, err := readRegularFile(filepath.Join(gitDir, "commondir"), 4096); err == nil {
@@ -46,16 +51,16 @@ func gitConfigRisk(dir string) string {
 			continue
 		case err != nil:
 			// git reads what this cannot (a FIFO a command writes to).
-			return "an unreadable configuration (" + err.Error() + ")"
+			return "an unreadable configuration (" + err.Error() + ")", nil
 		case more:
 			// The part not read could set anything.
-			return "a configuration larger than " + strconv.Itoa(maxGitConfigBytes) + " bytes in " + f
+			return "a configuration larger than " + strconv.Itoa(maxGitConfigBytes) + " bytes in " + f, nil
 		}
-		if r := scanGitConfig(b); r != "" {
-			return r + " in " + f
+		if r := scanGitConfig(b, func(name string) { aliases = append(aliases, name) }); r != "" {
+			return r + " in " + f, nil
 		}
 	}
-	return ""
+	return "", aliases
 }
 
 // findGitDir walks up from dir to the repository's git directory.
@@ -97,7 +102,9 @@ func findGitDir(dir string) string {
 // header may be followed by a key on the same line, a value runs to the
 // end of the line outside quotes and continues after a backslash at the
 // end of a line. What git would refuse to parse is flagged too.
-func scanGitConfig(b []byte) string {
+//
+// alias is called with each key of the alias section (may be nil).
+func scanGitConfig(b []byte, alias func(name string)) string {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	section := ""
 	i := 0
@@ -211,8 +218,12 @@ func scanGitConfig(b []byte) string {
 				}
 			}
 		}
-		if r := riskyGitKey(section, strings.ToLower(string(key))); r != "" {
+		k := strings.ToLower(string(key))
+		if r := riskyGitKey(section, k); r != "" {
 			return r
+		}
+		if section == "alias" && alias != nil {
+			alias(k)
 		}
 	}
 	return ""

@@ -25,7 +25,7 @@ func TestGitConfigRiskUnreadOrTooLarge(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := gitConfigRisk(root); got == "" {
+	if got, _ := gitConfigRisk(root); got == "" {
 		t.Error("a diff.external beyond the part read was not judged")
 	}
 	if err := os.Remove(cfg); err != nil {
@@ -34,7 +34,7 @@ func TestGitConfigRiskUnreadOrTooLarge(t *testing.T) {
 	if err := syscall.Mkfifo(cfg, 0o644); err != nil {
 		t.Skip("no FIFOs:", err)
 	}
-	if got := gitConfigRisk(root); got == "" {
+	if got, _ := gitConfigRisk(root); got == "" {
 		t.Error("a FIFO configuration was not judged")
 	}
 }
