@@ -3,6 +3,7 @@ package approvals
 import (
 	"github.com/armadra/ama-rpc/internal/secrets"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -160,6 +161,9 @@ func (a *Analysis) ruleTier(private []string) string {
 		if r := deletionReason(s); r != "" {
 			return "deletes or discards data (" + r + ")"
 		}
+		if r := a.gitConfigReason(s); r != "" {
+			return r
+		}
 	}
 	for _, list := range [][]Target{a.Inputs, a.Writes} {
 		for _, t := range list {
@@ -191,6 +195,20 @@ func (a *Analysis) ruleTier(private []string) string {
 			return r
 		}
 	}
+	for _, b := range a.bound {
+		if r := a.secretWordReason(&Segment{dir: b.dir}, b.x, private); r != "" {
+			return r + " (a value the command assigns)"
+		}
+		if b.x.dollar {
+			if n := credentialRef(b.x.raw); n != "" {
+				return "prints a credential ($" + n + ")"
+			}
+		}
+		if !b.x.dyn && credentialVarName(b.x.val) {
+			// T=GITHUB_TOKEN; echo ${!T}, declare -n R=NPM_TOKEN.
+			return "prints a credential (" + b.x.val + " by an indirect reference)"
+		}
+	}
 	for i := range a.Segments {
 		if r := a.secretArgReason(&a.Segments[i], private); r != "" {
 			return r
@@ -215,6 +233,20 @@ func (a *Analysis) ruleTier(private []string) string {
 // secretArgReason checks every argument (and --opt=value values) of a
 // command as a path against the secret-path list.
 func (a *Analysis) secretArgReason(s *Segment, private []string) string {
+	for _, x := range s.args {
+		if r := a.secretWordReason(s, x, private); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// secretWordReason judges one word of s (an argument, or a value the
+// script binds, expanded in s's directory) as a path against the
+// secret-path list: as written, where it resolves, the links a glob
+// matches, the paths in interpreter code it holds, the known parts of a
+// word only known at run time.
+func (a *Analysis) secretWordReason(s *Segment, x arg, private []string) string {
 	check := func(v string) string {
 		if v == "" || v == "-" || strings.Contains(v, "://") {
 			return ""
@@ -222,6 +254,12 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 		if strings.ContainsAny(v, "*?[") {
 			if r := globSecretReason(v); r != "" {
 				return r
+			}
+			if p, ok := joinPath(s.dir, v); ok {
+				// What the glob can match, as bash matches it.
+				if r := secrets.GlobMatchReason(p, a.Home, private, a.dotglob()); r != "" {
+					return r
+				}
 			}
 			return a.linkedSecretReason(s, v, private)
 		}
@@ -239,27 +277,90 @@ func (a *Analysis) secretArgReason(s *Segment, private []string) string {
 		}
 		return ""
 	}
-	for _, x := range s.args {
-		if v, ok := argWord(x); ok {
-			if r := check(v); r != "" {
-				return r
-			}
-			for _, tok := range codePathTokens(v) {
-				// A path in interpreter code (open('src/key.txt')) is
-				// judged where it leads, as an argument is.
-				if rp := a.realArg(s, tok); rp != "" {
-					if r := privateSecretReason(rp, private); r != "" {
-						return "touches " + r + " (" + tok + " in the code resolves to " + rp + ")"
-					}
+	if v, ok := argWord(x); ok {
+		if r := check(v); r != "" {
+			return r
+		}
+		for _, tok := range codePathTokens(v) {
+			// A path in interpreter code (open('src/key.txt')) is
+			// judged where it leads, as an argument is.
+			if rp := a.realArg(s, tok); rp != "" {
+				if r := privateSecretReason(rp, private); r != "" {
+					return "touches " + r + " (" + tok + " in the code resolves to " + rp + ")"
 				}
 			}
-		} else if x.dyn {
-			if r := dynamicSecretReason(x.raw); r != "" {
-				return "touches " + r
+		}
+	} else if x.dyn {
+		if r := dynamicSecretReason(x.raw); r != "" {
+			return "touches " + r
+		}
+		if pat, ok := a.extglobPattern(s, x.raw); ok {
+			// A group may hold the dot itself (@(.ssh)): matched as with
+			// dotglob.
+			if r := secrets.GlobMatchReason(pat, a.Home, private, true); r != "" {
+				return r
 			}
 		}
 	}
 	return ""
+}
+
+// extglobPattern turns a word with extended glob groups (~/.@(ssh)/*,
+// !(x)) into a plain glob for GlobMatchReason: each group matches like *.
+// It reports false for words without a group, with a parameter or
+// substitution, or in an unknown directory.
+func (a *Analysis) extglobPattern(s *Segment, raw string) (string, bool) {
+	if strings.ContainsAny(raw, "$`\\\"'") || !strings.Contains(raw, "(") {
+		return "", false
+	}
+	var b strings.Builder
+	found := false
+	for i := 0; i < len(raw); i++ {
+		if strings.IndexByte("@!+*?", raw[i]) >= 0 && i+1 < len(raw) && raw[i+1] == '(' {
+			depth := 0
+			j := i + 1
+			for ; j < len(raw); j++ {
+				if raw[j] == '(' {
+					depth++
+				} else if raw[j] == ')' {
+					if depth--; depth == 0 {
+						break
+					}
+				}
+			}
+			b.WriteByte('*')
+			found = true
+			i = j
+			continue
+		}
+		b.WriteByte(raw[i])
+	}
+	if !found {
+		return "", false
+	}
+	p := b.String()
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = a.Home + p[1:]
+	}
+	return joinPath(s.dir, p)
+}
+
+// dotglob reports whether the script may make globs match names that
+// start with a dot (shopt -s dotglob, or GLOBIGNORE set): then * reaches
+// ~/.ssh too. Any mention counts; shopt -u is not told apart.
+func (a *Analysis) dotglob() bool {
+	for i := range a.Segments {
+		s := &a.Segments[i]
+		if s.Name == "shopt" && slices.ContainsFunc(s.Args, func(v string) bool { return strings.Contains(v, "dotglob") }) {
+			return true
+		}
+		for _, as := range s.Assigns {
+			if strings.HasPrefix(as, "GLOBIGNORE=") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dynamicSecretReason judges a word only known at run time by its shape:

@@ -47,6 +47,9 @@ var credVerbs = map[string][][]string{
 
 // credentialReason says why a command prints a credential, or returns "".
 func credentialReason(s *Segment) string {
+	if r := envCredentialReason(s); r != "" {
+		return r
+	}
 	name, args := s.Name, s.Args
 	ops := operandsOf(args)
 	switch {
@@ -212,4 +215,232 @@ func secretKeyName(k string) bool {
 		}
 	}
 	return false
+}
+
+// The environment of the bash tool's commands keeps every variable the
+// user exported except the provider keys (internal/childenv): GITHUB_TOKEN,
+// NPM_TOKEN, AWS_SECRET_ACCESS_KEY and the like are there. A command that
+// prints one by name ($GITHUB_TOKEN in any word, assignment or
+// here-document, printenv NPM_TOKEN, declare -p AWS_SECRET_ACCESS_KEY,
+// os.environ['GH_TOKEN'] in interpreter code) or that dumps the whole
+// environment (env, printenv, export, export -p, declare -p/-x, typeset,
+// set without arguments) prints a credential, like gh auth token.
+// Whether the variable is set is not known here; asking is the answer to
+// what cannot be known.
+
+// envDumps are the commands that print every variable with its value when
+// given no names (the option clusters that keep them dumping are in
+// envDumpReason).
+var envDumps = map[string]bool{"env": true, "printenv": true, "export": true, "declare": true,
+	"typeset": true, "set": true}
+
+// envCredentialReason says why s prints a credential variable, or "".
+func envCredentialReason(s *Segment) string {
+	for _, x := range s.args {
+		if x.dollar {
+			if n := credentialRef(x.raw); n != "" {
+				return "$" + n
+			}
+		}
+	}
+	for _, as := range s.Assigns {
+		if _, v, ok := strings.Cut(as, "="); ok {
+			if n := credentialRef(v); n != "" {
+				return "$" + n
+			}
+		}
+	}
+	if n := credentialRef(s.stdinText); n != "" {
+		return "$" + n + " in the input"
+	}
+	if r := envDumpReason(s); r != "" {
+		return r
+	}
+	if interpreterNames[s.Name] {
+		// Code reads the environment by name: os.environ['GH_TOKEN'],
+		// process.env.NPM_TOKEN, ENV["AWS_SECRET_ACCESS_KEY"].
+		for _, v := range s.Args {
+			for _, tok := range identTokens(v) {
+				if credentialVarName(tok) {
+					return s.Name + " code naming " + tok
+				}
+			}
+			if d := codeEnvDump(s.Name, v); d != "" {
+				return s.Name + " code printing " + d
+			}
+		}
+	}
+	return ""
+}
+
+// interpreterNames are programs whose arguments may be code that reads
+// environment variables by name.
+var interpreterNames = map[string]bool{"python": true, "python3": true, "python2": true, "node": true,
+	"perl": true, "ruby": true, "php": true, "deno": true, "bun": true, "awk": true, "gawk": true,
+	"mawk": true, "jq": true, "lua": true, "tclsh": true, "osascript": true, "pwsh": true}
+
+// envDumpReason says why s prints the whole environment or a named
+// credential variable's value, or returns "".
+func envDumpReason(s *Segment) string {
+	if !envDumps[s.Name] {
+		return ""
+	}
+	var names []string
+	var opts string
+	for _, a := range s.Args {
+		a = strings.TrimPrefix(a, "=") // declare's options come as "=-p"
+		switch {
+		case a == "--":
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			opts += a[1:]
+		default:
+			name, _, _ := strings.Cut(a, "=")
+			names = append(names, name)
+		}
+	}
+	for _, n := range names {
+		if credentialVarName(n) {
+			switch s.Name {
+			case "printenv", "declare", "typeset", "export":
+				if s.Name == "printenv" || strings.ContainsAny(opts, "p") {
+					return s.Name + " " + n
+				}
+			}
+		}
+	}
+	switch s.Name {
+	case "env":
+		// Only a wrapper is left: nothing runs, env prints everything
+		// (assignments and -u included).
+		return "env prints the environment"
+	case "printenv":
+		if len(names) == 0 {
+			return "printenv prints the environment"
+		}
+	case "set":
+		if len(names) == 0 && opts == "" {
+			return "set prints every variable"
+		}
+	default: // export, declare, typeset
+		if len(names) == 0 && (opts == "" || strings.ContainsAny(opts, "px")) {
+			return s.Name + " prints every variable"
+		}
+	}
+	return ""
+}
+
+// credentialRef returns the first credential variable that text expands
+// ($NAME, ${NAME}, ${NAME:-x}, ${#NAME}, ${!NAME}), or "".
+func credentialRef(text string) string {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] == '{' {
+			j++
+			if j < len(text) && (text[j] == '!' || text[j] == '#') {
+				j++
+			}
+		}
+		k := j
+		for k < len(text) && isIdentByte(text[k], k > j) {
+			k++
+		}
+		if k > j && credentialVarName(text[j:k]) {
+			return text[j:k]
+		}
+	}
+	return ""
+}
+
+// identTokens splits v into its identifier-shaped tokens.
+func identTokens(v string) []string {
+	var out []string
+	for i := 0; i < len(v); {
+		if !isIdentByte(v[i], false) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(v) && isIdentByte(v[j], true) {
+			j++
+		}
+		out = append(out, v[i:j])
+		i = j
+	}
+	return out
+}
+
+func isIdentByte(c byte, digits bool) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || digits && c >= '0' && c <= '9'
+}
+
+// credentialVarName reports an environment variable name that by
+// convention holds a secret: GITHUB_TOKEN, NPM_TOKEN, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN, DATABASE_PASSWORD, STRIPE_API_KEY, SSH_PRIVATE_KEY,
+// *_KEY. Names of where a secret lives (…_FILE, …_PATH, …_DIR, …_SOCK,
+// …_URL) and key ids are not secrets; lower-case names (shell locals) are
+// not considered.
+func credentialVarName(n string) bool {
+	if n != strings.ToUpper(n) || len(n) < 4 {
+		return false
+	}
+	for _, suf := range []string{"_FILE", "_PATH", "_DIR", "_SOCK", "_URL", "_ID", "_NAME", "_TYPE", "_HELPER", "_COMMAND", "_CMD"} {
+		if strings.HasSuffix(n, suf) {
+			return false
+		}
+	}
+	if strings.HasSuffix(n, "_KEY") || strings.HasSuffix(n, "_PAT") {
+		return true
+	}
+	for _, w := range []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "API_KEY", "APIKEY",
+		"ACCESS_KEY", "PRIVATE_KEY", "CREDENTIAL", "AUTH_KEY"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// envObjects are how interpreter code names the whole environment:
+// Python's os.environ, Node's process.env, Perl's %ENV, awk's ENVIRON, jq's
+// $ENV; the bare words jq's env and Ruby's ENV only for those programs
+// (elsewhere env is as likely an argument: node app.js --env prod).
+var envObjects = []string{"os.environ", "process.env", "%ENV", "ENVIRON", "$ENV"}
+
+var bareEnvObject = map[string]string{"jq": "env", "ruby": "ENV"}
+
+// codeEnvDump returns the environment object that code uses as a whole
+// (print(os.environ), for (k in ENVIRON), jq -n env), or "". Use by name
+// (os.environ['X'], os.environ.get, process.env.X, ENVIRON["X"], $ENV.X,
+// ENV['X']) is credentialVarName's business.
+func codeEnvDump(program, code string) string {
+	objs := envObjects
+	if o := bareEnvObject[program]; o != "" {
+		objs = append(objs[:len(objs):len(objs)], o)
+	}
+	for _, obj := range objs {
+		for i := 0; ; {
+			k := strings.Index(code[i:], obj)
+			if k < 0 {
+				break
+			}
+			k += i
+			end := k + len(obj)
+			i = end
+			if k > 0 && isIdentByte(code[k-1], true) || end < len(code) && isIdentByte(code[end], true) {
+				continue // part of a longer name (environment, envsubst)
+			}
+			if (obj == "env" || obj == "ENV") && k > 0 && strings.IndexByte(".$-", code[k-1]) >= 0 {
+				continue // a field (.env), a jq variable ($env), an option (--env)
+			}
+			rest := strings.TrimLeft(code[end:], " \t")
+			if rest == "" || !strings.ContainsAny(rest[:1], "[.{(") || strings.HasPrefix(rest, ".items") ||
+				strings.HasPrefix(rest, ".copy") || strings.HasPrefix(rest, ".to_") || strings.HasPrefix(rest, ".each") {
+				return obj
+			}
+		}
+	}
+	return ""
 }

@@ -24,7 +24,11 @@
 // can be asked; a read is judged by everything it can reach (reach.go: a
 // tree walk rooted at an ancestor of a secret is not read-only; a command
 // whose output is a credential, such as gh auth token or git credential
-// fill, is a secret read, credcmds.go); what users
+// fill, and one that prints a credential variable of the environment or
+// dumps it, is a secret read, credcmds.go; a value the command binds to a
+// variable, an array, a for list or a here-string is judged like an
+// argument, and a glob by the credential stores it can match as bash
+// matches, see secrets.GlobMatchReason); what users
 // cannot undo is on the dangerous list with one id per category
 // (destructive.go); a script a shell reads that is only known at run time (a
 // file, a variable, another program's output) is opaque, which asks too.

@@ -171,12 +171,30 @@ func (a *Analysis) GitDirs() []string {
 // directories (GitDirs) belong to a repository whose configuration makes
 // read-only git run programs (diff.external, diff.*.textconv or .command,
 // filter.*, gpg programs, log.showSignature, includes): git there is not
-// read-only. risk maps a directory to the reason.
-func (a *Analysis) WithGitRisk(risk map[string]string) *Analysis {
-	if a == nil || len(risk) == 0 {
+// read-only, and auto's rule tier asks. risk maps a directory to the
+// reason; aliases maps a directory to its repository's alias names, and
+// git running one of those asks in auto too (an alias runs what the
+// repository says; the classifier sees only its name).
+func (a *Analysis) WithGitRisk(risk map[string]string, aliases map[string][]string) *Analysis {
+	if a == nil || (len(risk) == 0 && len(aliases) == 0) {
 		return a
 	}
 	b := *a
-	b.gitRisk = risk
+	b.gitRisk, b.gitAliases = risk, aliases
 	return &b
+}
+
+// gitConfigReason says why auto's rule tier asks about the git command s
+// because of its repository's configuration, or "".
+func (a *Analysis) gitConfigReason(s *Segment) string {
+	if s.Name != "git" {
+		return ""
+	}
+	if r := a.gitRisk[s.dir]; r != "" {
+		return "git runs a program its repository's configuration names (" + r + ")"
+	}
+	if sub := parseGit(s.args).sub; sub != "" && slices.Contains(a.gitAliases[s.dir], strings.ToLower(sub)) {
+		return "git runs the repository's alias " + sub + " (what it does is the repository's configuration)"
+	}
+	return ""
 }

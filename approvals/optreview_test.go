@@ -80,11 +80,45 @@ func TestGitRiskLeavesReadOnly(t *testing.T) {
 		for _, d := range a.GitDirs() {
 			risk[d] = "diff.x.textconv"
 		}
-		if a.WithGitRisk(risk).ReadOnly() || a.WithGitRisk(risk).AutoSafe(nil) {
+		if a.WithGitRisk(risk, nil).ReadOnly() || a.WithGitRisk(risk, nil).AutoSafe(nil) {
 			t.Errorf("%q stays read-only in a repository whose config runs programs", cmd)
 		}
+		// auto's rule tier asks: the classifier sees only "git diff".
+		if a.WithGitRisk(risk, nil).RuleTierReason() == "" {
+			t.Errorf("%q: auto's rule tier lets a repository's program run", cmd)
+		}
 	}
-	if a := analyze("git log"); !a.WithGitRisk(map[string]string{"/elsewhere": "x"}).ReadOnly() {
+	if a := analyze("git log"); !a.WithGitRisk(map[string]string{"/elsewhere": "x"}, nil).ReadOnly() {
 		t.Error("the risk of another directory applies")
+	}
+}
+
+// TestGitAliasAsksInAuto: a repository alias ("st = -c diff.external=x
+// diff", or "!cmd") runs what the repository says, so git running one of
+// the repository's alias names asks in auto, whatever the case; built-in
+// subcommands (an alias cannot shadow them) and other names do not.
+func TestGitAliasAsksInAuto(t *testing.T) {
+	for cmd, asks := range map[string]bool{
+		"git st":              true,
+		"git ST -s":           true,
+		"git -C . st":         true,
+		"cd sub && git st":    true,
+		"git status":          false,
+		"git log --oneline":   false,
+		"git stash list":      false,
+		"echo st":             false,
+		"git help st":         false,
+		"git --no-pager st":   true,
+		"env FOO=1 git st -v": true,
+	} {
+		a := analyze(cmd)
+		aliases := map[string][]string{}
+		for _, d := range a.GitDirs() {
+			aliases[d] = []string{"st", "lg"}
+		}
+		got := a.WithGitRisk(nil, aliases).RuleTierReason()
+		if (got != "") != asks {
+			t.Errorf("%q: rule tier %q, want asks=%v", cmd, got, asks)
+		}
 	}
 }

@@ -403,6 +403,11 @@ func (a *Analysis) LinkScans() []LinkScan {
 			out = append(out, sc)
 		}
 	}
+	for _, b := range a.bound {
+		if v, ok := argWord(b.x); ok && strings.ContainsAny(v, "*?[") && !strings.Contains(v, "://") {
+			add(LinkScan{Path: joinRaw(b.dir, v)})
+		}
+	}
 	for i := range a.Segments {
 		s := &a.Segments[i]
 		for _, x := range s.args {

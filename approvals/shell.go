@@ -75,6 +75,14 @@ type Analysis struct {
 	words      int
 	danger     []DangerMatch
 
+	// bound are the values the script gives its own variables and
+	// parameters (NAME=value, arrays, declare/export/local values, for
+	// and select word lists), each with the directory it is expanded in:
+	// a value that names a secret is a secret reference, whatever word
+	// later uses the variable ("$F", ${a[0]}, "$f"), so auto's rule tier
+	// judges it like an argument.
+	bound []boundWord
+
 	literal       bool // this analyses a string literal of interpreter code (see interp.go)
 	literalChecks int  // string literals of interpreter code checked so far
 
@@ -84,6 +92,9 @@ type Analysis struct {
 	// gitRisk maps directories whose repository configuration runs
 	// programs to the reason; set by WithGitRisk.
 	gitRisk map[string]string
+	// gitAliases maps directories to their repository's alias names; set
+	// by WithGitRisk.
+	gitAliases map[string][]string
 	// links holds what the LinkScans found (nil: no scan was made, the
 	// text alone is judged); set by WithLinks.
 	links map[LinkScan]LinkReach
@@ -254,7 +265,19 @@ func (a *Analysis) PathsToResolve() []string {
 			}
 		}
 	}
+	for _, b := range a.bound {
+		if v := pathArgValue(b.x); v != "" {
+			add(joinRaw(b.dir, v))
+		}
+	}
 	return out
+}
+
+// boundWord is a value the script binds to a variable (see
+// Analysis.bound) with the directory it is expanded in.
+type boundWord struct {
+	x   arg
+	dir string
 }
 
 // pathArgValue is argWord without globs and URLs ("" then).

@@ -50,6 +50,7 @@ func (w *walker) call(c *syntax.CallExpr, redirs []*syntax.Redirect) {
 	assigns := make([]string, 0, len(c.Assigns))
 	dynAssign, dollarAssign := false, false
 	for _, as := range c.Assigns {
+		w.bind(as)
 		s, dyn, dollar := w.assignText(as)
 		assigns = append(assigns, s)
 		dynAssign, dollarAssign = dynAssign || dyn, dollarAssign || dollar
@@ -82,6 +83,29 @@ func (w *walker) assignText(as *syntax.Assign) (text string, dyn, dollar bool) {
 		return name, false, false
 	}
 	return name + "=", false, false
+}
+
+// bind records the value of an assignment (each element of an array)
+// as a bound word (Analysis.bound).
+func (w *walker) bind(as *syntax.Assign) {
+	switch {
+	case as.Array != nil:
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				w.bindWords([]*syntax.Word{e.Value})
+			}
+		}
+	case as.Value != nil:
+		w.bindWords([]*syntax.Word{as.Value})
+	}
+}
+
+// bindWords records the expanded words as bound (for and select lists,
+// assignment values).
+func (w *walker) bindWords(words []*syntax.Word) {
+	for _, x := range w.expandWords(words) {
+		w.a.bound = append(w.a.bound, boundWord{x: x, dir: w.dir})
+	}
 }
 
 // segmentText is the source of a simple command with its redirects

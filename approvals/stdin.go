@@ -134,6 +134,9 @@ func (w *walker) inputRedirects(rs []*syntax.Redirect, segs [][]int, seg *Segmen
 			src = &stdinSrc{text: text, known: !dyn, why: "a here-document that expands run-time values"}
 		case syntax.WordHdoc:
 			v := w.joinedValue(r.Word)
+			// read F <<< ~/.ssh/id_rsa, mapfile -t L <<< ~/.netrc: the
+			// text becomes a variable's value (Analysis.bound).
+			w.a.bound = append(w.a.bound, boundWord{x: v, dir: w.dir})
 			if seg != nil {
 				keepStdin(seg, v.val)
 			}

@@ -194,6 +194,9 @@ func (w *walker) stmt(s *syntax.Stmt) {
 		w.a.Compound = true
 		before := w.dir
 		w.substsIn(c.Loop)
+		if it, ok := c.Loop.(*syntax.WordIter); ok {
+			w.bindWords(it.Items)
+		}
 		w.stmts(c.Do)
 		w.settle(before)
 	case *syntax.CaseClause:
@@ -342,6 +345,7 @@ func (w *walker) declClause(c *syntax.DeclClause, redirs []*syntax.Redirect) {
 	dyn, dollar := false, false
 	for _, as := range c.Args {
 		substSegs = append(substSegs, w.substsIn(as)...)
+		w.bind(as)
 		s, d, dl := w.assignText(as)
 		dyn, dollar = dyn || d, dollar || dl
 		assigns = append(assigns, s)

@@ -14,9 +14,11 @@ import (
 // credential-command class of the rule tier they went to the classifier in
 // auto mode, which allowed them. Fake programs on PATH print a marker; with
 // nobody to ask, the marker must reach neither stdout, the session file nor
-// a model request. An everyday call of the same fake programs still runs,
-// and so do printenv, env, export -p and declare -p, without the provider
-// keys of the server's environment.
+// a model request. An everyday call of the same fake programs still runs.
+// Dumps of the environment (printenv, env, export -p, declare -p) are in
+// the class too: the bash tool's commands keep every variable the user
+// exported except the provider keys (GITHUB_TOKEN, NPM_TOKEN, AWS_*), so
+// they are refused as well, and the provider keys stay absent.
 func TestCredentialCommandsRedteam(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
@@ -54,12 +56,11 @@ func TestCredentialCommandsRedteam(t *testing.T) {
 		reachBashCall("printf 'protocol=https\\nhost=example.com\\n\\n' | GIT_CONFIG_GLOBAL=" + b + "gitconfig git -c alias.t='credential fill' t"),
 		reachBashCall(b + "gcloud config list"),
 		reachBashCall(b + "kubectl get pods"),
-		// The environment is no credential store: the provider keys are
-		// scrubbed from it (internal/childenv), so dumping it stays with
-		// the classifier.
+		// The environment holds the user's exported tokens (only the
+		// provider keys are scrubbed, internal/childenv): a dump prints them.
 		reachBashCall("printenv"), reachBashCall("env"), reachBashCall("export -p"), reachBashCall("declare -p"),
 	}
-	const everydayCalls = 6
+	const everydayCalls = 2
 	const providerKey = "sk-credcmd-3391-key"
 	t.Setenv("OPENAI_API_KEY", providerKey)
 	t.Setenv("AMA_API_KEY_WORK", providerKey)
@@ -77,7 +78,7 @@ func TestCredentialCommandsRedteam(t *testing.T) {
 	if n := strings.Count(said["stdout"], `"denied":true`); n != len(calls)-everydayCalls {
 		t.Errorf("%d of %d credential calls refused", n, len(calls)-everydayCalls)
 	}
-	if !strings.Contains(said["stdout"], everyday) || strings.Count(said["stdout"], "PATH=") < 4 {
+	if strings.Count(said["stdout"], everyday) < everydayCalls {
 		t.Error("the everyday calls did not run")
 		for _, l := range strings.Split(said["stdout"], "\n") {
 			if strings.Contains(l, `"tool_execution_end"`) {

@@ -135,13 +135,17 @@ func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 		}
 		sh = sh.WithRealPaths(real)
 		sh = sh.WithLinks(scanLinks(sh.LinkScans()))
-		risk := map[string]string{}
+		risk, aliases := map[string]string{}, map[string][]string{}
 		for _, d := range sh.GitDirs() {
-			if why := gitConfigRisk(d); why != "" {
+			why, names := gitConfigRisk(d)
+			if why != "" {
 				risk[d] = why
 			}
+			if len(names) > 0 {
+				aliases[d] = names
+			}
 		}
-		sh = sh.WithGitRisk(risk)
+		sh = sh.WithGitRisk(risk, aliases)
 	}
 	r.Shell = sh
 	for _, p := range append(sh.WriteTargets(), sh.DeleteTargets()...) {

@@ -321,3 +321,59 @@ func HasComponent(p, name string) bool {
 	}
 	return false
 }
+
+// GlobMatchReason says why the absolute, cleaned glob pattern pat can name
+// a credential store under home (HomePaths) or one of ama's private places,
+// or something inside one, or returns "". Components are matched the way
+// bash matches them, ignoring case: *, ? and [...] do not match a leading
+// dot unless dotglob (shopt -s dotglob, GLOBIGNORE) is on, so ~/.s*/* and
+// ~/.*/credentials reach ~/.ssh and ~/.aws while ~/*/* does not. A pattern
+// with fewer components names a directory above the store, which is the
+// business of ReachesSecret (a walk) and not a read of its own. A pattern
+// path.Match cannot parse counts as matching.
+func GlobMatchReason(pat, home string, private []string, dotglob bool) string {
+	if pat == "" || pat[0] != '/' {
+		return ""
+	}
+	pc := strings.Split(strings.ToLower(pat), "/")
+	if home != "" && home != "/" {
+		home = path.Clean(home)
+		// The home part is the same for every store: matched once.
+		if n, ok := globNames(pc, 0, strings.ToLower(home[1:]), dotglob); ok {
+			for _, rel := range HomePaths {
+				if _, ok := globNames(pc, n, strings.ToLower(rel), dotglob); ok {
+					return "glob over ~/" + rel + " (" + pat + ")"
+				}
+			}
+		}
+	}
+	for _, d := range private {
+		if _, ok := globNames(pc, 0, strings.ToLower(d[1:]), dotglob); ok && d != "/" {
+			return "glob over ama's private data " + d + " (" + pat + ")"
+		}
+	}
+	return ""
+}
+
+// globNames matches the components of target (relative, lower-case) with
+// the pattern components pc from index k+1 on (pc[0] is the empty one
+// before the leading slash): it reports whether pc names target or a path
+// below it, and the index of pc's component matched last.
+func globNames(pc []string, k int, target string, dotglob bool) (int, bool) {
+	for target != "" {
+		var t string
+		t, target, _ = strings.Cut(target, "/")
+		k++
+		if k >= len(pc) {
+			return k, false // the pattern names a directory above target
+		}
+		p := pc[k]
+		if strings.HasPrefix(t, ".") && !strings.HasPrefix(p, ".") && !dotglob {
+			return k, false
+		}
+		if ok, err := path.Match(p, t); !ok && err == nil {
+			return k, false
+		}
+	}
+	return k, true
+}
