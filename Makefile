@@ -87,6 +87,7 @@ fuzz:
 	$(GO) test ./internal/utf8cut -run '^$$' -fuzz FuzzHeadTail -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/stdio -run '^$$' -fuzz FuzzValidUTF8 -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonstr -run '^$$' -fuzz FuzzAppendUnquoted -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonlit -run '^$$' -fuzz FuzzLift -fuzztime $(FUZZTIME)
 	$(GO) test ./printmode -run '^$$' -fuzz FuzzReadPrompt -fuzztime $(FUZZTIME)
 	$(GO) test ./codemode -run '^$$' -fuzz FuzzOptions -fuzztime $(FUZZTIME)
 	$(GO) test ./codemode -run '^$$' -fuzz FuzzScript -fuzztime $(FUZZTIME)

@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -90,4 +92,71 @@ func BenchmarkReplay100k(b *testing.B) {
 	b.ReportMetric(float64(write.Milliseconds())/float64(b.N), "write-ms")
 	b.ReportMetric(float64(replay.Milliseconds())/float64(b.N), "replay-ms")
 	b.ReportMetric(float64(replay)/float64(write), "replay/write")
+}
+
+// benchLines is a stream of n small commands, as a host sends them.
+func benchLines(n int) []byte {
+	var b []byte
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			b = fmt.Appendf(b, `{"id":"g%d","type":"get_state"}`+"\n", i)
+		} else {
+			b = fmt.Appendf(b, `{"id":"p%d","type":"prompt","message":"fix the failing test in rpc/server.go","streamingBehavior":"steer"}`+"\n", i)
+		}
+	}
+	return b
+}
+
+// decodeLine is the input path of one line up to its handler: the
+// envelope (parseCommand) and the params the handler gets.
+func decodeLine(b *testing.B, line []byte) {
+	c, perr := parseCommand(line)
+	if perr != "" {
+		b.Fatal(perr)
+	}
+	if c.name == "get_state" {
+		var p none
+		if err := params(c, &p); err != nil {
+			b.Fatal(err)
+		}
+		return
+	}
+	var p promptParams
+	if err := params(c, &p); err != nil || p.Message.Text() == "" {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkSmallCommands measures the input path of small commands: a
+// stream of 10k read by the line reader, each parsed and its params
+// decoded. Reported per command.
+func BenchmarkSmallCommands(b *testing.B) {
+	const n = 10_000
+	in := benchLines(n)
+	b.SetBytes(int64(len(in) / n))
+	b.ReportAllocs()
+	for b.Loop() {
+		lr := stdio.NewLineReader(bytes.NewReader(in), 0)
+		for {
+			line, err := lr.Next()
+			if err != nil {
+				break
+			}
+			decodeLine(b, lr.Take(line))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/command")
+}
+
+// BenchmarkPromptLine40MiB measures the decode of one 40 MiB prompt line
+// (parsed, its message decoded in place), the line as the reader hands it
+// over (the reader itself is left out: its copy is the framing, and its
+// memory limit for a huge line, internal/memlimit, would pace the loop).
+func BenchmarkPromptLine40MiB(b *testing.B) {
+	line := append([]byte(`{"id":"p","type":"prompt","message":"`), bytes.Repeat([]byte("a"), 40<<20)...)
+	line = append(line, `"}`...)
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		decodeLine(b, line)
+	}
 }

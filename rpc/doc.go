@@ -11,8 +11,9 @@
 // That is not byte matching but a protocol rule: encoding/json would fill
 // "modelId" from a key "ModelID", which the protocol (case-sensitive keys,
 // as in the JavaScript reference) treats as absent; the reflection walks
-// the parameter struct's tags once per command. The
-// envelope is read the same way (jsonobj.Members, exact "type" and "id"). On the
+// the parameter struct's tags once per type. The
+// envelope is read the same way (exact "type" and "id", from the members
+// the one validating pass recorded: parseCommand). On the
 // way out, encode.go writes the hot lines (deltas, raw results, spliced
 // huge events) without reflection; its tests pin them to the generic
 // encoding.

@@ -1,13 +1,13 @@
 package rpc
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/armadra/ama-rpc/events"
 	"github.com/armadra/ama-rpc/internal/i18n"
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 	"github.com/armadra/ama-rpc/internal/jsonobj"
 	"github.com/armadra/ama-rpc/internal/stdio"
 	"github.com/armadra/ama-rpc/llm"
@@ -305,10 +306,13 @@ func (s *Server) accept(it input) {
 		return
 	}
 	if s.switching {
-		if c, perr := parseCommand(it.line); perr == "" && !passesSwitch[c.name] {
+		c, perr := parseCommand(it.line)
+		if perr == "" && !passesSwitch[c.name] {
 			s.deferred = append(s.deferred, it.line)
 			return
 		}
+		s.run(c, perr) // parsed once
+		return
 	}
 	s.dispatch(it.line)
 }
@@ -521,55 +525,68 @@ type command struct {
 	name      string
 	raw       []byte
 	idTooLong bool // the id exceeds MaxIDBytes (then id is nil)
+	// members are raw's top-level members, recorded by the scan that
+	// validated it (params reads their keys instead of walking raw again).
+	members []jsonobj.Member
 }
 
 // parseCommand validates the envelope. A non-empty second result is the
 // error text of a parse response.
+//
+// One pass over the line: jsonobj.Scanner validates it as json.Valid does
+// (its tests hold the two to the same verdict) and records the top-level
+// members' spans as it goes, so "type" and "id" are read from the record.
+// It was json.Valid (encoding/json's scanner, about 200 MB/s) and then
+// jsonobj.Members over the line again: a 40 MiB prompt spent 200 ms of
+// its 470 here. encoding/json has no call that validates and hands back
+// the members' spans; it is only asked for the error text of a bad line.
 func parseCommand(line []byte) (*command, string) {
-	if !json.Valid(line) {
+	sc := scanners.Get().(*jsonobj.Scanner)
+	defer scanners.Put(sc)
+	switch sc.Scan(line) {
+	case jsonobj.Invalid:
 		var v any
 		err := json.Unmarshal(line, &v)
 		return nil, "JSON parse failed: " + err.Error()
-	}
-	trimmed := bytes.TrimLeft(line, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
+	case jsonobj.Object:
+	default:
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
 	// Exact key matching (struct decoding would also accept "Type" or
-	// "ID"); the members are visited in place, not copied.
-	var typ, id []byte
-	if !jsonobj.Members(line, func(k string, v []byte) {
-		switch k {
-		case "type":
-			typ = v
-		case "id":
-			id = v
+	// "ID"); the members are read in place, not copied. The last of a
+	// repeated key wins, as in encoding/json.
+	var typ, id *jsonobj.Member
+	members := sc.Members(0)
+	for i := range members {
+		switch m := &members[i]; {
+		case m.KeyIs(line, "type"):
+			typ = m
+		case m.KeyIs(line, "id"):
+			id = m
 		}
-	}) {
+	}
+	if typ == nil || !typ.IsString(line) {
 		return nil, "missing type: a command must be a JSON object with a string \"type\""
 	}
-	c := &command{raw: line}
-	if len(typ) == 0 || typ[0] != '"' || json.Unmarshal(typ, &c.name) != nil {
-		return nil, "missing type: a command must be a JSON object with a string \"type\""
-	}
-	if len(id) > 0 && id[0] == '"' {
+	// Str decodes a string as encoding/json does (invalid UTF-8 becomes
+	// U+FFFD), without its decoder for the plain ones.
+	c := &command{raw: line, name: typ.Str(line), members: slices.Clone(members)}
+	if id != nil && id.IsString(line) {
 		// Escapes make the raw form at most 6 bytes a byte longer (\u00xx)
 		// and 12 a 3-byte character (a surrogate pair covers 4 bytes).
-		if len(id) > 6*MaxIDBytes+2 {
+		if id.ValEnd-id.ValStart > 6*MaxIDBytes+2 {
+			c.idTooLong = true
+		} else if s := id.Str(line); len(s) > MaxIDBytes {
 			c.idTooLong = true
 		} else {
-			var s string
-			if json.Unmarshal(id, &s) == nil {
-				if len(s) > MaxIDBytes {
-					c.idTooLong = true
-				} else {
-					c.id = &s
-				}
-			}
+			c.id = &s
 		}
 	}
 	return c, ""
 }
+
+// scanners are parseCommand's (a Scanner keeps its lists for the next line).
+var scanners = sync.Pool{New: func() any { return new(jsonobj.Scanner) }}
 
 // parseCommandName answers lines that are not commands: a response with
 // command "parse", no id and no code (errParse has none).
@@ -582,6 +599,11 @@ const MaxIDBytes = 1024
 
 func (s *Server) dispatch(line []byte) {
 	c, perr := parseCommand(line)
+	s.run(c, perr)
+}
+
+// run answers a parse error or runs the command's handler.
+func (s *Server) run(c *command, perr string) {
 	if perr != "" {
 		s.fail(parseCommandName, wirecode.Errorf(errParse, "%s", perr))
 		return
@@ -663,10 +685,15 @@ func (s *Server) later(c *command) func(data any, err error) {
 // params decodes the command's parameters into the struct p. Keys match
 // exactly: encoding/json would also fill a field from a key that differs
 // only in case, which the protocol does not allow, so such keys are
-// removed first.
+// removed first. A huge line's prompt literals stay out of the decode
+// (lifting, jsonlit.Lift): the line was validated by parseCommand.
 func params(c *command, p any) error {
+	if _, ok := p.(*none); ok {
+		return nil // an object (parseCommand) always decodes into struct{}
+	}
 	raw := c.raw
-	if folded := foldedKeys(raw, p); len(folded) > 0 {
+	folded := foldedKeys(c, p)
+	if len(folded) > 0 {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &m); err == nil {
 			for _, k := range folded {
@@ -675,36 +702,78 @@ func params(c *command, p any) error {
 			raw, _ = json.Marshal(m)
 		}
 	}
+	var lifted *jsonlit.Lifted
+	if l, ok := p.(lifting); ok && len(folded) == 0 && len(raw) >= liftBytes {
+		if lifted = jsonlit.Lift(raw, l.liftPaths()...); lifted != nil {
+			raw = lifted.Small
+		}
+	}
 	if err := json.Unmarshal(raw, p); err != nil {
 		return fmt.Errorf("%w: %s", errInvalidParams, describeJSONError(err))
+	}
+	if l, ok := p.(lifting); ok {
+		l.resolve(lifted)
 	}
 	return nil
 }
 
-// foldedKeys returns the top-level keys of raw that match a JSON field
-// name of the struct p only case-insensitively.
-func foldedKeys(raw []byte, p any) []string {
+// liftBytes is the line size from which params lifts huge literals.
+const liftBytes = 1 << 20
+
+// lifting is parameters with huge string literals (jsonlit.Lit members)
+// kept out of encoding/json: liftPaths names their places (jsonlit.Lift),
+// resolve gives the decoded Lits their literals back (nil: none lifted).
+type lifting interface {
+	liftPaths() []string
+	resolve(*jsonlit.Lifted)
+}
+
+// exactKeys caches each parameter type's JSON field names.
+var exactKeys sync.Map // reflect.Type → map[string]bool
+
+// foldedKeys returns the top-level keys of the command that match a JSON
+// field name of the struct p only case-insensitively.
+func foldedKeys(c *command, p any) []string {
 	t := reflect.TypeOf(p).Elem()
-	exact := map[string]bool{}
-	for i := 0; i < t.NumField(); i++ {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name == "" {
-			name = t.Field(i).Name
+	e, ok := exactKeys.Load(t)
+	if !ok {
+		names := map[string]bool{}
+		for i := 0; i < t.NumField(); i++ {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			if name == "" {
+				name = t.Field(i).Name
+			}
+			names[name] = true
 		}
-		exact[name] = true
+		e, _ = exactKeys.LoadOrStore(t, names)
 	}
+	exact := e.(map[string]bool)
 	var out []string
-	jsonobj.Members(raw, func(k string, _ []byte) { // keys only: values are not copied
-		if exact[k] {
-			return
-		}
+	folded := func(k string) {
 		for name := range exact {
 			if strings.EqualFold(k, name) {
 				out = append(out, k)
 				break
 			}
 		}
-	})
+	}
+	if c.members == nil { // a command not made by parseCommand (tests)
+		jsonobj.Members(c.raw, func(k string, _ []byte) {
+			if !exact[k] {
+				folded(k)
+			}
+		})
+		return out
+	}
+	for i := range c.members { // keys only: values are not copied
+		m := &c.members[i]
+		if raw := c.raw[m.KeyStart+1 : m.KeyEnd-1]; !m.KeyEsc && exact[string(raw)] {
+			continue // the common case, without a string made of the key
+		}
+		if k := m.KeyString(c.raw); !exact[k] {
+			folded(k)
+		}
+	}
 	return out
 }
 

@@ -30,6 +30,22 @@ type promptParams struct {
 	Interrupt json.RawMessage `json:"interrupt,omitempty"`
 }
 
+// liftPaths are where a prompt's huge literals sit (params, lifting).
+func (*promptParams) liftPaths() []string { return []string{"message", "images[].data"} }
+
+// resolve gives the message and the images' data their lifted literals.
+func (p *promptParams) resolve(l *jsonlit.Lifted) {
+	if l == nil {
+		return
+	}
+	if p.Message != nil {
+		*p.Message = l.Lit(*p.Message)
+	}
+	for i := range p.Images {
+		p.Images[i].Data = l.Lit(p.Images[i].Data)
+	}
+}
+
 type promptResult struct {
 	Disposition session.Disposition `json:"disposition"`
 }

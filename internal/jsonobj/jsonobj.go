@@ -85,6 +85,12 @@ const visiting = -2
 // whitespace, and its kind; it records the members of an object or the
 // elements of an array (list 0) and those Nests ask for.
 func (s *Scanner) Scan(b []byte) Kind {
+	k := s.scan(b)
+	s.b = nil // a Scanner kept for the next line does not keep this one alive
+	return k
+}
+
+func (s *Scanner) scan(b []byte) Kind {
 	s.b, s.Spaced, s.high = b, false, 0
 	for k, n := range s.Nests {
 		if n.Parent < 0 || n.Parent > k {
@@ -477,6 +483,14 @@ func (m *Member) KeyIs(b []byte, name string) bool {
 	return Unquote(m.Key(b)) == name
 }
 
+// KeyString returns the key of m (in b) decoded as Members decodes it.
+func (m *Member) KeyString(b []byte) string {
+	if key := m.Key(b); bytesPlain(key) {
+		return string(key[1 : len(key)-1])
+	}
+	return Unquote(m.Key(b))
+}
+
 // StrIs reports whether the value of m is the string str, without
 // allocating when it has no escapes.
 func (m *Member) StrIs(b []byte, str string) bool {
@@ -586,13 +600,7 @@ func StringField(obj []byte, key string) (string, bool) {
 // key is reported each time (the last one wins for callers that
 // overwrite). Nothing is kept per member, whatever their number.
 func Members(b []byte, fn func(key string, val []byte)) bool {
-	return walk(b, Object, true, func(m Member) {
-		if key := m.Key(b); bytesPlain(key) {
-			fn(string(key[1:len(key)-1]), m.Val(b))
-		} else {
-			fn(Unquote(key), m.Val(b))
-		}
-	})
+	return walk(b, Object, true, func(m Member) { fn(m.KeyString(b), m.Val(b)) })
 }
 
 // bytesPlain reports a raw string that decodes to its inner bytes: no

@@ -3,9 +3,11 @@ package jsonobj
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzMembers: Members sees the keys and raw values encoding/json sees.
@@ -265,4 +267,26 @@ func TestUnquote(t *testing.T) {
 			t.Errorf("Unquote(%q) = %q, want %q", raw, got, want)
 		}
 	}
+}
+
+// A Scanner kept for the next value (a reader's, a pool's) does not keep
+// the last one alive: a 40 MiB line pinned until the next one is read
+// cost the ACP huge-prompt tests 22-38 MB of peak RSS.
+func TestScanKeepsNoInput(t *testing.T) {
+	var s Scanner
+	freed := make(chan struct{})
+	func() {
+		b := []byte(`{"a":"` + strings.Repeat("x", 1<<20) + `"}`)
+		runtime.AddCleanup(&b[0], func(struct{}) { close(freed) }, struct{}{})
+		if s.Scan(b) != Object || len(s.Members(0)) != 1 {
+			t.Fatal("scan failed")
+		}
+	}()
+	runtime.GC() // the cleanup is queued when the collection finds b unreachable
+	select {
+	case <-freed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the scanned input is still reachable from the Scanner")
+	}
+	runtime.KeepAlive(&s)
 }

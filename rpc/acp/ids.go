@@ -75,17 +75,30 @@ func mappable(id []byte) bool {
 // exactly. It returns the line to decode (line itself when nothing was
 // replaced) and the internal id (0: none), to drop with forget when the
 // line is refused after all.
-func (m *idMap) in(line []byte) ([]byte, uint64) {
+//
+// members are line's top-level members when the caller's scan recorded
+// them (nil: line is walked here).
+func (m *idMap) in(line []byte, members []jsonobj.Member) ([]byte, uint64) {
 	var id []byte
 	method := false
-	jsonobj.Members(line, func(k string, v []byte) {
-		switch k {
-		case "id":
-			id = v // the last one wins, as in jsonrpc2's decoding
-		case "method":
+	if members == nil {
+		jsonobj.Members(line, func(k string, v []byte) {
+			switch k {
+			case "id":
+				id = v // the last one wins, as in jsonrpc2's decoding
+			case "method":
+				method = true
+			}
+		})
+	}
+	for i := range members {
+		switch mb := &members[i]; {
+		case mb.KeyIs(line, "id"):
+			id = mb.Val(line) // the last one wins, as in jsonrpc2's decoding
+		case mb.KeyIs(line, "method"):
 			method = true
 		}
-	})
+	}
 	if !method || id == nil || exactID(id) || !mappable(id) {
 		return line, 0
 	}

@@ -26,7 +26,7 @@ func FuzzIDRoundTrip(f *testing.F) {
 			return
 		}
 		var m idMap
-		line, _ := m.in([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"m"}`))
+		line, _ := m.in([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"m"}`), nil)
 		var req jsonrpc2.Request
 		if err := json.Unmarshal(line, &req); err != nil {
 			t.Fatalf("id %s: the request does not decode: %v (%s)", id, err, line)

@@ -180,7 +180,7 @@ func TestPromptInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in, err := promptInput(c.in)
+			in, err := promptInput(c.in, nil)
 			if c.bad {
 				if err == nil || wireError(err, i18n.En).Code != jsonrpc2.CodeInvalidParams {
 					t.Fatalf("want invalid params, got %v", err)

@@ -3,6 +3,8 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/armadra/ama-rpc/internal/jsonlit"
 )
 
 // methods are the served methods. Anything else answers -32601 (and an
@@ -100,8 +102,29 @@ func (c *call) rawParams() []byte {
 // decodeParams decodes the request's params (absent or null: {}) into p.
 func decodeParams(c *call, p any) error {
 	raw := c.rawParams()
+	l, lifts := p.(lifting)
+	var lifted *jsonlit.Lifted
+	if lifts && c.params != nil {
+		// Parked params are a sub-slice of a line the stream validated:
+		// their huge literals stay out of encoding/json (jsonlit.Lift).
+		if lifted = jsonlit.Lift(raw, l.liftPaths()...); lifted != nil {
+			raw = lifted.Small
+		}
+	}
 	if err := json.Unmarshal(raw, p); err != nil {
 		return errorf(errInvalidParams, "invalid params of %s: %v", c.req.Method, err)
 	}
+	if lifts {
+		l.setLifted(lifted)
+	}
 	return nil
+}
+
+// lifting is params with huge string literals (jsonlit.Lit members,
+// possibly in nested blocks decoded later) kept out of encoding/json:
+// liftPaths names their places (jsonlit.Lift) and setLifted hands over
+// what was lifted (nil: nothing) for the Lits decoded from the params.
+type lifting interface {
+	liftPaths() []string
+	setLifted(*jsonlit.Lifted)
 }

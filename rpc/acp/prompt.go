@@ -26,8 +26,8 @@ func handlePrompt(s *Server, c *call, p *promptParams) {
 		c.fail(err)
 		return
 	}
-	in, err := promptInput(p.Prompt)
-	p.Prompt = nil
+	in, err := promptInput(p.Prompt, p.lifted)
+	p.Prompt, p.lifted = nil, nil
 	if err != nil {
 		c.fail(err)
 		return
@@ -43,7 +43,10 @@ func handlePrompt(s *Server, c *call, p *promptParams) {
 // block order. Audio (not offered), invalid images and unknown block types
 // are invalid params. Texts, data and blobs are decoded in place
 // (promptBlock).
-func promptInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
+//
+// lifted (nil: none) holds the huge literals the blocks' Lits stand for
+// (jsonlit.Lift): the blocks are then sub-slices of its Small.
+func promptInput(blocks []jsonlit.Raw, lifted *jsonlit.Lifted) (session.PromptInput, error) {
 	var in session.PromptInput
 	var parts []part
 	image := func(i int, data jsonlit.Lit, mime string) error {
@@ -63,6 +66,7 @@ func promptInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
 			err := json.Unmarshal(raw, new(contentBlock)) // its error word for word
 			return in, errorf(errInvalidParams, "prompt[%d] is not a content block: %v", i, err)
 		}
+		b.Text, b.Data = lifted.Lit(b.Text), lifted.Lit(b.Data)
 		switch b.Type {
 		case "text":
 			parts = append(parts, part{raw: b.Text})
@@ -79,6 +83,12 @@ func promptInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
 			var r embeddedResource
 			if len(b.Resource) == 0 || json.Unmarshal(b.Resource, &r) != nil || r.URI == "" {
 				return in, localized(errInvalidParams, i18n.ACPErrResourceURI, i)
+			}
+			if r.Text != nil {
+				*r.Text = lifted.Lit(*r.Text)
+			}
+			if r.Blob != nil {
+				*r.Blob = lifted.Lit(*r.Blob)
 			}
 			switch {
 			case r.Text != nil:

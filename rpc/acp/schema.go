@@ -145,7 +145,17 @@ type sessionIDParams struct {
 type promptParams struct {
 	SessionID string        `json:"sessionId"`
 	Prompt    []jsonlit.Raw `json:"prompt"`
+	// lifted holds the huge literals the blocks' Lits stand for (decodeParams).
+	lifted *jsonlit.Lifted
 }
+
+// liftPaths are where a prompt's huge literals sit: block texts, image
+// data, embedded resources' texts and blobs.
+func (*promptParams) liftPaths() []string {
+	return []string{"prompt[].text", "prompt[].data", "prompt[].resource.text", "prompt[].resource.blob"}
+}
+
+func (p *promptParams) setLifted(l *jsonlit.Lifted) { p.lifted = l }
 
 type promptResult struct {
 	StopReason string     `json:"stopReason"`

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sourcegraph/jsonrpc2"
+
 	"github.com/armadra/ama-rpc/internal/alias"
 	"github.com/armadra/ama-rpc/internal/i18n"
 	"github.com/armadra/ama-rpc/internal/jsonlit"
@@ -87,7 +89,7 @@ func copyingInput(blocks []jsonlit.Raw) (session.PromptInput, error) {
 // the same message, images and error, byte for byte. It returns the input.
 func sameInput(t *testing.T, blocks []jsonlit.Raw) session.PromptInput {
 	t.Helper()
-	got, gerr := promptInput(blocks)
+	got, gerr := promptInput(blocks, nil)
 	want, werr := copyingInput(blocks)
 	if fmt.Sprint(gerr) != fmt.Sprint(werr) || got.Message != want.Message || len(got.Images) != len(want.Images) {
 		t.Fatalf("%.200q: message of %d bytes, %d images (err %v), want %d bytes, %d images (err %v)", blocks, len(got.Message), len(got.Images), gerr, len(want.Message), len(want.Images), werr)
@@ -95,6 +97,32 @@ func sameInput(t *testing.T, blocks []jsonlit.Raw) session.PromptInput {
 	for i, img := range got.Images {
 		if img.Data != want.Images[i].Data || img.MimeType != want.Images[i].MimeType || img.Type != want.Images[i].Type {
 			t.Fatalf("image %d differs", i)
+		}
+	}
+	// The same blocks in the params of a huge request, whose literals are
+	// lifted out of encoding/json's decode (decodeParams) and given back.
+	params := []byte(`{"sessionId":"s","prompt":[`)
+	for i, b := range blocks {
+		if i > 0 {
+			params = append(params, ',')
+		}
+		params = append(params, b...)
+	}
+	params = append(params, "]}"...)
+	var p promptParams
+	if err := decodeParams(&call{req: &jsonrpc2.Request{Method: "session/prompt"}, params: params}, &p); err != nil {
+		t.Fatalf("params: %v", err)
+	}
+	if len(params) > 4*jsonlit.LiftMin && p.lifted == nil {
+		t.Fatalf("%.200q: a huge request lifted nothing", blocks)
+	}
+	lifted, lerr := promptInput(p.Prompt, p.lifted)
+	if fmt.Sprint(lerr) != fmt.Sprint(werr) || lifted.Message != want.Message || len(lifted.Images) != len(want.Images) {
+		t.Fatalf("%.200q lifted: message of %d bytes, %d images (err %v), want %d bytes, %d images (err %v)", blocks, len(lifted.Message), len(lifted.Images), lerr, len(want.Message), len(want.Images), werr)
+	}
+	for i, img := range lifted.Images {
+		if img.Data != want.Images[i].Data || img.MimeType != want.Images[i].MimeType {
+			t.Fatalf("lifted image %d differs", i)
 		}
 	}
 	return got

@@ -23,7 +23,11 @@ import (
 // bin is the ama-rpc binary built once by TestMain.
 var bin string
 
-// Two kinds of tests here call t.Parallel; the rest run one at a time.
+// Three kinds of tests here call t.Parallel; the rest run one at a time.
+//
+// TestSignalMidRunExitCode's four cases: forty short runs whose wall is
+// mostly child start-up and the harness waiting for lines; two at a time
+// they took 5.2-6.4 s of the package's wall instead of 6.8-8.4.
 //
 // waiters: tests that spend their time waiting for a bound of the server
 // (the 5 s shutdown grace, the startup bound, idle timeouts) with the
