@@ -367,8 +367,11 @@ func TestLauncherEndsWithSession(t *testing.T) {
 	rt := zygoteRuntime(t, w)
 	a := rt.For(w.project, filepath.Join(w.root, "out", "session-a"), false)
 	b := rt.For(w.project, filepath.Join(w.root, "out", "session-b"), false)
+	// The command is its PID namespace's init, which only gets the signals
+	// it handles; without the trap a SIGTERM that reaches the group
+	// before sh has forked sleep is lost and sleep runs its 60 s.
 	start := func(c *sandbox.Command) (*sandbox.Proc, *os.File) {
-		return startReady(t, c, w.project, "echo ready; sleep 60")
+		return startReady(t, c, w.project, "trap 'exit 143' TERM; echo ready; sleep 60 & wait")
 	}
 	pa, ra := start(a)
 	defer ra.Close()
