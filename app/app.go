@@ -401,6 +401,11 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	var watch *stdinWatch
 	early := &outbox{}
 	if hostSpec != "" || flags.HostCmd != "" {
+		if flags.Resume != "" { // the adapter is told the session's id, not a prefix of it
+			if _, err := resumeFile(flags, sessionsDir, cwd); err != nil {
+				return nil, fmt.Errorf("%w: %v", errSession, err)
+			}
+		}
 		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue && flags.Fork == "" {
 			flags.SessionID, flags.sessionIDMade = newUUID(deps), true
 		}

@@ -35,10 +35,13 @@ type Flags struct {
 	// sessionIDMade: SessionID is not the user's but made at start-up
 	// (a host must know the id in advance), so no session can have it.
 	sessionIDMade bool
-	SessionDir    string
-	Cwd           string
-	LogLevel      string
-	Version       bool
+	// resumePath: the file --resume names, once resumeFile found it
+	// (Resume is then that session's whole id, not the prefix given).
+	resumePath string
+	SessionDir string
+	Cwd        string
+	LogLevel   string
+	Version    bool
 	// Host is a host adapter module (--host); HostCmd a program speaking
 	// the host protocol (--host-cmd); Profile a --profile file.
 	Host    string

@@ -63,6 +63,7 @@ func TestFindSessionFile(t *testing.T) {
 	long := put("third", "qrs-0000-4000")
 	put(".trash", "trashed1")
 	put("other", "xyz2")
+	under := put("other", "u_v9") // an id with '_': the name's id follows its first '_'
 	for _, c := range []struct {
 		id   string
 		want string
@@ -75,6 +76,8 @@ func TestFindSessionFile(t *testing.T) {
 		{"qrs-0000", long, nil},
 		{"xyz1", xyz, nil},
 		{"xy", "", errAny},
+		{"u_v9", under, nil},
+		{"v9", "", store.ErrNotFound}, // not session u_v9's, whose name ends so
 		{"trash", "", store.ErrNotFound},
 		{"nosuch", "", store.ErrNotFound},
 		{"*", "", store.ErrNotFound},

@@ -356,3 +356,35 @@ func TestHostDisabledToolStaysOff(t *testing.T) {
 		t.Errorf("tools %s: want read, no task, no bash", tools)
 	}
 }
+
+// --resume with the start of an id: the host adapter, started before the
+// session opens, is told the session's whole id in create(), not the
+// prefix given.
+func TestHostResumePrefixSessionID(t *testing.T) {
+	requireNode(t)
+	p := newProc(t)
+	code, lines, stderr := p.run(t, t.Context(), `{"id":"1","type":"prompt","message":"hi"}`+"\n", "--model", "fake/echo")
+	if code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	id, _ := lines[1]["sessionId"].(string)
+	trace := filepath.Join(t.TempDir(), "trace")
+	p.env["TRACE"] = trace
+	write(t, filepath.Join(p.cwd, "h.cjs"), `const fs = require("fs");
+module.exports = {hostApi: 1, create(api) { fs.writeFileSync(api.env.TRACE, String(api.session.id())); return {id: "r"} }};`)
+	var environ []string
+	for k, v := range p.env {
+		environ = append(environ, k+"="+v)
+	}
+	var out bytes.Buffer
+	var errb syncBuffer
+	code = app.Main(t.Context(), app.Env{Args: []string{"--model", "fake/echo", "--host", "h.cjs", "--resume", id[:8]},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return environ }})
+	if code != 0 {
+		t.Fatalf("--resume %s with a host: exit %d\n%s", id[:8], code, errb.String())
+	}
+	if data, _ := os.ReadFile(trace); string(data) != id {
+		t.Errorf("create() saw session id %q, want %q", data, id)
+	}
+}

@@ -28,7 +28,7 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 			path = filepath.Join(opts.Cwd, path)
 		}
 	case flags.Resume != "":
-		path, err = findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, flags.Resume)
+		path, err = resumeFile(flags, m.Deps().Dirs.Sessions, opts.Cwd)
 	case flags.Continue:
 		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
 	case flags.SessionID != "" && !flags.sessionIDMade && m.Deps().Settings.Persist:
@@ -50,6 +50,24 @@ func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*sess
 		return nil, "", err
 	}
 	return s, "resume", nil
+}
+
+// resumeFile is the file --resume names (an id or the start of one,
+// findSessionFile), found once: flags.Resume becomes that session's whole
+// id, as a host adapter started before the session opens must be told.
+func resumeFile(flags *Flags, sessionsDir, cwd string) (string, error) {
+	if flags.resumePath != "" {
+		return flags.resumePath, nil
+	}
+	path, err := findSessionFile(sessionsDir, cwd, flags.Resume)
+	if err != nil {
+		return "", err
+	}
+	if id, ok := store.IDFromFileName(path); ok {
+		flags.Resume = id
+	}
+	flags.resumePath = path
+	return path, nil
 }
 
 // newSession opens a fresh startup session.

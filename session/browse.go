@@ -197,7 +197,9 @@ func findInDir(dir, id string) (string, bool) {
 	ents, _ := os.ReadDir(dir) // sorted: the oldest of files an older ama-rpc gave one id comes first
 	suffix := "_" + id + store.FileSuffix
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), suffix) {
+		// The name's id is what follows its first '_': "t_x_abc.jsonl" is
+		// session x_abc's, not abc's.
+		if strings.HasSuffix(e.Name(), suffix) && strings.IndexByte(e.Name(), '_') == len(e.Name())-len(suffix) {
 			return filepath.Join(dir, e.Name()), true
 		}
 	}

@@ -22,18 +22,7 @@ func TestNewPathTree(t *testing.T) {
 		n := 1 + r.IntN(40)
 		shape, parents := RandomShape(r, n, 12, 20)
 		for i, id := range shape {
-			parent := parents[i]
-			var e *Entry
-			switch x := r.IntN(8); {
-			case x == 0 && i > 0:
-				e = RandomLabel(r, es, i, n)
-			case x == 1:
-				e = SessionInfoEntry(fmt.Sprintf("name %d", i))
-			default:
-				e = CustomEntry("x", map[string]int{"i": i})
-			}
-			e.ID, e.ParentID, e.Timestamp = id, parent, "2026-01-01T00:00:00.000Z"
-			es = append(es, e)
+			es = append(es, RandomEntry(r, es, i, n, 8, id, parents[i]))
 		}
 		tr := NewTree(es, nil)
 		if k%2 == 1 { // the rest appended, as a session grows
@@ -138,17 +127,7 @@ func TestForkPath(t *testing.T) {
 			}
 		}
 		for i, id := range shape {
-			var e *Entry
-			switch x := r.IntN(6); {
-			case x == 0 && i > 0:
-				e = RandomLabel(r, es, i, n)
-			case x == 1:
-				e = SessionInfoEntry(fmt.Sprintf("name %d", i))
-			default:
-				e = CustomEntry("x", map[string]int{"i": i})
-			}
-			e.ID, e.ParentID, e.Timestamp = id, parents[i], "2026-01-01T00:00:00.000Z"
-			es = append(es, e)
+			es = append(es, RandomEntry(r, es, i, n, 6, id, parents[i]))
 		}
 		tr := NewTree(es, nil)
 		if k%4 >= 2 { // the rest appended, as a session grows

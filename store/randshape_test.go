@@ -48,3 +48,20 @@ func RandomLabel(r *rand.Rand, es []*Entry, i, n int) *Entry {
 	}
 	return LabelEntry(target, label)
 }
+
+// RandomEntry is entry i of n for the random-tree tests, with id and
+// parent: one in odds a label (RandomLabel, never the first), one in odds
+// a session name, else a custom entry.
+func RandomEntry(r *rand.Rand, es []*Entry, i, n, odds int, id string, parent *string) *Entry {
+	var e *Entry
+	switch x := r.IntN(odds); {
+	case x == 0 && i > 0:
+		e = RandomLabel(r, es, i, n)
+	case x == 1:
+		e = SessionInfoEntry(fmt.Sprintf("name %d", i))
+	default:
+		e = CustomEntry("x", map[string]int{"i": i})
+	}
+	e.ID, e.ParentID, e.Timestamp = id, parent, "2026-01-01T00:00:00.000Z"
+	return e
+}
