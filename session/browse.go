@@ -190,16 +190,15 @@ func FindSession(sessionsDir, cwd, id string) (string, error) {
 }
 
 // findInDir returns the file of the session with the given id in one
-// directory of sessions (names <time>_<id>.jsonl). A suffix test, not a
-// glob: the id is the user's text, and a '*' pattern costs a backtracking
-// match per name (10,000 names: 80 ms against a few).
+// directory of sessions (names <time>_<id>.jsonl). Each name is read, not
+// globbed: the id is the user's text, and a '*' pattern costs a
+// backtracking match per name (10,000 names: 80 ms against a few).
 func findInDir(dir, id string) (string, bool) {
 	ents, _ := os.ReadDir(dir) // sorted: the oldest of files an older ama-rpc gave one id comes first
-	suffix := "_" + id + store.FileSuffix
 	for _, e := range ents {
-		// The name's id is what follows its first '_': "t_x_abc.jsonl" is
-		// session x_abc's, not abc's.
-		if strings.HasSuffix(e.Name(), suffix) && strings.IndexByte(e.Name(), '_') == len(e.Name())-len(suffix) {
+		// The store's one reading of a name ("t_x_abc.jsonl" is session
+		// x_abc's, not abc's).
+		if fid, ok := store.IDFromFileName(e.Name()); ok && fid == id {
 			return filepath.Join(dir, e.Name()), true
 		}
 	}
