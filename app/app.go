@@ -401,12 +401,16 @@ func wire(ctx context.Context, env Env, flags *Flags, log *zap.Logger) (w *wirin
 	var watch *stdinWatch
 	early := &outbox{}
 	if hostSpec != "" || flags.HostCmd != "" {
-		if flags.Resume != "" { // the adapter is told the session's id, not a prefix of it
-			if _, err := resumeFile(flags, sessionsDir, cwd); err != nil {
-				return nil, fmt.Errorf("%w: %v", errSession, err)
-			}
+		// ama opens the startup session before the adapter, whose create()
+		// sees its id and file: the file is found now, once (firstSession
+		// opens it); a new session's id, and a fork's copy's (the copy is
+		// made later, by the session manager, which takes the id), is
+		// chosen now.
+		var start startFile
+		if start, err = startSession(flags, sessionsDir, cwd, deps.Settings.Persist); err != nil {
+			return nil, err
 		}
-		if flags.SessionID == "" && flags.Session == "" && flags.Resume == "" && !flags.Continue && flags.Fork == "" {
+		if flags.SessionID == "" && (start.path == "" || flags.Fork != "") {
 			flags.SessionID, flags.sessionIDMade = newUUID(deps), true
 		}
 		// The startup waits (create(), then session_start in hostStartup)

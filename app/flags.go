@@ -35,9 +35,9 @@ type Flags struct {
 	// sessionIDMade: SessionID is not the user's but made at start-up
 	// (a host must know the id in advance), so no session can have it.
 	sessionIDMade bool
-	// resumePath: the file --resume names, once resumeFile found it
-	// (Resume is then that session's whole id, not the prefix given).
-	resumePath string
+	// start: the existing session --session, --resume, --continue or
+	// --session-id names (or --fork's source), once startSession found it.
+	start      *startFile
 	SessionDir string
 	Cwd        string
 	LogLevel   string

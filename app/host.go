@@ -98,7 +98,7 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	}
 	opts := host.Options{
 		Module: module, Command: flags.HostCmd, Node: firstNonEmpty(env.Getenv("AMA_NODE"), node), Environ: environ, Cwd: env.Cwd, Mode: "rpc", Version: Version,
-		Session:      host.SessionInfo{ID: firstNonEmpty(flags.SessionID, flags.Resume), Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}},
+		Session:      createSession(flags, cwd, ref),
 		BuiltinTools: builtin, ReservedTools: reserved, Stderr: env.Stderr, Log: log.Named("host"),
 		Notify: early.notify, // queued until the server serves
 	}
@@ -143,6 +143,19 @@ func startHost(ctx context.Context, env Env, flags *Flags, module, node string, 
 	deps.Host = h
 	deps.WarmingDecider = h // cache.onWarmingDecision, once the adapter registers a handler
 	return h, kept, nil
+}
+
+// createSession is what the adapter's session.id/file/cwd/model() give
+// in create(): the startup session, known before it opens (wire): the
+// file startSession found and its id, else the id chosen in advance (a
+// user's --session-id, or one made for a new session or a fork's copy;
+// the copy's file is written when the fork is made, after create()).
+func createSession(flags *Flags, cwd string, ref llm.ModelRef) host.SessionInfo {
+	info := host.SessionInfo{ID: flags.SessionID, Cwd: cwd, Model: &llm.ModelRef{Provider: ref.Provider, ID: ref.ID}}
+	if st := flags.start; st != nil && st.path != "" && flags.Fork == "" {
+		info.ID, info.File = st.id, st.path
+	}
+	return info
 }
 
 func firstNonEmpty(s ...string) string {

@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -386,5 +387,147 @@ module.exports = {hostApi: 1, create(api) { fs.writeFileSync(api.env.TRACE, Stri
 	}
 	if data, _ := os.ReadFile(trace); string(data) != id {
 		t.Errorf("create() saw session id %q, want %q", data, id)
+	}
+}
+
+// seenAdapter records what api.session.id() and file() give in create()
+// and what the startup session_start names, as one JSON line each.
+const seenAdapter = `const fs = require("fs");
+const rec = (o) => fs.appendFileSync(process.env.TRACE, JSON.stringify(o) + "\n");
+module.exports = {hostApi: 1, create(api) {
+  rec({at: "create", id: api.session.id() || "", file: api.session.file() || ""});
+  api.events.on("session_start", (e) => rec({at: "start", id: e.sessionId, file: e.sessionFile || "", reason: e.reason}));
+  return {id: "seen"};
+}};`
+
+type seenSession struct{ At, ID, File, Reason string }
+
+// hostSees runs ama-rpc (rpc mode, or -p when args say so) in p with
+// seenAdapter and returns what create() and session_start saw.
+func hostSees(t *testing.T, p *proc, stdin string, args ...string) (create, start seenSession) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "trace")
+	write(t, filepath.Join(p.cwd, "seen.cjs"), seenAdapter)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home, "TRACE=" + trace}
+	var out bytes.Buffer
+	var errb syncBuffer
+	code := app.Main(t.Context(), app.Env{Args: append([]string{"--model", "fake/echo", "--host", "seen.cjs"}, args...),
+		Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return env }})
+	if code != 0 {
+		t.Fatalf("%v with a host: exit %d\n%s", args, code, errb.String())
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var s seenSession
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("trace line %q: %v", l, err)
+		}
+		switch s.At {
+		case "create":
+			create = s
+		case "start":
+			if start.At == "" {
+				start = s
+			}
+		}
+	}
+	if start.ID == "" {
+		t.Fatalf("no session_start reached the adapter: %s", data)
+	}
+	return create, start
+}
+
+// With a host, create() sees the startup session as ama shows it (ama
+// opens the session, forks included, before the adapter): under
+// --continue and --session the id and file of the session opened, under
+// --fork the id of the copy (its file is written when the fork is made,
+// after create()). In rpc and acp mode and in -p (--fork is refused with
+// --mode acp).
+func TestHostCreateSeesStartupSession(t *testing.T) {
+	requireNode(t)
+	p := newProc(t)
+	code, lines, stderr := p.run(t, t.Context(), `{"id":"1","type":"prompt","message":"hi"}`+"\n"+`{"id":"s","type":"get_state"}`+"\n", "--model", "fake/echo")
+	if code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, stderr)
+	}
+	var id, file string
+	for _, l := range lines {
+		if data, ok := l["data"].(map[string]any); ok && l["id"] == "s" {
+			id, _ = data["sessionId"].(string)
+			file, _ = data["sessionFile"].(string)
+		}
+	}
+	if id == "" || file == "" {
+		t.Fatalf("no session id or file in get_state: %v", lines)
+	}
+	rel, err := filepath.Rel(p.cwd, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		stdin string
+		args  []string
+		fork  bool
+	}{
+		{name: "continue", args: []string{"--continue"}},
+		{name: "session path", args: []string{"--session", file}},
+		{name: "session relative path", args: []string{"--session", rel}},
+		{name: "session-id of a session", args: []string{"--session-id", id}},
+		{name: "print continue", args: []string{"-p", "-c", "again"}},
+		{name: "acp continue", args: []string{"--mode", "acp", "--continue"}},
+		{name: "acp session path", args: []string{"--mode", "acp", "--session", file}},
+		// the forks last: a fork is the latest session of the directory
+		{name: "fork", args: []string{"--fork", id[:8]}, fork: true},
+		{name: "print fork", args: []string{"-p", "--fork", id, "again"}, fork: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			create, start := hostSees(t, p, c.stdin, c.args...)
+			if create.ID != start.ID {
+				t.Errorf("create() saw session id %q, session_start names %q", create.ID, start.ID)
+			}
+			if c.fork {
+				if start.ID == id || start.Reason != "fork" {
+					t.Errorf("session_start %+v: want the fork of %s", start, id)
+				}
+				if create.File != "" {
+					t.Errorf("create() saw file %q before the fork was made", create.File)
+				}
+				return
+			}
+			if start.ID != id || create.File != file {
+				t.Errorf("create() saw %+v, session_start %+v; want id %s, file %s", create, start, id, file)
+			}
+		})
+	}
+}
+
+// A startup session that is not there fails the start before the adapter
+// is created, as in ama (the session opens before the host): exit 5 and
+// create() never runs.
+func TestHostNotCreatedWithoutStartupSession(t *testing.T) {
+	requireNode(t)
+	for _, args := range [][]string{{"--continue"}, {"--fork", "abcdef"}, {"--resume", "abcdef"}, {"--session", "nope.jsonl"}} {
+		t.Run(args[0], func(t *testing.T) {
+			p := newProc(t)
+			trace := filepath.Join(t.TempDir(), "trace")
+			write(t, filepath.Join(p.cwd, "seen.cjs"), seenAdapter)
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + p.home, "TRACE=" + trace}
+			var out bytes.Buffer
+			var errb syncBuffer
+			code := app.Main(t.Context(), app.Env{Args: append([]string{"--model", "fake/echo", "--host", "seen.cjs"}, args...),
+				Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Getenv: func(k string) string { return p.env[k] }, Cwd: p.cwd, Environ: func() []string { return env }})
+			if code != app.ExitSession {
+				t.Fatalf("exit %d, want %d\n%s", code, app.ExitSession, errb.String())
+			}
+			if data, err := os.ReadFile(trace); err == nil {
+				t.Errorf("create() ran although the startup session is not there: %s", data)
+			}
+		})
 	}
 }

@@ -15,59 +15,85 @@ import (
 
 // firstSession opens the startup session: a new one, the one named by
 // --session, --resume, --continue or --session-id (a new one when no
-// session has that id), or a copy of the one --fork names.
+// session has that id), or a copy of the one --fork names. startFile
+// finds the file (before a host adapter starts, when there is one).
 func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*session.Session, string, error) {
+	start, err := startSession(flags, m.Deps().Dirs.Sessions, opts.Cwd, m.Deps().Settings.Persist)
+	if err != nil {
+		return nil, "", err
+	}
+	switch {
+	case flags.Fork != "":
+		return forkSession(m, start.path, opts)
+	case start.path != "":
+		s, err := openOwn(m, start.path, opts)
+		if err != nil {
+			return nil, "", err
+		}
+		return s, "resume", nil
+	}
+	return newSession(m, opts)
+}
+
+// startFile is the existing session file the flags name for the startup
+// session, and the id its header gives; path is empty for a new session
+// (none named, or a --session-id no session has). For --fork, path is
+// the source and id is empty: the copy's id is not the source's.
+type startFile struct {
+	path, id string
+}
+
+// startSession finds the startup session's file once (flags.start keeps
+// it): wire asks before a host adapter starts, whose create() is told
+// that session's id and file, as ama opens the session before the
+// adapter; firstSession opens the same file. --session is the path given
+// (relative to cwd), --resume and --fork an id or the start of one
+// (findSessionFile), --continue the directory's latest session, and a
+// user's --session-id the session with that id when there is one (its
+// directory must be this one, as for --resume; persist: never a second
+// file with the same id).
+func startSession(flags *Flags, sessionsDir, cwd string, persist bool) (startFile, error) {
+	if flags.start != nil {
+		return *flags.start, nil
+	}
 	var path string
 	var err error
 	switch {
 	case flags.Fork != "":
-		return forkSession(m, flags.Fork, opts)
+		if path, err = findSessionFile(sessionsDir, cwd, flags.Fork); err != nil {
+			return startFile{}, fmt.Errorf("%w: --fork: %v", errSession, err)
+		}
 	case flags.Session != "":
 		path = flags.Session
 		if !filepath.IsAbs(path) {
-			path = filepath.Join(opts.Cwd, path)
+			path = filepath.Join(cwd, path)
 		}
 	case flags.Resume != "":
-		path, err = resumeFile(flags, m.Deps().Dirs.Sessions, opts.Cwd)
+		path, err = findSessionFile(sessionsDir, cwd, flags.Resume)
 	case flags.Continue:
-		path, err = session.LatestSession(m.Deps().Dirs.Sessions, opts.Cwd)
-	case flags.SessionID != "" && !flags.sessionIDMade && m.Deps().Settings.Persist:
-		// ama's --session-id: the session with that id when there is one
-		// (its directory must be this one, as for --resume), else a new
-		// session taking the id. Never a second file with the same id.
-		path, err = session.FindSession(m.Deps().Dirs.Sessions, opts.Cwd, flags.SessionID)
+		path, err = session.LatestSession(sessionsDir, cwd)
+	case flags.SessionID != "" && !flags.sessionIDMade && persist:
+		path, err = session.FindSession(sessionsDir, cwd, flags.SessionID)
 		if errors.Is(err, store.ErrNotFound) {
-			return newSession(m, opts)
+			path, err = "", nil // a new session taking the id
 		}
-	default:
-		return newSession(m, opts)
+	}
+	if err == nil && path != "" {
+		path, err = filepath.Abs(path) // as the session reports its file
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", errSession, err)
+		return startFile{}, fmt.Errorf("%w: %v", errSession, err)
 	}
-	s, err := openOwn(m, path, opts)
-	if err != nil {
-		return nil, "", err
+	start := startFile{path: path}
+	if path != "" && flags.Fork == "" {
+		h, err := store.ReadHeader(path)
+		if err != nil {
+			return startFile{}, fmt.Errorf("%w: %v", errSession, err)
+		}
+		start.id = h.ID
 	}
-	return s, "resume", nil
-}
-
-// resumeFile is the file --resume names (an id or the start of one,
-// findSessionFile), found once: flags.Resume becomes that session's whole
-// id, as a host adapter started before the session opens must be told.
-func resumeFile(flags *Flags, sessionsDir, cwd string) (string, error) {
-	if flags.resumePath != "" {
-		return flags.resumePath, nil
-	}
-	path, err := findSessionFile(sessionsDir, cwd, flags.Resume)
-	if err != nil {
-		return "", err
-	}
-	if id, ok := store.IDFromFileName(path); ok {
-		flags.Resume = id
-	}
-	flags.resumePath = path
-	return path, nil
+	flags.start = &start
+	return start, nil
 }
 
 // newSession opens a fresh startup session.
@@ -95,17 +121,15 @@ func openOwn(m *session.Manager, path string, opts session.Options) (*session.Se
 	return s, nil
 }
 
-// forkSession is --fork id: the session with that id (or id prefix) is
-// opened, copied up to its leaf into a new session by the manager's fork
+// forkSession is --fork id: the session at path (the file that id or id
+// prefix names, startSession) is opened, copied up to its leaf into a new session by the manager's fork
 // (a new file whose header names the source as parentSession; the
 // source is not changed) and closed again. opts apply to the copy as to a
 // resumed session (an explicit --model or --permission-mode wins over the
 // recorded one). session_start's reason is "fork".
-func forkSession(m *session.Manager, id string, opts session.Options) (*session.Session, string, error) {
-	path, err := findSessionFile(m.Deps().Dirs.Sessions, opts.Cwd, id)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: --fork: %v", errSession, err)
-	}
+// The copy takes opts.SessionID when set (chosen in advance for a host
+// adapter, wire), else a fresh id.
+func forkSession(m *session.Manager, path string, opts session.Options) (*session.Session, string, error) {
 	src, err := openOwn(m, path, opts)
 	if err != nil {
 		return nil, "", err

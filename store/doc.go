@@ -5,8 +5,9 @@
 // # Pieces
 //
 //   - Reading: ReadSnapshot (read-only: no lock, no repair), Open (lock +
-//     repair, returns a *File for appending) and ReadInfo/List/ListAll (the
-//     picker; streams, keeps no entries). All apply the same rules (§5.3):
+//     repair, returns a *File for appending), ReadInfo/List/ListAll (the
+//     picker; streams, keeps no entries) and ReadHeader (the header line
+//     alone: a session's id before it is opened). All apply the same rules (§5.3):
 //     lines end at '\n' only, one trailing '\r' is dropped, lines that are
 //     blank after JavaScript trim are skipped, an unparsable last line
 //     without final LF is a half-written tail (ignored; Open truncates it),

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -204,4 +207,42 @@ func cutUTF16(s string, n int) string {
 		units += w
 	}
 	return s
+}
+
+// maxHeaderLine bounds the line ReadHeader reads: a header is a few
+// hundred bytes (two paths at most); a first line longer than this is no
+// header, and the file is not read further.
+const maxHeaderLine = 1 << 20
+
+// ReadHeader returns the header of the session file at path with the
+// read-only rules of §5.3 (no lock, no repair), reading only up to the
+// header line: who a session is (its id, its cwd) before anyone opens it.
+func ReadHeader(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, openError(path, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(io.LimitReader(f, maxHeaderLine), 4096)
+	var line []byte
+	for {
+		b, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) { // a long line: keep reading it
+			line = append(line, b...)
+			continue
+		}
+		line = append(line, b...)
+		if err != nil && err != io.EOF {
+			return Header{}, openError(path, err)
+		}
+		if !isBlank(line) || err == io.EOF {
+			break
+		}
+		line = line[:0] // a blank line before the header is skipped
+	}
+	p := parser{path: path, bufSize: len(line) + 1} // the header line alone: no entry is read
+	if err := p.run(bytes.NewReader(line)); err != nil {
+		return Header{}, err
+	}
+	return p.header, nil
 }
