@@ -15,7 +15,7 @@ import (
 
 // firstSession opens the startup session: a new one, the one named by
 // --session, --resume, --continue or --session-id (a new one when no
-// session has that id), or a copy of the one --fork names. startFile
+// session has that id), or a copy of the one --fork names. startSession
 // finds the file (before a host adapter starts, when there is one).
 func firstSession(m *session.Manager, flags *Flags, opts session.Options) (*session.Session, string, error) {
 	start, err := startSession(flags, m.Deps().Dirs.Sessions, opts.Cwd, m.Deps().Settings.Persist)
@@ -122,8 +122,8 @@ func openOwn(m *session.Manager, path string, opts session.Options) (*session.Se
 }
 
 // forkSession is --fork id: the session at path (the file that id or id
-// prefix names, startSession) is opened, copied up to its leaf into a new session by the manager's fork
-// (a new file whose header names the source as parentSession; the
+// prefix names, startSession) is opened, copied up to its leaf into a
+// new session by the manager's fork (a new file whose header names the source as parentSession; the
 // source is not changed) and closed again. opts apply to the copy as to a
 // resumed session (an explicit --model or --permission-mode wins over the
 // recorded one). session_start's reason is "fork".
