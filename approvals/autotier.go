@@ -448,6 +448,12 @@ func environArgReason(s *Segment) string {
 		if p, ok := joinPath(s.dir, v); ok && environPath(p) {
 			return "reads the environment of a process (" + x.raw + "), which holds secrets"
 		}
+		// dd if=/proc/self/environ: a key=value operand names a file too.
+		if _, val, ok := strings.Cut(v, "="); ok {
+			if p, ok := joinPath(s.dir, val); ok && environPath(p) {
+				return "reads the environment of a process (" + x.raw + "), which holds secrets"
+			}
+		}
 	}
 	return ""
 }

@@ -241,12 +241,18 @@ func envCredentialReason(s *Segment) string {
 			if n := credentialRef(x.raw); n != "" {
 				return "$" + n
 			}
+			if n := indirectRef(x.raw); n != "" {
+				return "${!" + n + "}, a variable whose name is only known at run time"
+			}
 		}
 	}
 	for _, as := range s.Assigns {
 		if _, v, ok := strings.Cut(as, "="); ok {
 			if n := credentialRef(v); n != "" {
 				return "$" + n
+			}
+			if n := indirectRef(v); n != "" {
+				return "${!" + n + "}, a variable whose name is only known at run time"
 			}
 		}
 	}
@@ -255,6 +261,15 @@ func envCredentialReason(s *Segment) string {
 	}
 	if r := envDumpReason(s); r != "" {
 		return r
+	}
+	if s.Name == "ps" {
+		// BSD-style e (ps e, ps auxe, ps eww) prints every process's
+		// environment after its command, this shell's too.
+		for _, a := range s.Args {
+			if a != "" && a[0] != '-' && strings.ContainsRune(a, 'e') && strings.Trim(a, "aeuxwfjlsvmrTSchnLgG") == "" {
+				return "ps " + a + " prints the environment of processes"
+			}
+		}
 	}
 	if interpreterNames[s.Name] {
 		// Code reads the environment by name: os.environ['GH_TOKEN'],
@@ -354,6 +369,30 @@ func credentialRef(text string) string {
 	return ""
 }
 
+// indirectRef returns the variable of the first indirect reference in text
+// (${!v}, ${!v:-x}: the value of the variable v names), or "". The names
+// ${!prefix*} and ${!prefix@} list, and an array's keys (${!a[@]}), are not
+// values. v's value is only known at run time (for v in ${!GITHUB*}),
+// and a bound credential name (T=GITHUB_TOKEN) is the rule tier's bound
+// values' business; asking is the answer to what cannot be known.
+func indirectRef(text string) string {
+	for i := 0; i+3 < len(text); i++ {
+		if text[i] != '$' || text[i+1] != '{' || text[i+2] != '!' {
+			continue
+		}
+		j := i + 3
+		k := j
+		for k < len(text) && isIdentByte(text[k], k > j) {
+			k++
+		}
+		if k == j || k < len(text) && strings.IndexByte("*@[", text[k]) >= 0 {
+			continue
+		}
+		return text[j:k]
+	}
+	return ""
+}
+
 // identTokens splits v into its identifier-shaped tokens.
 func identTokens(v string) []string {
 	var out []string
@@ -407,7 +446,8 @@ func credentialVarName(n string) bool {
 // Python's os.environ, Node's process.env, Perl's %ENV, awk's ENVIRON, jq's
 // $ENV; the bare words jq's env and Ruby's ENV only for those programs
 // (elsewhere env is as likely an argument: node app.js --env prod).
-var envObjects = []string{"os.environ", "process.env", "%ENV", "ENVIRON", "$ENV"}
+var envObjects = []string{"os.environ", "os.environb", ").environ", "process.env", "%ENV", "ENVIRON", "$ENV",
+	"Deno.env", "Bun.env", "getenv()"}
 
 var bareEnvObject = map[string]string{"jq": "env", "ruby": "ENV"}
 
@@ -437,7 +477,10 @@ func codeEnvDump(program, code string) string {
 			}
 			rest := strings.TrimLeft(code[end:], " \t")
 			if rest == "" || !strings.ContainsAny(rest[:1], "[.{(") || strings.HasPrefix(rest, ".items") ||
-				strings.HasPrefix(rest, ".copy") || strings.HasPrefix(rest, ".to_") || strings.HasPrefix(rest, ".each") {
+				strings.HasPrefix(rest, ".copy") || strings.HasPrefix(rest, ".to_") || strings.HasPrefix(rest, ".each") ||
+				strings.HasPrefix(rest, ".values") || strings.HasPrefix(rest, ".inspect") || strings.HasPrefix(rest, ".entries") ||
+				strings.HasPrefix(rest, ".map") || strings.HasPrefix(rest, ".select") || strings.HasPrefix(rest, ".filter") ||
+				strings.HasPrefix(rest, ".toObject") || strings.HasPrefix(rest, ".sort") || strings.HasPrefix(rest, ".dup") {
 				return obj
 			}
 		}

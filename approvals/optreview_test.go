@@ -1,6 +1,7 @@
 package approvals_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/armadra/ama-rpc/approvals"
@@ -119,6 +120,92 @@ func TestGitAliasAsksInAuto(t *testing.T) {
 		got := a.WithGitRisk(nil, aliases).RuleTierReason()
 		if (got != "") != asks {
 			t.Errorf("%q: rule tier %q, want asks=%v", cmd, got, asks)
+		}
+	}
+}
+
+// TestGitConfigElsewhereAsksInAuto: the repository configuration checked
+// is the one git reads. git -C reads the configuration of where it leads
+// (keyed so: a nested repository's alias or diff.external asks); a
+// repository, a configuration file or a program directory named some
+// other way (--git-dir, GIT_DIR, HOME, XDG_CONFIG_HOME, GIT_CONFIG_*,
+// -c include.path, --exec-path), the bash tool's forced git settings
+// removed (env -u, unset), a directory or a subcommand only known at run
+// time (where the repository has aliases) and a name that is not git's
+// (help.autocorrect may run the closest alias) ask; everyday git does not.
+func TestGitConfigElsewhereAsksInAuto(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		asks bool
+	}{
+		{"git -C sub st", true},         // sub's alias
+		{"git -C sub diff", true},       // sub's diff.external
+		{"git -C sub/../sub log", true}, // the same directory
+		{"git -C other st", false},      // other has no alias st
+		{"git -C other log -p", false},  // nor risk
+		{"git st", false},               // the project's repository has neither
+		{"git --git-dir=sub/.git log", true},
+		{"git --git-dir sub/.git log", true},
+		{"GIT_DIR=sub/.git git log", true},
+		{"export GIT_DIR=sub/.git; git log", true},
+		{"HOME=$PWD git log", true},
+		{"HOME=/tmp/h; git log", true},
+		{"XDG_CONFIG_HOME=. git log", true},
+		{"GIT_CONFIG_GLOBAL=./x.cfg git log", true},
+		{"GIT_CONFIG_COUNT=0 git status", true},
+		{"GIT_CONFIG_PARAMETERS=\"'include.path=x'\" git log", true},
+		{"git -c include.path=x.cfg log", true},
+		{"git -c includeIf.onbranch:main.path=x.cfg log", true},
+		{"git --exec-path=. foo", true},
+		{"GIT_EXEC_PATH=. git foo", true},
+		{"env -u GIT_CONFIG_COUNT git status", true},
+		{"unset GIT_CONFIG_COUNT; git status", true},
+		{"cd \"$D\" && git log", true},
+		{"git -C \"$D\" log", true},
+		// must not hit
+		{"GIT_CONFIG_GLOBAL=/dev/null git log", false},
+		{"GIT_CONFIG_NOSYSTEM=1 git log", false},
+		{"GIT_PAGER=cat git log", false},
+		{"GIT_EDITOR=true git commit -m x", false},
+		{"git -c color.ui=never log", false},
+		{"git -c user.name=x commit -m y", false},
+		{"cd sub2 && git status", false},
+		{"unset FOO; git status", false},
+		{"git $CMD", false}, // no aliases in the project
+	} {
+		a := analyze(tc.cmd)
+		aliases, risk := map[string][]string{}, map[string]string{}
+		for _, d := range a.GitDirs() {
+			if strings.HasSuffix(d, "/sub") {
+				aliases[d], risk[d] = []string{"st"}, "diff.external"
+			}
+		}
+		if got := a.WithGitRisk(risk, aliases).RuleTierReason(); (got != "") != tc.asks {
+			t.Errorf("%q: rule tier %q, want asks=%v", tc.cmd, got, tc.asks)
+		}
+	}
+	// Where the repository has aliases: a subcommand only known at run
+	// time, or a name that is not one of git's, asks; git's own and the
+	// command's own alias (-c alias.x=…, shown to the classifier) do not.
+	for cmd, asks := range map[string]bool{
+		"git $CMD":                   true,
+		"echo st | xargs git":        true,
+		"git $(echo st)":             true,
+		"git stt":                    true,
+		"git -c alias.y=log y":       false,
+		"git status":                 false,
+		"git worktree list":          false,
+		"git rev-parse HEAD":         false,
+		"git ls-files | xargs wc -l": false,
+		"git --version":              false,
+	} {
+		a := analyze(cmd)
+		aliases := map[string][]string{}
+		for _, d := range a.GitDirs() {
+			aliases[d] = []string{"st"}
+		}
+		if got := a.WithGitRisk(nil, aliases).RuleTierReason(); (got != "") != asks {
+			t.Errorf("%q (aliases): rule tier %q, want asks=%v", cmd, got, asks)
 		}
 	}
 }

@@ -500,7 +500,8 @@ func (a *Analysis) linkedReachReason(s *Segment, r arg, follows bool, private []
 
 // SameView reports whether b, the same command analysed again, found the
 // file system as a did: every path resolved to the same place and every
-// link scan found the same. A command is judged before the earlier calls
+// link scan found the same, and every repository git runs in has the same
+// risky settings and aliases (WithGitRisk). A command is judged before the earlier calls
 // of its reply run; one of them may plant a link it then reads through
 // (ln -s ~ h, then grep -R), so the caller analyses it again when it
 // starts and does not run it when the view changed.
@@ -508,7 +509,8 @@ func (a *Analysis) SameView(b *Analysis) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if !maps.Equal(a.real, b.real) || len(a.links) != len(b.links) {
+	if !maps.Equal(a.real, b.real) || len(a.links) != len(b.links) || !maps.Equal(a.gitRisk, b.gitRisk) ||
+		!maps.EqualFunc(a.gitAliases, b.gitAliases, slices.Equal[[]string]) {
 		return false
 	}
 	for k, x := range a.links {

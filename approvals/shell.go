@@ -173,6 +173,7 @@ func AnalyzeShellIn(command, dir, root, home string) (a *Analysis) {
 		a.Err = err
 		return a
 	}
+	a.throughLinks()
 	a.findDanger()
 	return a
 }

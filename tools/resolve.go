@@ -137,7 +137,7 @@ func (r *Resolved) resolveBash(args json.RawMessage, env *Env) {
 		sh = sh.WithLinks(scanLinks(sh.LinkScans()))
 		risk, aliases := map[string]string{}, map[string][]string{}
 		for _, d := range sh.GitDirs() {
-			why, names := gitConfigRisk(d)
+			why, names := gitConfigRisk(realOr(d))
 			if why != "" {
 				risk[d] = why
 			}
