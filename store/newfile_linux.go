@@ -108,8 +108,7 @@ func createExcl(path string, data []byte) (int, error) {
 	return fd, nil
 }
 
-// linkLock gives the open file fd one more name, path (link(2) through
-// /proc/self/fd: fails with an error wrapping fs.ErrExist if the name is
+// linkLock gives the open file fd one more name, path (linkProc: fails with an error wrapping fs.ErrExist if the name is
 // taken, with another error if fd's file has no name left or lives on
 // another file system).
 func linkLock(fd int, path string) error {
