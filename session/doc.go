@@ -11,7 +11,9 @@
 // Concurrency contract:
 //   - Each Session has one actor goroutine that owns all of its state.
 //     Every command is a closure posted to the actor's mailbox and run in
-//     arrival order; a command never waits on a run.
+//     arrival order; a command never waits on a run. The goroutine is
+//     started by the first post (a command, a helper's post, Close), not
+//     when the session is made.
 //   - Long work runs on helper goroutines: one runner per run (model
 //     stream, tool execution, approval waits), one per compaction or
 //     summary. Helpers read and change state only by posting to the actor

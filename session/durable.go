@@ -224,21 +224,18 @@ func (st *state) anyLive(b *parkedBatch) bool {
 // appended: the leaf moved anyway, this is for clarity).
 func (st *state) invalidateParked() { st.durable.leaf = "" }
 
-// scanApprovals learns the approval requests of the branch (open).
-func (st *state) scanApprovals(branch []*store.Entry) {
-	for _, e := range branch {
-		if e.Type != store.TypeCustom {
-			continue
+// scanApproval learns an approval request of the branch (a custom entry
+// of CustomApproval or CustomApprovalResolved; restore's one walk of the
+// branch, rebuildPlan, hands them over in branch order).
+func (st *state) scanApproval(e *store.Entry) {
+	switch e.CustomType() {
+	case CustomApproval:
+		if rec, err := store.CustomData[approvalRecord](e); err == nil {
+			st.knowApproval(rec.RequestID, false)
 		}
-		switch e.CustomType() {
-		case CustomApproval:
-			if rec, err := store.CustomData[approvalRecord](e); err == nil {
-				st.knowApproval(rec.RequestID, false)
-			}
-		case CustomApprovalResolved:
-			if res, err := store.CustomData[approvalResolution](e); err == nil {
-				st.knowApproval(res.RequestID, true)
-			}
+	case CustomApprovalResolved:
+		if res, err := store.CustomData[approvalResolution](e); err == nil {
+			st.knowApproval(res.RequestID, true)
 		}
 	}
 }

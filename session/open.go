@@ -55,9 +55,8 @@ func Open(deps *Deps, path string, opts Options) (*Session, error) {
 func (st *state) restore(branch []*store.Entry, opts Options) error {
 	// The model and thinking level come from their own entries (the
 	// latest of each on the branch); no message is decoded on resume.
-	recorded, hasMode := st.rebuildPlan(branch)
-	st.scanApprovals(branch)
-	model, level, _ := store.BranchSettings(branch)
+	recorded, hasMode, settings := st.rebuildPlan(branch)
+	model, level, _ := store.EntrySettings(settings.model, settings.level)
 	restored := false
 	if ref := model; ref != nil {
 		if m, p, err := st.s.deps.Models.Find(ref.Provider, ref.ID); err == nil {

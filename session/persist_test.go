@@ -412,3 +412,44 @@ func TestFirstPrompt(t *testing.T) {
 		}
 	})
 }
+
+// TestForkActorStartsWithFirstCommand: a fork's actor goroutine is started
+// by its first command, not by the fork (which would park it at once and
+// wake it again for that command), once; a session closed without any
+// command closes.
+func TestForkActorStartsWithFirstCommand(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, setup{deps: persisted(t)})
+		defer e.s.Close()
+		e.runPrompt(t, "first")
+		fm, _ := e.s.ForkMessages()
+		started := func(s *Session) bool {
+			s.postMu.Lock()
+			defer s.postMu.Unlock()
+			return s.started
+		}
+		f, err := e.s.fork(fm[0].EntryID, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if started(f) {
+			t.Error("the fork's actor started before any command")
+		}
+		if got, err := f.ForkMessages(); err != nil || len(got) != 1 {
+			t.Errorf("ForkMessages = %v, %v", got, err)
+		}
+		if !started(f) {
+			t.Error("the fork's actor not started by its first command")
+		}
+		f.Close()
+		g, err := e.s.fork(fm[0].EntryID, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Close() // its first command
+		if _, err := g.ForkMessages(); !errors.Is(err, ErrClosed) {
+			t.Errorf("a closed fork answered: %v", err)
+		}
+	})
+}

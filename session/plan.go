@@ -50,13 +50,29 @@ type PlanDecision struct {
 	PlanID, Decision, Mode, Feedback, EditedMarkdown string
 }
 
-// rebuildPlan restores plan state from branch (the active one) and
-// returns the latest valid permission mode recorded on it, in one walk.
-func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, hasMode bool) {
+// branchSettings are the latest model_change and thinking_level_change
+// entries of a branch (nil: none).
+type branchSettings struct{ model, level *store.Entry }
+
+// rebuildPlan restores plan state from branch (the active one), learns its
+// approval requests (scanApprovals' work) and returns the latest valid
+// permission mode and the settings entries recorded on it, all in one walk.
+func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, hasMode bool, settings branchSettings) {
 	st.plan.book = plan.NewBook()
 	st.plan.todos = nil
 	active := false
 	for _, e := range branch {
+		switch e.Type {
+		case store.TypeModelChange:
+			settings.model = e
+			continue
+		case store.TypeThinkingLevelChange:
+			settings.level = e
+			continue
+		case store.TypeCustom, store.TypeCustomMessage:
+		default:
+			continue
+		}
 		switch e.CustomType() {
 		case CustomPermissionMode:
 			if m, ok := permissionModeOf(e); ok {
@@ -78,12 +94,16 @@ func (st *state) rebuildPlan(branch []*store.Entry) (recorded approvals.Mode, ha
 			if tl, err := store.CustomData[plan.TodoList](e); err == nil {
 				st.plan.todos = tl.Items
 			}
+		case CustomApproval, CustomApprovalResolved:
+			if e.Type == store.TypeCustom {
+				st.scanApproval(e)
+			}
 		}
 	}
 	if active {
 		st.mode = approvals.ModePlan
 	}
-	return recorded, hasMode
+	return recorded, hasMode, settings
 }
 
 // setMode changes the permission mode. Entering plan mode records the mode

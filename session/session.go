@@ -40,8 +40,9 @@ type Session struct {
 	done    chan struct{} // closed when the actor goroutine has exited
 	closeMu sync.Once
 
-	postMu sync.Mutex // orders post against the actor's final drain
-	closed bool       // the actor took its last closure
+	postMu  sync.Mutex // orders post against the actor's final drain
+	closed  bool       // the actor took its last closure
+	started bool       // the actor goroutine runs (the first post starts it)
 
 	st *state // owned by the actor goroutine
 
@@ -131,7 +132,11 @@ func newSession(d *Deps, id, cwd string, approver Approver) *Session {
 	return s
 }
 
-// launch starts the actor with st as its state.
+// launch makes st the actor's state. The actor's goroutine starts with
+// the first post (every command, Close included, is one): started here,
+// it would park at once on the empty mailbox and be woken again by that
+// post, one wake-up of another thread more per session (a fork's
+// command paid it before returning).
 func (s *Session) launch(st *state) *Session {
 	s.st = st
 	s.initShown(st)
@@ -139,7 +144,6 @@ func (s *Session) launch(st *state) *Session {
 	if !s.parent {
 		st.adoptLateTools()
 	}
-	go s.loop()
 	return s
 }
 
@@ -259,6 +263,10 @@ func (s *Session) post(f func(*state)) bool {
 	defer s.postMu.Unlock()
 	if s.closed {
 		return false
+	}
+	if !s.started {
+		s.started = true
+		go s.loop()
 	}
 	s.mailbox <- f // the actor keeps draining until it sets closed
 	return true

@@ -2,11 +2,13 @@ package store
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -369,4 +371,48 @@ func TestCreateKeptBuffer(t *testing.T) {
 		go func() { defer wg.Done(); check(len(sizes) + i) }()
 	}
 	wg.Wait()
+}
+
+// writeSizes records the length of each write.
+type writeSizes struct {
+	bytes.Buffer
+	n []int
+}
+
+func (w *writeSizes) Write(p []byte) (int, error) {
+	w.n = append(w.n, len(p))
+	return w.Buffer.Write(p)
+}
+
+// TestWriteLinesAligned: writeLines writes whole chunks of a power of two
+// but for its last write, so every write starts at a multiple of the chunk
+// (the page cache's folios follow the writes), with the lines whole and in
+// order, including a line longer than the buffer.
+func TestWriteLinesAligned(t *testing.T) {
+	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	for _, n := range []int{1, 1000, 5000, 30000} {
+		es := createEntries(n)
+		if n == 5000 { // a line longer than the kept buffer
+			big := RawEntry(TypeCustom, json.RawMessage(`{"customType":"x","data":"`+strings.Repeat("b", 200<<10)+`"}`))
+			big.ID, big.ParentID, big.Timestamp = es[10].ID, es[10].ParentID, es[10].Timestamp
+			es[10] = big
+		}
+		h := NewHeader("aligned", at, "/w", "t")
+		want := append(h.appendJSON(nil), '\n')
+		for _, e := range es {
+			want = append(e.AppendJSON(want), '\n')
+		}
+		var w writeSizes
+		got, err := writeLines(&w, h, es, len(want))
+		if err != nil || got != int64(len(want)) || !bytes.Equal(w.Bytes(), want) {
+			t.Fatalf("%d entries: wrote %d bytes (%v), want %d, same bytes %v", n, got, err, len(want), bytes.Equal(w.Bytes(), want))
+		}
+		chunk := min(max(len(want)/64, 64<<10), 1<<20)
+		chunk = 1 << (bits.Len(uint(chunk)) - 1)
+		for i, k := range w.n[:len(w.n)-1] {
+			if k%chunk != 0 {
+				t.Errorf("%d entries: write %d of %d is %d bytes, not whole chunks of %d", n, i, len(w.n), k, chunk)
+			}
+		}
+	}
 }

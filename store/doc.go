@@ -86,7 +86,9 @@
 // chain), no Node per entry, and its walk takes no frame per chain node.
 // AppendNodesJSON sizes its buffer once from the entries' encoded
 // lengths; a created file is written through one reused buffer (up to
-// 4 MB the one kept between Creates), and a
+// 4 MB the one kept between Creates) in whole chunks of a power of two,
+// so each write starts at a multiple of the chunk and the page cache
+// takes it in large folios, and a
 // body read from a line is not scanned again when a fork writes it. A file of at least 4 MiB is parsed in
 // two halves at once (readSplit; a failing file is read again in one pass,
 // so errors are those of the sequential read). The tree's id index is a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -218,6 +219,7 @@ func syncNew(fd *os.File, dir string) error {
 // Up to 4 MB the buffer is the kept one (takeLineBuf).
 func writeLines(w io.Writer, h Header, entries []*Entry, size int) (int64, error) {
 	chunk := min(max(size/64, 64<<10), 1<<20)
+	chunk = 1 << (bits.Len(uint(chunk)) - 1) // a power of two: see below
 	buf := takeLineBuf(min(size, chunk+chunk/4))
 	defer func() { giveLineBuf(buf) }()
 	buf = h.appendJSON(buf)
@@ -227,11 +229,19 @@ func writeLines(w io.Writer, h Header, entries []*Entry, size int) (int64, error
 		buf = e.AppendJSON(buf)
 		buf = append(buf, '\n')
 		if len(buf) >= chunk {
-			if _, err := w.Write(buf); err != nil {
+			// Whole chunks only, the rest moved to the front: every write
+			// starts and ends at a multiple of the chunk in the file, so the
+			// page cache takes it in folios of the chunk's size. A write
+			// ending mid-chunk left the next one a misaligned start, which
+			// the kernel fills with small folios, each dearer to allocate,
+			// fill and write back (a fork of 1,000 entries: 2.5x the
+			// floor's folio lookups in its writes).
+			k := len(buf) - len(buf)%chunk
+			if _, err := w.Write(buf[:k]); err != nil {
 				return n, err
 			}
-			n += int64(len(buf))
-			buf = buf[:0]
+			n += int64(k)
+			buf = buf[:copy(buf, buf[k:])]
 		}
 	}
 	if _, err := w.Write(buf); err != nil {

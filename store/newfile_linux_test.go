@@ -3,9 +3,16 @@
 package store
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestMountinfoExt4: a new name is left to the file's fsync (no fsync of
@@ -55,5 +62,45 @@ func TestSyncsNewName(t *testing.T) {
 	want := fstype == "ext4" || fstype == "ext3"
 	if got := syncsNewName(fd); got != want {
 		t.Errorf("%s (%s): syncsNewName %v, want %v", dir, fstype, got, want)
+	}
+}
+
+// TestLinkEmptyPath: linkProc links an open file by AT_EMPTY_PATH where the
+// kernel allows it (6.10 on), never falling back to /proc there; a taken
+// name fails with fs.ErrExist and a file with no name left with
+// fs.ErrNotExist, as through /proc.
+func TestLinkEmptyPath(t *testing.T) {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Skip(err)
+	}
+	var major, minor int
+	fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor)
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	if err := os.WriteFile(a, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := linkProc(int(f.Fd()), "a", filepath.Join(dir, "b")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "b")); err != nil || string(b) != "x" {
+		t.Errorf("b = %q, %v", b, err)
+	}
+	if err := linkProc(int(f.Fd()), "a", filepath.Join(dir, "b")); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("link to a taken name: %v", err)
+	}
+	os.Remove(a)
+	os.Remove(filepath.Join(dir, "b"))
+	if err := linkProc(int(f.Fd()), "a", filepath.Join(dir, "c")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("link of a file with no name left: %v", err)
+	}
+	if (major > 6 || major == 6 && minor >= 10) && noEmptyPathLink.Load() {
+		t.Errorf("kernel %d.%d: linkat AT_EMPTY_PATH fell back to /proc", major, minor)
 	}
 }

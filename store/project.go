@@ -334,25 +334,35 @@ func (p *Projection) Last() *Entry { return p.last }
 // of branch (nil / "" if none), reading only those two entries: what a
 // resume restores, without projecting the messages.
 func BranchSettings(branch []*Entry) (*ModelRef, string, error) {
-	var model *ModelRef
-	var level string
-	seenModel, seenLevel := false, false
-	for i := len(branch) - 1; i >= 0 && !(seenModel && seenLevel); i-- {
-		e := branch[i]
-		switch {
-		case e.Type == TypeModelChange && !seenModel:
-			seenModel = true
-			ref, err := decodeModel(e)
-			if err != nil {
-				return nil, "", err
-			}
-			model = ref
-		case e.Type == TypeThinkingLevelChange && !seenLevel:
-			seenLevel = true
-			level, _ = jsonobj.StringField(e.Body(), "thinkingLevel")
+	var model, level *Entry
+	for i := len(branch) - 1; i >= 0 && (model == nil || level == nil); i-- {
+		switch e := branch[i]; {
+		case e.Type == TypeModelChange && model == nil:
+			model = e
+		case e.Type == TypeThinkingLevelChange && level == nil:
+			level = e
 		}
 	}
-	return model, level, nil
+	return EntrySettings(model, level)
+}
+
+// EntrySettings reads the model of a model_change entry and the level of a
+// thinking_level_change entry (nil: none), as BranchSettings does for the
+// latest of each on a branch; a caller walking the branch anyway (a
+// session's restore) finds them itself.
+func EntrySettings(model, level *Entry) (*ModelRef, string, error) {
+	var ref *ModelRef
+	if model != nil {
+		var err error
+		if ref, err = decodeModel(model); err != nil {
+			return nil, "", err
+		}
+	}
+	var lv string
+	if level != nil {
+		lv, _ = jsonobj.StringField(level.Body(), "thinkingLevel")
+	}
+	return ref, lv, nil
 }
 
 // decodeModel reads the model of a model_change entry: its members as
