@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,46 +109,34 @@ func resolveFrom(sessionsDir, cwd, spec string, lang i18n.Lang) (*fromMessage, e
 
 // findSessionFile is the file of the session whose id is id, or else
 // starts with id (ama's rule for --fork and --from; --resume uses it
-// too): an exact id wins (session.FindSession: the cwd's directory
-// first), else a prefix that fits one session under the sessions
-// directory (the cwd's directory first). A prefix that fits several is
-// an error naming up to ten of them.
+// too): an exact id wins (the first in session.SessionDirs' order, as
+// session.FindSession finds it), else a prefix that fits one session.
+// A prefix that fits several is an error naming up to ten of them. One
+// walk of the directories serves both.
 func findSessionFile(sessionsDir, cwd, id string) (string, error) {
 	if id == "" || strings.ContainsAny(id, `/\*?[`) { // no path, no glob: an id is a name
 		return "", fmt.Errorf("%w: no session %q under %s", store.ErrNotFound, id, sessionsDir)
 	}
-	path, err := session.FindSession(sessionsDir, cwd, id)
-	if err == nil || !errors.Is(err, store.ErrNotFound) {
-		return path, err
-	}
-	dirs := []string{store.SessionDir(sessionsDir, cwd)}
-	if ents, rerr := os.ReadDir(sessionsDir); rerr == nil {
-		for _, d := range ents {
-			if d.IsDir() && !strings.HasPrefix(d.Name(), ".") { // as store.ListAll: not .trash
-				dirs = append(dirs, filepath.Join(sessionsDir, d.Name()))
-			}
-		}
-	}
-	seen := map[string]bool{}
 	var found []string
-	for _, dir := range dirs {
-		ents, rerr := os.ReadDir(dir)
-		if rerr != nil {
+	for _, dir := range session.SessionDirs(sessionsDir, cwd) {
+		ents, err := os.ReadDir(dir) // sorted: the oldest of files given one id first
+		if err != nil {
 			continue
 		}
 		for _, f := range ents {
-			p := filepath.Join(dir, f.Name())
 			fid, ok := store.IDFromFileName(f.Name())
-			if f.IsDir() || !ok || seen[p] || !strings.HasPrefix(fid, id) {
-				continue
+			switch {
+			case f.IsDir() || !ok || !strings.HasPrefix(fid, id):
+			case fid == id:
+				return filepath.Join(dir, f.Name()), nil
+			default:
+				found = append(found, filepath.Join(dir, f.Name()))
 			}
-			seen[p] = true
-			found = append(found, p)
 		}
 	}
 	switch len(found) {
 	case 0:
-		return "", err
+		return "", fmt.Errorf("%w: no session %s under %s", store.ErrNotFound, id, sessionsDir)
 	case 1:
 		return found[0], nil
 	}

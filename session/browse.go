@@ -169,24 +169,35 @@ func (s *Session) fork(entryID string, opts Options) (*Session, error) {
 }
 
 // FindSession returns the file of the session with the given id under the
-// sessions directory: first in cwd's directory, then in any directory.
-// Directories whose names start with a dot (the trash) are not looked in.
+// sessions directory: first in cwd's directory, then in any directory
+// (SessionDirs' order).
 func FindSession(sessionsDir, cwd, id string) (string, error) {
 	own := store.SessionDir(sessionsDir, cwd)
 	if p, ok := findInDir(own, id); ok {
-		return p, nil
+		return p, nil // the usual case: no listing of the other directories
 	}
-	dirs, _ := os.ReadDir(sessionsDir)
-	for _, d := range dirs {
-		p := filepath.Join(sessionsDir, d.Name())
-		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || p == own {
-			continue
-		}
-		if p, ok := findInDir(p, id); ok {
+	for _, d := range SessionDirs(sessionsDir, cwd)[1:] {
+		if p, ok := findInDir(d, id); ok {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%w: no session %s under %s", store.ErrNotFound, id, sessionsDir)
+}
+
+// SessionDirs are the directories of session files an id is looked for
+// in, in order: cwd's first, then every other one under sessionsDir.
+// Directories whose names start with a dot (the trash) are left out.
+func SessionDirs(sessionsDir, cwd string) []string {
+	own := store.SessionDir(sessionsDir, cwd)
+	dirs := []string{own}
+	ents, _ := os.ReadDir(sessionsDir)
+	for _, d := range ents {
+		p := filepath.Join(sessionsDir, d.Name())
+		if d.IsDir() && !strings.HasPrefix(d.Name(), ".") && p != own {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
 }
 
 // findInDir returns the file of the session with the given id in one
